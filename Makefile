@@ -1,0 +1,47 @@
+# The front door: `make demo`, `make test`, `make bench`, `make static`.
+BUILD        ?= build
+STATIC_BUILD ?= build-static
+JOBS         ?= $(shell nproc)
+WERROR       ?= $(if $(CI),ON,OFF)
+LAUNCHER     := $(if $(shell command -v ccache),-DCMAKE_CXX_COMPILER_LAUNCHER=ccache,)
+CMAKE_FLAGS  ?=
+
+.PHONY: all deps configure build test demo bench static clean
+
+all: build
+
+deps:
+	@bash scripts/deps.sh
+
+$(BUILD)/CMakeCache.txt:
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DCKO_WERROR=$(WERROR) $(LAUNCHER) $(CMAKE_FLAGS)
+
+configure: $(BUILD)/CMakeCache.txt
+
+build: configure
+	cmake --build $(BUILD) -j $(JOBS)
+	@echo "built $(BUILD)/cko"
+
+test: deps
+	@$(MAKE) --no-print-directory build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+demo: deps
+	@$(MAKE) --no-print-directory build
+	$(BUILD)/cko self-check
+
+bench: deps
+	@$(MAKE) --no-print-directory build
+	@for b in $(BUILD)/bench/bench_*; do echo "== $$b"; $$b --benchmark_min_time=0.2 || exit 1; done
+
+static: deps
+	bash scripts/simdjson-source.sh $(STATIC_BUILD)/_deps
+	cmake -S . -B $(STATIC_BUILD) -DCMAKE_BUILD_TYPE=Release -DCKO_STATIC=ON $(LAUNCHER) \
+	  -DCKO_SIMDJSON_SOURCE=$$(ls -d $(CURDIR)/$(STATIC_BUILD)/_deps/simdjson-*/ | head -n1)
+	cmake --build $(STATIC_BUILD) -j $(JOBS) --target cko
+	@file $(STATIC_BUILD)/cko | grep -q 'statically linked' || { echo "$(STATIC_BUILD)/cko is not static"; exit 1; }
+	@! ldd $(STATIC_BUILD)/cko >/dev/null 2>&1 || { echo "ldd lists dependencies of $(STATIC_BUILD)/cko"; exit 1; }
+	@echo "static binary: $(STATIC_BUILD)/cko ($$(file -b $(STATIC_BUILD)/cko | cut -d, -f1-2))"
+
+clean:
+	rm -rf $(BUILD) $(STATIC_BUILD)

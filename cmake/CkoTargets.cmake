@@ -1,0 +1,38 @@
+# Helpers shared by every layer: compile flags, one static library per layer, tests beside code.
+
+add_library(cko_flags INTERFACE)
+target_compile_options(cko_flags INTERFACE -Wall -Wextra -Wpedantic)
+if(CKO_WERROR)
+  target_compile_options(cko_flags INTERFACE -Werror)
+endif()
+if(CKO_SANITIZE)
+  string(REPLACE "," ";" _cko_sanitizers "${CKO_SANITIZE}")
+  foreach(_s IN LISTS _cko_sanitizers)
+    target_compile_options(cko_flags INTERFACE -fsanitize=${_s})
+    target_link_options(cko_flags INTERFACE -fsanitize=${_s})
+  endforeach()
+  target_compile_options(cko_flags INTERFACE -fno-omit-frame-pointer -fno-sanitize-recover=all)
+endif()
+target_compile_definitions(cko_flags INTERFACE
+  CKO_VERSION="${PROJECT_VERSION}"
+  CKO_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+
+# cko_layer(<name> SOURCES ... DEPS ...): the static library cko_<name> for src/cko/<name>/.
+function(cko_layer name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+  add_library(cko_${name} STATIC ${ARG_SOURCES})
+  target_include_directories(cko_${name} PUBLIC ${PROJECT_SOURCE_DIR}/src)
+  target_link_libraries(cko_${name} PUBLIC cko_flags ${ARG_DEPS})
+endfunction()
+
+# cko_test(<name> SOURCES ... DEPS ...): a GoogleTest binary registered with ctest.
+# Tests run with the source tree as working directory so that tests/fixtures/ is at hand.
+function(cko_test name)
+  if(NOT CKO_BUILD_TESTS)
+    return()
+  endif()
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+  add_executable(${name} ${ARG_SOURCES})
+  target_link_libraries(${name} PRIVATE cko_flags ${ARG_DEPS} GTest::gtest GTest::gtest_main)
+  gtest_discover_tests(${name} WORKING_DIRECTORY ${PROJECT_SOURCE_DIR} DISCOVERY_TIMEOUT 60)
+endfunction()

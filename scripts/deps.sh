@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs the Debian packages cko builds and tests with; does nothing when all are present.
+set -euo pipefail
+packages=(
+  build-essential cmake pkg-config ccache file python3
+  nlohmann-json3-dev libsimdjson-dev libsqlite3-dev libcli11-dev libfmt-dev libtomlplusplus-dev
+  libssl-dev zlib1g-dev libgtest-dev libgmock-dev libbenchmark-dev
+)
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null || { echo "deps: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
+  sudo="sudo"
+fi
+echo "deps: installing ${missing[*]}"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"

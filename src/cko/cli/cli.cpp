@@ -1,0 +1,231 @@
+// The command-line shell: CLI11 dispatch, --json/--request plumbing, one printed error.
+#include "cko/cli/command.hpp"
+
+#include "cko/cli/verbs.hpp"
+#include "cko/util/error.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <vector>
+
+namespace cko::cli {
+namespace {
+
+struct Verb {
+    CLI::App* app = nullptr;
+    Handler handler;
+    bool json = false;
+    std::string request_path;
+};
+
+// Verbs registered for the current run_cli call (one command line per process).
+std::vector<std::unique_ptr<Verb>>& verbs() {
+    static std::vector<std::unique_ptr<Verb>> all;
+    return all;
+}
+
+Verb* selected_verb() {
+    for (auto& verb : verbs()) {
+        if (verb->app->parsed()) {
+            return verb.get();
+        }
+    }
+    return nullptr;
+}
+
+bool wants_json(int argc, char** argv) {
+    for (int i = 1; i < argc; ++i) {
+        if (std::string_view(argv[i]) == "--json") {
+            return true;
+        }
+    }
+    return false;
+}
+
+std::string scalar_text(const Json& value, const std::string& key) {
+    if (value.is_string()) {
+        return value.get<std::string>();
+    }
+    if (value.is_number()) {
+        return value.dump();
+    }
+    throw Error(ErrorCode::invalid_request,
+                fmt::format("request key \"{}\": expected a string or a number, got {}", key,
+                            value.type_name()),
+                Json{{"key", key}});
+}
+
+// Turns the request object into command-line words for `verb`; unknown keys are an error.
+std::vector<std::string> request_words(const Verb& verb, const Json& request) {
+    if (!request.is_object()) {
+        throw Error(ErrorCode::invalid_request, "a --request file must hold one JSON object");
+    }
+    std::vector<std::string> named;
+    std::vector<std::string> positional;
+    for (const auto& [key, value] : request.items()) {
+        std::string option_name = key;
+        for (char& c : option_name) {
+            if (c == '_') {
+                c = '-';
+            }
+        }
+        CLI::Option* opt = key == "request" ? nullptr : verb.app->get_option_no_throw("--" + option_name);
+        if (opt == nullptr) {
+            opt = verb.app->get_option_no_throw(key);  // positional arguments go by their bare name
+            if (opt != nullptr && !opt->get_positional()) {
+                opt = nullptr;
+            }
+        }
+        if (opt == nullptr) {
+            std::vector<std::string> known;
+            for (const CLI::Option* o : verb.app->get_options()) {
+                std::string n = o->get_single_name();
+                if (n != "help" && n != "request") {
+                    known.push_back(n);
+                }
+            }
+            throw Error(ErrorCode::invalid_request,
+                        fmt::format("request key \"{}\" is not an option of '{}'; known keys: {}",
+                                    key, verb.app->get_name(), fmt::join(known, ", ")),
+                        Json{{"key", key}, {"known", known}});
+        }
+        if (opt->get_positional()) {
+            const Json items = value.is_array() ? value : Json::array({value});
+            for (const auto& item : items) {
+                positional.push_back(scalar_text(item, key));
+            }
+            continue;
+        }
+        if (value.is_boolean()) {
+            if (opt->get_expected_max() != 0) {
+                throw Error(ErrorCode::invalid_request,
+                            fmt::format("request key \"{}\" takes a value, not true/false", key),
+                            Json{{"key", key}});
+            }
+            if (value.get<bool>()) {
+                named.push_back("--" + option_name);
+            }
+            continue;
+        }
+        const Json items = value.is_array() ? value : Json::array({value});
+        for (const auto& item : items) {
+            named.push_back("--" + option_name);
+            named.push_back(scalar_text(item, key));
+        }
+    }
+    if (!positional.empty()) {
+        named.emplace_back("--");
+        named.insert(named.end(), positional.begin(), positional.end());
+    }
+    return named;
+}
+
+void print_error(const Error& e, bool json) {
+    std::fprintf(stderr, "cko: error[%s]: %s\n", std::string(error_code_name(e.code())).c_str(), e.what());
+    if (json) {
+        std::cout << e.to_json().dump(2) << '\n';
+    }
+}
+
+void build_app(CLI::App& app) {
+    app.set_version_flag("--version", std::string("cko ") + CKO_VERSION);
+    app.require_subcommand(1);
+    app.fallthrough(false);
+    app.add_subcommand("help", "Show the verbs and what they do");
+    register_self_check(app);
+    auto* profile = app.add_subcommand("profile", "Profiler evidence: parse reports into facts");
+    profile->require_subcommand(1);
+    register_profile(*profile);
+}
+
+}  // namespace
+
+CLI::App* add_verb(CLI::App& parent, const std::string& name, const std::string& description,
+                   Handler handler) {
+    auto verb = std::make_unique<Verb>();
+    verb->app = parent.add_subcommand(name, description);
+    verb->handler = std::move(handler);
+    verb->app->add_flag("--json", verb->json, "Print one JSON document instead of the summary");
+    verb->app->add_option("--request", verb->request_path,
+                          "JSON object of this verb's options (keys are option names)");
+    CLI::App* app = verb->app;
+    verbs().push_back(std::move(verb));
+    return app;
+}
+
+int run_cli(int argc, char** argv) {
+    verbs().clear();
+    const bool json_hint = wants_json(argc, argv);
+    CLI::App app{"cko: evidence-based GPU performance work", "cko"};
+    try {
+        build_app(app);
+        try {
+            app.parse(argc, argv);
+            Verb* verb = selected_verb();
+            if (verb != nullptr && !verb->request_path.empty()) {
+                const Json request = read_json_file(verb->request_path);
+                std::vector<std::string> words;
+                for (int i = 1; i < argc; ++i) {
+                    const std::string_view arg(argv[i]);
+                    if (arg == "--request") {
+                        ++i;
+                        continue;
+                    }
+                    if (arg.starts_with("--request=")) {
+                        continue;
+                    }
+                    words.emplace_back(arg);
+                }
+                const auto extra = request_words(*verb, request);
+                // Request words come first so a trailing "--" does not swallow command-line flags.
+                std::vector<std::string> merged;
+                std::size_t prefix = 0;
+                for (; prefix < words.size() && !words[prefix].starts_with("-"); ++prefix) {
+                    merged.push_back(words[prefix]);  // the verb path, e.g. "profile", "ncu"
+                }
+                std::vector<std::string> tail(words.begin() + static_cast<std::ptrdiff_t>(prefix), words.end());
+                merged.insert(merged.end(), tail.begin(), tail.end());
+                merged.insert(merged.end(), extra.begin(), extra.end());
+                std::reverse(merged.begin(), merged.end());
+                app.clear();
+                app.parse(merged);
+                verb->request_path.clear();
+            }
+        } catch (const CLI::ParseError& e) {
+            if (e.get_exit_code() == 0) {  // --help / --version
+                return app.exit(e);
+            }
+            std::string message = e.what();
+            throw Error(ErrorCode::usage, fmt::format("{} (run 'cko help')", message));
+        }
+        Verb* verb = selected_verb();
+        if (verb == nullptr) {
+            // `cko help`: the top-level help (app.help() would describe the help verb itself).
+            std::cout << app.get_formatter()->make_help(&app, "", CLI::AppFormatMode::Normal);
+            return 0;
+        }
+        CommandResult result = verb->handler();
+        if (verb->json) {
+            std::cout << result.json.dump(2) << '\n';
+        } else {
+            std::cout << result.text;
+            if (!result.text.empty() && result.text.back() != '\n') {
+                std::cout << '\n';
+            }
+        }
+        std::cout.flush();
+        return result.exit_code;
+    } catch (const Error& e) {
+        print_error(e, json_hint);
+        return e.exit_code();
+    } catch (const std::exception& e) {
+        const Error wrapped(ErrorCode::internal, fmt::format("internal error: {}", e.what()));
+        print_error(wrapped, json_hint);
+        return wrapped.exit_code();
+    }
+}
+
+}  // namespace cko::cli

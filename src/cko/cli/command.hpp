@@ -1,0 +1,35 @@
+// The shared shell of every verb: --json / --request plumbing, output and error printing.
+#pragma once
+
+#include "cko/util/json.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <string>
+
+namespace cko::cli {
+
+// What a verb hands back to the shell: a human summary, the JSON document, and the exit code
+// (0 success, 1 operation completed with a negative verdict). Errors are thrown as cko::Error.
+struct CommandResult {
+    std::string text;
+    Json json = Json::object();
+    int exit_code = 0;
+};
+
+using Handler = std::function<CommandResult()>;
+
+// Adds a leaf verb under `parent` with the flags every verb shares:
+//   --json          print exactly one JSON document on stdout instead of the human summary
+//   --request FILE  a closed JSON object whose keys are this verb's option names (without
+//                   dashes, '-' or '_' alike); unknown keys are rejected with the list of
+//                   known ones
+// The handler runs after parsing, with the verb's own option variables filled in.
+CLI::App* add_verb(CLI::App& parent, const std::string& name, const std::string& description,
+                   Handler handler);
+
+// Runs the whole command line; returns the process exit code. Never throws.
+int run_cli(int argc, char** argv);
+
+}  // namespace cko::cli

@@ -1,0 +1,191 @@
+// `cko self-check`: verifies the installation without a GPU.
+#include "cko/cli/self_check.hpp"
+
+#include "cko/cli/command.hpp"
+#include "cko/cli/verbs.hpp"
+#include "cko/util/error.hpp"
+#include "cko/util/files.hpp"
+#include "cko/util/sha256.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <unistd.h>
+
+namespace cko::cli {
+namespace fs = std::filesystem;
+namespace {
+
+fs::path own_executable() {
+    std::error_code ec;
+    fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+    return ec ? fs::path() : exe;
+}
+
+CheckItem check_version(const fs::path& exe) {
+    CheckItem item{"version", false, ""};
+    if (exe.empty()) {
+        item.detail = "cannot read /proc/self/exe to hash the running binary";
+        return item;
+    }
+    item.ok = true;
+    item.detail = fmt::format("cko {} at {} (sha256 {})", CKO_VERSION, exe.string(),
+                              sha256_file_hex(exe).substr(0, 16));
+    return item;
+}
+
+CheckItem check_schemas(const fs::path& data_dir) {
+    CheckItem item{"schemas", false, ""};
+    const fs::path dir = data_dir / "schemas";
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) {
+        item.detail = fmt::format("{} is missing; reinstall (cmake --install) or set CKO_DATA_DIR",
+                                  dir.string());
+        return item;
+    }
+    int count = 0;
+    for (const auto& entry : fs::directory_iterator(dir)) {
+        if (entry.path().extension() != ".json") {
+            continue;
+        }
+        try {
+            const Json schema = read_json_file(entry.path());
+            if (!schema.contains("$schema") || !schema.contains("$id")) {
+                item.detail = fmt::format("{} lacks $schema/$id", entry.path().string());
+                return item;
+            }
+        } catch (const Error& e) {
+            item.detail = fmt::format("{} is not valid JSON: {}", entry.path().string(), e.what());
+            return item;
+        }
+        ++count;
+    }
+    item.ok = count > 0;
+    item.detail = count > 0 ? fmt::format("{} JSON Schemas in {}", count, dir.string())
+                            : fmt::format("no *.json schema in {}", dir.string());
+    return item;
+}
+
+CheckItem check_skill(const fs::path& data_dir) {
+    CheckItem item{"skill_package", false, ""};
+    const fs::path skill = data_dir / "skills" / "cuda-kernel-optimizer" / "SKILL.md";
+    try {
+        const std::string text = read_file_capped(skill, 1 << 20);
+        // Agent Skills packages start with YAML front matter naming the skill.
+        item.ok = text.starts_with("---\n") && text.find("\nname: cuda-kernel-optimizer\n") != std::string::npos;
+        item.detail = item.ok ? skill.string()
+                              : fmt::format("{} lacks the front matter 'name: cuda-kernel-optimizer'",
+                                            skill.string());
+    } catch (const Error& e) {
+        item.detail = fmt::format("{}; reinstall or set CKO_DATA_DIR", e.what());
+    }
+    return item;
+}
+
+CheckItem check_temp_dir() {
+    CheckItem item{"temp_dir", false, ""};
+    const char* env = std::getenv("TMPDIR");
+    const fs::path base = env != nullptr && *env != '\0' ? fs::path(env) : fs::path("/tmp");
+    std::string pattern = (base / "cko-self-check-XXXXXX").string();
+    if (::mkdtemp(pattern.data()) == nullptr) {
+        item.detail = fmt::format("cannot create a directory in {}; set TMPDIR to a writable one",
+                                  base.string());
+        return item;
+    }
+    const fs::path dir(pattern);
+    try {
+        write_file_create_once(dir / "probe.json", "{}");
+        item.ok = read_file_capped(dir / "probe.json", 16) == "{}";
+        item.detail = item.ok ? fmt::format("atomic write and read back in {}", base.string())
+                              : "read back differs from what was written";
+    } catch (const Error& e) {
+        item.detail = e.what();
+    }
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+    return item;
+}
+
+CheckItem check_json_sha256() {
+    CheckItem item{"json_sha256_roundtrip", false, ""};
+    // FIPS 180-2 test vector for "abc".
+    const bool sha_ok = sha256_hex("abc") ==
+                        "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
+    const Json value = parse_json_strict(R"({"b":[1,2.5,"\u00e9"],"a":{"z":null,"y":true}})");
+    const std::string canonical = canonical_json(value);
+    const bool json_ok = canonical == "{\"a\":{\"y\":true,\"z\":null},\"b\":[1,2.5,\"\xc3\xa9\"]}" &&
+                         parse_json_strict(canonical) == value;
+    item.ok = sha_ok && json_ok;
+    item.detail = item.ok ? "SHA-256 test vector and canonical JSON bytes as expected"
+                          : fmt::format("sha256 {}, canonical JSON {}", sha_ok ? "ok" : "WRONG",
+                                        json_ok ? "ok" : "WRONG");
+    return item;
+}
+
+}  // namespace
+
+bool SelfCheckReport::ok() const {
+    for (const auto& c : checks) {
+        if (!c.ok) {
+            return false;
+        }
+    }
+    return true;
+}
+
+Json SelfCheckReport::to_json() const {
+    Json items = Json::array();
+    for (const auto& c : checks) {
+        items.push_back(Json{{"name", c.name}, {"ok", c.ok}, {"detail", c.detail}});
+    }
+    return Json{{"format_version", "cko/self-check-v1"}, {"version", version},
+                {"executable", executable.string()}, {"data_dir", data_dir.string()},
+                {"ok", ok()}, {"checks", items}};
+}
+
+std::string SelfCheckReport::to_text() const {
+    std::string out = fmt::format("cko {} self-check ({})\n", version, data_dir.string());
+    for (const auto& c : checks) {
+        out += fmt::format("  {:<4} {:<22} {}\n", c.ok ? "ok" : "FAIL", c.name, c.detail);
+    }
+    out += ok() ? "installation ok\n" : "installation has problems (see FAIL lines)\n";
+    return out;
+}
+
+fs::path find_data_dir() {
+    if (const char* env = std::getenv("CKO_DATA_DIR"); env != nullptr && *env != '\0') {
+        return fs::path(env);
+    }
+    const fs::path exe = own_executable();
+    std::error_code ec;
+    if (!exe.empty()) {
+        const fs::path installed = exe.parent_path().parent_path() / "share" / "cko";
+        if (fs::is_directory(installed, ec)) {
+            return installed;
+        }
+    }
+    return fs::path(CKO_SOURCE_DIR);
+}
+
+SelfCheckReport run_self_check(const fs::path& data_dir) {
+    SelfCheckReport report;
+    report.version = CKO_VERSION;
+    report.executable = own_executable();
+    report.data_dir = data_dir;
+    report.checks.push_back(check_version(report.executable));
+    report.checks.push_back(check_schemas(data_dir));
+    report.checks.push_back(check_skill(data_dir));
+    report.checks.push_back(check_temp_dir());
+    report.checks.push_back(check_json_sha256());
+    return report;
+}
+
+void register_self_check(CLI::App& app) {
+    add_verb(app, "self-check", "Verify this installation (no GPU needed)", [] {
+        const SelfCheckReport report = run_self_check(find_data_dir());
+        return CommandResult{report.to_text(), report.to_json(),
+                             report.ok() ? 0 : static_cast<int>(ExitClass::environment)};
+    });
+}
+
+}  // namespace cko::cli

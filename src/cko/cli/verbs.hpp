@@ -1,0 +1,13 @@
+// Registration of every verb group; each lives in its own *_cmd.cpp and is called from cli.cpp.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace cko::cli {
+
+void register_self_check(CLI::App& app);
+void register_profile(CLI::App& profile);
+void register_profile_ncu(CLI::App& profile);     // profile_ncu_cmd.cpp
+void register_profile_traces(CLI::App& profile);  // profile_trace_cmd.cpp
+
+}  // namespace cko::cli

@@ -1,0 +1,1 @@
+// Placeholder translation unit until the nsys importer lands; holds no code.

@@ -1,0 +1,269 @@
+// Files: atomic create-once writes, capped reads, safe names and paths.
+#include "cko/util/files.hpp"
+
+#include "cko/util/error.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <atomic>
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#ifndef RENAME_NOREPLACE
+#define RENAME_NOREPLACE (1 << 0)
+#endif
+
+namespace cko {
+namespace fs = std::filesystem;
+namespace {
+
+[[noreturn]] void throw_errno(int err, const std::string& what, const fs::path& path) {
+    ErrorCode code = ErrorCode::io_error;
+    if (err == ENOENT) {
+        code = ErrorCode::not_found;
+    } else if (err == EEXIST) {
+        code = ErrorCode::already_exists;
+    }
+    throw Error(code, fmt::format("{} {}: {}", what, path.string(), std::strerror(err)),
+                nlohmann::json{{"path", path.string()}, {"errno", err}});
+}
+
+class Fd {
+public:
+    explicit Fd(int fd) : fd_(fd) {}
+    ~Fd() {
+        if (fd_ >= 0) {
+            ::close(fd_);
+        }
+    }
+    Fd(const Fd&) = delete;
+    Fd& operator=(const Fd&) = delete;
+    [[nodiscard]] int get() const { return fd_; }
+
+private:
+    int fd_;
+};
+
+void write_all(int fd, std::string_view bytes, const fs::path& path) {
+    while (!bytes.empty()) {
+        const ssize_t n = ::write(fd, bytes.data(), bytes.size());
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n < 0) {
+            throw_errno(errno, "cannot write", path);
+        }
+        bytes.remove_prefix(static_cast<std::size_t>(n));
+    }
+}
+
+// rename(2) that fails with EEXIST instead of replacing. Returns errno (0 on success).
+int rename_no_replace(const fs::path& from, const fs::path& to) {
+    if (::syscall(SYS_renameat2, AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0) {
+        return 0;
+    }
+    if (errno != EINVAL && errno != ENOSYS) {
+        return errno;
+    }
+    // Filesystem without RENAME_NOREPLACE: link(2) never replaces either.
+    if (::link(from.c_str(), to.c_str()) != 0) {
+        return errno;
+    }
+    ::unlink(from.c_str());
+    return 0;
+}
+
+std::string temp_name_for(const fs::path& path) {
+    static std::atomic<unsigned> counter{0};
+    return fmt::format(".{}.tmp-{}-{}", path.filename().string(), ::getpid(), counter.fetch_add(1));
+}
+
+}  // namespace
+
+void fsync_directory(const fs::path& dir) {
+    const Fd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (fd.get() < 0) {
+        throw_errno(errno, "cannot open directory", dir);
+    }
+    if (::fsync(fd.get()) != 0 && errno != EINVAL) {
+        throw_errno(errno, "cannot fsync directory", dir);
+    }
+}
+
+void write_file_create_once(const fs::path& path, std::string_view bytes, unsigned mode,
+                            const AtomicWriteHook& hook) {
+    const auto step = [&](AtomicWriteStep s) {
+        if (hook) {
+            hook(s);
+        }
+    };
+    const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
+    if (::access(path.c_str(), F_OK) == 0) {
+        throw Error(ErrorCode::already_exists,
+                    fmt::format("{} already exists; records are create-once", path.string()),
+                    nlohmann::json{{"path", path.string()}});
+    }
+    const fs::path temp = dir / temp_name_for(path);
+    const int raw = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+    if (raw < 0) {
+        throw_errno(errno, "cannot create temporary file", temp);
+    }
+    try {
+        {
+            const Fd fd(raw);
+            step(AtomicWriteStep::temp_created);
+            write_all(fd.get(), bytes, temp);
+            step(AtomicWriteStep::temp_written);
+            if (::fsync(fd.get()) != 0) {
+                throw_errno(errno, "cannot fsync", temp);
+            }
+            step(AtomicWriteStep::temp_synced);
+        }
+        const int err = rename_no_replace(temp, path);
+        if (err == EEXIST) {
+            throw Error(ErrorCode::already_exists,
+                        fmt::format("{} already exists; records are create-once", path.string()),
+                        nlohmann::json{{"path", path.string()}});
+        }
+        if (err != 0) {
+            throw_errno(err, "cannot rename into place", path);
+        }
+    } catch (...) {
+        ::unlink(temp.c_str());
+        throw;
+    }
+    step(AtomicWriteStep::renamed);
+    fsync_directory(dir);
+    step(AtomicWriteStep::directory_synced);
+}
+
+std::string read_file_capped(const fs::path& path, std::uint64_t max_bytes) {
+    const Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (fd.get() < 0) {
+        throw_errno(errno, "cannot open", path);
+    }
+    struct stat st {};
+    if (::fstat(fd.get(), &st) != 0) {
+        throw_errno(errno, "cannot stat", path);
+    }
+    if (!S_ISREG(st.st_mode)) {
+        throw Error(ErrorCode::io_error, fmt::format("{} is not a regular file", path.string()),
+                    nlohmann::json{{"path", path.string()}});
+    }
+    const auto too_large = [&](std::uint64_t size) {
+        return Error(ErrorCode::file_too_large,
+                     fmt::format("{} has {} bytes, more than the {}-byte limit", path.string(), size,
+                                 max_bytes),
+                     nlohmann::json{{"path", path.string()}, {"size", size}, {"limit", max_bytes}});
+    };
+    if (static_cast<std::uint64_t>(st.st_size) > max_bytes) {
+        throw too_large(static_cast<std::uint64_t>(st.st_size));
+    }
+    std::string out;
+    out.reserve(static_cast<std::size_t>(st.st_size));
+    char buffer[1 << 16];
+    for (;;) {
+        const ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n < 0) {
+            throw_errno(errno, "cannot read", path);
+        }
+        if (n == 0) {
+            break;
+        }
+        out.append(buffer, static_cast<std::size_t>(n));
+        if (out.size() > max_bytes) {  // the file grew while we read it
+            throw too_large(out.size());
+        }
+    }
+    return out;
+}
+
+bool is_safe_name(std::string_view name) noexcept {
+    if (name.empty() || name.size() > 128 || name == "." || name == "..") {
+        return false;
+    }
+    for (char c : name) {
+        const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                        c == '.' || c == '_' || c == '-';
+        if (!ok) {
+            return false;
+        }
+    }
+    return true;
+}
+
+void require_safe_name(std::string_view name, std::string_view field) {
+    if (!is_safe_name(name)) {
+        throw Error(ErrorCode::unsafe_path,
+                    fmt::format("{}: \"{}\" is not a safe name; use 1-128 characters from "
+                                "[A-Za-z0-9._-], not \".\" or \"..\"",
+                                field, name),
+                    nlohmann::json{{"field", field}, {"value", name}});
+    }
+}
+
+fs::path safe_join(const fs::path& root, std::string_view relative, std::string_view field) {
+    if (relative.empty() || relative.front() == '/') {
+        throw Error(ErrorCode::unsafe_path,
+                    fmt::format("{}: \"{}\" must be a non-empty relative path", field, relative),
+                    nlohmann::json{{"field", field}, {"value", relative}});
+    }
+    fs::path out = root;
+    std::string_view rest = relative;
+    while (!rest.empty()) {
+        const std::size_t slash = rest.find('/');
+        const std::string_view part = rest.substr(0, slash);
+        require_safe_name(part, field);
+        out /= std::string(part);
+        rest = slash == std::string_view::npos ? std::string_view{} : rest.substr(slash + 1);
+    }
+    return out;
+}
+
+TreeRoot TreeRoot::open(const fs::path& root) {
+    char resolved[PATH_MAX];
+    if (::realpath(root.c_str(), resolved) == nullptr) {
+        throw_errno(errno, "cannot resolve", root);
+    }
+    struct stat st {};
+    if (::stat(resolved, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        throw Error(ErrorCode::not_found, fmt::format("{} is not a directory", root.string()),
+                    nlohmann::json{{"path", root.string()}});
+    }
+    return TreeRoot(fs::path(resolved));
+}
+
+fs::path TreeRoot::resolve(std::string_view relative, std::string_view field) const {
+    const fs::path joined = safe_join(root_, relative, field);
+    fs::path walk = root_;
+    for (const auto& part : joined.lexically_relative(root_)) {
+        walk /= part;
+        struct stat st {};
+        if (::lstat(walk.c_str(), &st) != 0) {
+            if (errno == ENOENT) {
+                break;  // the rest does not exist yet: nothing to follow
+            }
+            throw_errno(errno, "cannot stat", walk);
+        }
+        if (S_ISLNK(st.st_mode)) {
+            throw Error(ErrorCode::symlink_refused,
+                        fmt::format("{}: {} is a symbolic link; links inside a tree are refused "
+                                    "(copy the file in instead)",
+                                    field, walk.string()),
+                        nlohmann::json{{"field", field}, {"path", walk.string()}});
+        }
+    }
+    return joined;
+}
+
+}  // namespace cko

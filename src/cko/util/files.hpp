@@ -1,0 +1,55 @@
+// Files: atomic create-once writes, capped reads, safe names and paths, symlink-free trees.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <string_view>
+
+namespace cko {
+
+// The steps of write_file_create_once, in order. A test hook called after each step can end the
+// process there to show that a crash at any instant leaves either no file or the whole file.
+enum class AtomicWriteStep { temp_created, temp_written, temp_synced, renamed, directory_synced };
+using AtomicWriteHook = std::function<void(AtomicWriteStep)>;
+
+// Writes `bytes` to `path`, which must not exist: temp file in the same directory + fsync +
+// rename-without-replace (renameat2 RENAME_NOREPLACE, or link+unlink where the filesystem lacks it)
+// + fsync of the directory. Throws already_exists (and leaves the existing file untouched) if
+// `path` exists. A crash leaves at most a stale ".<name>.tmp-*" file, never a partial `path`.
+void write_file_create_once(const std::filesystem::path& path, std::string_view bytes,
+                            unsigned mode = 0644, const AtomicWriteHook& hook = {});
+
+// Reads a whole regular file; throws file_too_large above max_bytes, not_found, io_error.
+[[nodiscard]] std::string read_file_capped(const std::filesystem::path& path, std::uint64_t max_bytes);
+
+void fsync_directory(const std::filesystem::path& dir);
+
+// A name that may become one path component: [A-Za-z0-9._-]{1,128}, not "." or "..".
+[[nodiscard]] bool is_safe_name(std::string_view name) noexcept;
+// Throws unsafe_path naming `field` (e.g. "cases.ids[2]") and the rule.
+void require_safe_name(std::string_view name, std::string_view field);
+
+// Joins a relative path ("a/b/c.json") under root after checking every component with
+// is_safe_name: no "..", no absolute path, no empty component. Does not touch the filesystem.
+[[nodiscard]] std::filesystem::path safe_join(const std::filesystem::path& root,
+                                              std::string_view relative, std::string_view field);
+
+// A directory resolved once with realpath; paths below it are resolved component by component and
+// any symlink on the way is refused, so nothing read "inside" can lead outside.
+class TreeRoot {
+public:
+    [[nodiscard]] static TreeRoot open(const std::filesystem::path& root);
+
+    [[nodiscard]] const std::filesystem::path& path() const noexcept { return root_; }
+    // Checks components (safe_join) and lstat()s each existing one: a symlink gives
+    // symlink_refused. The last component need not exist.
+    [[nodiscard]] std::filesystem::path resolve(std::string_view relative, std::string_view field) const;
+
+private:
+    explicit TreeRoot(std::filesystem::path root) : root_(std::move(root)) {}
+    std::filesystem::path root_;
+};
+
+}  // namespace cko

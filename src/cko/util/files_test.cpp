@@ -1,0 +1,158 @@
+// Atomic create-once writes survive a crash at any step; names, paths and symlinks are policed.
+#include "cko/util/files.hpp"
+
+#include "cko/util/error.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace cko {
+namespace fs = std::filesystem;
+namespace {
+
+class FilesTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        std::string pattern = (fs::temp_directory_path() / "cko-files-XXXXXX").string();
+        ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
+        dir_ = pattern;
+    }
+    void TearDown() override { fs::remove_all(dir_); }
+
+    static std::string slurp(const fs::path& p) {
+        std::ifstream in(p, std::ios::binary);
+        return std::string(std::istreambuf_iterator<char>(in), {});
+    }
+
+    fs::path dir_;
+};
+
+TEST_F(FilesTest, CreateOnceWritesExactBytes) {
+    const std::string data = "{\"a\":1}\n" + std::string(100000, 'z');
+    write_file_create_once(dir_ / "r.json", data);
+    EXPECT_EQ(slurp(dir_ / "r.json"), data);
+}
+
+TEST_F(FilesTest, RefusesToReplaceAndLeavesTheOriginal) {
+    write_file_create_once(dir_ / "r.json", "first");
+    try {
+        write_file_create_once(dir_ / "r.json", "second");
+        FAIL() << "replaced an existing record";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.code(), ErrorCode::already_exists);
+    }
+    EXPECT_EQ(slurp(dir_ / "r.json"), "first");
+    // No temp file left behind by the refused write.
+    int entries = 0;
+    for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir_)) {
+        ++entries;
+    }
+    EXPECT_EQ(entries, 1);
+}
+
+// A child process writes a record and dies (_exit, no cleanup, no unwinding) right after one step.
+// Whatever the step, the record is either absent or complete: never partial.
+TEST_F(FilesTest, CrashAtAnyStepLeavesNoPartialFile) {
+    const std::string data(1 << 20, 'x');
+    const AtomicWriteStep steps[] = {AtomicWriteStep::temp_created, AtomicWriteStep::temp_written,
+                                     AtomicWriteStep::temp_synced, AtomicWriteStep::renamed,
+                                     AtomicWriteStep::directory_synced};
+    for (const AtomicWriteStep crash_at : steps) {
+        const fs::path target = dir_ / ("rec-" + std::to_string(static_cast<int>(crash_at)) + ".json");
+        const pid_t pid = ::fork();
+        ASSERT_GE(pid, 0);
+        if (pid == 0) {
+            write_file_create_once(target, data, 0644, [&](AtomicWriteStep s) {
+                if (s == crash_at) {
+                    ::_exit(17);
+                }
+            });
+            ::_exit(0);
+        }
+        int status = 0;
+        ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+        ASSERT_TRUE(WIFEXITED(status));
+        ASSERT_EQ(WEXITSTATUS(status), 17);
+        if (crash_at < AtomicWriteStep::renamed) {
+            EXPECT_FALSE(fs::exists(target)) << "partial record visible after crash at step "
+                                             << static_cast<int>(crash_at);
+            // The next writer is not blocked by the stale temp file.
+            write_file_create_once(target, data);
+        }
+        EXPECT_EQ(fs::file_size(target), data.size());
+        EXPECT_EQ(slurp(target), data);
+    }
+}
+
+TEST_F(FilesTest, ReadCappedRefusesLargeFiles) {
+    write_file_create_once(dir_ / "big", std::string(5000, 'b'));
+    EXPECT_EQ(read_file_capped(dir_ / "big", 5000).size(), 5000u);
+    try {
+        (void)read_file_capped(dir_ / "big", 4999);
+        FAIL();
+    } catch (const Error& e) {
+        EXPECT_EQ(e.code(), ErrorCode::file_too_large);
+        EXPECT_EQ(e.details()["size"], 5000);
+    }
+    try {
+        (void)read_file_capped(dir_ / "missing", 10);
+        FAIL();
+    } catch (const Error& e) {
+        EXPECT_EQ(e.code(), ErrorCode::not_found);
+    }
+}
+
+TEST(SafeNames, AcceptsTheAllowedAlphabetOnly) {
+    EXPECT_TRUE(is_safe_name("main"));
+    EXPECT_TRUE(is_safe_name("long_rows-2.json"));
+    EXPECT_TRUE(is_safe_name(std::string(128, 'a')));
+    EXPECT_FALSE(is_safe_name(std::string(129, 'a')));
+    EXPECT_FALSE(is_safe_name(""));
+    EXPECT_FALSE(is_safe_name("."));
+    EXPECT_FALSE(is_safe_name(".."));
+    EXPECT_FALSE(is_safe_name("a/b"));
+    EXPECT_FALSE(is_safe_name("a b"));
+    EXPECT_FALSE(is_safe_name("caf\xc3\xa9"));
+}
+
+TEST(SafeJoin, RefusesTraversalAndAbsolutePaths) {
+    EXPECT_EQ(safe_join("/root", "cases/main.json", "f"), fs::path("/root/cases/main.json"));
+    for (const char* bad : {"../etc/passwd", "cases/../../x", "/etc/passwd", "", "a//b", "a/./b"}) {
+        try {
+            (void)safe_join("/root", bad, "cases.dir");
+            FAIL() << "accepted " << bad;
+        } catch (const Error& e) {
+            EXPECT_EQ(e.code(), ErrorCode::unsafe_path) << bad;
+            EXPECT_EQ(e.details()["field"], "cases.dir");
+        }
+    }
+}
+
+TEST_F(FilesTest, TreeRootRefusesSymlinksInside) {
+    fs::create_directories(dir_ / "tree" / "sub");
+    write_file_create_once(dir_ / "tree" / "sub" / "f.txt", "x");
+    write_file_create_once(dir_ / "outside.txt", "secret");
+    fs::create_symlink(dir_ / "outside.txt", dir_ / "tree" / "link.txt");
+    fs::create_directory_symlink(dir_, dir_ / "tree" / "up");
+
+    const TreeRoot root = TreeRoot::open(dir_ / "tree" / ".." / "tree");
+    EXPECT_EQ(root.path(), fs::canonical(dir_ / "tree"));  // resolved once
+    EXPECT_EQ(root.resolve("sub/f.txt", "f"), root.path() / "sub" / "f.txt");
+    EXPECT_EQ(root.resolve("sub/new.txt", "f"), root.path() / "sub" / "new.txt");
+    for (const char* bad : {"link.txt", "up/outside.txt"}) {
+        try {
+            (void)root.resolve(bad, "original");
+            FAIL() << "followed " << bad;
+        } catch (const Error& e) {
+            EXPECT_EQ(e.code(), ErrorCode::symlink_refused) << bad;
+        }
+    }
+    EXPECT_THROW((void)root.resolve("../outside.txt", "original"), Error);
+}
+
+}  // namespace
+}  // namespace cko

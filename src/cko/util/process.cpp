@@ -1,0 +1,692 @@
+// Runs one argv as a child process in its own process group, captures its output, and kills it and
+// everything it started at a deadline or on cancel.
+#include "cko/util/process.hpp"
+
+#include "cko/util/error.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#include <optional>
+#include <string_view>
+#include <system_error>
+#include <utility>
+
+namespace cko {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// How often we look at the cancel flag, and at the leader when no pidfd can tell us it ended.
+constexpr std::chrono::milliseconds kPollTick{10};
+// Output still arriving this long after the group was killed is waited for even with kill_grace 0:
+// SIGKILLed processes need a moment to close their pipe ends.
+constexpr std::chrono::milliseconds kMinDrain{200};
+// Reads per stream per wakeup, so that one flooding stream cannot starve the deadline checks.
+constexpr int kReadsPerWakeup = 16;
+constexpr std::size_t kReadChunk = 64 * 1024;
+// Longer timeouts count as none, and longer graces as this, so that time arithmetic cannot overflow.
+constexpr std::chrono::milliseconds kForever = std::chrono::hours(24 * 365 * 100);
+
+class UniqueFd {
+public:
+    UniqueFd() = default;
+    explicit UniqueFd(int fd) : fd_(fd) {}
+    UniqueFd(UniqueFd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+    UniqueFd& operator=(UniqueFd&& other) noexcept {
+        if (this != &other) {
+            reset(std::exchange(other.fd_, -1));
+        }
+        return *this;
+    }
+    UniqueFd(const UniqueFd&) = delete;
+    UniqueFd& operator=(const UniqueFd&) = delete;
+    ~UniqueFd() { reset(); }
+
+    [[nodiscard]] int get() const noexcept { return fd_; }
+    [[nodiscard]] bool valid() const noexcept { return fd_ >= 0; }
+    void reset(int fd = -1) noexcept {
+        if (fd_ >= 0) {
+            ::close(fd_);  // Never retried on EINTR: on Linux the fd is gone either way.
+        }
+        fd_ = fd;
+    }
+
+private:
+    int fd_ = -1;
+};
+
+std::string errno_text(int err) {
+    return std::system_category().message(err);
+}
+
+nlohmann::json errno_details(int err) {
+    const char* name = ::strerrorname_np(err);
+    return {{"errno", name != nullptr ? name : std::to_string(err)}, {"reason", errno_text(err)}};
+}
+
+[[noreturn]] void throw_spawn_failed(const ProcessSpec& spec, const std::string& program,
+                                     int err, const std::string& what) {
+    nlohmann::json details = errno_details(err);
+    details["argv0"] = spec.argv.front();
+    details["program"] = program;
+    details["working_dir"] = spec.working_dir.string();
+    throw Error(ErrorCode::spawn_failed,
+                "cannot start '" + spec.argv.front() + "': " + what + ": " + errno_text(err),
+                std::move(details));
+}
+
+[[noreturn]] void throw_io_error(const std::string& action, const std::filesystem::path& path,
+                                 int err) {
+    nlohmann::json details = errno_details(err);
+    details["path"] = path.string();
+    throw Error(ErrorCode::io_error,
+                "cannot " + action + " '" + path.string() + "': " + errno_text(err),
+                std::move(details));
+}
+
+bool contains_nul(std::string_view text) {
+    return text.find('\0') != std::string_view::npos;
+}
+
+// Writes all of data; returns 0 or the errno of the failure.
+int write_all(int fd, const char* data, std::size_t size) {
+    while (size > 0) {
+        const ssize_t n = ::write(fd, data, size);
+        if (n < 0) {
+            if (errno == EINTR) {
+                continue;
+            }
+            return errno;
+        }
+        data += n;
+        size -= static_cast<std::size_t>(n);
+    }
+    return 0;
+}
+
+// The child's 0, 1 and 2 are dup2'ed from our fds; a source below 3 would be overwritten by an
+// earlier dup2, which happens when our own stdin/stdout/stderr are closed.
+UniqueFd above_stdio(UniqueFd fd) {
+    if (fd.get() > STDERR_FILENO) {
+        return fd;
+    }
+    const int moved = ::fcntl(fd.get(), F_DUPFD_CLOEXEC, STDERR_FILENO + 1);
+    if (moved < 0) {
+        throw Error(ErrorCode::io_error, "cannot duplicate a file descriptor: " + errno_text(errno),
+                    errno_details(errno));
+    }
+    return UniqueFd(moved);
+}
+
+struct Pipe {
+    UniqueFd read_end;
+    UniqueFd write_end;
+};
+
+Pipe make_output_pipe() {
+    std::array<int, 2> fds{};
+    if (::pipe2(fds.data(), O_CLOEXEC) != 0) {
+        throw Error(ErrorCode::io_error, "cannot create a pipe: " + errno_text(errno),
+                    errno_details(errno));
+    }
+    Pipe pipe{UniqueFd(fds[0]), UniqueFd(fds[1])};
+    // Only our end is non-blocking; the child's end keeps the blocking semantics it expects.
+    const int flags = ::fcntl(pipe.read_end.get(), F_GETFL);
+    ::fcntl(pipe.read_end.get(), F_SETFL, flags | O_NONBLOCK);
+    pipe.read_end = above_stdio(std::move(pipe.read_end));
+    pipe.write_end = above_stdio(std::move(pipe.write_end));
+    return pipe;
+}
+
+UniqueFd open_capture_file(const std::filesystem::path& path) {
+    if (path.empty()) {
+        return {};
+    }
+    // O_APPEND so that stdout and stderr captured into one file interleave instead of overwriting.
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC | O_NOCTTY,
+                          0666);
+    if (fd < 0) {
+        throw_io_error("create capture file", path, errno);
+    }
+    return UniqueFd(fd);
+}
+
+// stdin is a memory file rather than a pipe: the child reads it at its own pace, and we never
+// write into a pipe whose reader is gone (SIGPIPE) or block on one that is full.
+UniqueFd make_stdin(const std::string& data) {
+    if (data.empty()) {
+        const int fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0) {
+            throw_io_error("open", "/dev/null", errno);
+        }
+        return above_stdio(UniqueFd(fd));
+    }
+    UniqueFd fd(::memfd_create("cko-stdin", MFD_CLOEXEC));
+    if (!fd.valid()) {
+        throw Error(ErrorCode::io_error, "cannot create a memory file for stdin: " + errno_text(errno),
+                    errno_details(errno));
+    }
+    if (const int err = write_all(fd.get(), data.data(), data.size()); err != 0) {
+        throw Error(ErrorCode::io_error, "cannot write stdin data: " + errno_text(err),
+                    errno_details(err));
+    }
+    if (::lseek(fd.get(), 0, SEEK_SET) != 0) {
+        throw Error(ErrorCode::io_error, "cannot rewind stdin data: " + errno_text(errno),
+                    errno_details(errno));
+    }
+    return above_stdio(std::move(fd));
+}
+
+std::optional<std::string_view> env_value(const std::vector<std::string>& env, std::string_view name) {
+    for (const std::string& entry : env) {
+        if (entry.size() > name.size() && entry[name.size()] == '='
+            && std::string_view(entry).substr(0, name.size()) == name) {
+            return std::string_view(entry).substr(name.size() + 1);
+        }
+    }
+    return std::nullopt;
+}
+
+bool is_executable_file(const std::string& path) {
+    struct stat st {};
+    return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)
+           && ::faccessat(AT_FDCWD, path.c_str(), X_OK, AT_EACCESS) == 0;
+}
+
+// The program execve will run: argv[0] itself when it holds a '/', else the first executable
+// regular file of that name in the child's PATH. Relative PATH entries are skipped so that
+// working_dir cannot change which program runs.
+std::string resolve_program(const ProcessSpec& spec, const std::vector<std::string>& env) {
+    const std::string& name = spec.argv.front();
+    if (name.find('/') != std::string::npos) {
+        return name;
+    }
+    if (name.empty()) {
+        throw Error(ErrorCode::invalid_argument, "argv[0] is empty");
+    }
+    const std::string_view path = env_value(env, "PATH").value_or("/bin:/usr/bin");
+    std::size_t begin = 0;
+    while (begin <= path.size()) {
+        const std::size_t end = std::min(path.find(':', begin), path.size());
+        const std::string_view dir = path.substr(begin, end - begin);
+        if (!dir.empty() && dir.front() == '/') {
+            std::string candidate(dir);
+            candidate += '/';
+            candidate += name;
+            if (is_executable_file(candidate)) {
+                return candidate;
+            }
+        }
+        begin = end + 1;
+    }
+    throw_spawn_failed(spec, name, ENOENT,
+                       "no executable named '" + name + "' in PATH '" + std::string(path) + "'");
+}
+
+std::vector<char*> c_string_array(std::vector<std::string>& strings) {
+    std::vector<char*> array;
+    array.reserve(strings.size() + 1);
+    for (std::string& s : strings) {
+        array.push_back(s.data());
+    }
+    array.push_back(nullptr);
+    return array;
+}
+
+struct SpawnFds {
+    int stdin_fd;
+    int stdout_fd;
+    int stderr_fd;
+};
+
+// posix_spawn rather than fork+exec: glibc's runs the child on a vfork-style stack, does only
+// async-signal-safe work there, reports a failed chdir or execve back as its return value (the
+// CLOEXEC pipe trick, done for us) and returns after the child has exec'ed, so the process group
+// is already set and the parent-side setpgid of fork+exec is not needed (it would fail: EACCES).
+pid_t spawn(const ProcessSpec& spec, const std::string& program, std::vector<std::string>& argv,
+            std::vector<std::string>& env, const SpawnFds& fds) {
+    posix_spawn_file_actions_t actions;
+    posix_spawnattr_t attr;
+    if (const int err = ::posix_spawn_file_actions_init(&actions); err != 0) {
+        throw_spawn_failed(spec, program, err, "posix_spawn_file_actions_init");
+    }
+    if (const int err = ::posix_spawnattr_init(&attr); err != 0) {
+        ::posix_spawn_file_actions_destroy(&actions);
+        throw_spawn_failed(spec, program, err, "posix_spawnattr_init");
+    }
+    struct Cleanup {
+        posix_spawn_file_actions_t* actions;
+        posix_spawnattr_t* attr;
+        ~Cleanup() {
+            ::posix_spawn_file_actions_destroy(actions);
+            ::posix_spawnattr_destroy(attr);
+        }
+    } cleanup{&actions, &attr};
+
+    auto check = [&](int err, const char* what) {
+        if (err != 0) {
+            throw_spawn_failed(spec, program, err, what);
+        }
+    };
+    check(::posix_spawn_file_actions_adddup2(&actions, fds.stdin_fd, STDIN_FILENO), "adddup2");
+    check(::posix_spawn_file_actions_adddup2(&actions, fds.stdout_fd, STDOUT_FILENO), "adddup2");
+    check(::posix_spawn_file_actions_adddup2(&actions, fds.stderr_fd, STDERR_FILENO), "adddup2");
+    // Our own fds are all CLOEXEC; this also closes those other code opened without it.
+    check(::posix_spawn_file_actions_addclosefrom_np(&actions, STDERR_FILENO + 1), "addclosefrom");
+    if (!spec.working_dir.empty()) {
+        check(::posix_spawn_file_actions_addchdir_np(&actions, spec.working_dir.c_str()), "addchdir");
+    }
+
+    // Own process group, so that the whole tree can be signalled at once. Empty signal mask and
+    // default dispositions: an ignored SIGPIPE or SIGINT of ours would otherwise survive execve.
+    sigset_t empty_mask;
+    sigset_t all_signals;
+    sigemptyset(&empty_mask);
+    sigfillset(&all_signals);
+    check(::posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK
+                                                | POSIX_SPAWN_SETSIGDEF),
+          "setflags");
+    check(::posix_spawnattr_setpgroup(&attr, 0), "setpgroup");
+    check(::posix_spawnattr_setsigmask(&attr, &empty_mask), "setsigmask");
+    check(::posix_spawnattr_setsigdefault(&attr, &all_signals), "setsigdefault");
+
+    std::vector<char*> c_argv = c_string_array(argv);
+    std::vector<char*> c_env = c_string_array(env);
+    pid_t pid = 0;
+    if (const int err =
+            ::posix_spawn(&pid, program.c_str(), &actions, &attr, c_argv.data(), c_env.data());
+        err != 0) {
+        // glibc has already reaped the failed child.
+        throw_spawn_failed(spec, program,
+                           err, spec.working_dir.empty() ? "execve failed"
+                                                         : "chdir or execve failed");
+    }
+    return pid;
+}
+
+// Owns the unreaped child: whatever happens, it is killed with its group and reaped, so no path
+// out of run_process leaves a zombie or a running tree behind.
+class ChildProcess {
+public:
+    explicit ChildProcess(pid_t pid) : pid_(pid) {}
+    [[nodiscard]] pid_t pid() const noexcept { return pid_; }
+    ChildProcess(const ChildProcess&) = delete;
+    ChildProcess& operator=(const ChildProcess&) = delete;
+    ~ChildProcess() {
+        if (!reaped_) {
+            signal_group(SIGKILL);
+            int status = 0;
+            while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+            }
+        }
+    }
+
+    // Safe until reap(): an unreaped leader keeps its pid, and so its process group id, from
+    // being reused.
+    void signal_group(int sig) const noexcept { ::kill(-pid_, sig); }
+
+    // Whether the leader has ended, without reaping it (WNOWAIT).
+    bool has_ended() {
+        siginfo_t info{};
+        while (::waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT) != 0) {
+            if (errno != EINTR) {
+                lost_child(errno);
+            }
+        }
+        return info.si_pid == pid_;
+    }
+
+    int reap() {
+        int status = 0;
+        while (::waitpid(pid_, &status, 0) < 0) {
+            if (errno != EINTR) {
+                lost_child(errno);
+            }
+        }
+        reaped_ = true;
+        return status;
+    }
+
+private:
+    // ECHILD: someone else reaped our child (SIGCHLD set to SIG_IGN, or a waitpid(-1) elsewhere).
+    // Its pid may already be reused, so we must not signal its group any more.
+    [[noreturn]] void lost_child(int err) {
+        reaped_ = true;
+        nlohmann::json details = errno_details(err);
+        details["pid"] = pid_;
+        throw Error(ErrorCode::internal,
+                    "child process " + std::to_string(pid_)
+                        + " was reaped elsewhere (is SIGCHLD ignored?): " + errno_text(err),
+                    std::move(details));
+    }
+
+    pid_t pid_;
+    bool reaped_ = false;
+};
+
+// Whether a process other than the leader, neither dead nor a zombie, is in process group pgid.
+// Read from /proc because while the zombie leader holds the group, kill(-pgid, 0) always succeeds.
+bool group_has_other_live_members(pid_t pgid, pid_t leader) {
+    DIR* proc = ::opendir("/proc");
+    if (proc == nullptr) {
+        return false;
+    }
+    struct Closer {
+        DIR* dir;
+        ~Closer() { ::closedir(dir); }
+    } closer{proc};
+    std::array<char, 512> stat{};
+    while (const dirent* entry = ::readdir(proc)) {
+        char* end = nullptr;
+        const long pid = std::strtol(entry->d_name, &end, 10);
+        if (pid <= 0 || *end != '\0' || pid == leader) {
+            continue;
+        }
+        const std::string path = std::string("/proc/") + entry->d_name + "/stat";
+        UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+        if (!fd.valid()) {
+            continue;
+        }
+        ssize_t n = 0;
+        do {
+            n = ::read(fd.get(), stat.data(), stat.size() - 1);
+        } while (n < 0 && errno == EINTR);
+        if (n <= 0) {
+            continue;
+        }
+        // "pid (comm) state ppid pgrp ...": comm may hold anything, so parse after the last ')'.
+        const std::string_view text(stat.data(), static_cast<std::size_t>(n));
+        const std::size_t paren = text.rfind(')');
+        if (paren == std::string_view::npos) {
+            continue;
+        }
+        char state = 0;
+        int ppid = 0;
+        int pgrp = 0;
+        stat[static_cast<std::size_t>(n)] = '\0';
+        if (std::sscanf(stat.data() + paren + 1, " %c %d %d", &state, &ppid, &pgrp) == 3
+            && pgrp == pgid && state != 'Z' && state != 'X') {
+            return true;
+        }
+    }
+    return false;
+}
+
+// One of the child's output pipes and where its bytes go.
+struct OutputStream {
+    UniqueFd pipe;
+    UniqueFd file;
+    std::filesystem::path path;
+    std::uint64_t cap = 0;
+    std::uint64_t produced = 0;
+    std::uint64_t written = 0;
+    int write_errno = 0;
+
+    [[nodiscard]] bool open() const { return pipe.valid(); }
+
+    // Reads what is there now (up to kReadsPerWakeup chunks), writing up to the cap into the file.
+    // Returns false when a capture write failed.
+    bool drain(std::vector<char>& buffer) {
+        for (int i = 0; i < kReadsPerWakeup && pipe.valid(); ++i) {
+            const ssize_t n = ::read(pipe.get(), buffer.data(), buffer.size());
+            if (n < 0) {
+                if (errno == EINTR) {
+                    continue;
+                }
+                if (errno != EAGAIN) {
+                    pipe.reset();  // Not expected on a pipe; treat as end of output.
+                }
+                break;
+            }
+            if (n == 0) {
+                pipe.reset();
+                break;
+            }
+            const auto size = static_cast<std::uint64_t>(n);
+            produced += size;
+            if (file.valid() && write_errno == 0 && written < cap) {
+                const std::uint64_t keep = std::min(size, cap - written);
+                write_errno = write_all(file.get(), buffer.data(), static_cast<std::size_t>(keep));
+                written += keep;
+            }
+        }
+        return write_errno == 0;
+    }
+
+    [[nodiscard]] bool truncated() const { return file.valid() && produced > written; }
+};
+
+void validate(const ProcessSpec& spec) {
+    if (spec.argv.empty()) {
+        throw Error(ErrorCode::invalid_argument, "cannot run a process: argv is empty");
+    }
+    for (const std::string& arg : spec.argv) {
+        if (contains_nul(arg)) {
+            throw Error(ErrorCode::invalid_argument, "an argument holds a NUL byte",
+                        {{"argv0", spec.argv.front()}});
+        }
+    }
+}
+
+}  // namespace
+
+std::vector<std::string> scrubbed_environment(const std::vector<std::string>& allow,
+                                              const std::map<std::string, std::string>& set) {
+    auto check_name = [](const std::string& name) {
+        if (name.empty() || name.find('=') != std::string::npos || contains_nul(name)) {
+            throw Error(ErrorCode::invalid_argument,
+                        "invalid environment variable name '" + name + "'", {{"name", name}});
+        }
+    };
+    std::map<std::string, std::string> merged;
+    for (const std::string& name : allow) {
+        check_name(name);
+        if (const char* value = std::getenv(name.c_str()); value != nullptr) {
+            merged[name] = value;
+        }
+    }
+    for (const auto& [name, value] : set) {
+        check_name(name);
+        if (contains_nul(value)) {
+            throw Error(ErrorCode::invalid_argument,
+                        "the value of environment variable '" + name + "' holds a NUL byte",
+                        {{"name", name}});
+        }
+        merged[name] = value;
+    }
+    std::vector<std::string> env;
+    env.reserve(merged.size());
+    for (const auto& [name, value] : merged) {
+        env.push_back(name + "=" + value);
+    }
+    return env;
+}
+
+ProcessResult run_process(const ProcessSpec& spec) {
+    validate(spec);
+    std::vector<std::string> env = scrubbed_environment(spec.env_allow, spec.env_set);
+    const std::string program = resolve_program(spec, env);
+    if (!spec.working_dir.empty()) {
+        std::error_code ec;
+        if (!std::filesystem::is_directory(spec.working_dir, ec)) {
+            throw_spawn_failed(spec, program, ec ? ec.value() : ENOTDIR,
+                               "working directory '" + spec.working_dir.string() + "' is unusable");
+        }
+    }
+    std::vector<std::string> argv = spec.argv;
+
+    OutputStream out;
+    OutputStream err;
+    out.file = open_capture_file(spec.stdout_path);
+    err.file = open_capture_file(spec.stderr_path);
+    out.path = spec.stdout_path;
+    err.path = spec.stderr_path;
+    out.cap = err.cap = spec.output_cap_bytes;
+    UniqueFd stdin_fd = make_stdin(spec.stdin_data);
+    Pipe out_pipe = make_output_pipe();
+    Pipe err_pipe = make_output_pipe();
+
+    const Clock::time_point start = Clock::now();
+    ChildProcess child(spawn(spec, program, argv, env,
+                             {stdin_fd.get(), out_pipe.write_end.get(), err_pipe.write_end.get()}));
+    // Only the child's group holds the write ends now, so end-of-file means it let go of them.
+    stdin_fd.reset();
+    out_pipe.write_end.reset();
+    err_pipe.write_end.reset();
+    out.pipe = std::move(out_pipe.read_end);
+    err.pipe = std::move(err_pipe.read_end);
+
+    ProcessResult result;
+    result.pid = child.pid();
+    // Becomes readable when the leader ends; without one (old kernel, seccomp) we look every tick.
+    const UniqueFd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, result.pid, 0)));
+
+    const bool has_deadline = spec.timeout.count() > 0 && spec.timeout < kForever;
+    const Clock::time_point deadline = has_deadline ? start + spec.timeout : start;
+    const auto grace = std::clamp(spec.kill_grace, std::chrono::milliseconds{0}, kForever);
+    bool term_sent = false;
+    Clock::time_point term_sent_at;
+    bool kill_sent = false;
+    bool leader_ended = false;
+    Clock::time_point drain_until;
+    std::vector<char> buffer(kReadChunk);
+
+    auto begin_kill = [&](Clock::time_point now) {
+        if (term_sent) {
+            return;
+        }
+        term_sent = true;
+        term_sent_at = now;
+        child.signal_group(SIGTERM);
+        child.signal_group(SIGCONT);  // A stopped process cannot act on SIGTERM.
+        if (grace.count() == 0) {
+            child.signal_group(SIGKILL);
+            kill_sent = true;
+        }
+    };
+
+    while (true) {
+        Clock::time_point now = Clock::now();
+        if (!leader_ended && child.has_ended()) {
+            leader_ended = true;
+            result.wall = now - start;
+            // The zombie leader still pins the group id, so killing the group is safe. Anything
+            // left in it would keep our pipes open and outlive the measurement.
+            result.leftovers_killed = group_has_other_live_members(result.pid, result.pid);
+            child.signal_group(SIGKILL);
+            drain_until = now + std::max<std::chrono::milliseconds>(grace, kMinDrain);
+        }
+        if (leader_ended && ((!out.open() && !err.open()) || now >= drain_until)) {
+            // Whatever is still buffered; a writer that escaped the group is not waited for.
+            out.drain(buffer);
+            err.drain(buffer);
+            break;
+        }
+
+        Clock::time_point wake = Clock::time_point::max();
+        auto wake_by = [&wake](Clock::time_point t) { wake = std::min(wake, t); };
+        if (leader_ended) {
+            wake_by(drain_until);
+        } else {
+            if (spec.cancel != nullptr && spec.cancel->load() && !term_sent) {
+                result.cancelled = true;
+                begin_kill(now);
+            }
+            if (has_deadline && now >= deadline && !term_sent) {
+                result.timed_out = true;
+                begin_kill(now);
+            }
+            if (term_sent && !kill_sent && now >= term_sent_at + grace) {
+                child.signal_group(SIGKILL);
+                kill_sent = true;
+            }
+            if (has_deadline && !term_sent) {
+                wake_by(deadline);
+            }
+            if (term_sent && !kill_sent) {
+                wake_by(term_sent_at + grace);
+            }
+            if (!pidfd.valid() || (spec.cancel != nullptr && !term_sent)) {
+                wake_by(now + kPollTick);
+            }
+        }
+
+        std::array<pollfd, 3> fds{};
+        nfds_t count = 0;
+        for (const OutputStream* stream : {&out, &err}) {
+            if (stream->open()) {
+                fds[count++] = pollfd{stream->pipe.get(), POLLIN, 0};
+            }
+        }
+        if (!leader_ended && pidfd.valid()) {
+            fds[count++] = pollfd{pidfd.get(), POLLIN, 0};
+        }
+        int timeout_ms = -1;
+        if (wake != Clock::time_point::max()) {
+            const auto left = std::chrono::ceil<std::chrono::milliseconds>(wake - now).count();
+            timeout_ms = static_cast<int>(std::clamp<std::int64_t>(left, 0, INT_MAX));
+        }
+        if (::poll(fds.data(), count, timeout_ms) < 0 && errno != EINTR) {
+            throw Error(ErrorCode::internal, "poll failed: " + errno_text(errno),
+                        errno_details(errno));
+        }
+        bool capture_ok = out.drain(buffer);
+        capture_ok = err.drain(buffer) && capture_ok;
+        if (!capture_ok && !leader_ended) {
+            begin_kill(Clock::now());  // The run can no longer be recorded faithfully.
+        }
+    }
+
+    const int status = child.reap();
+    if (WIFEXITED(status)) {
+        result.exited = true;
+        result.exit_code = WEXITSTATUS(status);
+    } else if (WIFSIGNALED(status)) {
+        result.signaled = true;
+        result.signal = WTERMSIG(status);
+    }
+    for (const OutputStream* stream : {&out, &err}) {
+        if (stream->write_errno != 0) {
+            throw_io_error("write capture file", stream->path, stream->write_errno);
+        }
+    }
+    result.stdout_bytes = out.produced;
+    result.stderr_bytes = err.produced;
+    result.stdout_truncated = out.truncated();
+    result.stderr_truncated = err.truncated();
+    return result;
+}
+
+nlohmann::json ProcessResult::to_json() const {
+    return {
+        {"pid", pid},
+        {"exited", exited},
+        {"exit_code", exited ? nlohmann::json(exit_code) : nlohmann::json(nullptr)},
+        {"signaled", signaled},
+        {"signal", signaled ? nlohmann::json(signal) : nlohmann::json(nullptr)},
+        {"timed_out", timed_out},
+        {"cancelled", cancelled},
+        {"stdout_bytes", stdout_bytes},
+        {"stderr_bytes", stderr_bytes},
+        {"stdout_truncated", stdout_truncated},
+        {"stderr_truncated", stderr_truncated},
+        {"wall_ns", wall.count()},
+        {"leftovers_killed", leftovers_killed},
+    };
+}
+
+}  // namespace cko

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The shell every verb shares: version, help, errors printed once, --json and --request plumbing.
+. "$(dirname "$0")/lib.sh"
+
+expect_rc 0 "$CKO" --version
+contains "$out" "cko 0."
+
+expect_rc 0 "$CKO" help
+contains "$out" "self-check"
+
+# A usage error: one line on stderr with the code; exit 2.
+expect_rc 2 "$CKO" no-such-verb
+contains "$err" "cko: error[usage]:"
+[ "$(printf '%s\n' "$err" | grep -c 'cko: error')" -eq 1 ] || fail "error printed more than once"
+
+# With --json the same error is also one JSON document on stdout.
+expect_rc 2 "$CKO" self-check --json --no-such-flag
+printf '%s' "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["error"]["code"]=="usage", d'
+
+# self-check as JSON; in the build tree it finds the source tree's schemas and skill package.
+expect_rc 0 "$CKO" self-check --json
+printf '%s' "$out" | python3 -c '
+import json,sys
+d=json.load(sys.stdin)
+assert d["format_version"]=="cko/self-check-v1" and d["ok"] is True, d
+assert {c["name"] for c in d["checks"]} >= {"version","schemas","skill_package","temp_dir","json_sha256_roundtrip"}'
+
+# A data dir without schemas fails the check with exit 3 and says what to do.
+expect_rc 3 env CKO_DATA_DIR="$tmp" "$CKO" self-check
+contains "$out" "FAIL schemas"
+
+# --request: keys are the verb's options; unknown keys are rejected naming the key.
+echo '{"json": true}' > "$tmp/req.json"
+expect_rc 0 "$CKO" self-check --request "$tmp/req.json"
+contains "$out" '"format_version": "cko/self-check-v1"'
+echo '{"jsn": true}' > "$tmp/bad.json"
+expect_rc 2 "$CKO" self-check --request "$tmp/bad.json"
+contains "$err" 'error[invalid_request]'
+contains "$err" '"jsn"'
+echo '{"json": true, "json": false}' > "$tmp/dup.json"
+expect_rc 2 "$CKO" self-check --request "$tmp/dup.json"
+contains "$err" 'error[json_duplicate_key]'
+exit 0
