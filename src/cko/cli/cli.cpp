@@ -27,6 +27,8 @@ std::vector<std::unique_ptr<Verb>>& verbs() {
     return all;
 }
 
+bool g_json_output = false;
+
 Verb* selected_verb() {
     for (auto& verb : verbs()) {
         if (verb->app->parsed()) {
@@ -136,12 +138,16 @@ void build_app(CLI::App& app) {
     app.fallthrough(false);
     app.add_subcommand("help", "Show the verbs and what they do");
     register_self_check(app);
+    register_store(app);
+    register_driver(app);
     auto* profile = app.add_subcommand("profile", "Profiler evidence: parse reports into facts");
     profile->require_subcommand(1);
     register_profile(*profile);
 }
 
 }  // namespace
+
+bool json_output() noexcept { return g_json_output; }
 
 CLI::App* add_verb(CLI::App& parent, const std::string& name, const std::string& description,
                    Handler handler) {
@@ -207,6 +213,7 @@ int run_cli(int argc, char** argv) {
             std::cout << app.get_formatter()->make_help(&app, "", CLI::AppFormatMode::Normal);
             return 0;
         }
+        g_json_output = verb->json;
         CommandResult result = verb->handler();
         if (verb->json) {
             std::cout << result.json.dump(2) << '\n';

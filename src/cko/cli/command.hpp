@@ -29,6 +29,9 @@ using Handler = std::function<CommandResult()>;
 CLI::App* add_verb(CLI::App& parent, const std::string& name, const std::string& description,
                    Handler handler);
 
+// Whether the running verb was asked for --json (progress output must stay off then).
+[[nodiscard]] bool json_output() noexcept;
+
 // Runs the whole command line; returns the process exit code. Never throws.
 int run_cli(int argc, char** argv);
 

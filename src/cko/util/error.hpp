@@ -44,6 +44,23 @@ enum class ExitClass : int {
     X(unsupported_format, usage)      \
     X(missing_field, usage)           \
     X(unknown_unit, usage)            \
+    X(not_a_store, usage)             \
+    X(invalid_record, usage)          \
+    X(special_file, usage)            \
+    X(cas_conflict, usage)            \
+    X(store_locked, environment)      \
+    X(missing_result, environment)    \
+    X(invalid_driver_result, environment) \
+    X(subject_mismatch, environment)  \
+    X(sample_count_mismatch, environment) \
+    X(metric_name_mismatch, environment) \
+    X(unit_mismatch, environment)     \
+    X(constraint_set_mismatch, environment) \
+    X(non_finite_sample, environment) \
+    X(non_positive_sample, environment) \
+    X(undeclared_output, environment) \
+    X(driver_failed, environment)     \
+    X(resource_wait_timeout, environment) \
     X(io_error, environment)          \
     X(spawn_failed, environment)      \
     X(tool_failed, environment)       \

@@ -65,7 +65,7 @@ void write_all(int fd, std::string_view bytes, const fs::path& path) {
 }
 
 // rename(2) that fails with EEXIST instead of replacing. Returns errno (0 on success).
-int rename_no_replace(const fs::path& from, const fs::path& to) {
+int try_rename_no_replace(const fs::path& from, const fs::path& to) {
     if (::syscall(SYS_renameat2, AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0) {
         return 0;
     }
@@ -94,6 +94,17 @@ void fsync_directory(const fs::path& dir) {
     }
     if (::fsync(fd.get()) != 0 && errno != EINVAL) {
         throw_errno(errno, "cannot fsync directory", dir);
+    }
+}
+
+void rename_no_replace(const fs::path& from, const fs::path& to) {
+    const int err = try_rename_no_replace(from, to);
+    if (err == EEXIST || err == ENOTEMPTY) {
+        throw Error(ErrorCode::already_exists, fmt::format("{} already exists", to.string()),
+                    nlohmann::json{{"path", to.string()}});
+    }
+    if (err != 0) {
+        throw_errno(err, fmt::format("cannot rename {} to", from.string()), to);
     }
 }
 
@@ -126,7 +137,7 @@ void write_file_create_once(const fs::path& path, std::string_view bytes, unsign
             }
             step(AtomicWriteStep::temp_synced);
         }
-        const int err = rename_no_replace(temp, path);
+        const int err = try_rename_no_replace(temp, path);
         if (err == EEXIST) {
             throw Error(ErrorCode::already_exists,
                         fmt::format("{} already exists; records are create-once", path.string()),

@@ -26,6 +26,10 @@ void write_file_create_once(const std::filesystem::path& path, std::string_view 
 
 void fsync_directory(const std::filesystem::path& dir);
 
+// rename(2) that never replaces: throws already_exists if `to` exists (file or directory, even an
+// empty one). Uses renameat2(RENAME_NOREPLACE), or link+unlink for files where that is missing.
+void rename_no_replace(const std::filesystem::path& from, const std::filesystem::path& to);
+
 // A name that may become one path component: [A-Za-z0-9._-]{1,128}, not "." or "..".
 [[nodiscard]] bool is_safe_name(std::string_view name) noexcept;
 // Throws unsafe_path naming `field` (e.g. "cases.ids[2]") and the rule.

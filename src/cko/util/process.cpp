@@ -4,7 +4,6 @@
 
 #include "cko/util/error.hpp"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -18,7 +17,9 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <charconv>
 #include <climits>
+#include <cstdlib>
 #include <cstring>
 #include <optional>
 #include <string_view>
@@ -37,8 +38,9 @@ constexpr std::chrono::milliseconds kPollTick{10};
 constexpr std::chrono::milliseconds kMinDrain{200};
 // Reads per stream per wakeup, so that one flooding stream cannot starve the deadline checks.
 constexpr int kReadsPerWakeup = 16;
-constexpr std::size_t kReadChunk = 64 * 1024;
-// Longer timeouts count as none, and longer graces as this, so that time arithmetic cannot overflow.
+constexpr std::size_t kReadChunk = std::size_t{64} * 1024;
+// Longer timeouts count as none, and longer graces as this, so that time arithmetic cannot
+// overflow.
 constexpr std::chrono::milliseconds kForever = std::chrono::hours(24 * 365 * 100);
 
 class UniqueFd {
@@ -78,8 +80,8 @@ nlohmann::json errno_details(int err) {
     return {{"errno", name != nullptr ? name : std::to_string(err)}, {"reason", errno_text(err)}};
 }
 
-[[noreturn]] void throw_spawn_failed(const ProcessSpec& spec, const std::string& program,
-                                     int err, const std::string& what) {
+[[noreturn]] void throw_spawn_failed(const ProcessSpec& spec, const std::string& program, int err,
+                                     const std::string& what) {
     nlohmann::json details = errno_details(err);
     details["argv0"] = spec.argv.front();
     details["program"] = program;
@@ -146,7 +148,10 @@ Pipe make_output_pipe() {
     Pipe pipe{UniqueFd(fds[0]), UniqueFd(fds[1])};
     // Only our end is non-blocking; the child's end keeps the blocking semantics it expects.
     const int flags = ::fcntl(pipe.read_end.get(), F_GETFL);
-    ::fcntl(pipe.read_end.get(), F_SETFL, flags | O_NONBLOCK);
+    if (flags < 0 || ::fcntl(pipe.read_end.get(), F_SETFL, flags | O_NONBLOCK) < 0) {
+        throw Error(ErrorCode::io_error, "cannot make a pipe non-blocking: " + errno_text(errno),
+                    errno_details(errno));
+    }
     pipe.read_end = above_stdio(std::move(pipe.read_end));
     pipe.write_end = above_stdio(std::move(pipe.write_end));
     return pipe;
@@ -157,8 +162,11 @@ UniqueFd open_capture_file(const std::filesystem::path& path) {
         return {};
     }
     // O_APPEND so that stdout and stderr captured into one file interleave instead of overwriting.
-    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC | O_NOCTTY,
-                          0666);
+    const int flags = O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC | O_NOCTTY;
+    int fd = -1;
+    do {
+        fd = ::open(path.c_str(), flags, 0666);
+    } while (fd < 0 && errno == EINTR);
     if (fd < 0) {
         throw_io_error("create capture file", path, errno);
     }
@@ -177,7 +185,8 @@ UniqueFd make_stdin(const std::string& data) {
     }
     UniqueFd fd(::memfd_create("cko-stdin", MFD_CLOEXEC));
     if (!fd.valid()) {
-        throw Error(ErrorCode::io_error, "cannot create a memory file for stdin: " + errno_text(errno),
+        throw Error(ErrorCode::io_error,
+                    "cannot create a memory file for stdin: " + errno_text(errno),
                     errno_details(errno));
     }
     if (const int err = write_all(fd.get(), data.data(), data.size()); err != 0) {
@@ -191,10 +200,11 @@ UniqueFd make_stdin(const std::string& data) {
     return above_stdio(std::move(fd));
 }
 
-std::optional<std::string_view> env_value(const std::vector<std::string>& env, std::string_view name) {
+std::optional<std::string_view> env_value(const std::vector<std::string>& env,
+                                          std::string_view name) {
     for (const std::string& entry : env) {
-        if (entry.size() > name.size() && entry[name.size()] == '='
-            && std::string_view(entry).substr(0, name.size()) == name) {
+        if (entry.size() > name.size() && entry[name.size()] == '=' &&
+            std::string_view(entry).substr(0, name.size()) == name) {
             return std::string_view(entry).substr(name.size() + 1);
         }
     }
@@ -203,8 +213,8 @@ std::optional<std::string_view> env_value(const std::vector<std::string>& env, s
 
 bool is_executable_file(const std::string& path) {
     struct stat st {};
-    return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)
-           && ::faccessat(AT_FDCWD, path.c_str(), X_OK, AT_EACCESS) == 0;
+    return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+           ::faccessat(AT_FDCWD, path.c_str(), X_OK, AT_EACCESS) == 0;
 }
 
 // The program execve will run: argv[0] itself when it holds a '/', else the first executable
@@ -288,7 +298,8 @@ pid_t spawn(const ProcessSpec& spec, const std::string& program, std::vector<std
     // Our own fds are all CLOEXEC; this also closes those other code opened without it.
     check(::posix_spawn_file_actions_addclosefrom_np(&actions, STDERR_FILENO + 1), "addclosefrom");
     if (!spec.working_dir.empty()) {
-        check(::posix_spawn_file_actions_addchdir_np(&actions, spec.working_dir.c_str()), "addchdir");
+        check(::posix_spawn_file_actions_addchdir_np(&actions, spec.working_dir.c_str()),
+              "addchdir");
     }
 
     // Own process group, so that the whole tree can be signalled at once. Empty signal mask and
@@ -297,8 +308,8 @@ pid_t spawn(const ProcessSpec& spec, const std::string& program, std::vector<std
     sigset_t all_signals;
     sigemptyset(&empty_mask);
     sigfillset(&all_signals);
-    check(::posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK
-                                                | POSIX_SPAWN_SETSIGDEF),
+    check(::posix_spawnattr_setflags(
+              &attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF),
           "setflags");
     check(::posix_spawnattr_setpgroup(&attr, 0), "setpgroup");
     check(::posix_spawnattr_setsigmask(&attr, &empty_mask), "setsigmask");
@@ -311,9 +322,8 @@ pid_t spawn(const ProcessSpec& spec, const std::string& program, std::vector<std
             ::posix_spawn(&pid, program.c_str(), &actions, &attr, c_argv.data(), c_env.data());
         err != 0) {
         // glibc has already reaped the failed child.
-        throw_spawn_failed(spec, program,
-                           err, spec.working_dir.empty() ? "execve failed"
-                                                         : "chdir or execve failed");
+        throw_spawn_failed(spec, program, err,
+                           spec.working_dir.empty() ? "execve failed" : "chdir or execve failed");
     }
     return pid;
 }
@@ -369,8 +379,8 @@ private:
         nlohmann::json details = errno_details(err);
         details["pid"] = pid_;
         throw Error(ErrorCode::internal,
-                    "child process " + std::to_string(pid_)
-                        + " was reaped elsewhere (is SIGCHLD ignored?): " + errno_text(err),
+                    "child process " + std::to_string(pid_) +
+                        " was reaped elsewhere (is SIGCHLD ignored?): " + errno_text(err),
                     std::move(details));
     }
 
@@ -381,45 +391,40 @@ private:
 // Whether a process other than the leader, neither dead nor a zombie, is in process group pgid.
 // Read from /proc because while the zombie leader holds the group, kill(-pgid, 0) always succeeds.
 bool group_has_other_live_members(pid_t pgid, pid_t leader) {
-    DIR* proc = ::opendir("/proc");
-    if (proc == nullptr) {
-        return false;
-    }
-    struct Closer {
-        DIR* dir;
-        ~Closer() { ::closedir(dir); }
-    } closer{proc};
+    std::error_code ec;
     std::array<char, 512> stat{};
-    while (const dirent* entry = ::readdir(proc)) {
-        char* end = nullptr;
-        const long pid = std::strtol(entry->d_name, &end, 10);
-        if (pid <= 0 || *end != '\0' || pid == leader) {
+    for (std::filesystem::directory_iterator it("/proc", ec), end; !ec && it != end;
+         it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        pid_t pid = 0;
+        const auto [digits_end, parse_error] =
+            std::from_chars(name.data(), name.data() + name.size(), pid);
+        if (parse_error != std::errc() || digits_end != name.data() + name.size() ||
+            pid == leader) {
             continue;
         }
-        const std::string path = std::string("/proc/") + entry->d_name + "/stat";
-        UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-        if (!fd.valid()) {
-            continue;
+        const UniqueFd fd(::open((it->path() / "stat").c_str(), O_RDONLY | O_CLOEXEC));
+        ssize_t n = -1;
+        while (fd.valid() && (n = ::read(fd.get(), stat.data(), stat.size())) < 0 &&
+               errno == EINTR) {
         }
-        ssize_t n = 0;
-        do {
-            n = ::read(fd.get(), stat.data(), stat.size() - 1);
-        } while (n < 0 && errno == EINTR);
         if (n <= 0) {
             continue;
         }
         // "pid (comm) state ppid pgrp ...": comm may hold anything, so parse after the last ')'.
         const std::string_view text(stat.data(), static_cast<std::size_t>(n));
         const std::size_t paren = text.rfind(')');
-        if (paren == std::string_view::npos) {
+        if (paren == std::string_view::npos || paren + 4 >= text.size()) {
             continue;
         }
-        char state = 0;
-        int ppid = 0;
-        int pgrp = 0;
-        stat[static_cast<std::size_t>(n)] = '\0';
-        if (std::sscanf(stat.data() + paren + 1, " %c %d %d", &state, &ppid, &pgrp) == 3
-            && pgrp == pgid && state != 'Z' && state != 'X') {
+        const char state = text[paren + 2];
+        const std::size_t ppid_end = text.find(' ', paren + 4);
+        if (ppid_end == std::string_view::npos) {
+            continue;
+        }
+        pid_t pgrp = 0;
+        std::from_chars(text.data() + ppid_end + 1, text.data() + text.size(), pgrp);
+        if (pgrp == pgid && state != 'Z' && state != 'X') {
             return true;
         }
     }
@@ -495,7 +500,9 @@ std::vector<std::string> scrubbed_environment(const std::vector<std::string>& al
     std::map<std::string, std::string> merged;
     for (const std::string& name : allow) {
         check_name(name);
-        if (const char* value = std::getenv(name.c_str()); value != nullptr) {
+        // Races only with setenv, which cko does not call once threads run.
+        const char* value = std::getenv(name.c_str());  // NOLINT(concurrency-mt-unsafe)
+        if (value != nullptr) {
             merged[name] = value;
         }
     }
@@ -511,7 +518,9 @@ std::vector<std::string> scrubbed_environment(const std::vector<std::string>& al
     std::vector<std::string> env;
     env.reserve(merged.size());
     for (const auto& [name, value] : merged) {
-        env.push_back(name + "=" + value);
+        std::string& entry = env.emplace_back(name);
+        entry += '=';
+        entry += value;
     }
     return env;
 }
@@ -552,6 +561,9 @@ ProcessResult run_process(const ProcessSpec& spec) {
 
     ProcessResult result;
     result.pid = child.pid();
+    if (spec.on_spawn) {
+        spec.on_spawn(result.pid);  // an exception here still kills and reaps the child (~ChildProcess)
+    }
     // Becomes readable when the leader ends; without one (old kernel, seccomp) we look every tick.
     const UniqueFd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, result.pid, 0)));
 

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -20,20 +21,23 @@ struct ProcessSpec {
     // only; "/bin:/usr/bin" when it has no PATH, as execvp does). With a '/', it is used as is, so
     // a relative one is relative to working_dir.
     std::vector<std::string> argv;
-    std::filesystem::path working_dir;          // empty = inherit
-    std::vector<std::string> env_allow;         // names copied from our environment; others dropped
-    std::map<std::string, std::string> env_set; // explicit values, added or overriding
+    std::filesystem::path working_dir;   // empty = inherit
+    std::vector<std::string> env_allow;  // names copied from our environment; others dropped
+    std::map<std::string, std::string> env_set;  // explicit values, added or overriding
     // Capture files, created or truncated before the child starts; empty = discard (the bytes are
     // still read and counted). Both may name the same file: it is opened O_APPEND.
     std::filesystem::path stdout_path;
     std::filesystem::path stderr_path;
     // Per stream: bytes beyond the cap are read and dropped, so a chatty child never blocks.
     std::uint64_t output_cap_bytes = std::uint64_t{16} << 20;
-    std::chrono::milliseconds timeout{0};       // 0 = none; the deadline counts from the start
-    std::chrono::milliseconds kill_grace{2000}; // SIGTERM, this long, then SIGKILL
-    std::string stdin_data;                     // given on stdin; empty = /dev/null
+    std::chrono::milliseconds timeout{0};        // 0 = none; the deadline counts from the start
+    std::chrono::milliseconds kill_grace{2000};  // SIGTERM, this long, then SIGKILL
+    std::string stdin_data;                      // given on stdin; empty = /dev/null
     // When set and it becomes true: the same kill sequence as a deadline, result.cancelled.
     const std::atomic<bool>* cancel = nullptr;
+    // Called once right after the spawn with the child's pid (= its process group id), before
+    // waiting: lets the caller record the group so that it can be cleaned up if we die.
+    std::function<void(pid_t)> on_spawn;
 };
 
 struct ProcessResult {
@@ -41,8 +45,8 @@ struct ProcessResult {
     int exit_code = 0;
     bool signaled = false;  // signal is valid
     int signal = 0;
-    bool timed_out = false;  // we sent the kill sequence because the deadline passed
-    bool cancelled = false;  // ... because the cancel flag became true
+    bool timed_out = false;         // we sent the kill sequence because the deadline passed
+    bool cancelled = false;         // ... because the cancel flag became true
     bool stdout_truncated = false;  // the capture file holds less than the child wrote
     bool stderr_truncated = false;
     std::uint64_t stdout_bytes = 0;  // bytes the child wrote, dropped ones included
@@ -68,8 +72,7 @@ struct ProcessResult {
 
 // "NAME=value" entries, sorted by name: each allowed name set in our environment, then env_set on
 // top. Throws cko::Error(invalid_argument) for an empty name, or one holding '=' or NUL.
-[[nodiscard]] std::vector<std::string>
-scrubbed_environment(const std::vector<std::string>& allow,
-                     const std::map<std::string, std::string>& set);
+[[nodiscard]] std::vector<std::string> scrubbed_environment(
+    const std::vector<std::string>& allow, const std::map<std::string, std::string>& set);
 
 }  // namespace cko

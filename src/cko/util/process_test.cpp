@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
@@ -62,13 +63,31 @@ bool gone_within(pid_t pid, std::chrono::milliseconds limit) {
 }
 
 pid_t read_pid(const std::filesystem::path& path) {
-    return static_cast<pid_t>(std::atoi(read_file(path).c_str()));
+    const std::string text = read_file(path);
+    pid_t pid = 0;
+    std::from_chars(text.data(), text.data() + text.size(), pid);
+    return pid;
 }
+
+// Sets a variable of our environment for one test. Tests run on one thread, so setenv is safe.
+class ScopedEnv {
+public:
+    ScopedEnv(const char* name, const char* value) : name_(name) {
+        ::setenv(name, value, 1);  // NOLINT(concurrency-mt-unsafe)
+    }
+    ScopedEnv(const ScopedEnv&) = delete;
+    ScopedEnv& operator=(const ScopedEnv&) = delete;
+    ~ScopedEnv() { ::unsetenv(name_); }  // NOLINT(concurrency-mt-unsafe)
+
+private:
+    const char* name_;
+};
 
 class ProcessTest : public ::testing::Test {
 protected:
     void SetUp() override {
-        std::string pattern = (std::filesystem::temp_directory_path() / "cko-process-XXXXXX").string();
+        std::string pattern =
+            (std::filesystem::temp_directory_path() / "cko-process-XXXXXX").string();
         ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
         dir_ = std::filesystem::canonical(pattern);
     }
@@ -117,7 +136,7 @@ TEST_F(ProcessTest, DeathBySignalIsReported) {
 TEST_F(ProcessTest, StdoutAndStderrAreCapturedExactly) {
     const ProcessSpec spec = spec_for(shell(R"(printf 'out\n\000\377end'; printf 'err\n' >&2)"));
     const ProcessResult result = run_process(spec);
-    const std::string expected_out("out\n\0\xff" "end", 9);
+    const std::string expected_out = std::string("out\n\0\xff", 6) + "end";
     EXPECT_EQ(read_file(spec.stdout_path), expected_out);
     EXPECT_EQ(read_file(spec.stderr_path), "err\n");
     EXPECT_EQ(result.stdout_bytes, expected_out.size());
@@ -162,14 +181,12 @@ TEST_F(ProcessTest, BothStreamsMayShareOneCaptureFile) {
 }
 
 TEST_F(ProcessTest, EnvironmentIsScrubbedToTheAllowListPlusExplicitValues) {
-    ::setenv("CKO_PROCESS_TEST_SECRET", "leaked", 1);
-    ::setenv("CKO_PROCESS_TEST_ALLOWED", "kept", 1);
+    const ScopedEnv secret("CKO_PROCESS_TEST_SECRET", "leaked");
+    const ScopedEnv allowed("CKO_PROCESS_TEST_ALLOWED", "kept");
     ProcessSpec spec = spec_for({"env"});  // Also found through the child's PATH.
     spec.env_allow = {"PATH", "CKO_PROCESS_TEST_ALLOWED", "CKO_PROCESS_TEST_UNSET"};
     spec.env_set = {{"CKO_PROCESS_TEST_SET", "given value"}};
     const ProcessResult result = run_process(spec);
-    ::unsetenv("CKO_PROCESS_TEST_SECRET");
-    ::unsetenv("CKO_PROCESS_TEST_ALLOWED");
 
     ASSERT_TRUE(result.exited);
     std::set<std::string> names;
@@ -177,19 +194,18 @@ TEST_F(ProcessTest, EnvironmentIsScrubbedToTheAllowListPlusExplicitValues) {
     for (std::string line; std::getline(lines, line);) {
         names.insert(line.substr(0, line.find('=')));
     }
-    EXPECT_EQ(names, (std::set<std::string>{"PATH", "CKO_PROCESS_TEST_ALLOWED", "CKO_PROCESS_TEST_SET"}));
+    EXPECT_EQ(names,
+              (std::set<std::string>{"PATH", "CKO_PROCESS_TEST_ALLOWED", "CKO_PROCESS_TEST_SET"}));
     const std::string env = read_file(spec.stdout_path);
     EXPECT_NE(env.find("CKO_PROCESS_TEST_ALLOWED=kept\n"), std::string::npos);
     EXPECT_NE(env.find("CKO_PROCESS_TEST_SET=given value\n"), std::string::npos);
 }
 
 TEST(ScrubbedEnvironmentTest, IsSortedAndExplicitValuesWin) {
-    ::setenv("CKO_PROCESS_TEST_B", "from parent", 1);
-    ::setenv("CKO_PROCESS_TEST_A", "from parent", 1);
+    const ScopedEnv b("CKO_PROCESS_TEST_B", "from parent");
+    const ScopedEnv a("CKO_PROCESS_TEST_A", "from parent");
     const std::vector<std::string> env = scrubbed_environment(
         {"CKO_PROCESS_TEST_B", "CKO_PROCESS_TEST_A"}, {{"CKO_PROCESS_TEST_B", "set"}});
-    ::unsetenv("CKO_PROCESS_TEST_A");
-    ::unsetenv("CKO_PROCESS_TEST_B");
     EXPECT_EQ(env, (std::vector<std::string>{"CKO_PROCESS_TEST_A=from parent",
                                              "CKO_PROCESS_TEST_B=set"}));
 }
@@ -254,6 +270,15 @@ TEST_F(ProcessTest, UnwritableCaptureFileThrowsIoError) {
     ProcessSpec spec = spec_for(shell("exit 0"));
     spec.stdout_path = dir_ / "missing" / "stdout";
     EXPECT_EQ(error_code_of(spec), ErrorCode::io_error);
+}
+
+// A capture that cannot be written makes the run worthless: the child is stopped, not waited for.
+TEST_F(ProcessTest, CaptureWriteFailureStopsTheChildAndThrowsIoError) {
+    ProcessSpec spec = spec_for(shell("printf x; exec sleep 1000"));
+    spec.stdout_path = "/dev/full";
+    const auto start = Clock::now();
+    EXPECT_EQ(error_code_of(spec), ErrorCode::io_error);
+    EXPECT_LT(Clock::now() - start, spec.kill_grace);
 }
 
 TEST_F(ProcessTest, WorkingDirIsHonored) {
@@ -334,8 +359,8 @@ TEST_F(ProcessTest, ChildDoesNotInheritOurBlockedSignals) {
 // run_process returns, with no more delay than the deadline and the grace.
 TEST_F(ProcessTest, DeadlineKillsAChildThatIgnoresSigtermAndItsGrandchild) {
     const std::filesystem::path pid_file = dir_ / "grandchild.pid";
-    ProcessSpec spec = spec_for(shell("trap '' TERM; sleep 1000 & echo $! > \"$1\"; wait",
-                                      {pid_file.string()}));
+    ProcessSpec spec =
+        spec_for(shell("trap '' TERM; sleep 1000 & echo $! > \"$1\"; wait", {pid_file.string()}));
     spec.timeout = 300ms;
     spec.kill_grace = 300ms;
     const auto start = Clock::now();
@@ -393,6 +418,7 @@ TEST_F(ProcessTest, SeveralThreadsMayRunProcessesAtOnce) {
     constexpr int kThreads = 4;
     constexpr int kRuns = 5;
     std::vector<std::thread> threads;
+    threads.reserve(kThreads);
     std::vector<int> failures(kThreads, 0);
     for (int t = 0; t < kThreads; ++t) {
         threads.emplace_back([this, t, &failures] {
@@ -425,9 +451,9 @@ TEST(ProcessResultTest, JsonHasStableKeysAndNullsForInvalidFields) {
         keys.insert(item.key());
     }
     EXPECT_EQ(keys, (std::set<std::string>{"pid", "exited", "exit_code", "signaled", "signal",
-                                           "timed_out", "cancelled", "stdout_bytes",
-                                           "stderr_bytes", "stdout_truncated", "stderr_truncated",
-                                           "wall_ns", "leftovers_killed"}));
+                                           "timed_out", "cancelled", "stdout_bytes", "stderr_bytes",
+                                           "stdout_truncated", "stderr_truncated", "wall_ns",
+                                           "leftovers_killed"}));
     EXPECT_EQ(json["exit_code"], 3);
     EXPECT_TRUE(json["signal"].is_null());
     EXPECT_EQ(json["wall_ns"], 1500);

@@ -1,0 +1,117 @@
+// Driver calls: timeouts, exit status, missing or malformed results, each mapped to one error code.
+#include "cko/driver/call.hpp"
+
+#include "cko/util/files.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <fstream>
+
+namespace cko::driver {
+namespace fs = std::filesystem;
+namespace {
+
+std::string tail_of(const fs::path& file, std::size_t max_bytes) {
+    std::ifstream in(file, std::ios::binary);
+    std::string text((std::istreambuf_iterator<char>(in)), {});
+    if (text.size() > max_bytes) {
+        text = "…" + text.substr(text.size() - max_bytes);
+    }
+    while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) {
+        text.pop_back();
+    }
+    return text;
+}
+
+Error judge_process(const CallReport& report, std::chrono::milliseconds timeout) {
+    const ProcessResult& p = report.outcome.process;
+    const std::string stderr_tail = tail_of(report.outcome.call_dir / "stderr.txt", 2000);
+    const Json details{{"call_dir", report.outcome.call_dir.string()}, {"process", p.to_json()},
+                       {"stderr_tail", stderr_tail}};
+    if (p.cancelled) {
+        return Error(ErrorCode::interrupted, "the driver call was cancelled; its process group was killed", details);
+    }
+    if (p.timed_out) {
+        return Error(ErrorCode::timed_out,
+                     fmt::format("the driver ran past its {} s limit; its process group was killed "
+                                 "(raise limits.command_timeout_s or make the driver faster)",
+                                 static_cast<double>(timeout.count()) / 1000.0),
+                     details);
+    }
+    const std::string how = p.exited ? fmt::format("exited with status {}", p.exit_code)
+                                     : fmt::format("was killed by signal {}", p.signal);
+    return Error(ErrorCode::driver_failed,
+                 fmt::format("the driver {}{}", how, stderr_tail.empty() ? "" : "; stderr ends with: " + stderr_tail),
+                 details);
+}
+
+}  // namespace
+
+bool DriverSpec::can(std::string_view capability) const {
+    return std::find(capabilities.begin(), capabilities.end(), capability) != capabilities.end();
+}
+
+Json CallReport::to_json() const {
+    Json j{{"call", outcome.number}, {"call_dir", outcome.relative_dir}, {"process", outcome.process.to_json()},
+           {"ok", result.has_value()}};
+    if (error) {
+        j["error"] = error->to_json()["error"];
+    }
+    return j;
+}
+
+CallReport call_driver(run::Invocation& invocation, const DriverSpec& driver, const Request& request) {
+    run::CallSpec spec;
+    spec.argv = driver.argv;
+    spec.request = request.to_json();
+    spec.working_dir = driver.working_dir;
+    spec.env_allow = driver.env_allow;
+    CallReport report;
+    try {
+        report.outcome = invocation.call(spec);
+    } catch (const Error& e) {
+        report.error = e;  // spawn_failed: the driver could not be started at all
+        return report;
+    }
+    const ProcessResult& p = report.outcome.process;
+    const fs::path result_path = report.outcome.output_dir / "result.json";
+    const bool has_result = fs::exists(result_path);
+    if (p.cancelled || p.timed_out || !p.exited || p.exit_code != 0) {
+        report.error = judge_process(report, invocation.limits().command);
+    } else if (!has_result) {
+        report.error = Error(ErrorCode::missing_result,
+                             fmt::format("the driver exited 0 but wrote no {} (it must write result_path from the "
+                                         "request, or exit nonzero when it cannot run)",
+                                         result_path.string()),
+                             Json{{"call_dir", report.outcome.call_dir.string()}});
+    } else {
+        try {
+            const Json parsed = read_json_file(result_path, JsonLimits{std::size_t{64} << 20, 32});
+            report.result = validate_result(request, parsed, report.outcome.output_files);
+        } catch (const Error& e) {
+            if (e.code() == ErrorCode::json_non_finite) {
+                report.error = Error(ErrorCode::non_finite_sample, e.what(), e.details());
+            } else if (e.code() == ErrorCode::file_too_large || e.code() == ErrorCode::io_error ||
+                       std::string_view(error_code_name(e.code())).starts_with("json_")) {
+                report.error = Error(ErrorCode::invalid_driver_result, e.what(), e.details());
+            } else {
+                report.error = e;
+            }
+        }
+    }
+    Json validation{{"format_version", "cko/driver-validation-v1"},
+                    {"id", fmt::format("{}-call-{}-validation", invocation.id(), report.outcome.number)},
+                    {"ok", report.result.has_value()}};
+    if (report.error) {
+        validation["error"] = report.error->to_json()["error"];
+    }
+    // Written into the call directory beside process.json, never into the driver's output_dir.
+    try {
+        invocation.event("call_validated", validation);
+    } catch (const Error&) {
+    }
+    return report;
+}
+
+}  // namespace cko::driver

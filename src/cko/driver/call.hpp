@@ -1,0 +1,34 @@
+// One driver call: run the driver through the invocation runtime, then judge its result strictly.
+#pragma once
+
+#include "cko/driver/protocol.hpp"
+#include "cko/run/invocation.hpp"
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cko::driver {
+
+struct DriverSpec {
+    std::vector<std::string> argv;
+    std::vector<std::string> capabilities;  // "single_subject", "paired_in_process"
+    std::vector<std::string> env_allow = {"PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "LD_LIBRARY_PATH",
+                                          "CUDA_VISIBLE_DEVICES", "PYTHONPATH"};
+    std::filesystem::path working_dir;
+    [[nodiscard]] bool can(std::string_view capability) const;
+};
+
+struct CallReport {
+    run::CallOutcome outcome;
+    std::optional<Result> result;  // set when the call produced a valid result
+    std::optional<Error> error;    // set otherwise: timed_out, interrupted, driver_failed, missing_result, ...
+    [[nodiscard]] Json to_json() const;
+};
+
+// Never throws for a misbehaving driver: the failure is returned (and recorded in the call's
+// validation.json and the invocation's events) so the caller can finish the invocation with it.
+[[nodiscard]] CallReport call_driver(run::Invocation& invocation, const DriverSpec& driver, const Request& request);
+
+}  // namespace cko::driver

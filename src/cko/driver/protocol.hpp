@@ -1,0 +1,84 @@
+// The driver protocol v1 (PROTOCOL.md): the request cko writes and the strict validation of the result.
+#pragma once
+
+#include "cko/util/json.hpp"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cko::driver {
+
+#define CKO_DRIVER_MODES(X) X(smoke) X(single) X(paired)
+enum class Mode {
+#define CKO_X(name) name,
+    CKO_DRIVER_MODES(CKO_X)
+#undef CKO_X
+};
+[[nodiscard]] std::string_view mode_name(Mode mode) noexcept;
+[[nodiscard]] std::optional<Mode> mode_from_name(std::string_view name) noexcept;
+
+#define CKO_CORRECTNESS_STATUSES(X) X(passed) X(failed) X(error)
+enum class CorrectnessStatus {
+#define CKO_X(name) name,
+    CKO_CORRECTNESS_STATUSES(CKO_X)
+#undef CKO_X
+};
+[[nodiscard]] std::string_view correctness_status_name(CorrectnessStatus s) noexcept;
+
+struct MetricSpec {
+    std::string name;
+    std::string unit;
+};
+
+struct Subject {
+    std::string role;   // "reference" or "candidate"
+    std::string label;  // "original", "exp-…"
+    std::string path;   // materialized read-only snapshot
+};
+
+struct Request {
+    Mode mode = Mode::single;
+    std::string case_id;
+    std::string case_path;
+    std::vector<Subject> subjects;
+    std::vector<std::string> order;  // roles, in the order the driver runs them (paired)
+    int samples = 1;
+    std::uint64_t seed = 0;
+    MetricSpec primary;
+    std::vector<MetricSpec> constraints;
+    std::vector<std::string> correctness_metrics;
+    // output_dir, result_path and deadline_unix_s are filled in by the runtime per call.
+    [[nodiscard]] Json to_json() const;
+};
+
+struct SubjectResult {
+    std::string role;
+    CorrectnessStatus status = CorrectnessStatus::error;
+    std::map<std::string, double> correctness_metrics;
+    std::vector<double> primary;
+    std::map<std::string, std::vector<double>> constraints;
+};
+
+struct Result {
+    std::vector<SubjectResult> subjects;  // in the request's subject order
+    Json environment = Json::object();
+    std::vector<std::string> artifacts;
+    [[nodiscard]] const SubjectResult& subject(const std::string& role) const;
+    [[nodiscard]] Json to_json() const;
+};
+
+// Validates a driver's result.json against the request it answered, strictly: closed objects,
+// the same subjects, names, units and constraint set, exactly `samples` finite positive samples,
+// correctness metrics for every requested name, and no file in the output directory beyond
+// result.json and the declared artifacts. Each failure has its own error code and names the
+// JSON path.
+[[nodiscard]] Result validate_result(const Request& request, const Json& result,
+                                     const std::vector<std::string>& output_files);
+
+// The number of samples a mode implies: smoke always 2.
+[[nodiscard]] int samples_for(Mode mode, int requested) noexcept;
+
+}  // namespace cko::driver

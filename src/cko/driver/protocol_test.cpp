@@ -1,0 +1,150 @@
+// Result validation: every way a driver can get the contract wrong has its own error code and path.
+#include "cko/driver/protocol.hpp"
+
+#include "cko/util/error.hpp"
+
+#include <gtest/gtest.h>
+
+namespace cko::driver {
+namespace {
+
+Request paired_request() {
+    Request r;
+    r.mode = Mode::paired;
+    r.case_id = "main";
+    r.subjects = {{"reference", "original", "/r"}, {"candidate", "exp-1", "/c"}};
+    r.order = {"candidate", "reference"};
+    r.samples = 3;
+    r.primary = {"latency_us", "us"};
+    r.constraints = {{"peak_mem_bytes", "byte"}};
+    r.correctness_metrics = {"max_rel_err"};
+    return r;
+}
+
+Json subject(const std::string& role) {
+    return Json{{"role", role},
+                {"correctness", {{"status", "passed"}, {"metrics", {{"max_rel_err", 0.0}}}}},
+                {"measurements",
+                 {{"primary", {{"name", "latency_us"}, {"unit", "us"}, {"samples", {745.1, 744.9, 745.3}}}},
+                  {"constraints", Json::array({{{"name", "peak_mem_bytes"}, {"unit", "byte"}, {"samples", {1, 1, 1}}}})}}}};
+}
+
+Json good_result() {
+    return Json{{"format_version", "cko/driver-result-v1"},
+                {"subjects", {subject("reference"), subject("candidate")}},
+                {"environment", {{"gpu_uuids", {"GPU-x"}}}},
+                {"artifacts", {"trace.json"}}};
+}
+
+Error error_of(const Json& result, std::vector<std::string> files = {"result.json", "trace.json"}) {
+    try {
+        (void)validate_result(paired_request(), result, files);
+    } catch (const Error& e) {
+        return e;
+    }
+    ADD_FAILURE() << "accepted: " << result.dump();
+    return Error(ErrorCode::internal, "not thrown");
+}
+
+TEST(DriverResult, AValidPairedResultIsRead) {
+    const Result r = validate_result(paired_request(), good_result(), {"result.json", "trace.json"});
+    ASSERT_EQ(r.subjects.size(), 2u);
+    EXPECT_EQ(r.subject("candidate").primary[2], 745.3);
+    EXPECT_EQ(r.subject("reference").constraints.at("peak_mem_bytes").size(), 3u);
+    EXPECT_EQ(r.subject("reference").status, CorrectnessStatus::passed);
+}
+
+TEST(DriverResult, WrongSampleCount) {
+    Json j = good_result();
+    j["subjects"][1]["measurements"]["primary"]["samples"].push_back(1.0);
+    const Error e = error_of(j);
+    EXPECT_EQ(e.code(), ErrorCode::sample_count_mismatch);
+    EXPECT_EQ(e.details()["path"], "$.subjects[1].measurements.primary.samples");
+}
+
+TEST(DriverResult, WrongMetricNameAndUnit) {
+    Json j = good_result();
+    j["subjects"][0]["measurements"]["primary"]["name"] = "latency";
+    EXPECT_EQ(error_of(j).code(), ErrorCode::metric_name_mismatch);
+    j = good_result();
+    j["subjects"][0]["measurements"]["primary"]["unit"] = "ms";
+    EXPECT_EQ(error_of(j).code(), ErrorCode::unit_mismatch);
+}
+
+TEST(DriverResult, NonPositiveSample) {
+    Json j = good_result();
+    j["subjects"][0]["measurements"]["primary"]["samples"][1] = 0;
+    const Error e = error_of(j);
+    EXPECT_EQ(e.code(), ErrorCode::non_positive_sample);
+    EXPECT_EQ(e.details()["path"], "$.subjects[0].measurements.primary.samples[1]");
+}
+
+TEST(DriverResult, BooleanIsNotANumber) {
+    Json j = good_result();
+    j["subjects"][0]["measurements"]["primary"]["samples"][0] = true;
+    EXPECT_EQ(error_of(j).code(), ErrorCode::invalid_driver_result);
+}
+
+TEST(DriverResult, ConstraintSetMustMatch) {
+    Json j = good_result();
+    j["subjects"][0]["measurements"]["constraints"] = Json::array();
+    EXPECT_EQ(error_of(j).code(), ErrorCode::constraint_set_mismatch);
+    j = good_result();
+    j["subjects"][0]["measurements"]["constraints"].push_back(
+        Json{{"name", "power_w"}, {"unit", "W"}, {"samples", {1, 1, 1}}});
+    EXPECT_EQ(error_of(j).code(), ErrorCode::constraint_set_mismatch);
+}
+
+TEST(DriverResult, SubjectsMustMatchTheRequest) {
+    Json j = good_result();
+    j["subjects"].erase(1);
+    EXPECT_EQ(error_of(j).code(), ErrorCode::subject_mismatch);
+    j = good_result();
+    j["subjects"][1]["role"] = "reference";
+    EXPECT_EQ(error_of(j).code(), ErrorCode::subject_mismatch);
+}
+
+TEST(DriverResult, ClosedObjectsRejectUnknownKeys) {
+    Json j = good_result();
+    j["subjects"][0]["note"] = "hi";
+    const Error e = error_of(j);
+    EXPECT_EQ(e.code(), ErrorCode::invalid_driver_result);
+    EXPECT_EQ(e.details()["path"], "$.subjects[0].note");
+}
+
+TEST(DriverResult, CorrectnessMetricRequiredUnlessStatusIsError) {
+    Json j = good_result();
+    j["subjects"][0]["correctness"]["metrics"] = Json::object();
+    EXPECT_EQ(error_of(j).details()["path"], "$.subjects[0].correctness.metrics.max_rel_err");
+    j["subjects"][0]["correctness"]["status"] = "error";
+    EXPECT_NO_THROW((void)validate_result(paired_request(), j, {"result.json", "trace.json"}));
+    j["subjects"][0]["correctness"]["status"] = "ok";
+    EXPECT_EQ(error_of(j).code(), ErrorCode::invalid_driver_result);
+}
+
+TEST(DriverResult, UndeclaredOutputFileAndMissingArtifact) {
+    const Error extra = error_of(good_result(), {"result.json", "trace.json", "core.1234"});
+    EXPECT_EQ(extra.code(), ErrorCode::undeclared_output);
+    EXPECT_EQ(extra.details()["file"], "core.1234");
+    EXPECT_EQ(error_of(good_result(), {"result.json"}).code(), ErrorCode::invalid_driver_result);
+}
+
+TEST(DriverResult, WrongFormatVersion) {
+    Json j = good_result();
+    j["format_version"] = "cuda-kernel-optimizer/driver-result-v2";
+    EXPECT_EQ(error_of(j).details()["path"], "$.format_version");
+}
+
+TEST(DriverRequest, SmokeAlwaysAsksForTwoSamples) {
+    Request r = paired_request();
+    r.mode = Mode::smoke;
+    r.samples = 50;
+    const Json j = r.to_json();
+    EXPECT_EQ(j["samples"], 2);
+    EXPECT_EQ(j["mode"], "smoke");
+    EXPECT_EQ(j["format_version"], "cko/driver-request-v1");
+    EXPECT_EQ(j["objective"]["constraints"][0]["unit"], "byte");
+}
+
+}  // namespace
+}  // namespace cko::driver

@@ -1,0 +1,101 @@
+// A standalone driver call: the smallest complete use of store + runtime + protocol.
+#include "cko/driver/standalone.hpp"
+
+#include "cko/run/gpu_lock.hpp"
+#include "cko/store/snapshot.hpp"
+
+#include <fmt/format.h>
+
+#include <sys/stat.h>
+
+namespace cko::driver {
+namespace fs = std::filesystem;
+namespace {
+
+run::InvocationState state_for(const Error& e) {
+    switch (e.code()) {
+    case ErrorCode::timed_out:
+        return run::InvocationState::timed_out;
+    case ErrorCode::interrupted:
+        return run::InvocationState::cancelled;
+    default:
+        return run::InvocationState::failed;
+    }
+}
+
+void remove_workspace(const fs::path& dir) {
+    std::error_code ec;
+    if (!fs::exists(dir, ec)) {
+        return;
+    }
+    ::chmod(dir.c_str(), 0755);
+    for (auto it = fs::recursive_directory_iterator(dir, ec); it != fs::recursive_directory_iterator(); it.increment(ec)) {
+        ::chmod(it->path().c_str(), 0755);
+    }
+    fs::remove_all(dir, ec);
+}
+
+}  // namespace
+
+StandaloneOutcome run_standalone_call(const store::Store& store, const StandaloneCall& call,
+                                      const std::atomic<bool>* cancel,
+                                      const std::function<void(const std::string&)>& announce) {
+    // Freeze what the driver will see before anything runs.
+    Json subjects = Json::array();
+    std::vector<store::Snapshot> snaps;
+    for (const auto& s : call.request.subjects) {
+        snaps.push_back(store::take_snapshot(store, s.path));
+        subjects.push_back(Json{{"role", s.role}, {"label", s.label}, {"snapshot", snaps.back().reference()}});
+    }
+    const store::Snapshot case_snap = store::take_snapshot(store, call.request.case_path);
+    const Json frozen{{"driver", {{"argv", call.driver.argv}, {"capabilities", call.driver.capabilities},
+                                  {"env_allow", call.driver.env_allow}}},
+                      {"mode", mode_name(call.request.mode)},
+                      {"case", {{"id", call.request.case_id}, {"snapshot", case_snap.reference()}}},
+                      {"subjects", subjects},
+                      {"samples", samples_for(call.request.mode, call.request.samples)},
+                      {"gpu_uuid", call.gpu_uuid}};
+    run::Invocation inv = run::Invocation::create(store, "driver-call", frozen, call.limits, cancel);
+    announce(inv.id());
+
+    StandaloneOutcome out;
+    out.invocation_id = inv.id();
+    const fs::path workspace = inv.dir() / "workspace";
+    try {
+        Request request = call.request;
+        for (std::size_t i = 0; i < snaps.size(); ++i) {
+            const fs::path dest = workspace / request.subjects[i].role;
+            store::materialize_snapshot(store, snaps[i], dest);
+            request.subjects[i].path = dest.string();
+        }
+        const fs::path case_dest = workspace / "cases" / (call.request.case_id + ".json");
+        store::materialize_snapshot(store, case_snap, case_dest);
+        request.case_path = case_dest.string();
+
+        std::optional<run::GpuLock> lock;
+        if (!call.gpu_uuid.empty()) {
+            inv.event("resource_wait", Json{{"gpu_uuid", call.gpu_uuid}});
+            lock.emplace(call.gpu_uuid, inv.id(), call.limits.resource_wait);
+            inv.event("resource_acquired", Json{{"gpu_uuid", call.gpu_uuid}, {"waited_ms", lock->waited().count()}});
+        }
+        CallReport report = call_driver(inv, call.driver, request);
+        out.outputs = Json{{"call", report.to_json()}};
+        if (report.result) {
+            out.outputs["result"] = report.result->to_json();
+            out.result = std::move(report.result);
+            out.state = run::InvocationState::succeeded;
+        } else {
+            out.error = report.error;
+            out.state = state_for(*report.error);
+        }
+    } catch (const Error& e) {
+        out.error = e;
+        out.state = state_for(e);
+    }
+    remove_workspace(workspace);
+    inv.finish(out.state, out.error ? out.error->what() : "driver call produced a valid result", out.outputs,
+               out.error);
+    return out;
+}
+
+}  // namespace cko::driver

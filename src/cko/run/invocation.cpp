@@ -1,0 +1,309 @@
+// Invocation records: request, events.jsonl, calls in their own process groups, terminal result, lost detection.
+#include "cko/run/invocation.hpp"
+
+#include "cko/util/files.hpp"
+#include "cko/util/sha256.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <fcntl.h>
+#include <fstream>
+#include <thread>
+#include <unistd.h>
+
+namespace cko::run {
+namespace fs = std::filesystem;
+namespace {
+
+constexpr std::array kStateNames = {
+#define CKO_X(name) std::string_view(#name),
+    CKO_INVOCATION_STATES(CKO_X)
+#undef CKO_X
+};
+
+std::int64_t unix_ns_now() {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
+
+double seconds(std::chrono::nanoseconds d) { return static_cast<double>(d.count()) / 1e9; }
+
+void append_line(const fs::path& file, const std::string& line) {
+    const int fd = ::open(file.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        throw Error(ErrorCode::io_error, fmt::format("cannot append to {}: {}", file.string(), std::strerror(errno)));
+    }
+    const ssize_t n = ::write(fd, line.data(), line.size());
+    const bool ok = n == static_cast<ssize_t>(line.size()) && ::fsync(fd) == 0;
+    ::close(fd);
+    if (!ok) {
+        throw Error(ErrorCode::io_error, fmt::format("cannot append to {}", file.string()));
+    }
+}
+
+// The events of an invocation, parsed leniently: a line torn by a crash is skipped, not fatal.
+std::vector<Json> read_events(const fs::path& file) {
+    std::vector<Json> events;
+    std::ifstream in(file);
+    std::string line;
+    while (std::getline(in, line)) {
+        try {
+            events.push_back(parse_json_strict(line));
+        } catch (const Error&) {
+        }
+    }
+    return events;
+}
+
+void require_invocation_id(const std::string& id) {
+    require_safe_name(id, "invocation id");
+    if (!id.starts_with("inv-")) {
+        throw Error(ErrorCode::invalid_argument,
+                    fmt::format("\"{}\" is not an invocation id (they start with inv-; see cko ls)", id),
+                    Json{{"id", id}});
+    }
+}
+
+}  // namespace
+
+std::string_view state_name(InvocationState state) noexcept {
+    return kStateNames[static_cast<std::size_t>(state)];
+}
+
+std::optional<InvocationState> state_from_name(std::string_view name) noexcept {
+    for (std::size_t i = 0; i < kStateNames.size(); ++i) {
+        if (kStateNames[i] == name) {
+            return static_cast<InvocationState>(i);
+        }
+    }
+    return std::nullopt;
+}
+
+Json Limits::to_json() const {
+    return Json{{"operation_timeout_s", seconds(operation)}, {"command_timeout_s", seconds(command)},
+                {"resource_wait_timeout_s", seconds(resource_wait)}, {"cleanup_timeout_s", seconds(cleanup)}};
+}
+
+Invocation::Invocation(const store::Store& store, std::string id, Limits limits, const std::atomic<bool>* cancel)
+    : store_(store), id_(std::move(id)), limits_(limits), cancel_(cancel),
+      started_(std::chrono::steady_clock::now()), deadline_(started_ + limits.operation),
+      started_unix_ns_(unix_ns_now()) {}
+
+Invocation Invocation::create(const store::Store& store, const std::string& kind, const Json& request,
+                              const Limits& limits, const std::atomic<bool>* cancel) {
+    const ProcessIdentity owner = current_process_identity();
+    const std::int64_t now = unix_ns_now();
+    const std::string id = content_id("inv", Json{{"kind", kind}, {"request", request},
+                                                  {"owner", owner.to_json()}, {"created_unix_ns", now}});
+    Invocation inv(store, id, limits, cancel);
+    inv.kind_ = kind;
+    inv.started_unix_ns_ = now;
+    fs::create_directories(inv.dir() / "driver");
+    store.write_record(inv.relative_dir() + "/request.json",
+                       Json{{"format_version", "cko/invocation-request-v1"}, {"id", id}, {"kind", kind},
+                            {"created_unix_ns", now}, {"owner", owner.to_json()},
+                            {"limits", limits.to_json()}, {"request", request}});
+    inv.event("created", Json{{"kind", kind}});
+    return inv;
+}
+
+fs::path Invocation::dir() const { return store_.root() / relative_dir(); }
+
+bool Invocation::past_deadline() const { return std::chrono::steady_clock::now() >= deadline_; }
+
+void Invocation::event(const std::string& type, const Json& data) {
+    append_line(dir() / "events.jsonl",
+                canonical_json(Json{{"seq", seq_++}, {"t_unix_ns", unix_ns_now()}, {"type", type}, {"data", data}}) +
+                    "\n");
+}
+
+CallOutcome Invocation::call(const CallSpec& spec) {
+    CallOutcome out;
+    out.number = ++calls_;
+    out.relative_dir = fmt::format("{}/driver/{:04d}", relative_dir(), out.number);
+    out.call_dir = store_.root() / out.relative_dir;
+    out.output_dir = out.call_dir / "out";
+    fs::create_directories(out.output_dir);
+
+    Json request = spec.request;
+    request["output_dir"] = out.output_dir.string();
+    request["result_path"] = (out.output_dir / "result.json").string();
+    const auto remaining = std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - std::chrono::steady_clock::now());
+    const auto timeout = std::max(std::chrono::milliseconds(1), std::min(limits_.command, remaining));
+    request["deadline_unix_s"] =
+        static_cast<double>(unix_ns_now() + std::chrono::duration_cast<std::chrono::nanoseconds>(timeout).count()) / 1e9;
+    // The driver request has no id of its own (PROTOCOL.md): ledger it under the call's.
+    store_.write_file(out.relative_dir + "/request.json", canonical_json(request),
+                      fmt::format("{}-call-{}-request", id_, out.number));
+
+    ProcessSpec ps;
+    ps.argv = spec.argv;
+    ps.argv.push_back("--request");
+    ps.argv.push_back((out.call_dir / "request.json").string());
+    ps.working_dir = spec.working_dir;
+    ps.env_allow = spec.env_allow;
+    ps.env_set = spec.env_set;
+    ps.stdout_path = out.call_dir / "stdout.txt";
+    ps.stderr_path = out.call_dir / "stderr.txt";
+    ps.output_cap_bytes = spec.output_cap_bytes;
+    ps.timeout = timeout;
+    ps.kill_grace = limits_.cleanup;
+    ps.cancel = cancel_;
+    ps.on_spawn = [&](pid_t pid) {
+        const auto who = process_identity_of(pid);
+        event("call_started", Json{{"call", out.number}, {"pgid", pid},
+                                   {"start_ticks", who ? who->start_ticks : 0}, {"argv", ps.argv}});
+    };
+    try {
+        out.process = run_process(ps);
+    } catch (const Error& e) {
+        event("call_failed_to_start", Json{{"call", out.number}, {"error", e.to_json()["error"]}});
+        throw;
+    }
+    for (const auto& entry : fs::directory_iterator(out.output_dir)) {
+        out.output_files.push_back(entry.path().filename().string());
+    }
+    std::sort(out.output_files.begin(), out.output_files.end());
+    store_.write_record(out.relative_dir + "/process.json",
+                        Json{{"format_version", "cko/process-v1"}, {"id", fmt::format("{}-call-{}", id_, out.number)},
+                             {"process", out.process.to_json()}, {"output_files", out.output_files}});
+    for (const char* name : {"stdout.txt", "stderr.txt"}) {
+        store_.ledger_file(out.relative_dir + "/" + name);
+    }
+    for (const auto& name : out.output_files) {
+        if (fs::is_regular_file(fs::symlink_status(out.output_dir / name))) {
+            store_.ledger_file(out.relative_dir + "/out/" + name);
+        }
+    }
+    event("call_finished", Json{{"call", out.number}, {"process", out.process.to_json()}});
+    return out;
+}
+
+store::RecordRef Invocation::finish(InvocationState state, const std::string& reason, const Json& outputs,
+                                    const std::optional<Error>& error) {
+    const auto wall = std::chrono::steady_clock::now() - started_;
+    event("finished", Json{{"state", state_name(state)}, {"reason", reason}});
+    Json result{{"format_version", "cko/invocation-result-v1"},
+                {"id", id_},
+                {"kind", kind_},
+                {"state", state_name(state)},
+                {"reason", reason},
+                {"started_unix_ns", started_unix_ns_},
+                {"finished_unix_ns", unix_ns_now()},
+                {"cost", {{"wall_s", seconds(wall)}, {"gpu_s", gpu_seconds_}, {"driver_calls", calls_}}},
+                {"outputs", outputs}};
+    if (error) {
+        result["error"] = error->to_json()["error"];
+    }
+    const auto ref = store_.write_record(relative_dir() + "/result.json", result);
+    store_.ledger_file(relative_dir() + "/events.jsonl");
+    return ref;
+}
+
+Json InvocationStatus::to_json() const {
+    Json j{{"id", id}, {"kind", kind}, {"state", state_name(state)}, {"owner", owner.to_json()},
+           {"owner_alive", owner_alive}};
+    if (!result.is_null()) {
+        j["result"] = result;
+    }
+    if (leftovers_killed > 0) {
+        j["leftovers_killed"] = leftovers_killed;
+    }
+    return j;
+}
+
+InvocationStatus invocation_status(const store::Store& store, const std::string& id) {
+    require_invocation_id(id);
+    const std::string rel = "invocations/" + id;
+    if (!store.exists(rel + "/request.json")) {
+        throw Error(ErrorCode::not_found, fmt::format("no invocation {} in {} (see cko ls)", id, store.root().string()),
+                    Json{{"id", id}});
+    }
+    const Json request = store.read_record(rel + "/request.json");
+    InvocationStatus st;
+    st.id = id;
+    st.kind = request.at("kind").get<std::string>();
+    st.owner = ProcessIdentity::from_json(request.at("owner"));
+    st.owner_alive = is_alive(st.owner);
+    if (store.exists(rel + "/result.json")) {
+        st.result = store.read_record(rel + "/result.json");
+        st.state = state_from_name(st.result.at("state").get<std::string>()).value_or(InvocationState::lost);
+        return st;
+    }
+    if (st.owner_alive) {
+        return st;
+    }
+    char host[256] = {};
+    ::gethostname(host, sizeof host - 1);
+    if (st.owner.hostname != host) {
+        return st;  // owned by another host (shared filesystem): not ours to declare lost
+    }
+    // The owner died without a result: kill whatever its calls left behind, then record `lost`.
+    const auto events = read_events(store.path_of(rel + "/events.jsonl"));
+    for (const auto& ev : events) {
+        if (ev.value("type", "") == "call_started") {
+            st.leftovers_killed += kill_process_group_leftovers(ev["data"].value("pgid", 0),
+                                                                ev["data"].value("start_ticks", std::uint64_t{0}));
+        }
+    }
+    Json result{{"format_version", "cko/invocation-result-v1"},
+                {"id", id},
+                {"kind", st.kind},
+                {"state", "lost"},
+                {"reason", fmt::format("owner process {} ended without a result; {} leftover process(es) killed",
+                                       st.owner.pid, st.leftovers_killed)},
+                {"started_unix_ns", request.at("created_unix_ns")},
+                {"finished_unix_ns", unix_ns_now()},
+                {"cost", {{"wall_s", nullptr}, {"gpu_s", nullptr}, {"driver_calls", nullptr}}},
+                {"outputs", Json::object()}};
+    try {
+        store.write_record(rel + "/result.json", result);
+    } catch (const Error& e) {
+        if (e.code() != ErrorCode::already_exists) {  // another `status` got there first
+            throw;
+        }
+    }
+    st.result = store.read_record(rel + "/result.json");
+    st.state = state_from_name(st.result.at("state").get<std::string>()).value_or(InvocationState::lost);
+    return st;
+}
+
+InvocationStatus cancel_invocation(const store::Store& store, const std::string& id) {
+    InvocationStatus st = invocation_status(store, id);
+    if (st.state != InvocationState::running || !st.owner_alive) {
+        return st;
+    }
+    ::kill(st.owner.pid, SIGTERM);
+    return wait_invocation(store, id, std::chrono::seconds(30));
+}
+
+InvocationStatus wait_invocation(const store::Store& store, const std::string& id, std::chrono::milliseconds timeout) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    for (;;) {
+        InvocationStatus st = invocation_status(store, id);
+        if (st.state != InvocationState::running || std::chrono::steady_clock::now() >= deadline) {
+            return st;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+}
+
+std::vector<std::string> list_invocations(const store::Store& store) {
+    std::vector<std::string> ids;
+    for (const auto& entry : fs::directory_iterator(store.root() / "invocations")) {
+        const std::string name = entry.path().filename().string();
+        if (name.starts_with("inv-")) {
+            ids.push_back(name);
+        }
+    }
+    std::sort(ids.begin(), ids.end());
+    return ids;
+}
+
+}  // namespace cko::run

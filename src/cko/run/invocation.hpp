@@ -1,0 +1,131 @@
+// An Invocation: one long operation with a frozen request, an append-only event log and a terminal result.
+#pragma once
+
+#include "cko/run/owner.hpp"
+#include "cko/store/store.hpp"
+#include "cko/util/error.hpp"
+#include "cko/util/process.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cko::run {
+
+#define CKO_INVOCATION_STATES(X) X(running) X(succeeded) X(failed) X(cancelled) X(timed_out) X(lost)
+
+enum class InvocationState {
+#define CKO_X(name) name,
+    CKO_INVOCATION_STATES(CKO_X)
+#undef CKO_X
+};
+
+[[nodiscard]] std::string_view state_name(InvocationState state) noexcept;
+[[nodiscard]] std::optional<InvocationState> state_from_name(std::string_view name) noexcept;
+
+// The four timeouts of DESIGN.md §5.
+struct Limits {
+    std::chrono::milliseconds operation{std::chrono::hours(1)};   // the whole invocation
+    std::chrono::milliseconds command{std::chrono::minutes(5)};   // one driver call
+    std::chrono::milliseconds resource_wait{std::chrono::minutes(2)};  // waiting for a GPU lock
+    std::chrono::milliseconds cleanup{std::chrono::seconds(10)};  // SIGTERM -> SIGKILL grace
+    [[nodiscard]] Json to_json() const;
+};
+
+// One command run by an invocation in its own call directory driver/NNNN/:
+//   request.json (what cko handed over), stdout.txt, stderr.txt, process.json, out/ (output_dir).
+struct CallSpec {
+    std::vector<std::string> argv;  // "--request <call_dir>/request.json" is appended
+    Json request;                   // output_dir and result_path are filled in
+    std::filesystem::path working_dir;
+    std::vector<std::string> env_allow;
+    std::map<std::string, std::string> env_set;
+    std::uint64_t output_cap_bytes = std::uint64_t{8} << 20;
+};
+
+struct CallOutcome {
+    int number = 0;
+    std::filesystem::path call_dir;
+    std::filesystem::path output_dir;
+    ProcessResult process;
+    std::vector<std::string> output_files;  // names found in output_dir afterwards, sorted
+    std::string relative_dir;               // e.g. "invocations/inv-…/driver/0001"
+};
+
+class Invocation {
+public:
+    // Writes invocations/<id>/request.json (with this process as owner) and the first event.
+    [[nodiscard]] static Invocation create(const store::Store& store, const std::string& kind,
+                                           const Json& request, const Limits& limits,
+                                           const std::atomic<bool>* cancel);
+
+    [[nodiscard]] const std::string& id() const noexcept { return id_; }
+    [[nodiscard]] std::filesystem::path dir() const;
+    [[nodiscard]] std::string relative_dir() const { return "invocations/" + id_; }
+    [[nodiscard]] const Limits& limits() const noexcept { return limits_; }
+
+    // Appends {seq, t_unix_ns, type, data} to events.jsonl and fsyncs it.
+    void event(const std::string& type, const Json& data = Json::object());
+
+    // Runs one command with the command timeout (bounded by the operation deadline) and the
+    // cleanup grace; records call_started (with the process group, so that a later `status` can
+    // kill leftovers if this process dies) and call_finished; ledgers the call's files.
+    [[nodiscard]] CallOutcome call(const CallSpec& spec);
+
+    // True once the operation deadline has passed or cancellation was requested.
+    [[nodiscard]] bool cancelled() const noexcept { return cancel_ != nullptr && cancel_->load(); }
+    [[nodiscard]] bool past_deadline() const;
+    [[nodiscard]] std::chrono::steady_clock::time_point deadline() const noexcept { return deadline_; }
+
+    // Writes the terminal result.json (create-once) and seals events.jsonl.
+    store::RecordRef finish(InvocationState state, const std::string& reason, const Json& outputs,
+                            const std::optional<Error>& error = std::nullopt);
+
+    void add_gpu_seconds(double seconds) { gpu_seconds_ += seconds; }
+
+private:
+    Invocation(const store::Store& store, std::string id, Limits limits, const std::atomic<bool>* cancel);
+
+    const store::Store& store_;
+    std::string id_;
+    std::string kind_;
+    Limits limits_;
+    const std::atomic<bool>* cancel_;
+    std::chrono::steady_clock::time_point started_;
+    std::chrono::steady_clock::time_point deadline_;
+    std::int64_t started_unix_ns_ = 0;
+    std::uint64_t seq_ = 0;
+    int calls_ = 0;
+    double gpu_seconds_ = 0;
+};
+
+struct InvocationStatus {
+    std::string id;
+    std::string kind;
+    InvocationState state = InvocationState::running;
+    ProcessIdentity owner;
+    bool owner_alive = false;
+    Json result;  // the terminal record when state != running
+    int leftovers_killed = 0;
+    [[nodiscard]] Json to_json() const;
+};
+
+// Reads an invocation's state. An invocation without a result whose owner is gone is declared
+// `lost` here: the process groups of its calls are killed and a terminal result is written.
+[[nodiscard]] InvocationStatus invocation_status(const store::Store& store, const std::string& id);
+
+// Asks the owner to cancel (SIGTERM to the owner, which kills its child group and records
+// `cancelled`); an owner already gone gives `lost`. Returns the status after the request.
+[[nodiscard]] InvocationStatus cancel_invocation(const store::Store& store, const std::string& id);
+
+// Polls until the invocation is terminal or `timeout` passes (then state is still running).
+[[nodiscard]] InvocationStatus wait_invocation(const store::Store& store, const std::string& id,
+                                               std::chrono::milliseconds timeout);
+
+[[nodiscard]] std::vector<std::string> list_invocations(const store::Store& store);
+
+}  // namespace cko::run

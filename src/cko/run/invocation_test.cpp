@@ -1,0 +1,119 @@
+// Invocations: the records a call leaves, terminal states, and `lost` when the owner is gone.
+#include "cko/run/invocation.hpp"
+
+#include "cko/store/fsck.hpp"
+#include "cko/store/test_support.hpp"
+
+#include <csignal>
+#include <fstream>
+#include <sys/wait.h>
+#include <thread>
+
+namespace cko::run {
+namespace {
+namespace fs = std::filesystem;
+using InvocationTest = store::testing::ScratchTest;
+
+TEST(InvocationState, NamesRoundTrip) {
+    for (const auto s : {InvocationState::running, InvocationState::succeeded, InvocationState::failed,
+                         InvocationState::cancelled, InvocationState::timed_out, InvocationState::lost}) {
+        EXPECT_EQ(state_from_name(state_name(s)), s);
+    }
+    EXPECT_FALSE(state_from_name("done").has_value());
+}
+
+TEST_F(InvocationTest, ACallLeavesRequestOutputsProcessRecordAndEvents) {
+    const store::Store s = store::Store::create(dir_ / "art");
+    Invocation inv = Invocation::create(s, "test", Json{{"x", 1}}, Limits{}, nullptr);
+    EXPECT_TRUE(inv.id().starts_with("inv-"));
+    CallSpec spec;
+    spec.argv = {"/bin/sh", "-c", "echo out; echo err >&2; printf '{}' > \"$(dirname \"$2\")/out/result.json\"", "sh"};
+    spec.request = Json{{"format_version", "cko/driver-request-v1"}, {"id", "req"}};
+    const CallOutcome out = inv.call(spec);
+    EXPECT_TRUE(out.process.exited);
+    EXPECT_EQ(out.process.exit_code, 0);
+    EXPECT_EQ(slurp(out.call_dir / "stdout.txt"), "out\n");
+    EXPECT_EQ(slurp(out.call_dir / "stderr.txt"), "err\n");
+    EXPECT_EQ(out.output_files, std::vector<std::string>{"result.json"});
+    const Json request = s.read_record(out.relative_dir + "/request.json");
+    EXPECT_EQ(request["result_path"], (out.output_dir / "result.json").string());
+    EXPECT_TRUE(request.contains("deadline_unix_s"));
+    inv.finish(InvocationState::succeeded, "ok", Json{{"n", 1}});
+
+    const InvocationStatus st = invocation_status(s, inv.id());
+    EXPECT_EQ(st.state, InvocationState::succeeded);
+    EXPECT_EQ(st.result["cost"]["driver_calls"], 1);
+    const std::string events = slurp(inv.dir() / "events.jsonl");
+    for (const char* type : {"\"created\"", "\"call_started\"", "\"call_finished\"", "\"finished\""}) {
+        EXPECT_NE(events.find(type), std::string::npos) << type;
+    }
+    const store::FsckReport fsck = store::fsck_store(s);
+    EXPECT_FALSE(fsck.damaged()) << fsck.to_text();
+    EXPECT_TRUE(fsck.findings.empty()) << fsck.to_text();  // every file of a finished invocation is ledgered
+}
+
+TEST_F(InvocationTest, CommandTimeoutKillsTheCallAndSaysSo) {
+    const store::Store s = store::Store::create(dir_ / "art");
+    Limits limits;
+    limits.command = std::chrono::milliseconds(300);
+    limits.cleanup = std::chrono::milliseconds(200);
+    Invocation inv = Invocation::create(s, "test", Json::object(), limits, nullptr);
+    CallSpec spec;
+    spec.argv = {"/bin/sh", "-c", "trap '' TERM; sleep 30", "sh"};
+    spec.request = Json{{"format_version", "cko/driver-request-v1"}, {"id", "req"}};
+    const auto t0 = std::chrono::steady_clock::now();
+    const CallOutcome out = inv.call(spec);
+    EXPECT_TRUE(out.process.timed_out);
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(5));
+}
+
+// The owner (a forked child standing in for a cko process) dies by SIGKILL in the middle of a call.
+// `status` must notice, kill what the call left running and record `lost`.
+TEST_F(InvocationTest, DeadOwnerMeansLostAndNoProcessSurvives) {
+    const store::Store s = store::Store::create(dir_ / "art");
+    const fs::path pid_file = dir_ / "grandchild.pid";
+    const fs::path id_file = dir_ / "id";
+    const pid_t owner = ::fork();
+    ASSERT_GE(owner, 0);
+    if (owner == 0) {
+        Invocation inv = Invocation::create(s, "test", Json::object(), Limits{}, nullptr);
+        std::ofstream(id_file) << inv.id();
+        CallSpec spec;
+        spec.argv = {"/bin/sh", "-c", "sleep 300 & echo $! > " + pid_file.string() + "; wait", "sh"};
+        spec.request = Json{{"format_version", "cko/driver-request-v1"}, {"id", "req"}};
+        (void)inv.call(spec);
+        ::_exit(0);
+    }
+    for (int i = 0; i < 500 && !fs::exists(pid_file); ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    ASSERT_TRUE(fs::exists(pid_file));
+    std::string id;
+    std::ifstream(id_file) >> id;
+    EXPECT_EQ(invocation_status(s, id).state, InvocationState::running);
+
+    ::kill(owner, SIGKILL);
+    int status = 0;
+    ::waitpid(owner, &status, 0);
+    pid_t grandchild = 0;
+    std::ifstream(pid_file) >> grandchild;
+    ASSERT_EQ(::kill(grandchild, 0), 0) << "the call's process should outlive its owner until status runs";
+
+    const InvocationStatus st = invocation_status(s, id);
+    EXPECT_EQ(st.state, InvocationState::lost);
+    EXPECT_GE(st.leftovers_killed, 1);
+    bool gone = false;
+    for (int i = 0; i < 200 && !gone; ++i) {
+        std::ifstream stat("/proc/" + std::to_string(grandchild) + "/stat");
+        std::string text;
+        std::getline(stat, text);
+        gone = text.empty() || text.find(") Z ") != std::string::npos;  // gone, or a zombie awaiting init
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    EXPECT_TRUE(gone);
+    EXPECT_EQ(invocation_status(s, id).state, InvocationState::lost);  // stable on a second look
+}
+
+}  // namespace
+}  // namespace cko::run

@@ -1,0 +1,29 @@
+// `cko fsck`: re-hash everything in an artifact root and report what is missing, altered or unexpected.
+#pragma once
+
+#include "cko/store/store.hpp"
+
+#include <string>
+#include <vector>
+
+namespace cko::store {
+
+struct FsckFinding {
+    std::string kind;  // "altered", "missing", "unparsable", "unledgered", "stale_temp", "extra_file"
+    std::string path;  // relative to the root
+    std::string detail;
+    bool damage = false;  // damage makes fsck exit 1; the others are reported only
+};
+
+struct FsckReport {
+    std::size_t files_checked = 0;
+    std::size_t bytes_hashed = 0;
+    std::vector<FsckFinding> findings;
+    [[nodiscard]] bool damaged() const;
+    [[nodiscard]] Json to_json() const;
+    [[nodiscard]] std::string to_text() const;
+};
+
+[[nodiscard]] FsckReport fsck_store(const Store& store);
+
+}  // namespace cko::store

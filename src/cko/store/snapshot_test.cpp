@@ -1,0 +1,92 @@
+// Snapshots: content-addressed, symlinks refused, ignore list recorded, read-only materialization.
+#include "cko/store/snapshot.hpp"
+
+#include "cko/store/test_support.hpp"
+#include "cko/util/error.hpp"
+#include "cko/util/sha256.hpp"
+
+namespace cko::store {
+namespace {
+namespace fs = std::filesystem;
+using SnapshotTest = testing::ScratchTest;
+
+TEST_F(SnapshotTest, ManifestListsPathModeSizeSha256AndSkipsIgnoredNames) {
+    put(dir_ / "src" / "softmax.cu", "__global__ void k() {}\n");
+    put(dir_ / "src" / "include" / "util.h", "#pragma once\n");
+    put(dir_ / "src" / "__pycache__" / "x.pyc", "junk");
+    put(dir_ / "src" / ".git" / "HEAD", "ref");
+    ::chmod((dir_ / "src" / "softmax.cu").c_str(), 0755);
+    const Store s = Store::create(dir_ / "art");
+    const Snapshot snap = take_snapshot(s, dir_ / "src");
+    ASSERT_EQ(snap.entries.size(), 2u);
+    EXPECT_EQ(snap.entries[0].path, "include/util.h");
+    EXPECT_EQ(snap.entries[1].path, "softmax.cu");
+    EXPECT_EQ(snap.entries[1].mode, 0755u);
+    EXPECT_EQ(snap.entries[1].size, 23u);
+    EXPECT_EQ(snap.entries[1].sha256, sha256_hex("__global__ void k() {}\n"));
+    const std::string manifest = slurp(s.root() / snapshot_dir(snap.digest) / "manifest.json");
+    EXPECT_EQ(sha256_hex(manifest), snap.digest);
+    EXPECT_NE(manifest.find("\"ignored\":[\".git\",\"__pycache__\"]"), std::string::npos) << manifest;
+    EXPECT_EQ(manifest.find("mtime"), std::string::npos);
+}
+
+TEST_F(SnapshotTest, SameContentSameDigestStoredOnceDifferentContentDiffers) {
+    put(dir_ / "a" / "f.txt", "one");
+    put(dir_ / "b" / "f.txt", "one");
+    put(dir_ / "c" / "f.txt", "two");
+    const Store s = Store::create(dir_ / "art");
+    const Snapshot a = take_snapshot(s, dir_ / "a");
+    const Snapshot b = take_snapshot(s, dir_ / "b");
+    const Snapshot c = take_snapshot(s, dir_ / "c");
+    EXPECT_EQ(a.digest, b.digest);
+    EXPECT_NE(a.digest, c.digest);
+    int objects = 0;
+    for ([[maybe_unused]] const auto& e : fs::directory_iterator(s.root() / "objects" / "sha256")) {
+        ++objects;
+    }
+    EXPECT_EQ(objects, 2);
+}
+
+TEST_F(SnapshotTest, SymlinkInsideTheTreeIsRefusedAndNothingIsStored) {
+    put(dir_ / "src" / "real.cu", "x");
+    fs::create_symlink(dir_ / "src" / "real.cu", dir_ / "src" / "link.cu");
+    const Store s = Store::create(dir_ / "art");
+    try {
+        (void)take_snapshot(s, dir_ / "src");
+        FAIL();
+    } catch (const Error& e) {
+        EXPECT_EQ(e.code(), ErrorCode::symlink_refused);
+        EXPECT_NE(std::string(e.what()).find("link.cu"), std::string::npos);
+    }
+    EXPECT_TRUE(fs::is_empty(s.root() / "objects" / "sha256"));
+}
+
+TEST_F(SnapshotTest, SingleFileSnapshot) {
+    put(dir_ / "kernel.cu", "body");
+    const Store s = Store::create(dir_ / "art");
+    const Snapshot snap = take_snapshot(s, dir_ / "kernel.cu");
+    EXPECT_EQ(snap.kind, "file");
+    materialize_snapshot(s, snap, dir_ / "out" / "kernel.cu");
+    EXPECT_EQ(slurp(dir_ / "out" / "kernel.cu"), "body");
+}
+
+TEST_F(SnapshotTest, MaterializedTreeIsAReadOnlyCopyAndLoadRoundTrips) {
+    put(dir_ / "src" / "sub" / "k.cu", "kernel");
+    const Store s = Store::create(dir_ / "art");
+    const Snapshot snap = take_snapshot(s, dir_ / "src");
+    const Snapshot loaded = load_snapshot(s, snap.digest);
+    ASSERT_EQ(loaded.entries.size(), 1u);
+    materialize_snapshot(s, loaded, dir_ / "work");
+    EXPECT_EQ(slurp(dir_ / "work" / "sub" / "k.cu"), "kernel");
+    struct stat st {};
+    ASSERT_EQ(::stat((dir_ / "work" / "sub" / "k.cu").c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 0222, 0u);
+    // A copy, not the store's inode: changing it cannot change the evidence.
+    struct stat stored {};
+    ASSERT_EQ(::stat((s.root() / snapshot_dir(snap.digest) / "files" / "sub" / "k.cu").c_str(), &stored), 0);
+    EXPECT_NE(st.st_ino, stored.st_ino);
+    EXPECT_THROW(materialize_snapshot(s, loaded, dir_ / "work"), Error);
+}
+
+}  // namespace
+}  // namespace cko::store

@@ -1,0 +1,110 @@
+// The artifact root: created whole or not at all, create-once records, the lock, the CAS pointer.
+#include "cko/store/store.hpp"
+
+#include "cko/store/test_support.hpp"
+#include "cko/util/error.hpp"
+#include "cko/util/sha256.hpp"
+
+#include <atomic>
+#include <thread>
+
+namespace cko::store {
+namespace {
+namespace fs = std::filesystem;
+using testing::ScratchTest;
+using StoreTest = ScratchTest;
+
+TEST_F(StoreTest, CreateBuildsTheLayoutAndOpenFindsIt) {
+    const Store s = Store::create(dir_ / "art");
+    for (const char* d : {"objects/sha256", "experiments", "invocations", "champion/selections"}) {
+        EXPECT_TRUE(fs::is_directory(s.root() / d)) << d;
+    }
+    EXPECT_EQ(Store::open(dir_ / "art").root(), fs::canonical(dir_ / "art"));
+    // No staging directory left next to it.
+    int entries = 0;
+    for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir_)) {
+        ++entries;
+    }
+    EXPECT_EQ(entries, 1);
+}
+
+TEST_F(StoreTest, CreateRefusesAnExistingPathEvenAnEmptyDirectory) {
+    fs::create_directory(dir_ / "art");
+    try {
+        (void)Store::create(dir_ / "art");
+        FAIL();
+    } catch (const Error& e) {
+        EXPECT_EQ(e.code(), ErrorCode::already_exists);
+    }
+    EXPECT_TRUE(fs::is_empty(dir_ / "art"));
+}
+
+TEST_F(StoreTest, OpenRejectsADirectoryThatIsNotAStore) {
+    fs::create_directory(dir_ / "plain");
+    try {
+        (void)Store::open(dir_ / "plain");
+        FAIL();
+    } catch (const Error& e) {
+        EXPECT_EQ(e.code(), ErrorCode::not_a_store);
+    }
+}
+
+TEST_F(StoreTest, RecordsAreCanonicalCreateOnceAndLedgered) {
+    const Store s = Store::create(dir_ / "art");
+    const Json rec{{"format_version", "cko/test-v1"}, {"id", "exp-1"}, {"b", 1}, {"a", "x"}};
+    const RecordRef ref = s.write_record("experiments/exp-1.json", rec);
+    EXPECT_EQ(slurp(s.root() / "experiments/exp-1.json"), R"({"a":"x","b":1,"format_version":"cko/test-v1","id":"exp-1"})");
+    EXPECT_EQ(ref.sha256, sha256_hex(slurp(s.root() / "experiments/exp-1.json")));
+    EXPECT_EQ(s.read_record("experiments/exp-1.json"), rec);
+    EXPECT_NE(slurp(s.root() / "ledger.jsonl").find(ref.sha256), std::string::npos);
+    try {
+        s.write_record("experiments/exp-1.json", rec);
+        FAIL();
+    } catch (const Error& e) {
+        EXPECT_EQ(e.code(), ErrorCode::already_exists);
+    }
+    EXPECT_THROW(s.write_record("../escape.json", rec), Error);
+}
+
+TEST_F(StoreTest, CompareAndSwapReplacesOnlyTheExpectedVersion) {
+    const Store s = Store::create(dir_ / "art");
+    const std::string v1 = s.compare_and_swap("champion/current.json", "", Json{{"champion", "original"}});
+    const std::string v2 = s.compare_and_swap("champion/current.json", v1, Json{{"champion", "exp-1"}});
+    EXPECT_NE(v1, v2);
+    try {
+        s.compare_and_swap("champion/current.json", v1, Json{{"champion", "exp-2"}});
+        FAIL() << "stale CAS accepted";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.code(), ErrorCode::cas_conflict);
+        EXPECT_EQ(e.details()["found"], v2);
+    }
+    EXPECT_EQ(s.read_record("champion/current.json")["champion"], "exp-1");
+}
+
+TEST_F(StoreTest, TheLockIsExclusiveAndTimesOut) {
+    const Store s = Store::create(dir_ / "art");
+    std::atomic<bool> held{false};
+    std::atomic<bool> release{false};
+    std::thread holder([&] {
+        const StoreLock lock = s.lock();
+        held = true;
+        while (!release) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        }
+    });
+    while (!held) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    try {
+        const StoreLock second = s.lock(std::chrono::milliseconds(100));
+        FAIL() << "two writers at once";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.code(), ErrorCode::store_locked);
+    }
+    release = true;
+    holder.join();
+    EXPECT_NO_THROW(const StoreLock again = s.lock(std::chrono::milliseconds(100)));
+}
+
+}  // namespace
+}  // namespace cko::store
