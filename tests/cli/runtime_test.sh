@@ -19,6 +19,17 @@ echo "$out" > "$tmp/ok.json"
 [ "$(state_of "$tmp/ok.json")" = "succeeded " ] || fail "ok: $(state_of "$tmp/ok.json")"
 contains "$out" '"driver_calls": 1'
 
+# The same call through --request: keys are option names, the driver argv is the positional "argv".
+cat > "$tmp/req.json" <<JSON
+{"root": "$root", "case_file": "$tmp/case.json", "reference": "$tmp/src", "mode": "single",
+ "samples": 2, "json": true, "argv": ["python3", "$fake", "ok"]}
+JSON
+expect_rc 0 "$CKO" driver run --request "$tmp/req.json"
+contains "$out" '"state": "succeeded"'
+echo '{"root": "x", "argv": ["true"], "sample": 3}' > "$tmp/bad.json"
+expect_rc 2 "$CKO" driver run --request "$tmp/bad.json"
+contains "$err" 'request key "sample" is not an option'
+
 # Each misbehaviour: its own error code, a terminal result, exit code of its class.
 check() {  # check BEHAVIOUR WANT_RC WANT_STATE WANT_CODE [flags...]
   local b=$1 rc=$2 st=$3 code=$4; shift 4
@@ -50,7 +61,7 @@ done
 
 # Every invocation left a request, events and a terminal result, and the store is consistent.
 n=$(ls "$root/invocations" | wc -l)
-[ "$n" -eq 9 ] || fail "expected 9 invocations, found $n"
+[ "$n" -eq 10 ] || fail "expected 10 invocations, found $n"
 for d in "$root"/invocations/inv-*; do
   for f in request.json events.jsonl result.json; do [ -s "$d/$f" ] || fail "$d lacks $f"; done
 done

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -125,6 +126,69 @@ std::vector<std::string> request_words(const Verb& verb, const Json& request) {
     return named;
 }
 
+// With --request FILE: the words of the command line with the request's options spliced in, so
+// that one parse sees everything (required options may come from the file). Empty otherwise.
+std::vector<std::string> merge_request(CLI::App& app, int argc, char** argv) {
+    std::string request_path;
+    std::vector<std::string> words;
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view arg(argv[i]);
+        if (arg == "--") {
+            for (; i < argc; ++i) {
+                words.emplace_back(argv[i]);
+            }
+            break;
+        }
+        if (arg == "--request" && i + 1 < argc) {
+            request_path = argv[++i];
+            continue;
+        }
+        if (arg.starts_with("--request=")) {
+            request_path = std::string(arg.substr(10));
+            continue;
+        }
+        words.emplace_back(arg);
+    }
+    if (request_path.empty()) {
+        return {};
+    }
+    // The verb path: leading words that name subcommands.
+    CLI::App* current = &app;
+    std::size_t prefix = 0;
+    for (; prefix < words.size(); ++prefix) {
+        const std::string& word = words[prefix];
+        const auto subs = current->get_subcommands([&word](CLI::App* a) { return a->check_name(word); });
+        if (subs.empty()) {
+            break;
+        }
+        current = subs.front();
+    }
+    Verb* verb = nullptr;
+    for (auto& v : verbs()) {
+        if (v->app == current) {
+            verb = v.get();
+        }
+    }
+    if (verb == nullptr) {
+        throw Error(ErrorCode::usage, "--request needs a verb before it, e.g. cko self-check --request r.json");
+    }
+    const Json request = read_json_file(request_path);
+    std::vector<std::string> extra = request_words(*verb, request);
+    const auto dashdash = std::find(extra.begin(), extra.end(), "--");
+    std::vector<std::string> named(extra.begin(), dashdash);
+    std::vector<std::string> positional(dashdash == extra.end() ? extra.end() : dashdash + 1, extra.end());
+    std::vector<std::string> merged(words.begin(), words.begin() + static_cast<std::ptrdiff_t>(prefix));
+    merged.insert(merged.end(), named.begin(), named.end());
+    merged.insert(merged.end(), words.begin() + static_cast<std::ptrdiff_t>(prefix), words.end());
+    if (!positional.empty()) {
+        if (std::find(merged.begin(), merged.end(), "--") == merged.end()) {
+            merged.emplace_back("--");
+        }
+        merged.insert(merged.end(), positional.begin(), positional.end());
+    }
+    return merged;
+}
+
 void print_error(const Error& e, bool json) {
     std::fprintf(stderr, "cko: error[%s]: %s\n", std::string(error_code_name(e.code())).c_str(), e.what());
     if (json) {
@@ -169,36 +233,12 @@ int run_cli(int argc, char** argv) {
     try {
         build_app(app);
         try {
-            app.parse(argc, argv);
-            Verb* verb = selected_verb();
-            if (verb != nullptr && !verb->request_path.empty()) {
-                const Json request = read_json_file(verb->request_path);
-                std::vector<std::string> words;
-                for (int i = 1; i < argc; ++i) {
-                    const std::string_view arg(argv[i]);
-                    if (arg == "--request") {
-                        ++i;
-                        continue;
-                    }
-                    if (arg.starts_with("--request=")) {
-                        continue;
-                    }
-                    words.emplace_back(arg);
-                }
-                const auto extra = request_words(*verb, request);
-                // Request words come first so a trailing "--" does not swallow command-line flags.
-                std::vector<std::string> merged;
-                std::size_t prefix = 0;
-                for (; prefix < words.size() && !words[prefix].starts_with("-"); ++prefix) {
-                    merged.push_back(words[prefix]);  // the verb path, e.g. "profile", "ncu"
-                }
-                std::vector<std::string> tail(words.begin() + static_cast<std::ptrdiff_t>(prefix), words.end());
-                merged.insert(merged.end(), tail.begin(), tail.end());
-                merged.insert(merged.end(), extra.begin(), extra.end());
-                std::reverse(merged.begin(), merged.end());
-                app.clear();
-                app.parse(merged);
-                verb->request_path.clear();
+            const std::vector<std::string> words = merge_request(app, argc, argv);
+            if (words.empty()) {
+                app.parse(argc, argv);
+            } else {
+                std::vector<std::string> reversed(words.rbegin(), words.rend());
+                app.parse(reversed);
             }
         } catch (const CLI::ParseError& e) {
             if (e.get_exit_code() == 0) {  // --help / --version

@@ -69,6 +69,7 @@ double number_at(const Json& v, const std::string& path) {
     return v.get<double>();
 }
 
+// `expected` < 0: the subject errored, so its series may be empty (nothing was measured) or full.
 std::vector<double> samples_of(const Json& metric, const MetricSpec& spec, int expected, const std::string& path) {
     require_keys(metric, path, {"name", "unit", "samples"});
     if (string_at(metric, "name", path) != spec.name) {
@@ -84,9 +85,11 @@ std::vector<double> samples_of(const Json& metric, const MetricSpec& spec, int e
     if (!list.is_array()) {
         fail(ErrorCode::invalid_driver_result, path + ".samples", "expected an array");
     }
-    if (static_cast<int>(list.size()) != expected) {
+    const int want = expected < 0 ? -expected : expected;
+    const bool may_be_empty = expected < 0 && list.empty();
+    if (static_cast<int>(list.size()) != want && !may_be_empty) {
         fail(ErrorCode::sample_count_mismatch, path + ".samples",
-             fmt::format("{} samples, the request asked for exactly {}", list.size(), expected));
+             fmt::format("{} samples, the request asked for exactly {}", list.size(), want));
     }
     std::vector<double> out;
     for (std::size_t i = 0; i < list.size(); ++i) {
@@ -143,7 +146,8 @@ SubjectResult subject_of(const Json& s, const Request& request, const std::strin
             }
         }
     }
-    const int expected = samples_for(request.mode, request.samples);
+    const int full = samples_for(request.mode, request.samples);
+    const int expected = out.status == CorrectnessStatus::error ? -full : full;
     const Json& m = s["measurements"];
     const std::string mpath = path + ".measurements";
     require_keys(m, mpath, {"primary"}, {"constraints"});
@@ -292,8 +296,17 @@ Result validate_result(const Request& request, const Json& result, const std::ve
     std::set<std::string> declared;
     for (std::size_t i = 0; i < artifacts.size(); ++i) {
         const std::string where = json_path_append_index("$.artifacts", i);
-        if (!artifacts[i].is_string() || !is_safe_name(artifacts[i].get<std::string>()) || artifacts[i] == "result.json") {
-            fail(ErrorCode::invalid_driver_result, where, "must be a file name in output_dir ([A-Za-z0-9._-]{1,128})");
+        bool safe = artifacts[i].is_string() && artifacts[i] != "result.json";
+        if (safe) {
+            try {
+                (void)safe_join("/", artifacts[i].get<std::string>(), where);
+            } catch (const Error&) {
+                safe = false;
+            }
+        }
+        if (!safe) {
+            fail(ErrorCode::invalid_driver_result, where,
+                 "must be a relative path inside output_dir, components from [A-Za-z0-9._-]{1,128}");
         }
         declared.insert(artifacts[i].get<std::string>());
         out.artifacts.push_back(artifacts[i].get<std::string>());

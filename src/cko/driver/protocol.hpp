@@ -72,7 +72,8 @@ struct Result {
 
 // Validates a driver's result.json against the request it answered, strictly: closed objects,
 // the same subjects, names, units and constraint set, exactly `samples` finite positive samples,
-// correctness metrics for every requested name, and no file in the output directory beyond
+// correctness metrics for every requested name (a subject with status `error` may have none, and
+// empty sample series: it measured nothing), and no file in the output directory beyond
 // result.json and the declared artifacts. Each failure has its own error code and names the
 // JSON path.
 [[nodiscard]] Result validate_result(const Request& request, const Json& result,

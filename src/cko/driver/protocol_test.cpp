@@ -148,3 +148,33 @@ TEST(DriverRequest, SmokeAlwaysAsksForTwoSamples) {
 
 }  // namespace
 }  // namespace cko::driver
+
+namespace cko::driver {
+namespace {
+
+TEST(DriverResult, AnErroredSubjectMayHaveEmptySeriesButNotAPartialOne) {
+    Json j = good_result();
+    j["subjects"][1]["correctness"] = Json{{"status", "error"}, {"metrics", Json::object()}};
+    j["subjects"][1]["measurements"]["primary"]["samples"] = Json::array();
+    j["subjects"][1]["measurements"]["constraints"][0]["samples"] = Json::array();
+    const Result r = validate_result(paired_request(), j, {"result.json", "trace.json"});
+    EXPECT_EQ(r.subject("candidate").status, CorrectnessStatus::error);
+    EXPECT_TRUE(r.subject("candidate").primary.empty());
+    j["subjects"][1]["measurements"]["primary"]["samples"] = Json::array({1.0});
+    EXPECT_EQ(error_of(j).code(), ErrorCode::sample_count_mismatch);
+    // A subject that passed must still have every sample.
+    j = good_result();
+    j["subjects"][0]["measurements"]["primary"]["samples"] = Json::array();
+    EXPECT_EQ(error_of(j).code(), ErrorCode::sample_count_mismatch);
+}
+
+TEST(DriverResult, ArtifactsMayLieInSubfoldersButNotOutside) {
+    Json j = good_result();
+    j["artifacts"] = {"traces/t.json"};
+    EXPECT_NO_THROW((void)validate_result(paired_request(), j, {"result.json", "traces/t.json"}));
+    j["artifacts"] = {"../t.json"};
+    EXPECT_EQ(error_of(j, {"result.json"}).details()["path"], "$.artifacts[0]");
+}
+
+}  // namespace
+}  // namespace cko::driver

@@ -42,6 +42,14 @@ constexpr std::array kUnits = {
     UnitRow{"Mbyte/second", BaseUnit::byte_per_second, 1e6},
     UnitRow{"Gbyte/second", BaseUnit::byte_per_second, 1e9},
     UnitRow{"Tbyte/second", BaseUnit::byte_per_second, 1e12},
+    UnitRow{"byte/s", BaseUnit::byte_per_second, 1.0},  // NCU details page spellings
+    UnitRow{"Kbyte/s", BaseUnit::byte_per_second, 1e3},
+    UnitRow{"Mbyte/s", BaseUnit::byte_per_second, 1e6},
+    UnitRow{"Gbyte/s", BaseUnit::byte_per_second, 1e9},
+    UnitRow{"Tbyte/s", BaseUnit::byte_per_second, 1e12},
+    UnitRow{"byte/block", BaseUnit::byte, 1.0},  // shared memory per block (NCU)
+    UnitRow{"Kbyte/block", BaseUnit::byte, 1e3},
+    UnitRow{"Mbyte/block", BaseUnit::byte, 1e6},
     UnitRow{"hz", BaseUnit::hertz, 1.0},
     UnitRow{"Hz", BaseUnit::hertz, 1.0},
     UnitRow{"Khz", BaseUnit::hertz, 1e3},
@@ -71,6 +79,9 @@ constexpr std::array kUnits = {
     UnitRow{"sector", BaseUnit::count, 1.0},
     UnitRow{"request", BaseUnit::count, 1.0},
     UnitRow{"SM", BaseUnit::count, 1.0},
+    UnitRow{"cluster", BaseUnit::count, 1.0},  // NCU launch/occupancy counts
+    UnitRow{"branches", BaseUnit::count, 1.0},
+    UnitRow{"pass", BaseUnit::count, 1.0},
 };
 
 }  // namespace

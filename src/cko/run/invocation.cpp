@@ -166,8 +166,11 @@ CallOutcome Invocation::call(const CallSpec& spec) {
         event("call_failed_to_start", Json{{"call", out.number}, {"error", e.to_json()["error"]}});
         throw;
     }
-    for (const auto& entry : fs::directory_iterator(out.output_dir)) {
-        out.output_files.push_back(entry.path().filename().string());
+    // Every non-directory below output_dir, as a relative path (drivers may use subfolders).
+    for (const auto& entry : fs::recursive_directory_iterator(out.output_dir)) {
+        if (!entry.is_directory() || entry.is_symlink()) {
+            out.output_files.push_back(fs::relative(entry.path(), out.output_dir).string());
+        }
     }
     std::sort(out.output_files.begin(), out.output_files.end());
     store_.write_record(out.relative_dir + "/process.json",

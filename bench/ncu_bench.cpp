@@ -1,0 +1,78 @@
+// Throughput of the NCU importer on a synthetic ≥ 200 MB details export (and the tokenizer alone).
+#include "cko/profile/ncu/csv_tokenizer.hpp"
+#include "cko/profile/ncu/ncu_csv.hpp"
+#include "cko/util/files.hpp"
+
+#include <benchmark/benchmark.h>
+
+#include <string>
+
+namespace {
+
+// The real H200 details export, its launches repeated with fresh IDs until the text passes
+// 200 MB: the same mix of sections, units, rule rows and long descriptions as a real report.
+const std::string& synthetic_details() {
+    static const std::string text = [] {
+        const std::string fixture = cko::read_file_capped(
+            std::string(CKO_SOURCE_DIR) + "/tests/fixtures/ncu/ncu_details.csv", 1 << 20);
+        const std::size_t body = fixture.find('\n') + 1;
+        std::string out = fixture.substr(0, body);
+        out.reserve(std::size_t{210} << 20);
+        int id = 0;
+        while (out.size() < std::size_t{200} << 20) {
+            std::size_t pos = body;
+            std::string last_id;
+            while (pos < fixture.size()) {
+                const std::size_t end = fixture.find('\n', pos) + 1;
+                const std::size_t close = fixture.find('"', pos + 1);
+                const std::string row_id = fixture.substr(pos + 1, close - pos - 1);
+                if (row_id != last_id) {
+                    last_id = row_id;
+                    ++id;
+                }
+                out += '"';
+                out += std::to_string(id);
+                out.append(fixture, close, end - close);
+                pos = end;
+            }
+        }
+        return out;
+    }();
+    return text;
+}
+
+void report_rate(benchmark::State& state, std::size_t bytes) {
+    state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * bytes));
+    state.counters["MB/s"] = benchmark::Counter(
+        static_cast<double>(state.iterations() * bytes) / 1e6, benchmark::Counter::kIsRate);
+}
+
+void BM_ParseNcuDetails(benchmark::State& state) {
+    const std::string& text = synthetic_details();
+    std::size_t launches = 0;
+    for (auto _ : state) {
+        const cko::profile::ncu::NcuReport report = cko::profile::ncu::parse_ncu_csv(text);
+        launches = report.launches.size();
+        benchmark::DoNotOptimize(report.launches.data());
+    }
+    report_rate(state, text.size());
+    state.counters["launches"] = static_cast<double>(launches);
+}
+BENCHMARK(BM_ParseNcuDetails)->Unit(benchmark::kMillisecond)->Iterations(3);
+
+void BM_TokenizeNcuDetails(benchmark::State& state) {
+    const std::string& text = synthetic_details();
+    for (auto _ : state) {
+        cko::profile::ncu::CsvTokenizer tokenizer(text);
+        cko::profile::ncu::CsvRow row;
+        std::size_t cells = 0;
+        while (tokenizer.next(row)) {
+            cells += row.cells.size();
+        }
+        benchmark::DoNotOptimize(cells);
+    }
+    report_rate(state, text.size());
+}
+BENCHMARK(BM_TokenizeNcuDetails)->Unit(benchmark::kMillisecond)->Iterations(3);
+
+}  // namespace

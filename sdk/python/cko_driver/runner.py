@@ -1,0 +1,252 @@
+"""run_driver(): the driver loop — request in, warm-up, timed samples (paired in order), checks, result out."""
+from __future__ import annotations
+
+import math
+import os
+import sys
+import time
+import traceback
+from typing import Callable, Dict, List, Optional
+
+from .environment import collect_environment
+from .request import Request, RequestError, Subject, load_request
+from .result import RESULT_FORMAT, STATUSES, list_artifacts, subject_result, write_result_atomically
+from .timing import NS_PER_UNIT, make_timer, ns_to_unit
+
+EXIT_OK = 0
+EXIT_BAD_REQUEST = 2  # usage or request error: nothing was run, no result written
+EXIT_DRIVER_FAILED = 3  # the driver itself could not run: no result written
+
+# A non-finite correctness metric cannot be written as JSON; it is written as this and the
+# subject's status becomes "failed", so cko's rule (status must agree) rejects it whatever the operator.
+NON_FINITE_METRIC = 1.7976931348623157e308
+
+
+class DriverFailure(Exception):
+    """The driver cannot produce a valid result (not the fault of one subject's code)."""
+
+
+class Workload:
+    """Override prepare/run/check (and the optional hooks) to describe one workload.
+
+    setup(request)              once per process, before any subject: load the case input here.
+    prepare(subject, request)   per subject, untimed: load/compile the subject's code; returns a state.
+    reset(state)                untimed, before every call of run (e.g. restore an in-place buffer).
+    run(state)                  the timed call.
+    check(state)                after sampling: {metric: value} (status passed) or (status, {metric: value}).
+    constraints(state)          after each timed call: {constraint name: value in the requested unit}.
+    primary_value               None, or fn(state, elapsed_ns) -> value when the primary is not a time.
+    """
+
+    primary_value: Optional[Callable] = None
+
+    def setup(self, request: Request) -> None:
+        pass
+
+    def prepare(self, subject: Subject, request: Request):
+        raise NotImplementedError("Workload.prepare")
+
+    def reset(self, state) -> None:
+        pass
+
+    def run(self, state) -> None:
+        raise NotImplementedError("Workload.run")
+
+    def check(self, state):
+        raise NotImplementedError("Workload.check")
+
+    def constraints(self, state) -> Dict[str, float]:
+        return {}
+
+    @staticmethod
+    def from_functions(prepare, run, check, constraints=None, setup=None, reset=None, primary_value=None):
+        """A Workload from plain functions with the signatures above."""
+        w = Workload()
+        w.prepare, w.run, w.check = prepare, run, check
+        if constraints is not None:
+            w.constraints = constraints
+        if setup is not None:
+            w.setup = setup
+        if reset is not None:
+            w.reset = reset
+        w.primary_value = primary_value
+        return w
+
+
+class _Subject:
+    """Per-subject bookkeeping while the driver runs."""
+
+    def __init__(self, subject: Subject):
+        self.subject = subject
+        self.state = None
+        self.error: Optional[str] = None
+        self.primary: List[float] = []
+        self.constraints: Dict[str, List[float]] = {}
+        self.status = "passed"
+        self.metrics: Dict[str, float] = {}
+
+
+def _request_path(argv: List[str]) -> str:
+    for i, arg in enumerate(argv):
+        if arg == "--request" and i + 1 < len(argv):
+            return argv[i + 1]
+        if arg.startswith("--request="):
+            return arg[len("--request="):]
+    raise RequestError("usage: <driver> --request <request.json>")
+
+
+class _Runner:
+    def __init__(self, workload: Workload, request: Request, timer, warmup_s: float, min_warmup_calls: int,
+                 max_warmup_calls: int):
+        self.w, self.req, self.timer = workload, request, timer
+        self.warmup_s, self.min_warmup_calls, self.max_warmup_calls = warmup_s, min_warmup_calls, max_warmup_calls
+        self.subjects = {s.role: _Subject(s) for s in request.subjects}
+        self.notes: List[str] = []
+
+    def _fail(self, s: _Subject, stage: str, exc: BaseException) -> None:
+        s.error = f"subject {s.subject.role} ({s.subject.label}): {stage} raised {type(exc).__name__}: {exc}"
+        self.notes.append(s.error)
+        sys.stderr.write(s.error + "\n" + traceback.format_exc())
+
+    def _alive(self) -> List[_Subject]:
+        return [self.subjects[r] for r in self.req.order if self.subjects[r].error is None]
+
+    def _timed_call(self, s: _Subject) -> float:
+        self.w.reset(s.state)
+        self.timer.before_each()
+        return self.timer.time_ns(lambda: self.w.run(s.state))
+
+    def _warm_up(self) -> None:
+        start_wall, start = time.time(), time.perf_counter()
+        calls = 0
+        while calls < self.max_warmup_calls:
+            alive = self._alive()
+            if not alive:
+                return
+            elapsed = time.perf_counter() - start
+            if calls >= self.min_warmup_calls and elapsed >= self.warmup_s * len(alive):
+                return
+            # Never spend more than half of the time left before the deadline on warming up.
+            if calls >= 1 and self.req.deadline_unix_s is not None and \
+                    time.time() - start_wall > (self.req.deadline_unix_s - start_wall) / 2:
+                return
+            for s in alive:
+                try:
+                    self._timed_call(s)
+                except Exception as e:
+                    self._fail(s, "run (warm-up)", e)
+            calls += 1
+
+    def _sample(self, s: _Subject) -> None:
+        elapsed_ns = self._timed_call(s)
+        if self.w.primary_value is not None:
+            value = float(self.w.primary_value(s.state, elapsed_ns))
+        else:
+            value = ns_to_unit(elapsed_ns, self.req.primary.unit)
+        if not (math.isfinite(value) and value > 0):
+            raise DriverFailure(f"subject {s.subject.role}: primary sample {value} is not finite and positive")
+        s.primary.append(value)
+        if self.req.constraints:
+            got = self.w.constraints(s.state) or {}
+            want = {c.name for c in self.req.constraints}
+            if set(got) != want:
+                raise DriverFailure(f"constraints() returned {sorted(got)}, the request asks for {sorted(want)}")
+            for name, v in got.items():
+                v = float(v)
+                if not (math.isfinite(v) and v > 0):
+                    raise DriverFailure(f"subject {s.subject.role}: constraint {name} sample {v} is not finite "
+                                        "and positive")
+                s.constraints.setdefault(name, []).append(v)
+
+    def _check(self, s: _Subject) -> None:
+        got = self.w.check(s.state)
+        status = "passed"
+        if isinstance(got, tuple):
+            status, got = got
+            if status not in STATUSES:
+                raise ValueError(f"check() returned status {status!r}; expected one of {STATUSES}")
+        if not isinstance(got, dict):
+            raise TypeError(f"check() must return a dict of metrics, got {type(got).__name__}")
+        missing = [m for m in self.req.correctness_metrics if m not in got]
+        if missing:
+            raise ValueError(f"check() did not report correctness metric(s) {missing}")
+        metrics = {}
+        for name, v in got.items():
+            v = float(v)
+            if not math.isfinite(v):
+                self.notes.append(f"subject {s.subject.role}: metric {name} is {v}; status set to failed")
+                v = NON_FINITE_METRIC
+                if status == "passed":
+                    status = "failed"
+            metrics[name] = v
+        s.status, s.metrics = status, metrics
+
+    def run(self) -> dict:
+        try:
+            self.w.setup(self.req)
+        except Exception as e:
+            raise DriverFailure(f"setup raised {type(e).__name__}: {e}") from e
+        for role in self.req.order:
+            s = self.subjects[role]
+            try:
+                s.state = self.w.prepare(s.subject, self.req)
+            except Exception as e:
+                self._fail(s, "prepare", e)
+        self._warm_up()
+        # Sample i of every subject is taken back to back in the request's order: pair i.
+        for _ in range(self.req.samples):
+            for s in self._alive():
+                try:
+                    self._sample(s)
+                except DriverFailure:
+                    raise
+                except Exception as e:
+                    self._fail(s, "run", e)
+        for s in self._alive():
+            try:
+                self._check(s)
+            except Exception as e:
+                self._fail(s, "check", e)
+        return self._result()
+
+    def _result(self) -> dict:
+        subjects = []
+        for sub in self.req.subjects:
+            s = self.subjects[sub.role]
+            if s.error is not None:  # an erroring subject carries no samples and no metrics
+                subjects.append(subject_result(sub.role, "error", {}, self.req.primary, [],
+                                               self.req.constraints, {}))
+            else:
+                subjects.append(subject_result(sub.role, s.status, s.metrics, self.req.primary, s.primary,
+                                               self.req.constraints, s.constraints))
+        env = collect_environment(self.timer.name)
+        env["notes"] = list(self.notes)
+        return {"format_version": RESULT_FORMAT, "subjects": subjects, "environment": env,
+                "artifacts": list_artifacts(self.req.output_dir, self.req.result_path)}
+
+
+def run_driver(workload: Workload, *, argv: Optional[List[str]] = None, timer="cpu", flush_l2: bool = False,
+               warmup_s: float = 0.2, min_warmup_calls: int = 1, max_warmup_calls: int = 1000) -> int:
+    """Runs the whole driver call; returns the exit code (use: `raise SystemExit(run_driver(...))`).
+
+    0: result written (subjects may still have status failed/error); 2: bad usage or request;
+    3: the driver could not run. On 2 and 3 no result is written and the reason goes to stderr.
+    """
+    argv = sys.argv[1:] if argv is None else argv
+    try:
+        request = load_request(_request_path(argv))
+        if workload.primary_value is None and request.primary.unit not in NS_PER_UNIT:
+            raise RequestError(f"primary unit {request.primary.unit!r} is not a time unit "
+                               f"({', '.join(NS_PER_UNIT)}); give the Workload a primary_value hook")
+    except RequestError as e:
+        sys.stderr.write(f"cko_driver: invalid request: {e}\n")
+        return EXIT_BAD_REQUEST
+    try:
+        os.makedirs(request.output_dir, exist_ok=True)
+        timer_impl = make_timer(timer, flush_l2)
+        doc = _Runner(workload, request, timer_impl, warmup_s, min_warmup_calls, max_warmup_calls).run()
+        write_result_atomically(request.result_path, doc)
+    except Exception as e:
+        sys.stderr.write(f"cko_driver: driver failed, no result written: {type(e).__name__}: {e}\n")
+        return EXIT_DRIVER_FAILED
+    return EXIT_OK

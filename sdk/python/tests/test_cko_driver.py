@@ -1,0 +1,339 @@
+"""Tests of the Python driver SDK: request validation, sampling order, units, errors, atomic result."""
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import types
+
+import pytest
+
+SDK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+sys.path.insert(0, SDK)
+
+import cko_driver  # noqa: E402
+from cko_driver import Workload, run_driver  # noqa: E402
+
+
+def make_request(tmp_path, mode="paired", samples=3, unit="us", constraints=(), order=("candidate", "reference"),
+                 **overrides):
+    out = tmp_path / "out"
+    case = tmp_path / "case.json"
+    case.write_text(json.dumps({"n": 4}))
+    roles = ["reference", "candidate"] if mode == "paired" else ["reference"]
+    req = {
+        "format_version": "cko/driver-request-v1",
+        "mode": mode,
+        "case": {"id": "main", "path": str(case)},
+        "subjects": [{"role": r, "label": r + "-label", "path": str(tmp_path / r)} for r in roles],
+        "samples": samples,
+        "seed": 7,
+        "objective": {"primary": {"name": "latency_" + unit, "unit": unit},
+                      "constraints": [{"name": c, "unit": "byte"} for c in constraints]},
+        "correctness": {"metrics": ["max_rel_err"]},
+        "output_dir": str(out),
+        "result_path": str(out / "result.json"),
+        "deadline_unix_s": 4102444800.0,
+    }
+    if mode == "paired":
+        req["order"] = list(order)
+    req.update(overrides)
+    path = tmp_path / "request.json"
+    path.write_text(json.dumps(req))
+    return path, req
+
+
+class FixedTimer:
+    """Every timed call takes exactly `ns` nanoseconds; the call still happens."""
+    name = "fixed"
+
+    def __init__(self, ns):
+        self.ns = ns
+
+    def before_each(self):
+        pass
+
+    def time_ns(self, call):
+        call()
+        return self.ns
+
+
+class Recording(Workload):
+    def __init__(self, fail=None, metric=0.0, constraints=None):
+        self.calls, self.fail, self.metric, self.constraint_values = [], fail or {}, metric, constraints
+
+    def prepare(self, subject, request):
+        if self.fail.get(subject.role) == "prepare":
+            raise RuntimeError("cannot load " + subject.role)
+        return {"role": subject.role, "case": request.case.load_json()}
+
+    def run(self, state):
+        self.calls.append(state["role"])
+        if self.fail.get(state["role"]) == "run":
+            raise ValueError("kernel crashed")
+
+    def check(self, state):
+        return {"max_rel_err": self.metric}
+
+    def constraints(self, state):
+        return dict(self.constraint_values or {})
+
+
+def run(path, workload, **kw):
+    kw.setdefault("timer", FixedTimer(1000))
+    kw.setdefault("warmup_s", 0.0)
+    kw.setdefault("min_warmup_calls", 0)
+    return run_driver(workload, argv=["--request", str(path)], **kw)
+
+
+def load_result(req):
+    with open(req["result_path"]) as f:
+        return json.load(f)
+
+
+def test_smoke_mode_gives_two_samples_for_one_subject(tmp_path):
+    path, req = make_request(tmp_path, mode="smoke", samples=2)
+    assert run(path, Recording()) == 0
+    result = load_result(req)
+    assert result["format_version"] == "cko/driver-result-v1"
+    [subject] = result["subjects"]
+    assert set(subject) == {"role", "correctness", "measurements"}
+    assert subject["role"] == "reference"
+    assert subject["correctness"] == {"status": "passed", "metrics": {"max_rel_err": 0.0}}
+    assert subject["measurements"]["primary"] == {"name": "latency_us", "unit": "us", "samples": [1.0, 1.0]}
+    assert subject["measurements"]["constraints"] == []
+    assert result["artifacts"] == []
+    assert os.listdir(req["output_dir"]) == ["result.json"]
+
+
+def test_paired_mode_alternates_subjects_in_request_order(tmp_path):
+    path, req = make_request(tmp_path, samples=4, order=("candidate", "reference"))
+    w = Recording()
+    assert run(path, w) == 0
+    assert w.calls == ["candidate", "reference"] * 4
+    result = load_result(req)
+    assert [s["role"] for s in result["subjects"]] == ["reference", "candidate"]
+    for s in result["subjects"]:
+        assert len(s["measurements"]["primary"]["samples"]) == 4
+
+
+def test_warm_up_is_interleaved_and_comes_before_samples(tmp_path):
+    path, req = make_request(tmp_path, samples=2, order=("reference", "candidate"))
+    w = Recording()
+    assert run(path, w, min_warmup_calls=3) == 0
+    assert w.calls == ["reference", "candidate"] * 5
+    assert all(len(s["measurements"]["primary"]["samples"]) == 2 for s in load_result(req)["subjects"])
+
+
+def test_warm_up_by_time_runs_until_the_time_is_spent(tmp_path):
+    path, _ = make_request(tmp_path, mode="single", samples=1)
+    w = Recording()
+    assert run(path, w, timer="cpu", warmup_s=0.05, min_warmup_calls=1) == 0
+    assert len(w.calls) > 2
+
+
+@pytest.mark.parametrize("unit,expected", [("ns", 1_500_000.0), ("us", 1500.0), ("ms", 1.5), ("s", 0.0015)])
+def test_primary_samples_are_converted_to_the_requested_unit(tmp_path, unit, expected):
+    path, req = make_request(tmp_path, mode="single", samples=3, unit=unit)
+    assert run(path, Recording(), timer=FixedTimer(1_500_000)) == 0
+    primary = load_result(req)["subjects"][0]["measurements"]["primary"]
+    assert primary == {"name": "latency_" + unit, "unit": unit, "samples": [pytest.approx(expected)] * 3}
+
+
+def test_cpu_timer_measures_real_time(tmp_path):
+    path, req = make_request(tmp_path, mode="single", samples=2, unit="ms")
+    w = Workload.from_functions(prepare=lambda s, r: None, run=lambda st: __import__("time").sleep(0.01),
+                                check=lambda st: {"max_rel_err": 0.0})
+    assert run(path, w, timer="cpu") == 0
+    samples = load_result(req)["subjects"][0]["measurements"]["primary"]["samples"]
+    assert all(9.0 < x < 200.0 for x in samples)
+
+
+def corrupt(req, key, value):
+    req = dict(req)
+    if value is KeyError:
+        del req[key]
+    else:
+        req[key] = value
+    return req
+
+
+@pytest.mark.parametrize("change", [
+    lambda r: corrupt(r, "format_version", "cko/driver-request-v0"),
+    lambda r: corrupt(r, "mode", "baseline"),
+    lambda r: corrupt(r, "subjects", r["subjects"][:1]),
+    lambda r: corrupt(r, "order", ["candidate", "candidate"]),
+    lambda r: corrupt(r, "order", KeyError),
+    lambda r: corrupt(r, "samples", 0),
+    lambda r: corrupt(r, "samples", True),
+    lambda r: corrupt(r, "objective", {"primary": {"name": "lat", "unit": "cycles"}, "constraints": []}),
+    lambda r: corrupt(r, "result_path", "/tmp/elsewhere/result.json"),
+    lambda r: corrupt(r, "case", KeyError),
+])
+def test_invalid_request_exits_2_and_writes_nothing(tmp_path, capsys, change):
+    path, req = make_request(tmp_path)
+    path.write_text(json.dumps(change(req)))
+    assert run(path, Recording()) == 2
+    assert "invalid request" in capsys.readouterr().err
+    assert not os.path.exists(req["output_dir"])
+
+
+def test_unreadable_or_malformed_request_exits_2(tmp_path, capsys):
+    assert run(tmp_path / "missing.json", Recording()) == 2
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format_version": NaN}')
+    assert run(bad, Recording()) == 2
+    assert run_driver(Recording(), argv=[]) == 2
+    assert "usage" in capsys.readouterr().err
+
+
+def test_user_code_exception_gives_status_error_and_a_note(tmp_path):
+    path, req = make_request(tmp_path, samples=3)
+    assert run(path, Recording(fail={"candidate": "run"})) == 0
+    result = load_result(req)
+    by_role = {s["role"]: s for s in result["subjects"]}
+    assert by_role["candidate"]["correctness"] == {"status": "error", "metrics": {}}
+    assert by_role["candidate"]["measurements"]["primary"]["samples"] == []
+    assert by_role["reference"]["correctness"]["status"] == "passed"
+    assert len(by_role["reference"]["measurements"]["primary"]["samples"]) == 3
+    assert any("kernel crashed" in n for n in result["environment"]["notes"])
+    assert os.listdir(req["output_dir"]) == ["result.json"]
+
+
+def test_prepare_failure_gives_status_error(tmp_path):
+    path, req = make_request(tmp_path, mode="single")
+    assert run(path, Recording(fail={"reference": "prepare"})) == 0
+    [s] = load_result(req)["subjects"]
+    assert s["correctness"]["status"] == "error"
+
+
+def test_non_finite_metric_fails_the_subject(tmp_path):
+    path, req = make_request(tmp_path, mode="single")
+    assert run(path, Recording(metric=float("nan"))) == 0
+    [s] = load_result(req)["subjects"]
+    assert s["correctness"]["status"] == "failed"
+    assert s["correctness"]["metrics"]["max_rel_err"] == 1.7976931348623157e308
+
+
+def test_constraints_are_sampled_per_call(tmp_path):
+    path, req = make_request(tmp_path, samples=2, constraints=["peak_mem_bytes"])
+    assert run(path, Recording(constraints={"peak_mem_bytes": 4096})) == 0
+    for s in load_result(req)["subjects"]:
+        assert s["measurements"]["constraints"] == [{"name": "peak_mem_bytes", "unit": "byte",
+                                                     "samples": [4096.0, 4096.0]}]
+
+
+def test_wrong_constraint_names_fail_the_driver_without_result(tmp_path, capsys):
+    path, req = make_request(tmp_path, samples=2, constraints=["peak_mem_bytes"])
+    assert run(path, Recording(constraints={"other": 1})) == 3
+    assert not os.path.exists(req["result_path"])
+    assert os.listdir(req["output_dir"]) == []
+    assert "no result written" in capsys.readouterr().err
+
+
+def test_files_left_in_output_dir_are_listed_as_artifacts(tmp_path):
+    path, req = make_request(tmp_path, mode="single")
+
+    class WithTrace(Recording):
+        def check(self, state):
+            os.makedirs(os.path.join(req["output_dir"], "traces"), exist_ok=True)
+            with open(os.path.join(req["output_dir"], "traces", "t.json"), "w") as f:
+                f.write("{}")
+            return {"max_rel_err": 0.0}
+
+    assert run(path, WithTrace()) == 0
+    assert load_result(req)["artifacts"] == ["traces/t.json"]
+
+
+def fake_torch():
+    """Just enough of torch for CudaEventTimer and the environment: events 2 ms apart, one GPU."""
+    events = []
+
+    class Event:
+        def __init__(self, enable_timing):
+            assert enable_timing
+
+        def record(self):
+            events.append("record")
+
+        def synchronize(self):
+            events.append("sync")
+
+        def elapsed_time(self, end):
+            return 2.0
+
+    class Buffer:
+        def __init__(self, n):
+            self.n = n
+
+        def zero_(self):
+            events.append(("flush", self.n))
+
+    props = types.SimpleNamespace(L2_cache_size=1024, uuid="1234-abcd", name="Fake GPU")
+    cuda = types.SimpleNamespace(is_available=lambda: True, Event=Event, current_device=lambda: 0,
+                                 device_count=lambda: 1, get_device_properties=lambda i: props)
+    torch = types.SimpleNamespace(cuda=cuda, uint8="uint8", __version__="9.9.9",
+                                  version=types.SimpleNamespace(cuda="13.0"),
+                                  empty=lambda n, dtype, device: Buffer(n))
+    return torch, events
+
+
+def test_cuda_event_timer_flushes_l2_and_reports_the_gpu(tmp_path, monkeypatch):
+    torch, events = fake_torch()
+    monkeypatch.setitem(sys.modules, "torch", torch)
+    path, req = make_request(tmp_path, mode="smoke", samples=2, unit="ms")
+    assert run(path, Recording(), timer="cuda", flush_l2=True) == 0
+    result = load_result(req)
+    assert result["subjects"][0]["measurements"]["primary"]["samples"] == [2.0, 2.0]
+    assert events.count(("flush", 2048)) == 2
+    assert events.count("sync") == 2
+    env = result["environment"]
+    assert env["timer"] == "cuda_event"
+    assert env["gpu_uuids"] == ["GPU-1234-abcd"]
+    assert env["software"]["torch"] == "9.9.9" and env["software"]["cuda"] == "13.0"
+
+
+def test_driver_script_runs_as_a_subprocess(tmp_path):
+    path, req = make_request(tmp_path, mode="paired", samples=5)
+    script = tmp_path / "driver.py"
+    script.write_text(textwrap.dedent(f"""
+        import sys
+        sys.path.insert(0, {SDK!r})
+        from cko_driver import Workload, run_driver
+        w = Workload.from_functions(prepare=lambda subject, request: sum(range(100)),
+                                    run=lambda state: sum(range(1000)),
+                                    check=lambda state: {{"max_rel_err": 0.0}})
+        raise SystemExit(run_driver(w))
+    """))
+    proc = subprocess.run([sys.executable, str(script), "--request", str(path)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    result = load_result(req)
+    assert [len(s["measurements"]["primary"]["samples"]) for s in result["subjects"]] == [5, 5]
+    assert all(x > 0 for s in result["subjects"] for x in s["measurements"]["primary"]["samples"])
+    assert result["environment"]["software"]["python"] == sys.version.split()[0]
+    assert os.listdir(req["output_dir"]) == ["result.json"]
+
+
+@pytest.mark.parametrize("order", [None, [], ["reference"]])
+def test_single_subject_accepts_absent_empty_or_own_order(tmp_path, order):
+    path, req = make_request(tmp_path, mode="single", samples=2)
+    if order is not None:
+        req["order"] = order
+        path.write_text(json.dumps(req))
+    assert run(path, Recording()) == 0
+
+
+def test_cuda_event_timer_with_real_torch(tmp_path):
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("needs a CUDA GPU")
+    path, req = make_request(tmp_path, mode="paired", samples=3, unit="us")
+    w = Workload.from_functions(prepare=lambda s, r: torch.randn(2048, 2048, device="cuda"),
+                                run=lambda a: a @ a, check=lambda a: {"max_rel_err": 0.0})
+    assert run(path, w, timer="cuda", flush_l2=True, warmup_s=0.05) == 0
+    result = load_result(req)
+    for s in result["subjects"]:
+        assert all(1.0 < x < 1e5 for x in s["measurements"]["primary"]["samples"])
+    env = result["environment"]
+    assert env["timer"] == "cuda_event" and env["gpu_uuids"][0].startswith("GPU-")
+    assert env["software"]["torch"] == torch.__version__

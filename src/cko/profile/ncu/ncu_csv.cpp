@@ -1,0 +1,397 @@
+// The two NCU CSV layouts: wide raw page (a row per launch) and long details page (a row per
+// metric).
+#include "cko/profile/ncu/ncu_csv.hpp"
+
+#include "cko/profile/ncu/report_builder.hpp"
+#include "cko/util/error.hpp"
+#include "cko/util/files.hpp"
+#include "cko/util/sha256.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <set>
+#include <span>
+#include <unordered_map>
+
+namespace cko::profile::ncu {
+namespace {
+
+constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+
+// Header columns by name; kNone where the header lacks one.
+struct Columns {
+    std::size_t id = kNone, process_id = kNone, process_name = kNone, host = kNone, kernel = kNone,
+                context = kNone, stream = kNone, block = kNone, grid = kNone, device = kNone,
+                cc = kNone, section = kNone, metric_name = kNone, metric_unit = kNone,
+                metric_value = kNone, rule_name = kNone, rule_type = kNone,
+                rule_description = kNone, speedup_type = kNone, speedup = kNone;
+};
+
+struct NamedColumn {
+    std::string_view name;
+    std::size_t Columns::*field;
+    bool identity;  // a column of the launch's identity, not a metric
+};
+
+constexpr std::array kKnownColumns = {
+    NamedColumn{"ID", &Columns::id, true},
+    NamedColumn{"Process ID", &Columns::process_id, true},
+    NamedColumn{"Process Name", &Columns::process_name, true},
+    NamedColumn{"Host Name", &Columns::host, true},
+    NamedColumn{"Kernel Name", &Columns::kernel, true},
+    NamedColumn{"Context", &Columns::context, true},
+    NamedColumn{"Stream", &Columns::stream, true},
+    NamedColumn{"Block Size", &Columns::block, true},
+    NamedColumn{"Grid Size", &Columns::grid, true},
+    NamedColumn{"Device", &Columns::device, true},
+    NamedColumn{"CC", &Columns::cc, true},
+    NamedColumn{"Section Name", &Columns::section, false},
+    NamedColumn{"Metric Name", &Columns::metric_name, false},
+    NamedColumn{"Metric Unit", &Columns::metric_unit, false},
+    NamedColumn{"Metric Value", &Columns::metric_value, false},
+    NamedColumn{"Rule Name", &Columns::rule_name, false},
+    NamedColumn{"Rule Type", &Columns::rule_type, false},
+    NamedColumn{"Rule Description", &Columns::rule_description, false},
+    NamedColumn{"Estimated Speedup Type", &Columns::speedup_type, false},
+    NamedColumn{"Estimated Speedup", &Columns::speedup, false},
+};
+
+bool is_header(std::span<const std::string_view> cells) {
+    return std::find(cells.begin(), cells.end(), "ID") != cells.end() &&
+           std::find(cells.begin(), cells.end(), "Kernel Name") != cells.end();
+}
+
+std::string_view cell(std::span<const std::string_view> cells, std::size_t index) {
+    return index < cells.size() ? cells[index] : std::string_view();
+}
+
+std::optional<std::int64_t> parse_integer(std::string_view text) {
+    const std::optional<double> v = parse_ncu_number(text);
+    if (!v || *v != std::floor(*v) || std::fabs(*v) > 9.0e15) {
+        return std::nullopt;
+    }
+    return static_cast<std::int64_t>(*v);
+}
+
+// "(256, 1, 1)" → {256, 1, 1}
+std::optional<std::array<std::int64_t, 3>> parse_dim3(std::string_view text) {
+    if (text.size() < 2 || text.front() != '(' || text.back() != ')') {
+        return std::nullopt;
+    }
+    text = text.substr(1, text.size() - 2);
+    std::array<std::int64_t, 3> out{};
+    for (std::size_t i = 0; i < 3; ++i) {
+        const std::size_t comma = i < 2 ? text.find(", ") : text.size();
+        if (comma == std::string_view::npos) {
+            return std::nullopt;
+        }
+        const auto v = parse_integer(text.substr(0, comma));
+        if (!v) {
+            return std::nullopt;
+        }
+        out[i] = *v;
+        text = i < 2 ? text.substr(comma + 2) : std::string_view();
+    }
+    return out;
+}
+
+NcuLaunch launch_identity(std::span<const std::string_view> cells, const Columns& c) {
+    NcuLaunch l;
+    l.scope.kernel = std::string(cell(cells, c.kernel));
+    l.scope.launch_id = parse_integer(cell(cells, c.id));
+    l.scope.stream = parse_integer(cell(cells, c.stream));
+    l.scope.context = parse_integer(cell(cells, c.context));
+    l.scope.device = parse_integer(cell(cells, c.device));
+    l.scope.grid = parse_dim3(cell(cells, c.grid));
+    l.scope.block = parse_dim3(cell(cells, c.block));
+    l.process_id = parse_integer(cell(cells, c.process_id));
+    l.process_name = std::string(cell(cells, c.process_name));
+    l.host = std::string(cell(cells, c.host));
+    l.compute_capability = std::string(cell(cells, c.cc));
+    return l;
+}
+
+class Parser {
+public:
+    Parser(std::string_view text, const NcuParseOptions& options)
+        : tokenizer_(text, options.limits), builder_(report_, tokenizer_) {
+        report_.source.report_sha256 = options.report_sha256;
+        report_.source.tool = "ncu";
+        report_.source.tool_version = options.tool_version;
+        report_.source.parser_version = std::string(kNcuParserVersion);
+    }
+
+    NcuReport run() {
+        bool found = false;
+        while (tokenizer_.next(row_)) {
+            if (is_header(row_.cells)) {
+                found = true;
+                break;
+            }
+        }
+        if (!found) {
+            read_other_lines();
+            if (!report_.counters_permitted()) {
+                report_.source.dialect = "ncu-output";
+                return std::move(report_);
+            }
+            throw Error(ErrorCode::unsupported_format,
+                        fmt::format("no Nsight Compute CSV header (a quoted row with \"ID\" and "
+                                    "\"Kernel Name\") in {} lines; export with `ncu --csv --page "
+                                    "raw` or `--page details`",
+                                    report_.other_lines),
+                        {{"lines", report_.other_lines}});
+        }
+        read_header();
+        if (columns_.metric_name != kNone || columns_.metric_value != kNone) {
+            report_.layout = NcuLayout::details;
+            report_.source.dialect = "ncu-csv-details";
+            read_details();
+        } else {
+            report_.layout = NcuLayout::raw;
+            report_.source.dialect = "ncu-csv-raw";
+            read_raw();
+        }
+        read_other_lines();
+        builder_.finish();
+        find_device_name();
+        return std::move(report_);
+    }
+
+private:
+    [[nodiscard]] std::size_t line() const { return tokenizer_.line_of(row_.offset); }
+
+    void read_header() {
+        header_offset_ = row_.offset;
+        header_.assign(row_.cells.begin(), row_.cells.end());
+        std::set<std::string_view> seen;
+        for (std::size_t i = 0; i < header_.size(); ++i) {
+            if (!seen.insert(header_[i]).second) {
+                const auto first = std::find(header_.begin(), header_.end(), header_[i]);
+                throw Error(ErrorCode::duplicate_header,
+                            fmt::format("line {}: the column \"{}\" appears twice (columns {} and "
+                                        "{})",
+                                        line(), header_[i], first - header_.begin() + 1, i + 1),
+                            {{"line", line()}, {"column", header_[i]}});
+            }
+            for (const NamedColumn& known : kKnownColumns) {
+                if (known.name == header_[i]) {
+                    columns_.*known.field = i;
+                }
+            }
+        }
+    }
+
+    // Checks a data row's width and that it is not a second header.
+    void check_row(std::size_t min_cells) {
+        if (cell(row_.cells, columns_.id) == "ID" && is_header(row_.cells)) {
+            throw Error(ErrorCode::duplicate_header,
+                        fmt::format("line {}: the header appears again (first on line {}); were "
+                                    "two exports concatenated?",
+                                    line(), tokenizer_.line_of(header_offset_)),
+                        {{"line", line()}, {"first_line", tokenizer_.line_of(header_offset_)}});
+        }
+        if (row_.cells.size() < min_cells) {
+            throw Error(ErrorCode::truncated_input,
+                        fmt::format("line {}: the row has {} cells, the header {}; the row is cut "
+                                    "short",
+                                    line(), row_.cells.size(), header_.size()),
+                        {{"line", line()}, {"cells", row_.cells.size()}, {"expected", min_cells}});
+        }
+        if (row_.cells.size() > header_.size()) {
+            throw Error(
+                ErrorCode::malformed_input,
+                fmt::format("line {}: the row has {} cells, more than the header's {}", line(),
+                            row_.cells.size(), header_.size()),
+                {{"line", line()}, {"cells", row_.cells.size()}, {"header", header_.size()}});
+        }
+    }
+
+    void read_raw() {
+        std::vector<std::size_t> metric_columns;
+        std::vector<std::uint32_t> keys;
+        for (std::size_t i = 0; i < header_.size(); ++i) {
+            const bool identity = std::any_of(
+                kKnownColumns.begin(), kKnownColumns.end(),
+                [&](const NamedColumn& k) { return k.identity && k.name == header_[i]; });
+            if (!identity) {
+                metric_columns.push_back(i);
+                keys.push_back(builder_.key("", header_[i]));
+            }
+        }
+        std::vector<std::uint32_t> units(metric_columns.size(), builder_.unit(""));
+        bool first = true;
+        while (tokenizer_.next(row_)) {
+            check_row(header_.size());
+            if (first && cell(row_.cells, columns_.id).empty()) {  // NCU's units row
+                report_.units_row = true;
+                for (std::size_t m = 0; m < metric_columns.size(); ++m) {
+                    units[m] = builder_.unit(row_.cells[metric_columns[m]]);
+                }
+                first = false;
+                continue;
+            }
+            first = false;
+            const std::size_t launch = builder_.add_launch(launch_identity(row_.cells, columns_));
+            report_.launches[launch].metrics.reserve(metric_columns.size());
+            for (std::size_t m = 0; m < metric_columns.size(); ++m) {
+                builder_.add_metric(launch, keys[m], units[m], row_.cells[metric_columns[m]],
+                                    row_.offset);
+            }
+        }
+    }
+
+    void read_details() {
+        for (const auto& [field, name] :
+             {std::pair{&Columns::id, "ID"}, std::pair{&Columns::kernel, "Kernel Name"},
+              std::pair{&Columns::metric_name, "Metric Name"},
+              std::pair{&Columns::metric_unit, "Metric Unit"},
+              std::pair{&Columns::metric_value, "Metric Value"}}) {
+            if (columns_.*field == kNone) {
+                throw Error(ErrorCode::missing_field,
+                            fmt::format("line {}: the details header lacks the column \"{}\"",
+                                        tokenizer_.line_of(header_offset_), name),
+                            {{"column", name}});
+            }
+        }
+        for (const std::string_view name : header_) {
+            const bool known = std::any_of(kKnownColumns.begin(), kKnownColumns.end(),
+                                           [&](const NamedColumn& k) { return k.name == name; });
+            if (!known) {
+                report_.unmodeled.push_back(Unmodeled{"column: " + std::string(name), "", "", {}});
+            }
+        }
+        const std::size_t min_cells =
+            1 + std::max({columns_.id, columns_.kernel, columns_.metric_name, columns_.metric_unit,
+                          columns_.metric_value});
+        std::string current_key;
+        std::size_t launch = kNone;
+        std::unordered_map<std::string, std::size_t> launches;
+        std::string launch_key;
+        while (tokenizer_.next(row_)) {
+            check_row(min_cells);
+            launch_key.assign(cell(row_.cells, columns_.process_id));
+            launch_key.push_back('\x1f');
+            launch_key.append(row_.cells[columns_.id]);
+            if (launch == kNone || launch_key != current_key) {  // a launch's rows come together
+                const auto [it, inserted] = launches.emplace(launch_key, report_.launches.size());
+                if (inserted) {
+                    const std::size_t previous_size =
+                        launch == kNone ? 0 : report_.launches[launch].metrics.size();
+                    const std::size_t index =
+                        builder_.add_launch(launch_identity(row_.cells, columns_));
+                    report_.launches[index].metrics.reserve(previous_size);
+                }
+                launch = it->second;
+                current_key = launch_key;
+            }
+            const std::string_view metric = row_.cells[columns_.metric_name];
+            const std::string_view section = cell(row_.cells, columns_.section);
+            if (metric.empty()) {
+                read_rule(launch, section);
+                continue;
+            }
+            const std::uint32_t key = builder_.key(section, metric);
+            builder_.add_metric(launch, key,
+                                builder_.unit_of(key, row_.cells[columns_.metric_unit]),
+                                row_.cells[columns_.metric_value], row_.offset);
+        }
+    }
+
+    void read_rule(std::size_t launch, std::string_view section) {
+        const std::string_view name = cell(row_.cells, columns_.rule_name);
+        if (name.empty()) {
+            return;  // a section that printed nothing
+        }
+        RuleFinding rule;
+        rule.section = std::string(section);
+        rule.name = std::string(name);
+        rule.type = std::string(cell(row_.cells, columns_.rule_type));
+        rule.description = std::string(cell(row_.cells, columns_.rule_description));
+        rule.speedup_type = std::string(cell(row_.cells, columns_.speedup_type));
+        const std::string_view speedup = cell(row_.cells, columns_.speedup);
+        if (!speedup.empty() && !is_not_available(speedup)) {
+            rule.estimated_speedup_pct = parse_ncu_number(speedup);
+            if (!rule.estimated_speedup_pct) {
+                throw Error(ErrorCode::malformed_input,
+                            fmt::format("line {}: rule {} has the estimated speedup '{}', which is "
+                                        "not a number",
+                                        line(), name, speedup),
+                            {{"line", line()}, {"rule", std::string(name)}});
+            }
+        }
+        report_.launches[launch].rules.push_back(std::move(rule));
+    }
+
+    void read_other_lines() {
+        constexpr std::size_t kMaxMessages = 256;
+        for (const std::string_view text : tokenizer_.other_lines()) {
+            ++report_.other_lines;
+            if (text.find("ERR_NVGPUCTRPERM") != std::string_view::npos) {
+                mark_counters_not_permitted(report_);
+            }
+            if ((text.starts_with("==ERROR==") || text.starts_with("==WARNING==")) &&
+                report_.tool_messages.size() < kMaxMessages) {
+                report_.tool_messages.emplace_back(text);
+            }
+            // `ncu --version`: "Version 2025.3.1.0 (build ...)" after the "Nsight Compute" banner.
+            const std::size_t v = text.find("Version ");
+            if (report_.source.tool_version.empty() && v != std::string_view::npos &&
+                (seen_banner_ || text.find("Nsight Compute") != std::string_view::npos)) {
+                std::string_view rest = text.substr(v + 8);
+                rest = rest.substr(0, rest.find(' '));
+                if (!rest.empty() && rest.front() >= '0' && rest.front() <= '9') {
+                    report_.source.tool_version = std::string(rest);
+                }
+            }
+            seen_banner_ = seen_banner_ || text.find("Nsight Compute") != std::string_view::npos;
+        }
+    }
+
+    void find_device_name() {
+        for (std::size_t k = 0; k < report_.keys.size(); ++k) {
+            if (report_.keys[k].name != "device__attribute_display_name" ||
+                report_.launches.empty()) {
+                continue;
+            }
+            for (const RawMetric& m : report_.launches.front().metrics) {
+                if (m.key == k) {
+                    report_.device_name = m.value;
+                    return;
+                }
+            }
+        }
+    }
+
+    NcuReport report_;
+    CsvTokenizer tokenizer_;
+    ReportBuilder builder_;
+    CsvRow row_;
+    std::vector<std::string> header_;
+    std::size_t header_offset_ = 0;
+    Columns columns_;
+    bool seen_banner_ = false;
+};
+
+}  // namespace
+
+NcuReport parse_ncu_csv(std::string_view text, const NcuParseOptions& options) {
+    if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
+        throw Error(ErrorCode::empty_input,
+                    "the NCU export is empty; did the profiled program launch any kernel?");
+    }
+    reject_binary(text);
+    return Parser(text, options).run();
+}
+
+NcuReport read_ncu_report(const std::filesystem::path& path, NcuParseOptions options,
+                          std::uint64_t max_bytes) {
+    const std::string text = read_file_capped(path, max_bytes);
+    options.report_sha256 = sha256_hex(text);
+    return parse_ncu_csv(text, options);
+}
+
+}  // namespace cko::profile::ncu

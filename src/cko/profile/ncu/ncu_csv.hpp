@@ -1,0 +1,34 @@
+// Nsight Compute CSV exports (raw page, details page, --metrics output) → an NcuReport.
+#pragma once
+
+#include "cko/profile/ncu/csv_tokenizer.hpp"
+#include "cko/profile/ncu/ncu_report.hpp"
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+namespace cko::profile::ncu {
+
+struct NcuParseOptions {
+    std::string tool_version;   // as the caller knows it; else read from a version banner if any
+    std::string report_sha256;  // of the exact bytes; read_ncu_report fills it
+    CsvLimits limits;
+};
+
+// Parses an NCU CSV export whatever came around it (program output, ==PROF== lines). The layout
+// is detected from the header: "Section Name"/"Metric Name"/"Metric Unit"/"Metric Value" columns
+// make the long details layout, else "ID" + "Kernel Name" the wide raw layout.
+// Throws cko::Error: empty_input, binary_input, unsupported_format (no NCU header),
+// duplicate_header, missing_field, truncated_input, malformed_input, field_too_long, unknown_unit
+// (a metric the semantic layer computes with has a unit outside the unit table). Output holding
+// ERR_NVGPUCTRPERM gives a report with the counters-not-permitted fact.
+[[nodiscard]] NcuReport parse_ncu_csv(std::string_view text, const NcuParseOptions& options = {});
+
+// Reads the file whole (up to max_bytes), hashes it, and parses it.
+[[nodiscard]] NcuReport read_ncu_report(const std::filesystem::path& path,
+                                        NcuParseOptions options = {},
+                                        std::uint64_t max_bytes = std::uint64_t{4} << 30);
+
+}  // namespace cko::profile::ncu

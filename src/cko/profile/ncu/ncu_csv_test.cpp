@@ -1,0 +1,196 @@
+// The real H200 exports (tests/fixtures/ncu/, NCU 2025.3.1): launches, identities, facts, rules.
+#include "cko/profile/ncu/ncu_csv.hpp"
+
+#include <gtest/gtest.h>
+
+namespace cko::profile::ncu {
+namespace {
+
+const NcuReport& raw_report() {
+    static const NcuReport report = read_ncu_report("tests/fixtures/ncu/ncu_raw.csv");
+    return report;
+}
+
+const NcuReport& details_report() {
+    static const NcuReport report = read_ncu_report("tests/fixtures/ncu/ncu_details.csv");
+    return report;
+}
+
+double fact(const NcuLaunch& launch, std::string_view id) {
+    const Fact* f = launch.find(id);
+    EXPECT_NE(f, nullptr) << "launch " << *launch.scope.launch_id << " lacks " << id;
+    return f == nullptr ? -1 : f->value;
+}
+
+using Dim3 = std::array<std::int64_t, 3>;
+
+void expect_three_kernels(const NcuReport& report) {
+    ASSERT_EQ(report.launches.size(), 7u);
+    for (std::size_t i = 0; i < 7; ++i) {
+        const NcuLaunch& l = report.launches[i];
+        EXPECT_EQ(l.scope.launch_id, static_cast<std::int64_t>(i));
+        EXPECT_EQ(l.scope.stream, 7);
+        EXPECT_EQ(l.scope.context, 1);
+        EXPECT_EQ(l.scope.device, 0);
+        if (i == 6) {
+            EXPECT_EQ(l.scope.kernel, "sgemm_naive(const float *, const float *, float *, int)");
+            EXPECT_EQ(l.scope.grid, (Dim3{64, 64, 1}));
+            EXPECT_EQ(l.scope.block, (Dim3{16, 16, 1}));
+        } else if (i % 2 == 0) {
+            EXPECT_EQ(l.scope.kernel, "scale_naive(const float *, float *, float, int)");
+            EXPECT_EQ(l.scope.grid, (Dim3{262144, 1, 1}));
+            EXPECT_EQ(l.scope.block, (Dim3{256, 1, 1}));
+        } else {
+            EXPECT_EQ(l.scope.kernel, "scale_vec4(const float4 *, float4 *, float, int)");
+            EXPECT_EQ(l.scope.grid, (Dim3{1056, 1, 1}));
+            EXPECT_EQ(l.scope.block, (Dim3{256, 1, 1}));
+        }
+    }
+}
+
+TEST(NcuRawPage, FindsTheSevenLaunchesOfThreeKernelsWithTheirGridAndBlock) {
+    const NcuReport& r = raw_report();
+    EXPECT_EQ(r.layout, NcuLayout::raw);
+    EXPECT_EQ(r.source.dialect, "ncu-csv-raw");
+    EXPECT_TRUE(r.units_row);
+    expect_three_kernels(r);
+}
+
+TEST(NcuRawPage, DurationsInNanosecondsMatchTheCsv) {
+    const std::array<double, 7> want = {203488, 130720, 203232, 132704, 203392, 131424, 414368};
+    for (std::size_t i = 0; i < 7; ++i) {
+        EXPECT_DOUBLE_EQ(fact(raw_report().launches[i], "duration"), want[i]);
+        EXPECT_EQ(raw_report().launches[i].find("duration")->metric, "gpu__time_duration.sum");
+    }
+}
+
+TEST(NcuRawPage, KeepsEveryMetricOfEveryLaunchAsPrinted) {
+    for (const NcuLaunch& l : raw_report().launches) {
+        EXPECT_EQ(l.metrics.size(), 566u - 11u);  // all columns but the 11 identity columns
+    }
+    const NcuReport& r = raw_report();
+    const RawMetric& clock = r.launches[0].metrics[30 - 11];
+    EXPECT_EQ(r.keys[clock.key].name, "device__attribute_clock_rate");
+    EXPECT_EQ(clock.value, "1,980,000");
+}
+
+TEST(NcuRawPage, ReadsThousandsSeparatorsAndConvertsUnits) {
+    const NcuLaunch& naive = raw_report().launches[0];
+    EXPECT_DOUBLE_EQ(fact(naive, "clock.sm"), 1978863004.21);  // "1,978,863,004.21" hz
+    EXPECT_DOUBLE_EQ(fact(naive, "launch.threads"), 67108864);
+    EXPECT_DOUBLE_EQ(fact(naive, "launch.registers_per_thread"), 16);
+    EXPECT_DOUBLE_EQ(fact(naive, "launch.waves_per_sm"), 248.24);
+    EXPECT_DOUBLE_EQ(fact(naive, "launch.shared_mem_driver_per_block"), 1024);
+}
+
+TEST(NcuRawPage, ScaleVec4ReadsDramAtMostOfItsPeak) {
+    const NcuLaunch& vec4 = raw_report().launches[1];
+    EXPECT_DOUBLE_EQ(fact(vec4, "dram.throughput_pct"), 81.91);
+    EXPECT_EQ(vec4.find("dram.throughput_pct")->metric,
+              "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed");
+    EXPECT_DOUBLE_EQ(fact(vec4, "occupancy.achieved_pct"), 95.69);
+    EXPECT_DOUBLE_EQ(fact(vec4, "occupancy.theoretical_pct"), 100);
+    EXPECT_DOUBLE_EQ(fact(vec4, "occupancy.limit_registers"), 10);
+    EXPECT_DOUBLE_EQ(fact(vec4, "sm.throughput_pct"), 6.14);
+    EXPECT_DOUBLE_EQ(fact(vec4, "tensor.pipe_pct"), 0);
+}
+
+TEST(NcuRawPage, HasAtLeastTwentyFiveNamedFactsPerLaunch) {
+    for (const NcuLaunch& l : raw_report().launches) {
+        EXPECT_GE(l.facts.size(), 25u);
+    }
+}
+
+TEST(NcuRawPage, SetsAsideProgramOutputAndToolLines) {
+    const NcuReport& r = raw_report();
+    EXPECT_EQ(r.other_lines, 4u);  // ==WARNING==, two ==PROF== lines, "done no error"
+    ASSERT_EQ(r.tool_messages.size(), 1u);
+    EXPECT_TRUE(r.tool_messages[0].starts_with("==WARNING== Note: Running with unmodified"));
+    EXPECT_EQ(r.device_name, "NVIDIA H200");
+    EXPECT_TRUE(r.counters_permitted());
+}
+
+TEST(NcuRawPage, ListsTextValuesAndUnknownUnitsAsUnmodeled) {
+    const NcuReport& r = raw_report();
+    const auto listed = [&](std::string_view name) {
+        return std::any_of(r.unmodeled.begin(), r.unmodeled.end(),
+                           [&](const Unmodeled& u) { return u.name == name; });
+    };
+    EXPECT_TRUE(listed("launch__func_cache_config"));                  // "CachePreferNone"
+    EXPECT_TRUE(listed("derived__pct_occupancy_per_register_count"));  // unit "%/register"
+    EXPECT_FALSE(listed("gpu__time_duration.sum"));
+    EXPECT_GT(r.launches[0].unmodeled, 0u);
+}
+
+TEST(NcuRawPage, BindsTheReportByItsDigest) {
+    const NcuReport& r = raw_report();
+    EXPECT_EQ(r.source.tool, "ncu");
+    EXPECT_EQ(r.source.report_sha256.size(), 64u);
+    EXPECT_EQ(r.source.parser_version, kNcuParserVersion);
+    EXPECT_TRUE(r.source.tool_version.empty());  // the raw page does not say; nobody told us
+}
+
+TEST(NcuDetailsPage, FindsTheSameSevenLaunches) {
+    const NcuReport& r = details_report();
+    EXPECT_EQ(r.layout, NcuLayout::details);
+    EXPECT_EQ(r.source.dialect, "ncu-csv-details");
+    expect_three_kernels(r);
+}
+
+TEST(NcuDetailsPage, DurationsInMicrosecondsBecomeNanoseconds) {
+    const std::array<double, 7> want = {203390, 132800, 203230, 130660, 203300, 132220, 414370};
+    for (std::size_t i = 0; i < 7; ++i) {
+        EXPECT_NEAR(fact(details_report().launches[i], "duration"), want[i], 1e-6);
+    }
+    EXPECT_EQ(details_report().launches[1].find("duration")->metric,
+              "GPU Speed Of Light Throughput: Duration");
+}
+
+TEST(NcuDetailsPage, ScaleVec4ReadsDramAtAPlausibleFractionOf4_8TBs) {
+    const NcuLaunch& vec4 = details_report().launches[1];
+    const double bytes_per_second = fact(vec4, "dram.throughput");  // "3.88" Tbyte/s
+    EXPECT_DOUBLE_EQ(bytes_per_second, 3.88e12);
+    EXPECT_GT(bytes_per_second / 4.8e12, 0.6);
+    EXPECT_LT(bytes_per_second / 4.8e12, 0.95);
+    EXPECT_DOUBLE_EQ(fact(details_report().launches[6], "dram.throughput"), 20.26e9);
+}
+
+TEST(NcuDetailsPage, SectionDisplayNamesGiveTheSameFactsAsRawNames) {
+    const NcuLaunch& vec4 = details_report().launches[1];
+    EXPECT_DOUBLE_EQ(fact(vec4, "memory.throughput_pct"), 80.65);
+    EXPECT_DOUBLE_EQ(fact(vec4, "occupancy.achieved_pct"), 95.65);
+    EXPECT_DOUBLE_EQ(fact(vec4, "launch.registers_per_thread"), 18);
+    EXPECT_DOUBLE_EQ(fact(vec4, "launch.shared_mem_driver_per_block"), 1020);  // 1.02 Kbyte/block
+    EXPECT_DOUBLE_EQ(fact(vec4, "clock.dram"), 3.2e9);                         // 3.20 Ghz
+    EXPECT_DOUBLE_EQ(fact(vec4, "l2.hit_rate_pct"), 50.89);
+    EXPECT_DOUBLE_EQ(fact(vec4, "issue.slots_busy_pct"), 4.30);
+    EXPECT_DOUBLE_EQ(fact(vec4, "inst.executed"), 5893888);
+    EXPECT_GE(vec4.facts.size(), 25u);
+}
+
+TEST(NcuDetailsPage, KeepsRuleFindingsWithTheirEstimatedSpeedup) {
+    const NcuLaunch& vec4 = details_report().launches[1];
+    ASSERT_EQ(vec4.rules.size(), 7u);
+    EXPECT_EQ(vec4.rules[2].name, "HighPipeUtilization");
+    EXPECT_EQ(vec4.rules[2].type, "OPT");
+    EXPECT_EQ(vec4.rules[2].speedup_type, "local");
+    EXPECT_DOUBLE_EQ(*vec4.rules[2].estimated_speedup_pct, 96.94);
+    EXPECT_FALSE(vec4.rules[0].estimated_speedup_pct.has_value());  // SOLBottleneck INF
+    EXPECT_DOUBLE_EQ(fact(vec4, "rule.HighPipeUtilization.estimated_speedup_pct"), 96.94);
+    // sgemm has two CPIStall findings, both at 7.033: the fact is the larger one.
+    EXPECT_DOUBLE_EQ(fact(details_report().launches[6], "rule.CPIStall.estimated_speedup_pct"),
+                     7.033);
+}
+
+TEST(NcuDetailsPage, KeepsEveryMetricRow) {
+    std::size_t metrics = 0;
+    std::size_t rules = 0;
+    for (const NcuLaunch& l : details_report().launches) {
+        metrics += l.metrics.size();
+        rules += l.rules.size();
+    }
+    EXPECT_EQ(metrics + rules, 664u);  // every data row of the file
+}
+
+}  // namespace
+}  // namespace cko::profile::ncu

@@ -1,0 +1,234 @@
+// Damaged or unusual exports: each gives its own error code and says where, or parses as it should.
+#include "cko/profile/ncu/ncu_csv.hpp"
+#include "cko/util/error.hpp"
+#include "cko/util/files.hpp"
+
+#include <gtest/gtest.h>
+
+namespace cko::profile::ncu {
+namespace {
+
+std::string raw_text() {
+    return read_file_capped("tests/fixtures/ncu/ncu_raw.csv", 1 << 20);
+}
+std::string details_text() {
+    return read_file_capped("tests/fixtures/ncu/ncu_details.csv", 1 << 20);
+}
+
+Error error_of(std::string_view text) {
+    try {
+        (void)parse_ncu_csv(text);
+    } catch (const Error& e) {
+        return e;
+    }
+    ADD_FAILURE() << "parsed without error";
+    return Error(ErrorCode::internal, "no error");
+}
+
+void replace_once(std::string& text, std::string_view from, std::string_view to) {
+    const std::size_t at = text.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    text.replace(at, from.size(), to);
+}
+
+TEST(NcuMalformed, EmptyFileIsEmptyInput) {
+    EXPECT_EQ(error_of("").code(), ErrorCode::empty_input);
+    EXPECT_EQ(error_of(" \n\r\n").code(), ErrorCode::empty_input);
+}
+
+TEST(NcuMalformed, BinaryJunkIsBinaryInputAtItsOffset) {
+    std::string text = raw_text().substr(0, 100);
+    text += std::string(
+        "\x7f"
+        "ELF\x02\x01\x01\x00",
+        8);
+    const Error e = error_of(text);
+    EXPECT_EQ(e.code(), ErrorCode::binary_input);
+    EXPECT_EQ(e.details()["offset"], 104);  // the 0x02 after "\x7fELF"
+}
+
+TEST(NcuMalformed, RowCutShortInsideAQuotedCellIsTruncated) {
+    const std::string text = raw_text();
+    const Error e = error_of(text.substr(0, text.size() - 100));
+    EXPECT_EQ(e.code(), ErrorCode::truncated_input);
+}
+
+TEST(NcuMalformed, RowCutShortAtACellBoundaryIsTruncatedAndNamesTheLine) {
+    std::string text = raw_text();
+    const std::size_t last_row = text.rfind("\"6\",\"539\"");
+    text = text.substr(0, text.find("\",\"", last_row + 200) + 1) + "\n";
+    const Error e = error_of(text);
+    EXPECT_EQ(e.code(), ErrorCode::truncated_input);
+    EXPECT_EQ(e.details()["line"], 13);
+    EXPECT_NE(std::string(e.what()).find("the header 566"), std::string::npos) << e.what();
+}
+
+TEST(NcuMalformed, UnknownUnitOnDurationNamesMetricUnitAndRow) {
+    std::string text = raw_text();
+    // The units row: gpu__time_duration.{avg,max,min,sum} are the only columns in "ns".
+    for (int i = 0; i < 4; ++i) {
+        replace_once(text, "\"ns\"", "\"fortnight\"");
+    }
+    const Error e = error_of(text);
+    EXPECT_EQ(e.code(), ErrorCode::unknown_unit);
+    EXPECT_EQ(e.details()["unit"], "fortnight");
+    EXPECT_EQ(e.details()["metric"], "gpu__time_duration.sum");
+    EXPECT_EQ(e.details()["line"], 7);  // the first launch using it
+}
+
+TEST(NcuMalformed, UnknownUnitOnDetailsDurationNamesTheSection) {
+    std::string text = details_text();
+    replace_once(text, "\"Duration\",\"us\"", "\"Duration\",\"usec\"");
+    const Error e = error_of(text);
+    EXPECT_EQ(e.code(), ErrorCode::unknown_unit);
+    EXPECT_EQ(e.details()["metric"], "GPU Speed Of Light Throughput: Duration");
+    EXPECT_EQ(e.details()["line"], 7);
+}
+
+TEST(NcuMalformed, DurationInAPercentUnitIsRefusedToo) {
+    std::string text = details_text();
+    replace_once(text, "\"Duration\",\"us\"", "\"Duration\",\"%\"");
+    EXPECT_EQ(error_of(text).code(), ErrorCode::unknown_unit);
+}
+
+TEST(NcuMalformed, UnknownUnitOnAnUnmodeledMetricIsListedNotFatal) {
+    std::string text = details_text();
+    replace_once(text, "\"Maximum Buffer Size\",\"Mbyte\"", "\"Maximum Buffer Size\",\"Mfoo\"");
+    const NcuReport r = parse_ncu_csv(text);
+    EXPECT_TRUE(std::any_of(r.unmodeled.begin(), r.unmodeled.end(), [](const Unmodeled& u) {
+        return u.name == "PM Sampling: Maximum Buffer Size" && u.unit == "Mfoo";
+    }));
+}
+
+TEST(NcuMalformed, ColumnNamedTwiceIsDuplicateHeader) {
+    std::string text = details_text();
+    replace_once(text, "\"Context\",", "\"Kernel Name\",");
+    const Error e = error_of(text);
+    EXPECT_EQ(e.code(), ErrorCode::duplicate_header);
+    EXPECT_EQ(e.details()["column"], "Kernel Name");
+}
+
+TEST(NcuMalformed, HeaderRepeatedLaterIsDuplicateHeader) {
+    const std::string text = details_text();
+    const Error e = error_of(text + text);
+    EXPECT_EQ(e.code(), ErrorCode::duplicate_header);
+    EXPECT_EQ(e.details()["line"], 666);
+    EXPECT_EQ(e.details()["first_line"], 1);
+}
+
+TEST(NcuMalformed, MillionCharacterKernelNameIsFieldTooLong) {
+    std::string text = details_text();
+    replace_once(text, "scale_naive(const float *, float *, float, int)",
+                 std::string(1000000, 'k'));
+    const Error e = error_of(text);
+    EXPECT_EQ(e.code(), ErrorCode::field_too_long);
+    EXPECT_EQ(e.details()["line"], 2);
+    EXPECT_EQ(e.details()["bytes"], 1000000);
+}
+
+TEST(NcuMalformed, RowWiderThanTheHeaderIsMalformed) {
+    std::string text = details_text();
+    replace_once(text, "\"3.20\",\n", "\"3.20\",\"\",\"\",\"\",\"\",\"\",\"extra\"\n");
+    const Error e = error_of(text);
+    EXPECT_EQ(e.code(), ErrorCode::malformed_input);
+    EXPECT_EQ(e.details()["line"], 2);
+}
+
+TEST(NcuMalformed, TextAfterAClosingQuoteIsMalformed) {
+    EXPECT_EQ(error_of("\"ID\",\"Kernel Name\"x\n").code(), ErrorCode::malformed_input);
+}
+
+TEST(NcuMalformed, DetailsWithoutMetricValueColumnIsMissingField) {
+    std::string text = details_text();
+    replace_once(text, "\"Metric Value\"", "\"Metric Val\"");
+    const Error e = error_of(text);
+    EXPECT_EQ(e.code(), ErrorCode::missing_field);
+    EXPECT_EQ(e.details()["column"], "Metric Value");
+}
+
+TEST(NcuMalformed, NonNumericDurationIsMalformed) {
+    std::string text = details_text();
+    replace_once(text, "\"Duration\",\"us\",\"203.39\"", "\"Duration\",\"us\",\"fast\"");
+    const Error e = error_of(text);
+    EXPECT_EQ(e.code(), ErrorCode::malformed_input);
+    EXPECT_EQ(e.details()["value"], "fast");
+}
+
+TEST(NcuMalformed, NoHeaderAtAllIsUnsupportedFormat) {
+    EXPECT_EQ(error_of("==PROF== Connected to process 1\nhello\n").code(),
+              ErrorCode::unsupported_format);
+    EXPECT_EQ(error_of("\"a\",\"b\"\n\"1\",\"2\"\n").code(), ErrorCode::unsupported_format);
+}
+
+TEST(NcuUnusual, NotAvailableValueGivesNoFactButKeepsTheRawText) {
+    std::string text = details_text();
+    replace_once(text, "\"Duration\",\"us\",\"203.39\"", "\"Duration\",\"us\",\"n/a\"");
+    const NcuReport r = parse_ncu_csv(text);
+    EXPECT_EQ(r.launches[0].find("duration"), nullptr);
+    EXPECT_NE(r.launches[1].find("duration"), nullptr);
+}
+
+TEST(NcuUnusual, RawPageWithoutItsUnitsRowCannotVouchForDuration) {
+    std::string text = raw_text();
+    const std::size_t units = text.find("\n\"\",\"\"") + 1;
+    text.erase(units, text.find('\n', units) + 1 - units);
+    const Error e = error_of(text);
+    EXPECT_EQ(e.code(), ErrorCode::unknown_unit);
+    EXPECT_EQ(e.details()["unit"], "");
+}
+
+TEST(NcuUnusual, WindowsLineEndingsParseTheSame) {
+    std::string text = details_text();
+    std::string crlf;
+    for (const char c : text) {
+        crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);
+    }
+    const NcuReport r = parse_ncu_csv(crlf);
+    ASSERT_EQ(r.launches.size(), 7u);
+    EXPECT_NEAR(r.launches[1].find("duration")->value, 132800, 1e-6);
+}
+
+TEST(NcuUnusual, MetricsOutputUsesRawNamesInTheDetailsLayout) {
+    const std::string text =
+        "==PROF== Connected to process 7 (/app)\n"
+        "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Context\","
+        "\"Stream\",\"Block Size\",\"Grid Size\",\"Device\",\"CC\",\"Section Name\","
+        "\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n"
+        "\"0\",\"7\",\"app\",\"h\",\"k(int, int)\",\"1\",\"7\",\"(128, 1, 1)\",\"(8, 1, 1)\",\"0\","
+        "\"9.0\",\"Command line profiler metrics\",\"gpu__time_duration.sum\",\"usecond\","
+        "\"1.50\"\n"
+        "\"0\",\"7\",\"app\",\"h\",\"k(int, int)\",\"1\",\"7\",\"(128, 1, 1)\",\"(8, 1, 1)\",\"0\","
+        "\"9.0\",\"Command line profiler metrics\",\"dram__bytes_read.sum\",\"Mbyte\","
+        "\"1,024.5\"\n";
+    const NcuReport r = parse_ncu_csv(text);
+    ASSERT_EQ(r.launches.size(), 1u);
+    EXPECT_EQ(r.launches[0].scope.kernel, "k(int, int)");
+    EXPECT_DOUBLE_EQ(r.launches[0].find("duration")->value, 1500);
+    EXPECT_DOUBLE_EQ(r.launches[0].find("dram.bytes_read")->value, 1024.5e6);
+}
+
+TEST(NcuUnusual, CountersNotPermittedBecomesAFactWithAdvice) {
+    const NcuReport r = parse_ncu_csv(
+        "==PROF== Connected to process 9 (/app)\n"
+        "==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA GPU "
+        "Performance Counters on the target device 0.\n"
+        "==PROF== Disconnected from process 9\n");
+    EXPECT_FALSE(r.counters_permitted());
+    ASSERT_EQ(r.report_facts.size(), 1u);
+    EXPECT_EQ(r.report_facts[0].id, "collection.counters_not_permitted");
+    EXPECT_NE(r.advice.find("administrator"), std::string::npos);
+    EXPECT_TRUE(r.launches.empty());
+    EXPECT_EQ(r.tool_messages.size(), 1u);
+}
+
+TEST(NcuUnusual, VersionBannerInThePreambleIsRecorded) {
+    const NcuReport r = parse_ncu_csv(
+        "NVIDIA (R) Nsight Compute Command Line Profiler\n"
+        "Copyright (c) 2018-2025 NVIDIA Corporation\n"
+        "Version 2025.3.1.0 (build 36398880) (public-release)\n" +
+        details_text());
+    EXPECT_EQ(r.source.tool_version, "2025.3.1.0");
+}
+
+}  // namespace
+}  // namespace cko::profile::ncu

@@ -1,0 +1,70 @@
+// The semantic table and NCU's number spelling.
+#include "cko/profile/ncu/ncu_metrics.hpp"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+namespace cko::profile::ncu {
+namespace {
+
+TEST(NcuNumber, ReadsThousandsSeparatorsAndRefusesTheRest) {
+    EXPECT_EQ(parse_ncu_number("1,980,000"), 1980000.0);
+    EXPECT_EQ(parse_ncu_number("3,198,878,230.33"), 3198878230.33);
+    EXPECT_EQ(parse_ncu_number("-1.5e3"), -1500.0);
+    EXPECT_EQ(parse_ncu_number("0"), 0.0);
+    EXPECT_FALSE(parse_ncu_number("n/a"));
+    EXPECT_FALSE(parse_ncu_number("1,98"));
+    EXPECT_FALSE(parse_ncu_number("1.5,000"));
+    EXPECT_FALSE(parse_ncu_number(",100"));
+    EXPECT_FALSE(parse_ncu_number("inf"));
+    EXPECT_FALSE(parse_ncu_number("12abc"));
+    EXPECT_FALSE(parse_ncu_number(""));
+}
+
+TEST(NcuSemantics, OffersAtLeastTwentyFiveNamedFacts) {
+    std::set<std::string_view> ids;
+    for (const SemanticSource& s : semantic_sources()) {
+        ids.insert(s.fact_id);
+    }
+    EXPECT_GE(ids.size(), 25u);
+}
+
+TEST(NcuSemantics, ADetailsDisplayNameAndItsRawNameGiveOneFact) {
+    EXPECT_EQ(classify_metric("", "gpu__time_duration.sum").fact_id, "duration");
+    EXPECT_EQ(classify_metric("GPU Speed Of Light Throughput", "Duration").fact_id, "duration");
+    EXPECT_EQ(classify_metric("Command line profiler metrics", "gpu__time_duration.sum").fact_id,
+              "duration");
+    // The same display name in another section is another quantity.
+    EXPECT_EQ(classify_metric("Memory Workload Analysis", "Memory Throughput").fact_id,
+              "dram.throughput");
+    EXPECT_EQ(classify_metric("GPU Speed Of Light Throughput", "Memory Throughput").fact_id,
+              "memory.throughput_pct");
+    EXPECT_EQ(classify_metric("", "gpu__time_duration.avg").kind, MetricMeaning::Kind::none);
+}
+
+TEST(NcuSemantics, StallReasonsFollowTheMetricFamily) {
+    const MetricMeaning m =
+        classify_metric("", "smsp__warp_issue_stalled_long_scoreboard_per_warp_active.pct");
+    EXPECT_EQ(m.kind, MetricMeaning::Kind::stall);
+    EXPECT_EQ(m.fact_id, "stall.long_scoreboard_pct");
+}
+
+TEST(NcuSemantics, FmaCountsTwoFlopsPerThreadInstruction) {
+    const MetricMeaning ffma =
+        classify_metric("", "sm__sass_thread_inst_executed_op_ffma_pred_on.sum");
+    EXPECT_EQ(ffma.fact_id, "flop.fp32");
+    EXPECT_EQ(ffma.flop_weight, 2);
+    const MetricMeaning hadd =
+        classify_metric("", "smsp__sass_thread_inst_executed_op_hadd_pred_on.sum");
+    EXPECT_EQ(hadd.fact_id, "flop.fp16");
+    EXPECT_EQ(hadd.flop_weight, 1);
+    EXPECT_EQ(classify_metric("", "sm__sass_thread_inst_executed_op_dfma_pred_on.sum").fact_id,
+              "flop.fp64");
+    EXPECT_EQ(
+        classify_metric("", "sm__sass_thread_inst_executed_op_ffma_pred_on.sum.per_second").kind,
+        MetricMeaning::Kind::none);
+}
+
+}  // namespace
+}  // namespace cko::profile::ncu

@@ -1,1 +1,0 @@
-// Placeholder translation unit until the ncu importer lands; holds no code.

@@ -1,0 +1,46 @@
+// Choosing a launch's roofline inputs from its facts.
+#include "cko/profile/ncu/ncu_roofline.hpp"
+
+namespace cko::profile::ncu {
+
+std::optional<LaunchRooflineInput> roofline_input(const NcuLaunch& launch,
+                                                  std::optional<Precision> precision) {
+    const Fact* duration = launch.find("duration");
+    if (duration == nullptr || duration->value <= 0) {
+        return std::nullopt;
+    }
+    LaunchRooflineInput out;
+    out.input.duration_ns = duration->value;
+    if (precision) {
+        out.input.precision = *precision;
+        if (const Fact* f = launch.find("flop." + std::string(precision_name(*precision)))) {
+            out.input.flops = f->value;
+        }
+    } else {
+        for (const Precision p :
+             {Precision::fp32, Precision::fp64, Precision::fp16, Precision::bf16}) {
+            const Fact* f = launch.find("flop." + std::string(precision_name(p)));
+            if (f != nullptr && (!out.input.flops || f->value > *out.input.flops)) {
+                out.input.flops = f->value;
+                out.input.precision = p;
+            }
+        }
+    }
+    const Fact* bytes = launch.find("dram.bytes");
+    const Fact* read = launch.find("dram.bytes_read");
+    const Fact* write = launch.find("dram.bytes_write");
+    const Fact* rate = launch.find("dram.throughput");
+    if (bytes != nullptr) {
+        out.input.dram_bytes = bytes->value;
+        out.bytes_from = "dram.bytes";
+    } else if (read != nullptr && write != nullptr) {
+        out.input.dram_bytes = read->value + write->value;
+        out.bytes_from = "dram.bytes_read + dram.bytes_write";
+    } else if (rate != nullptr) {
+        out.input.dram_bytes = rate->value * duration->value * 1e-9;
+        out.bytes_from = "dram.throughput × duration";
+    }
+    return out;
+}
+
+}  // namespace cko::profile::ncu

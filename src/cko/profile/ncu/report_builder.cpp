@@ -1,0 +1,226 @@
+// Rows → launches → facts, with the unit checks that make a fact trustworthy.
+#include "cko/profile/ncu/report_builder.hpp"
+
+#include "cko/util/error.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+namespace cko::profile::ncu {
+namespace {
+
+// Units that count things: a fact in one of them may be printed in another ("block",
+// "register/thread", "warp" and "" all map to count; NCU prints some cycle ratios without a unit).
+bool dimensionless(BaseUnit u) {
+    return u == BaseUnit::count || u == BaseUnit::cycle || u == BaseUnit::inst ||
+           u == BaseUnit::inst_per_cycle || u == BaseUnit::ratio;
+}
+
+bool compatible(BaseUnit expected, BaseUnit got) {
+    return expected == got || (dimensionless(expected) && dimensionless(got));
+}
+
+}  // namespace
+
+ReportBuilder::ReportBuilder(NcuReport& report, const CsvTokenizer& tokenizer)
+    : report_(report), tokenizer_(tokenizer) {}
+
+std::uint32_t ReportBuilder::key(std::string_view section, std::string_view name) {
+    if (previous_key_ != kNoKey) {
+        const std::uint32_t predicted = keys_[previous_key_].next;
+        if (predicted != kNoKey && report_.keys[predicted].name == name &&
+            report_.keys[predicted].section == section) {
+            previous_key_ = predicted;
+            return predicted;
+        }
+    }
+    const std::uint32_t id = lookup_key(section, name);
+    if (previous_key_ != kNoKey) {
+        keys_[previous_key_].next = id;
+    }
+    previous_key_ = id;
+    return id;
+}
+
+std::uint32_t ReportBuilder::unit_of(std::uint32_t key, std::string_view text) {
+    KeyInfo& info = keys_[key];
+    if (info.last_unit != kNoKey && report_.units[info.last_unit] == text) {
+        return info.last_unit;
+    }
+    info.last_unit = unit(text);
+    return info.last_unit;
+}
+
+std::uint32_t ReportBuilder::lookup_key(std::string_view section, std::string_view name) {
+    key_buffer_.assign(section);
+    key_buffer_.push_back('\x1f');
+    key_buffer_.append(name);
+    if (const auto it = key_index_.find(std::string_view(key_buffer_)); it != key_index_.end()) {
+        return it->second;
+    }
+    const auto id = static_cast<std::uint32_t>(keys_.size());
+    key_index_.emplace(key_buffer_, id);
+    report_.keys.push_back(MetricKey{std::string(section), std::string(name)});
+    KeyInfo info;
+    info.meaning = classify_metric(section, name);
+    if (info.meaning.kind != MetricMeaning::Kind::none) {
+        std::string slot_name = info.meaning.fact_id;
+        if (info.meaning.kind == MetricMeaning::Kind::flop) {
+            slot_name += "/" + info.meaning.flop_op;
+        }
+        const auto [it, inserted] =
+            slot_index_.emplace(slot_name, static_cast<std::uint32_t>(slots_.size()));
+        if (inserted) {
+            slots_.push_back(Slot{info.meaning});
+        }
+        info.slot = it->second;
+    }
+    keys_.push_back(std::move(info));
+    return id;
+}
+
+std::uint32_t ReportBuilder::unit(std::string_view text) {
+    if (const auto it = unit_index_.find(text); it != unit_index_.end()) {
+        return it->second;
+    }
+    const auto id = static_cast<std::uint32_t>(unit_conversions_.size());
+    unit_index_.emplace(std::string(text), id);
+    report_.units.emplace_back(text);
+    unit_conversions_.push_back(lookup_unit(text));
+    return id;
+}
+
+std::size_t ReportBuilder::add_launch(NcuLaunch launch) {
+    report_.launches.push_back(std::move(launch));
+    launch_slots_.emplace_back();
+    return report_.launches.size() - 1;
+}
+
+std::string ReportBuilder::describe(std::uint32_t key) const {
+    const MetricKey& k = report_.keys[key];
+    return k.section.empty() ? k.name : k.section + ": " + k.name;
+}
+
+void ReportBuilder::note_unmodeled(std::size_t launch, std::uint32_t key, std::uint32_t unit,
+                                   std::string_view value) {
+    NcuLaunch& l = report_.launches[launch];
+    ++l.unmodeled;
+    KeyInfo& info = keys_[key];
+    if (info.listed_unmodeled) {
+        return;
+    }
+    info.listed_unmodeled = true;
+    Unmodeled u;
+    u.name = describe(key);
+    u.unit = report_.units[unit];
+    u.value = std::string(value);
+    u.scope = l.scope;
+    report_.unmodeled.push_back(std::move(u));
+}
+
+void ReportBuilder::add_metric(std::size_t launch, std::uint32_t key, std::uint32_t unit,
+                               std::string_view value, std::size_t row_offset) {
+    report_.launches[launch].metrics.push_back(RawMetric{key, unit, std::string(value)});
+    const KeyInfo& info = keys_[key];
+    const std::optional<UnitConversion>& conv = unit_conversions_[unit];
+    if (info.meaning.kind == MetricMeaning::Kind::none) {
+        if (!conv || (!value.empty() && !is_not_available(value) && !parse_ncu_number(value))) {
+            note_unmodeled(launch, key, unit, value);
+        }
+        return;
+    }
+    // A metric the semantic layer computes with: its unit must be one we know.
+    if (!conv || !compatible(info.meaning.unit, conv->unit)) {
+        const std::size_t line = tokenizer_.line_of(row_offset);
+        const std::string& unit_text = report_.units[unit];
+        throw Error(ErrorCode::unknown_unit,
+                    fmt::format("line {}: metric '{}' has the unit '{}', which is {} (the fact "
+                                "'{}' is in {})",
+                                line, describe(key), unit_text,
+                                conv ? fmt::format("a {} unit", base_unit_name(conv->unit))
+                                     : std::string("not in the unit table"),
+                                info.meaning.fact_id, base_unit_name(info.meaning.unit)),
+                    {{"line", line},
+                     {"metric", describe(key)},
+                     {"unit", unit_text},
+                     {"fact", info.meaning.fact_id}});
+    }
+    if (value.empty() || is_not_available(value)) {
+        return;  // NCU could not give it: no fact, the raw metric keeps the "n/a"
+    }
+    const std::optional<double> number = parse_ncu_number(value);
+    if (!number) {
+        const std::size_t line = tokenizer_.line_of(row_offset);
+        throw Error(ErrorCode::malformed_input,
+                    fmt::format("line {}: metric '{}' has the value '{}', which is not a number",
+                                line, describe(key), value),
+                    {{"line", line}, {"metric", describe(key)}, {"value", value}});
+    }
+    std::vector<SlotValue>& slots = launch_slots_[launch];
+    if (slots.size() < slots_.size()) {
+        slots.resize(slots_.size());
+    }
+    SlotValue& slot = slots[info.slot];
+    const std::size_t priority =
+        info.meaning.kind == MetricMeaning::Kind::direct ? info.meaning.source : 0;
+    if (slot.set && slot.priority <= priority) {
+        return;  // an earlier table row (or the first sm__/smsp__ twin) already gave it
+    }
+    slot = SlotValue{true, priority, *number * conv->factor, key};
+}
+
+void ReportBuilder::finish() {
+    for (std::size_t li = 0; li < report_.launches.size(); ++li) {
+        NcuLaunch& launch = report_.launches[li];
+        struct FlopSum {
+            double value = 0;
+            std::string metrics;
+        };
+        std::map<std::string, FlopSum> flops;
+        const std::vector<SlotValue>& values = launch_slots_[li];
+        for (std::size_t s = 0; s < values.size(); ++s) {
+            if (!values[s].set) {
+                continue;
+            }
+            const MetricMeaning& m = slots_[s].meaning;
+            const std::string metric = describe(values[s].key);
+            if (m.kind == MetricMeaning::Kind::flop) {
+                FlopSum& sum = flops[m.fact_id];
+                sum.value += values[s].value * m.flop_weight;
+                sum.metrics += sum.metrics.empty() ? metric : "+" + metric;
+                continue;
+            }
+            Fact f;
+            f.id = m.fact_id;
+            f.value = values[s].value;
+            f.unit = m.unit;
+            f.scope = launch.scope;
+            f.metric = metric;
+            launch.facts.push_back(std::move(f));
+        }
+        for (auto& [id, sum] : flops) {
+            launch.facts.push_back(Fact{id, sum.value, BaseUnit::flop, launch.scope, sum.metrics});
+        }
+        for (const RuleFinding& rule : launch.rules) {
+            if (!rule.estimated_speedup_pct) {
+                continue;
+            }
+            // Several findings of one rule: the fact is the largest estimate the report states.
+            const std::string id = "rule." + rule.name + ".estimated_speedup_pct";
+            const auto it = std::find_if(launch.facts.begin(), launch.facts.end(),
+                                         [&](const Fact& f) { return f.id == id; });
+            if (it == launch.facts.end()) {
+                launch.facts.push_back(Fact{id, *rule.estimated_speedup_pct, BaseUnit::percent,
+                                            launch.scope, rule.section + ": " + rule.name});
+            } else {
+                it->value = std::max(it->value, *rule.estimated_speedup_pct);
+            }
+        }
+        std::sort(launch.facts.begin(), launch.facts.end(),
+                  [](const Fact& a, const Fact& b) { return a.id < b.id; });
+    }
+}
+
+}  // namespace cko::profile::ncu

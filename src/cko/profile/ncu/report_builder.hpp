@@ -1,0 +1,87 @@
+// Rows → launches → facts: interns metric names and units, applies the semantic layer once per
+// metric name, and turns chosen values into facts at the end.
+#pragma once
+
+#include "cko/profile/ncu/csv_tokenizer.hpp"
+#include "cko/profile/ncu/ncu_metrics.hpp"
+#include "cko/profile/ncu/ncu_report.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace cko::profile::ncu {
+
+class ReportBuilder {
+public:
+    ReportBuilder(NcuReport& report, const CsvTokenizer& tokenizer);
+
+    [[nodiscard]] std::uint32_t key(std::string_view section, std::string_view name);
+    [[nodiscard]] std::uint32_t unit(std::string_view text);
+    // The unit of a key's metric, usually the same unit as that key's previous row.
+    [[nodiscard]] std::uint32_t unit_of(std::uint32_t key, std::string_view text);
+
+    // Appends a launch and returns its index.
+    std::size_t add_launch(NcuLaunch launch);
+
+    // Keeps one metric of a launch and feeds the semantic layer. `row_offset` locates errors.
+    void add_metric(std::size_t launch, std::uint32_t key, std::uint32_t unit,
+                    std::string_view value, std::size_t row_offset);
+
+    // Builds every launch's facts (sorted by id).
+    void finish();
+
+private:
+    struct StringHash {
+        using is_transparent = void;
+        std::size_t operator()(std::string_view s) const noexcept {
+            return std::hash<std::string_view>{}(s);
+        }
+    };
+    using Index = std::unordered_map<std::string, std::uint32_t, StringHash, std::equal_to<>>;
+
+    struct KeyInfo {
+        MetricMeaning meaning;
+        std::uint32_t slot = 0;
+        bool listed_unmodeled = false;
+        // Details pages repeat one sequence of metrics per launch: the key that followed this one
+        // last time is checked before hashing (kNoKey: none yet).
+        std::uint32_t next = kNoKey;
+        std::uint32_t last_unit = kNoKey;
+    };
+    static constexpr std::uint32_t kNoKey = 0xffffffffU;
+    // One fact a launch can have (a flop slot is one op of one precision).
+    struct Slot {
+        MetricMeaning meaning;
+    };
+    struct SlotValue {
+        bool set = false;
+        std::size_t priority = 0;
+        double value = 0;
+        std::uint32_t key = 0;
+    };
+
+    [[nodiscard]] std::uint32_t lookup_key(std::string_view section, std::string_view name);
+    [[nodiscard]] std::string describe(std::uint32_t key) const;  // "Section: Name" or name
+    void note_unmodeled(std::size_t launch, std::uint32_t key, std::uint32_t unit,
+                        std::string_view value);
+
+    NcuReport& report_;
+    const CsvTokenizer& tokenizer_;
+    Index key_index_;
+    Index unit_index_;
+    Index slot_index_;
+    std::string key_buffer_;
+    std::uint32_t previous_key_ = kNoKey;
+    std::vector<KeyInfo> keys_;
+    std::vector<std::optional<UnitConversion>> unit_conversions_;
+    std::vector<Slot> slots_;
+    std::vector<std::vector<SlotValue>> launch_slots_;
+};
+
+}  // namespace cko::profile::ncu
