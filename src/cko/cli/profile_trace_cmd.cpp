@@ -1,8 +1,235 @@
-// `cko profile torch`, `cko profile nsys`.
+// `cko profile torch`, `cko profile nsys`: trace summaries as aligned tables or one JSON document.
+#include "cko/cli/command.hpp"
 #include "cko/cli/verbs.hpp"
+#include "cko/profile/kineto/kineto_trace.hpp"
+#include "cko/profile/nsys/nsys_export.hpp"
+#include "cko/util/error.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <vector>
 
 namespace cko::cli {
+namespace {
 
-void register_profile_traces(CLI::App& /*profile*/) {}
+namespace kineto = profile::kineto;
+namespace nsys = profile::nsys;
+
+// Columns of text; the first `left` columns are left-aligned, the rest right-aligned.
+class TextTable {
+public:
+    TextTable(std::vector<std::string> header, std::size_t left)
+        : header_(std::move(header)), left_(left) {}
+    void add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
+    [[nodiscard]] std::string render(std::size_t max_name = 90) const {
+        std::vector<std::size_t> width(header_.size());
+        const auto cell = [&](const std::string& s, std::size_t c) {
+            return c + 1 == header_.size() && s.size() > max_name
+                       ? s.substr(0, max_name - 3) + "..."
+                       : s;
+        };
+        for (std::size_t c = 0; c < header_.size(); ++c) {
+            width[c] = header_[c].size();
+            for (const auto& r : rows_) {
+                width[c] = std::max(width[c], cell(r[c], c).size());
+            }
+        }
+        std::string out;
+        const auto line = [&](const std::vector<std::string>& r) {
+            std::string text = " ";
+            for (std::size_t c = 0; c < r.size(); ++c) {
+                const std::string v = cell(r[c], c);
+                const bool last = c + 1 == r.size();
+                // The last column (a name) is left-aligned and never padded.
+                text += last        ? v
+                        : c < left_ ? fmt::format("{:<{}}", v, width[c])
+                                    : fmt::format("{:>{}}", v, width[c]);
+                text += last ? "" : "  ";
+            }
+            out += text + "\n";
+        };
+        line(header_);
+        std::vector<std::string> rule;
+        for (const auto w : width) {
+            rule.emplace_back(w, '-');
+        }
+        line(rule);
+        for (const auto& r : rows_) {
+            line(r);
+        }
+        return out;
+    }
+
+private:
+    std::vector<std::string> header_;
+    std::size_t left_;
+    std::vector<std::vector<std::string>> rows_;
+};
+
+std::string ns_text(double ns) {
+    return fmt::format("{:.1f}", ns);
+}
+
+std::string kineto_text(const kineto::KinetoTrace& t, std::size_t top) {
+    const kineto::TraceSummary& s = t.summary;
+    std::string out = fmt::format("{}  ({} bytes{}, sha256 {})\n", t.path, t.file_bytes,
+                                  t.gzip ? ", gzip" : "", t.source.report_sha256.substr(0, 16));
+    const auto& dev = t.identity.device_properties;
+    out += fmt::format(
+        "  rank {}  device {}  CUDA runtime {}  CUPTI {}\n",
+        t.identity.rank ? std::to_string(*t.identity.rank) : "-",
+        dev.is_array() && !dev.empty() ? dev[0].value("name", "?") : "-",
+        t.identity.cuda_runtime_version ? std::to_string(*t.identity.cuda_runtime_version) : "-",
+        t.identity.cupti_version ? std::to_string(*t.identity.cupti_version) : "-");
+    out += fmt::format("  {} events, {} complete; kernel time {} ns\n\n", s.events,
+                       s.complete_events, s.kernel_time_ns);
+
+    std::vector<std::pair<std::string, kineto::DurationStats>> kernels(s.kernels.begin(),
+                                                                       s.kernels.end());
+    std::stable_sort(kernels.begin(), kernels.end(), [](const auto& a, const auto& b) {
+        return a.second.total_ns > b.second.total_ns;
+    });
+    TextTable k({"GPU %", "Total (ns)", "Count", "Mean (ns)", "Min (ns)", "Max (ns)", "Kernel"}, 0);
+    for (std::size_t i = 0; i < kernels.size() && i < top; ++i) {
+        const auto& [name, st] = kernels[i];
+        const double share = s.kernel_time_ns == 0 ? 0.0
+                                                   : 100.0 * static_cast<double>(st.total_ns) /
+                                                         static_cast<double>(s.kernel_time_ns);
+        k.add({fmt::format("{:.1f}", share), std::to_string(st.total_ns), std::to_string(st.count),
+               ns_text(st.mean_ns()), std::to_string(st.min_ns), std::to_string(st.max_ns), name});
+    }
+    out += "Kernels" +
+           (kernels.size() > top ? fmt::format(" (top {} of {})", top, kernels.size())
+                                 : std::string()) +
+           "\n" + k.render() + "\n";
+
+    TextTable streams({"Device", "Stream", "Kernels", "Memcpy", "Memset", "Busy (ns)"}, 0);
+    for (const auto& [key, st] : s.streams) {
+        streams.add(
+            {std::to_string(key.first), std::to_string(key.second),
+             std::to_string(st.kernels.count), std::to_string(st.memcpy.count),
+             std::to_string(st.memset.count),
+             std::to_string(st.kernels.total_ns + st.memcpy.total_ns + st.memset.total_ns)});
+    }
+    out += "Streams\n" + streams.render() + "\n";
+
+    TextTable mem({"Op", "Count", "Total (ns)", "Bytes", "Name"}, 1);
+    for (const auto* group : {&s.memcpy, &s.memset}) {
+        for (const auto& [name, st] : *group) {
+            mem.add({group == &s.memcpy ? "memcpy" : "memset", std::to_string(st.time.count),
+                     std::to_string(st.time.total_ns), std::to_string(st.bytes), name});
+        }
+    }
+    out += "Memory operations\n" + mem.render() + "\n";
+
+    const auto& f = s.flows;
+    const auto& l = f.launch_to_gpu;
+    out += fmt::format(
+        "Launch -> GPU start (ac2g flows): {} linked, {} launches without GPU work, {} GPU rows "
+        "without launch\n  min {}  p50 {}  p90 {}  p99 {}  max {} ns\n\n",
+        f.linked, f.unmatched_starts, f.unmatched_finishes, l.min_ns, l.p50_ns, l.p90_ns, l.p99_ns,
+        l.max_ns);
+
+    TextTable ann({"Category", "Count", "Total (ns)", "Window (ns)", "Name"}, 1);
+    for (const auto& [key, a] : s.annotations) {
+        ann.add({key.first, std::to_string(a.time.count), std::to_string(a.time.total_ns),
+                 std::to_string(a.last_end_ns - a.first_start_ns), key.second});
+    }
+    out += "Annotations\n" + ann.render();
+    return out;
+}
+
+std::string nsys_text(const nsys::NsysExport& e, std::size_t top) {
+    std::string out =
+        fmt::format("{}  (Nsight Systems {}, export schema {}, sha256 {})\n", e.path,
+                    e.source.tool_version, e.schema_version, e.source.report_sha256.substr(0, 16));
+    for (const auto& gpu : e.gpus) {
+        out += fmt::format("  GPU {}: {} ({} SMs)\n", gpu.value("id", Json(-1)).dump(),
+                           gpu.value("name", "?"), gpu.value("smCount", Json()).dump());
+    }
+    for (const auto& report : e.reports) {
+        out += "\n" + report.name + "\n";
+        if (!report.skipped.empty()) {
+            out += "  SKIPPED: " + report.skipped + "\n";
+            continue;
+        }
+        const bool nvtx = report.header.size() == 10;
+        TextTable t(report.header, 0);
+        for (std::size_t i = 0; i < report.rows.size() && i < top; ++i) {
+            const auto& r = report.rows[i];
+            std::vector<std::string> row = {
+                r.time_percent_tenths ? nsys::format_tenths(*r.time_percent_tenths) : "",
+                std::to_string(r.total_ns),
+                std::to_string(r.count),
+                nsys::format_tenths(r.avg_tenths),
+                nsys::format_tenths(r.med_tenths),
+                std::to_string(r.min_ns),
+                std::to_string(r.max_ns),
+                nsys::format_tenths(r.stddev_tenths)};
+            if (nvtx) {
+                row.push_back(r.style);
+            }
+            row.push_back(r.name);
+            t.add(std::move(row));
+        }
+        out += t.render();
+        if (report.rows.size() > top) {
+            out += fmt::format("  ({} more rows; --top or --json)\n", report.rows.size() - top);
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+void register_profile_traces(CLI::App& profile) {
+    auto files = std::make_shared<std::vector<std::string>>();
+    auto tool_version = std::make_shared<std::string>();
+    auto top = std::make_shared<std::size_t>(20);
+    auto* torch =
+        add_verb(profile, "torch", "Summarise PyTorch profiler (Kineto) traces, .json or .json.gz",
+                 [files, tool_version, top] {
+                     const std::vector<std::filesystem::path> paths(files->begin(), files->end());
+                     const auto traces = kineto::import_kineto_traces(paths, *tool_version);
+                     std::string text;
+                     for (const auto& t : traces) {
+                         text += (text.empty() ? "" : "\n") + kineto_text(t, *top);
+                     }
+                     return CommandResult{text, kineto::kineto_traces_to_json(traces), 0};
+                 });
+    torch->add_option("files", *files, "Trace files (one per rank)")->required();
+    torch->add_option("--tool-version", *tool_version,
+                      "torch version that wrote the traces (they do not record it)");
+    torch->add_option("--top", *top, "Kernel rows to print (default 20)");
+
+    auto file = std::make_shared<std::string>();
+    auto csv = std::make_shared<std::string>();
+    auto nsys_top = std::make_shared<std::size_t>(20);
+    auto* nsys_verb =
+        add_verb(profile, "nsys", "Summarise an Nsight Systems SQLite export like `nsys stats`",
+                 [file, csv, nsys_top] {
+                     if (!csv->empty()) {
+                         // Exactly the CSV `nsys stats --report NAME --format csv` prints.
+                         const nsys::NsysDatabase db(*file);
+                         const nsys::StatsReport report = nsys::run_stats_report(db, *csv);
+                         if (!report.skipped.empty()) {
+                             throw Error(ErrorCode::missing_field, report.skipped,
+                                         {{"report", report.name}});
+                         }
+                         return CommandResult{report.to_csv(), report.to_json(), 0};
+                     }
+                     const nsys::NsysExport e = nsys::import_nsys_export(*file);
+                     return CommandResult{nsys_text(e, *nsys_top), e.to_json(), 0};
+                 });
+    nsys_verb->add_option("file", *file, "The .sqlite export (nsys export --type sqlite)")
+        ->required();
+    nsys_verb->add_option("--csv", *csv,
+                          "Print one report as nsys stats CSV: cuda_gpu_kern_sum[:base|:mangled], "
+                          "cuda_gpu_mem_time_sum, cuda_api_sum, nvtx_sum, cuda_sync_sum");
+    nsys_verb->add_option("--top", *nsys_top, "Rows per report to print (default 20)");
+}
 
 }  // namespace cko::cli

@@ -11,6 +11,7 @@ namespace cko::run {
 namespace {
 
 struct StatFields {
+    pid_t ppid = 0;
     pid_t pgrp = 0;
     std::uint64_t start_ticks = 0;
     char state = '?';
@@ -32,8 +33,7 @@ std::optional<StatFields> read_stat(pid_t pid) {
     StatFields f;
     std::string field;
     rest >> f.state;
-    std::uint64_t ppid = 0;
-    rest >> ppid >> f.pgrp;
+    rest >> f.ppid >> f.pgrp;
     for (int i = 6; i < 22 && rest >> field; ++i) {
     }
     if (!(rest >> f.start_ticks)) {
@@ -75,6 +75,20 @@ ProcessIdentity current_process_identity() { return *process_identity_of(::getpi
 bool is_alive(const ProcessIdentity& who) {
     const auto now = process_identity_of(who.pid);
     return now && now->start_ticks == who.start_ticks && now->boot_id == who.boot_id;
+}
+
+bool is_descendant_of(pid_t pid, pid_t ancestor) {
+    for (int depth = 0; depth < 64 && pid > 1; ++depth) {
+        if (pid == ancestor) {
+            return true;
+        }
+        const auto stat = read_stat(pid);
+        if (!stat) {
+            return false;
+        }
+        pid = stat->ppid;
+    }
+    return pid == ancestor;
 }
 
 int kill_process_group_leftovers(pid_t pgid, std::uint64_t not_before_ticks) {

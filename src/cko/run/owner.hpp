@@ -25,6 +25,9 @@ struct ProcessIdentity {
 // True only if the same process (not a later one reusing its pid) is still running on this boot.
 [[nodiscard]] bool is_alive(const ProcessIdentity& who);
 
+// True if `pid` is `ancestor` or one of its descendants (walks the parent chain in /proc).
+[[nodiscard]] bool is_descendant_of(pid_t pid, pid_t ancestor);
+
 // SIGKILLs every process whose process group is `pgid` and that started no earlier than
 // `not_before_ticks` (so a reused group id of unrelated, older processes is spared). Returns how
 // many were signalled.

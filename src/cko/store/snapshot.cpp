@@ -98,11 +98,12 @@ struct Walker {
     std::vector<ManifestEntry> entries;
     std::vector<std::string> ignored;
 
+    // An empty payload path means "hash only": the digest a snapshot would get, nothing written.
     void file(const fs::path& from, const std::string& rel, const struct stat& st) {
         const fs::path to = rel.empty() ? payload : payload / rel;
-        entries.push_back(ManifestEntry{rel, static_cast<unsigned>(st.st_mode & 0777),
-                                        static_cast<std::uint64_t>(st.st_size),
-                                        copy_and_hash(from, to, static_cast<std::uint64_t>(st.st_size))});
+        const auto size = static_cast<std::uint64_t>(st.st_size);
+        entries.push_back(ManifestEntry{rel, static_cast<unsigned>(st.st_mode & 0777), size,
+                                        payload.empty() ? sha256_file_hex(from) : copy_and_hash(from, to, size)});
     }
 
     void directory(const fs::path& dir, const std::string& rel) {
@@ -130,7 +131,9 @@ struct Walker {
                             Json{{"path", from.string()}});
             }
             if (S_ISDIR(st.st_mode)) {
-                fs::create_directory(payload / child);
+                if (!payload.empty()) {
+                    fs::create_directory(payload / child);
+                }
                 directory(from, child);
             } else if (S_ISREG(st.st_mode)) {
                 file(from, child, st);
@@ -246,6 +249,27 @@ Snapshot take_snapshot(const Store& store, const fs::path& source, const Snapsho
         throw;
     }
     return snap;
+}
+
+std::string snapshot_digest_of(const fs::path& source, const SnapshotOptions& options) {
+    struct stat st {};
+    if (::lstat(source.c_str(), &st) != 0) {
+        throw Error(ErrorCode::not_found, fmt::format("cannot read {}: {}", source.string(), std::strerror(errno)),
+                    Json{{"path", source.string()}});
+    }
+    if (S_ISLNK(st.st_mode)) {
+        throw Error(ErrorCode::symlink_refused, fmt::format("{} is a symbolic link", source.string()),
+                    Json{{"path", source.string()}});
+    }
+    Walker walker{options, fs::path(), {}, {}};
+    std::string kind = "file";
+    if (S_ISDIR(st.st_mode)) {
+        kind = "directory";
+        walker.directory(source, "");
+    } else {
+        walker.file(source, "", st);
+    }
+    return sha256_hex(canonical_json(manifest_json(kind, walker.entries, options, walker.ignored)));
 }
 
 Snapshot load_snapshot(const Store& store, const std::string& digest) {

@@ -38,6 +38,10 @@ struct Snapshot {
 [[nodiscard]] Snapshot take_snapshot(const Store& store, const std::filesystem::path& source,
                                      const SnapshotOptions& options = {});
 
+// The digest take_snapshot would give `source` now, without storing anything (to check whether
+// files frozen earlier were edited since).
+[[nodiscard]] std::string snapshot_digest_of(const std::filesystem::path& source, const SnapshotOptions& options = {});
+
 // Reads and checks a stored snapshot's manifest (digest must match its bytes).
 [[nodiscard]] Snapshot load_snapshot(const Store& store, const std::string& digest);
 

@@ -90,3 +90,19 @@ TEST_F(SnapshotTest, MaterializedTreeIsAReadOnlyCopyAndLoadRoundTrips) {
 
 }  // namespace
 }  // namespace cko::store
+
+namespace cko::store {
+namespace {
+
+TEST_F(SnapshotTest, DigestWithoutStoringMatchesTheSnapshotAndSeesEdits) {
+    put(dir_ / "drv" / "driver.py", "print(1)\n");
+    put(dir_ / "drv" / "lib" / "util.py", "x = 1\n");
+    const Store s = Store::create(dir_ / "art");
+    const Snapshot snap = take_snapshot(s, dir_ / "drv");
+    EXPECT_EQ(snapshot_digest_of(dir_ / "drv"), snap.digest);
+    put(dir_ / "drv" / "lib" / "util.py", "x = 2\n");
+    EXPECT_NE(snapshot_digest_of(dir_ / "drv"), snap.digest);
+}
+
+}  // namespace
+}  // namespace cko::store

@@ -48,6 +48,14 @@ enum class ExitClass : int {
     X(invalid_record, usage)          \
     X(special_file, usage)            \
     X(cas_conflict, usage)            \
+    X(invalid_spec, usage)            \
+    X(scope_violation, usage)         \
+    X(already_confirmed, usage)       \
+    X(not_eligible, usage)            \
+    X(budget_exhausted, usage)        \
+    X(deadline_passed, usage)         \
+    X(environment_mismatch, environment) \
+    X(driver_changed, environment)    \
     X(store_locked, environment)      \
     X(missing_result, environment)    \
     X(invalid_driver_result, environment) \

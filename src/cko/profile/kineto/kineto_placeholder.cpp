@@ -1,1 +1,0 @@
-// Placeholder translation unit until the kineto importer lands; holds no code.

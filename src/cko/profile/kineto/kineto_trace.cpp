@@ -1,0 +1,198 @@
+// Kineto import: stream the file, parse events, keep identity, summarise; several ranks at once.
+#include "cko/profile/kineto/kineto_trace.hpp"
+
+#include "cko/profile/kineto/trace_event.hpp"
+#include "cko/profile/kineto/trace_reader.hpp"
+#include "cko/profile/kineto/trace_tokenizer.hpp"
+#include "cko/util/error.hpp"
+
+#include <algorithm>
+#include <set>
+
+namespace cko::profile::kineto {
+namespace {
+
+std::optional<std::int64_t> int_member(const Json& value) {
+    if (value.is_number_integer()) {
+        return value.get<std::int64_t>();
+    }
+    return std::nullopt;
+}
+
+// Receives members and events from the tokenizer and feeds the summary.
+class ImportSink : public TraceSink {
+public:
+    explicit ImportSink(const std::string& path) : path_(path) {}
+
+    void on_member(std::string_view key, std::string_view raw_value) override {
+        Json value;
+        try {
+            value = parse_json_strict(raw_value, JsonLimits{TraceTokenizer::kMaxItemBytes, 64},
+                                      path_ + ":" + std::string(key));
+        } catch (const Error& e) {
+            throw Error(
+                ErrorCode::malformed_input,
+                "top-level member '" + std::string(key) + "' is not valid JSON: " + e.what(),
+                {{"member", std::string(key)}});
+        }
+        TraceIdentity& id = identity;
+        if (key == "schemaVersion") {
+            saw_schema_version = true;
+            id.schema_version = int_member(value).value_or(-1);
+        } else if (key == "deviceProperties") {
+            id.device_properties = value;
+        } else if (key == "cuda_runtime_version") {
+            id.cuda_runtime_version = int_member(value);
+        } else if (key == "cuda_driver_version") {
+            id.cuda_driver_version = int_member(value);
+        } else if (key == "cupti_version") {
+            id.cupti_version = int_member(value);
+        } else if (key == "distributedInfo") {
+            id.distributed_info = value;
+            if (value.is_object()) {
+                id.rank = int_member(value.value("rank", Json()));
+                id.world_size = int_member(value.value("world_size", Json()));
+            }
+        } else if (key == "trace_id" && value.is_string()) {
+            id.trace_id = value.get<std::string>();
+        } else if (key == "baseTimeNanoseconds") {
+            id.base_time_ns = int_member(value);
+        } else if (key == "displayTimeUnit" && value.is_string()) {
+            id.display_time_unit = value.get<std::string>();
+        } else {
+            id.other_members.emplace_back(key);
+        }
+    }
+
+    void on_event(std::string_view raw_event) override {
+        parser_.parse(raw_event, index_, event_);
+        builder.add(event_, index_);
+        ++index_;
+    }
+
+    TraceIdentity identity;
+    bool saw_schema_version = false;
+    TraceSummaryBuilder builder;
+
+private:
+    std::string path_;
+    TraceEventParser parser_;
+    TraceEvent event_;
+    std::uint64_t index_ = 0;
+};
+
+}  // namespace
+
+Json TraceIdentity::to_json() const {
+    const auto opt = [](const std::optional<std::int64_t>& v) { return v ? Json(*v) : Json(); };
+    return Json{{"schema_version", schema_version},
+                {"device_properties", device_properties},
+                {"cuda_runtime_version", opt(cuda_runtime_version)},
+                {"cuda_driver_version", opt(cuda_driver_version)},
+                {"cupti_version", opt(cupti_version)},
+                {"distributed_info", distributed_info},
+                {"rank", opt(rank)},
+                {"world_size", opt(world_size)},
+                {"trace_id", trace_id},
+                {"base_time_ns", opt(base_time_ns)},
+                {"display_time_unit", display_time_unit},
+                {"other_members", other_members}};
+}
+
+std::vector<Fact> KinetoTrace::kernel_facts() const {
+    std::vector<Fact> facts;
+    for (const auto& [name, s] : summary.kernels) {
+        Scope scope;
+        scope.kernel = name;
+        facts.push_back(Fact{"kernel.instances", static_cast<double>(s.count), BaseUnit::count,
+                             scope, "kineto:kernel"});
+        facts.push_back(Fact{"kernel.duration.total", static_cast<double>(s.total_ns), BaseUnit::ns,
+                             scope, "kineto:kernel.dur"});
+        facts.push_back(
+            Fact{"kernel.duration.mean", s.mean_ns(), BaseUnit::ns, scope, "kineto:kernel.dur"});
+    }
+    return facts;
+}
+
+Json KinetoTrace::to_json() const {
+    Json facts = Json::array();
+    for (const Fact& f : kernel_facts()) {
+        facts.push_back(fact_to_json(f));
+    }
+    return Json{{"path", path},
+                {"file_bytes", file_bytes},
+                {"gzip", gzip},
+                {"source", source_to_json(source)},
+                {"identity", identity.to_json()},
+                {"summary", summary.to_json()},
+                {"facts", facts}};
+}
+
+KinetoTrace import_kineto_trace(const std::filesystem::path& path,
+                                const std::string& tool_version) {
+    ImportSink sink(path.string());
+    TraceTokenizer tokenizer(sink);
+    const ReadResult read = stream_trace_file(path, tokenizer);
+    if (!sink.saw_schema_version) {
+        throw Error(ErrorCode::missing_field, path.string() + " has no top-level schemaVersion",
+                    {{"path", path.string()}, {"field", "schemaVersion"}});
+    }
+    if (sink.identity.schema_version != 1) {
+        throw Error(ErrorCode::unsupported_format,
+                    path.string() + " has schemaVersion " +
+                        std::to_string(sink.identity.schema_version) + "; cko reads version 1",
+                    {{"path", path.string()}, {"schema_version", sink.identity.schema_version}});
+    }
+    if (!tokenizer.saw_trace_events()) {
+        throw Error(ErrorCode::missing_field, path.string() + " has no traceEvents array",
+                    {{"path", path.string()}, {"field", "traceEvents"}});
+    }
+    KinetoTrace trace;
+    trace.path = path.string();
+    trace.file_bytes = read.file_bytes;
+    trace.gzip = read.gzip;
+    trace.source = Source{read.sha256, "kineto", tool_version, kDialect, kParserVersion};
+    trace.identity = std::move(sink.identity);
+    trace.summary = sink.builder.finish();
+    return trace;
+}
+
+std::vector<KinetoTrace> import_kineto_traces(const std::vector<std::filesystem::path>& paths,
+                                              const std::string& tool_version) {
+    std::vector<KinetoTrace> traces;
+    traces.reserve(paths.size());
+    for (const auto& path : paths) {
+        traces.push_back(import_kineto_trace(path, tool_version));
+    }
+    if (traces.size() > 1) {
+        std::set<std::int64_t> ranks;
+        for (const auto& t : traces) {
+            if (!t.identity.rank) {
+                throw Error(ErrorCode::missing_field,
+                            t.path +
+                                " has no distributedInfo.rank; with several traces each "
+                                "must say which rank it is",
+                            {{"path", t.path}, {"field", "distributedInfo.rank"}});
+            }
+            if (!ranks.insert(*t.identity.rank).second) {
+                throw Error(ErrorCode::invalid_argument,
+                            "two traces claim rank " + std::to_string(*t.identity.rank),
+                            {{"path", t.path}, {"rank", *t.identity.rank}});
+            }
+        }
+        std::stable_sort(traces.begin(), traces.end(), [](const auto& a, const auto& b) {
+            return *a.identity.rank < *b.identity.rank;
+        });
+    }
+    return traces;
+}
+
+Json kineto_traces_to_json(const std::vector<KinetoTrace>& traces) {
+    Json out = Json{{"format_version", "cko/profile-torch-v1"}, {"traces", Json::array()}};
+    for (const auto& t : traces) {
+        out["traces"].push_back(t.to_json());
+    }
+    return out;
+}
+
+}  // namespace cko::profile::kineto

@@ -1,0 +1,197 @@
+// The real torch 2.11 trace is counted exactly; gzip, ranks and broken files behave as documented.
+#include "cko/profile/kineto/kineto_trace.hpp"
+
+#include "cko/util/error.hpp"
+#include "cko/util/sha256.hpp"
+
+#include <gtest/gtest.h>
+#include <zlib.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace cko::profile::kineto {
+namespace {
+namespace fs = std::filesystem;
+
+const fs::path kFixture = "tests/fixtures/torch/torch_trace.json";
+
+class TempDir {
+public:
+    TempDir() {
+        std::string pattern = (fs::temp_directory_path() / "cko-kineto-XXXXXX").string();
+        path_ = ::mkdtemp(pattern.data());
+    }
+    ~TempDir() { fs::remove_all(path_); }
+    fs::path write(const std::string& name, const std::string& text) const {
+        std::ofstream(path_ / name, std::ios::binary) << text;
+        return path_ / name;
+    }
+    [[nodiscard]] const fs::path& path() const { return path_; }
+
+private:
+    fs::path path_;
+};
+
+std::string read_all(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream out;
+    out << in.rdbuf();
+    return out.str();
+}
+
+ErrorCode import_error(const fs::path& path) {
+    try {
+        (void)import_kineto_trace(path);
+    } catch (const Error& e) {
+        return e.code();
+    }
+    ADD_FAILURE() << "no error for " << path;
+    return ErrorCode::internal;
+}
+
+// Expected numbers were obtained once with an independent python3 script over the fixture:
+// json.load(..., parse_float=Decimal), ns = int(Decimal(ts) * 1000), counting events by ph/cat,
+// summing kernel durations by name, pairing ac2g "s"/"f" events by id (f.ts - s.ts, sorted,
+// nearest-rank percentiles), and summing args.bytes of gpu_memcpy/gpu_memset.
+TEST(KinetoTrace, CountsTheRealTorchTraceExactly) {
+    const KinetoTrace t = import_kineto_trace(kFixture, "2.11");
+    const TraceSummary& s = t.summary;
+    EXPECT_EQ(s.events, 314);
+    EXPECT_EQ(s.complete_events, 168);
+    EXPECT_EQ(s.categories.at("kernel").count, 25);
+    EXPECT_EQ(s.kernel_time_ns, 1840249);
+    EXPECT_EQ(s.kernels.size(), 5u);
+    const DurationStats& gemm = s.kernels.at("nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT");
+    EXPECT_EQ(gemm.count, 5);
+    EXPECT_EQ(gemm.total_ns, 875164);
+    EXPECT_EQ(gemm.min_ns, 174559);
+    EXPECT_EQ(gemm.max_ns, 175711);
+    EXPECT_EQ(s.categories.at("cuda_runtime").count, 41);
+    EXPECT_EQ(s.categories.at("cuda_runtime").total_ns, 1196658);
+    EXPECT_EQ(s.runtime_calls.at("cudaLaunchKernel").count, 20);
+    EXPECT_EQ(s.runtime_calls.at("cudaMemsetAsync").count, 10);
+    EXPECT_EQ(s.categories.at("cuda_driver").count, 5);
+    EXPECT_EQ(s.flows.starts, 46);
+    EXPECT_EQ(s.flows.finishes, 40);
+    EXPECT_EQ(s.flows.linked, 40);
+    EXPECT_EQ(s.flows.unmatched_starts, 6);
+    EXPECT_EQ(s.flows.unmatched_finishes, 0);
+    EXPECT_EQ(s.flows.launch_to_gpu.min_ns, 9302);
+    EXPECT_EQ(s.flows.launch_to_gpu.p50_ns, 129575);
+    EXPECT_EQ(s.flows.launch_to_gpu.p90_ns, 198658);
+    EXPECT_EQ(s.flows.launch_to_gpu.max_ns, 242508);
+    EXPECT_EQ(s.memcpy.at("Memcpy DtoH (Device -> Pinned)").time.count, 5);
+    EXPECT_EQ(s.memcpy.at("Memcpy DtoH (Device -> Pinned)").time.total_ns, 8095);
+    EXPECT_EQ(s.memcpy.at("Memcpy DtoH (Device -> Pinned)").bytes, 20);
+    EXPECT_EQ(s.memset.at("Memset (Device)").time.count, 10);
+    EXPECT_EQ(s.memset.at("Memset (Device)").bytes, 40);
+    const StreamStats& stream = s.streams.at({0, 7});
+    EXPECT_EQ(stream.kernels.count + stream.memcpy.count + stream.memset.count, 40);
+    EXPECT_EQ(stream.kernels.total_ns + stream.memcpy.total_ns + stream.memset.total_ns, 1855739);
+    EXPECT_EQ(s.annotations.at({"user_annotation", "layer"}).time.total_ns, 5854200);
+    EXPECT_EQ(s.annotations.at({"gpu_user_annotation", "layer"}).time.total_ns, 2178080);
+    EXPECT_EQ(s.unmodeled_phases.at("M"), 58);
+    EXPECT_EQ(s.unmodeled_phases.at("i"), 2);
+    EXPECT_EQ(s.non_integer_scope_events, 1);
+    EXPECT_EQ(s.first_ts_ns, 5122375886701475);
+    EXPECT_EQ(s.last_end_ns, 5122375893209556);
+}
+
+TEST(KinetoTrace, BindsIdentityAndSource) {
+    const KinetoTrace t = import_kineto_trace(kFixture, "2.11");
+    EXPECT_EQ(t.identity.schema_version, 1);
+    EXPECT_EQ(t.identity.device_properties[0]["name"], "NVIDIA H200");
+    EXPECT_EQ(t.identity.cuda_runtime_version, 13000);
+    EXPECT_EQ(t.identity.cupti_version, 130001);
+    EXPECT_FALSE(t.identity.rank.has_value());
+    EXPECT_EQ(t.identity.base_time_ns, 1790857026000000000);
+    EXPECT_EQ(t.source.tool, "kineto");
+    EXPECT_EQ(t.source.tool_version, "2.11");
+    EXPECT_EQ(t.source.dialect, kDialect);
+    EXPECT_EQ(t.source.report_sha256, sha256_file_hex(kFixture));
+    EXPECT_EQ(t.kernel_facts().size(), 15u);  // 5 kernels x (instances, total, mean)
+}
+
+TEST(KinetoTrace, GzipGivesTheSameSummary) {
+    TempDir dir;
+    const fs::path gz = dir.path() / "trace.json.gz";
+    const std::string text = read_all(kFixture);
+    gzFile out = gzopen(gz.c_str(), "wb");
+    ASSERT_NE(out, nullptr);
+    ASSERT_EQ(gzwrite(out, text.data(), static_cast<unsigned>(text.size())),
+              static_cast<int>(text.size()));
+    gzclose(out);
+    const KinetoTrace plain = import_kineto_trace(kFixture);
+    const KinetoTrace packed = import_kineto_trace(gz);
+    EXPECT_TRUE(packed.gzip);
+    EXPECT_EQ(packed.summary.to_json(), plain.summary.to_json());
+    EXPECT_NE(packed.source.report_sha256, plain.source.report_sha256);
+
+    const std::string bytes = read_all(gz);
+    const fs::path cut = dir.write("cut.json.gz", bytes.substr(0, bytes.size() / 2));
+    EXPECT_EQ(import_error(cut), ErrorCode::truncated_input);
+}
+
+TEST(KinetoTrace, BrokenFilesFailClosedWithTheirCode) {
+    TempDir dir;
+    EXPECT_EQ(import_error(dir.write("empty.json", "")), ErrorCode::empty_input);
+    EXPECT_EQ(import_error(dir.write("bin.json", std::string("{\0\1", 3))),
+              ErrorCode::binary_input);
+    const std::string text = read_all(kFixture);
+    EXPECT_EQ(import_error(dir.write("cut.json", text.substr(0, text.size() - 200))),
+              ErrorCode::truncated_input);
+    EXPECT_EQ(import_error(dir.write("v2.json", R"({"schemaVersion": 2, "traceEvents": []})")),
+              ErrorCode::unsupported_format);
+    EXPECT_EQ(import_error(dir.write("nov.json", R"({"traceEvents": []})")),
+              ErrorCode::missing_field);
+    EXPECT_EQ(import_error(dir.write("noev.json", R"({"schemaVersion": 1})")),
+              ErrorCode::missing_field);
+    EXPECT_EQ(import_error(dir.write("ts.json", R"({"schemaVersion": 1, "traceEvents": [
+        {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1e3, "dur": 1}]})")),
+              ErrorCode::malformed_input);
+    EXPECT_EQ(import_error(dir.write("nodur.json", R"({"schemaVersion": 1, "traceEvents": [
+        {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1}]})")),
+              ErrorCode::missing_field);
+    EXPECT_EQ(import_error(dir.path() / "missing.json"), ErrorCode::io_error);
+}
+
+std::string rank_trace(int rank, int kernels) {
+    std::string events;
+    for (int i = 0; i < kernels; ++i) {
+        events += std::string(i ? "," : "") +
+                  R"({"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": )" +
+                  std::to_string(10 * i) + R"(.5, "dur": 2.25, "args": {"stream": 7}})";
+    }
+    return R"({"schemaVersion": 1, "distributedInfo": {"backend": "nccl", "rank": )" +
+           std::to_string(rank) + R"(, "world_size": 2}, "traceEvents": [)" + events + "]}";
+}
+
+TEST(KinetoTrace, SeveralRanksAreOrderedAndMustBeNamed) {
+    TempDir dir;
+    const fs::path r1 = dir.write("r1.json", rank_trace(1, 3));
+    const fs::path r0 = dir.write("r0.json", rank_trace(0, 2));
+    const auto traces = import_kineto_traces({r1, r0});
+    ASSERT_EQ(traces.size(), 2u);
+    EXPECT_EQ(traces[0].identity.rank, 0);
+    EXPECT_EQ(traces[1].identity.rank, 1);
+    EXPECT_EQ(traces[1].identity.world_size, 2);
+    EXPECT_EQ(traces[1].summary.kernels.at("k").total_ns, 6750);
+    try {
+        (void)import_kineto_traces({r1, r1});
+        FAIL() << "duplicate rank accepted";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.code(), ErrorCode::invalid_argument);
+    }
+    try {
+        (void)import_kineto_traces({r0, kFixture});
+        FAIL() << "trace without rank accepted";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.code(), ErrorCode::missing_field);
+    }
+}
+
+}  // namespace
+}  // namespace cko::profile::kineto

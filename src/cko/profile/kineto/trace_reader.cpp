@@ -1,0 +1,133 @@
+// File and gzip (zlib) input for the Kineto importer.
+#include "cko/profile/kineto/trace_reader.hpp"
+
+#include "cko/util/error.hpp"
+#include "cko/util/sha256.hpp"
+
+#include <zlib.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+namespace cko::profile::kineto {
+namespace {
+
+struct FileCloser {
+    void operator()(std::FILE* f) const { std::fclose(f); }
+};
+
+class InflateStream {
+public:
+    InflateStream() {
+        // 15 + 32: accept gzip or zlib headers.
+        if (inflateInit2(&z_, 15 + 32) != Z_OK) {
+            throw Error(ErrorCode::internal, "zlib inflateInit2 failed");
+        }
+    }
+    ~InflateStream() { inflateEnd(&z_); }
+    InflateStream(const InflateStream&) = delete;
+    InflateStream& operator=(const InflateStream&) = delete;
+    z_stream z_{};
+    bool stream_ended = false;
+};
+
+void check_text(std::string_view bytes, const std::filesystem::path& path, bool first) {
+    if (std::memchr(bytes.data(), '\0', bytes.size()) != nullptr) {
+        throw Error(ErrorCode::binary_input,
+                    path.string() + " holds NUL bytes: not a JSON trace" +
+                        (first ? "" : " (found past the start)"),
+                    {{"path", path.string()}});
+    }
+}
+
+}  // namespace
+
+ReadResult stream_trace_file(const std::filesystem::path& path, TraceTokenizer& tokenizer,
+                             std::size_t chunk_bytes) {
+    std::unique_ptr<std::FILE, FileCloser> file(std::fopen(path.c_str(), "rb"));
+    if (!file) {
+        throw Error(ErrorCode::io_error,
+                    "cannot open " + path.string() + ": " + std::strerror(errno),
+                    {{"path", path.string()}});
+    }
+    ReadResult result;
+    Sha256 hash;
+    std::vector<char> raw(chunk_bytes);
+    std::unique_ptr<InflateStream> inflater;
+    bool first = true;
+    while (true) {
+        const std::size_t got = std::fread(raw.data(), 1, raw.size(), file.get());
+        if (got == 0) {
+            if (std::ferror(file.get()) != 0) {
+                throw Error(ErrorCode::io_error, "read error on " + path.string(),
+                            {{"path", path.string()}});
+            }
+            break;
+        }
+        hash.update(std::string_view(raw.data(), got));
+        result.file_bytes += got;
+        if (first) {
+            result.gzip = got >= 2 && static_cast<unsigned char>(raw[0]) == 0x1f &&
+                          static_cast<unsigned char>(raw[1]) == 0x8b;
+            if (result.gzip) {
+                inflater = std::make_unique<InflateStream>();
+            }
+        }
+        if (!result.gzip) {
+            check_text(std::string_view(raw.data(), got), path, first);
+            tokenizer.feed(std::string_view(raw.data(), got));
+            result.json_bytes += got;
+            first = false;
+            continue;
+        }
+        z_stream& z = inflater->z_;
+        z.next_in = reinterpret_cast<Bytef*>(raw.data());
+        z.avail_in = static_cast<uInt>(got);
+        while (true) {
+            if (inflater->stream_ended) {
+                if (z.avail_in == 0) {
+                    break;
+                }
+                // Concatenated gzip members (e.g. from `cat a.gz b.gz`) form one stream.
+                inflateReset(&z);
+                inflater->stream_ended = false;
+            }
+            const std::span<char> out = tokenizer.prepare(chunk_bytes);
+            z.next_out = reinterpret_cast<Bytef*>(out.data());
+            z.avail_out = static_cast<uInt>(out.size());
+            const int rc = inflate(&z, Z_NO_FLUSH);
+            if (rc != Z_OK && rc != Z_STREAM_END && rc != Z_BUF_ERROR) {
+                throw Error(ErrorCode::malformed_input,
+                            path.string() + " is not a valid gzip stream: " +
+                                (z.msg != nullptr ? z.msg : "inflate failed"),
+                            {{"path", path.string()}, {"zlib_code", rc}});
+            }
+            const std::size_t produced = out.size() - z.avail_out;
+            check_text(std::string_view(out.data(), produced), path, first);
+            first = false;
+            result.json_bytes += produced;
+            tokenizer.commit(produced);
+            inflater->stream_ended = rc == Z_STREAM_END;
+            // Done with this input once it is consumed and zlib holds no pending output.
+            if (z.avail_in == 0 && z.avail_out != 0) {
+                break;
+            }
+        }
+        first = false;
+    }
+    if (result.file_bytes == 0) {
+        throw Error(ErrorCode::empty_input, path.string() + " is empty", {{"path", path.string()}});
+    }
+    if (result.gzip && !inflater->stream_ended) {
+        throw Error(ErrorCode::truncated_input, path.string() + ": the gzip stream is cut short",
+                    {{"path", path.string()}});
+    }
+    tokenizer.finish();
+    result.sha256 = hash.finish_hex();
+    return result;
+}
+
+}  // namespace cko::profile::kineto

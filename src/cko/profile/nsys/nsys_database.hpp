@@ -1,0 +1,77 @@
+// Read-only access to an Nsight Systems SQLite export: schema version, tables, columns, queries.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+namespace cko::profile::nsys {
+
+// Export schema versions cko has a fixture for (see docs/profile-traces.md): the real export
+// tests/fixtures/nsys/vec.sqlite (3.20.3) and the databases the tests build (3.25.0).
+[[nodiscard]] const std::vector<std::string>& accepted_schema_versions();
+
+// One prepared statement; step() returns false when done.
+class Statement {
+public:
+    Statement(sqlite3* db, std::string_view sql);
+    ~Statement();
+    Statement(const Statement&) = delete;
+    Statement& operator=(const Statement&) = delete;
+
+    bool step();
+    void bind_int64(int index, std::int64_t value);
+    void bind_text(int index, std::string_view value);
+    void reset();
+    [[nodiscard]] bool is_null(int column) const;
+    [[nodiscard]] std::int64_t int64(int column) const;
+    [[nodiscard]] std::string text(int column) const;
+
+private:
+    sqlite3* db_;
+    sqlite3_stmt* stmt_ = nullptr;
+    std::string sql_;
+};
+
+class NsysDatabase {
+public:
+    // Opens read-only and immutable (the user's export is never written or locked), checks that
+    // it is an SQLite database with META_DATA_EXPORT naming an accepted EXPORT_SCHEMA_VERSION.
+    // Throws not_found/io_error, empty_input, unsupported_format (not SQLite, unknown schema),
+    // missing_field (no META_DATA_EXPORT or EXPORT_SCHEMA_VERSION).
+    explicit NsysDatabase(const std::filesystem::path& path);
+    ~NsysDatabase();
+    NsysDatabase(const NsysDatabase&) = delete;
+    NsysDatabase& operator=(const NsysDatabase&) = delete;
+
+    [[nodiscard]] const std::string& schema_version() const { return schema_version_; }
+    // META_DATA_EXPORT value for a name; empty when absent.
+    [[nodiscard]] std::string metadata(std::string_view name) const;
+    [[nodiscard]] bool has_table(std::string_view table) const;
+    [[nodiscard]] std::set<std::string> columns(std::string_view table) const;
+    // Fails closed: missing_field naming the table and the absent columns.
+    void require_columns(std::string_view table, const std::vector<std::string>& required) const;
+    [[nodiscard]] bool has_column(std::string_view table, std::string_view column) const;
+
+    [[nodiscard]] Statement prepare(std::string_view sql) const { return Statement(db_, sql); }
+    // StringIds.value for an id; nullopt when the id is dangling.
+    [[nodiscard]] std::optional<std::string> string_id(std::int64_t id) const;
+    [[nodiscard]] const std::filesystem::path& path() const { return path_; }
+
+private:
+    std::filesystem::path path_;
+    sqlite3* db_ = nullptr;
+    std::set<std::string> tables_;
+    std::string schema_version_;
+    mutable std::unique_ptr<Statement> string_lookup_;
+};
+
+}  // namespace cko::profile::nsys

@@ -1,1 +1,0 @@
-// Placeholder translation unit until the nsys importer lands; holds no code.
