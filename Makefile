@@ -28,7 +28,7 @@ test: deps
 
 demo: deps
 	@$(MAKE) --no-print-directory build
-	$(BUILD)/cko self-check
+	CKO=$(CURDIR)/$(BUILD)/cko bash scripts/demo.sh
 
 bench: deps
 	@$(MAKE) --no-print-directory build

@@ -202,6 +202,8 @@ void build_app(CLI::App& app) {
     app.fallthrough(false);
     app.add_subcommand("help", "Show the verbs and what they do");
     register_self_check(app);
+    register_doctor(app);
+    register_target(app);
     register_store(app);
     register_driver(app);
     auto* profile = app.add_subcommand("profile", "Profiler evidence: parse reports into facts");

@@ -1,0 +1,166 @@
+// Contamination: foreign compute processes on a target GPU, or busy SM clocks held low too long.
+#include "cko/env/contamination.hpp"
+
+#include "cko/env/gpu_info.hpp"
+#include "cko/env/host.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <set>
+
+namespace cko::env {
+namespace {
+
+template <typename T>
+Json optional_json(const std::optional<T>& value) {
+    return value ? Json(*value) : Json(nullptr);
+}
+
+bool busy(const MonitorGpuSample& gpu) {
+    if (gpu.clock_event_reasons && (*gpu.clock_event_reasons & kClockEventGpuIdle) != 0) {
+        return false;
+    }
+    return gpu.utilization_pct.value_or(0) > 0;
+}
+
+}  // namespace
+
+Json MonitorSample::to_json() const {
+    Json gpu_list = Json::array();
+    for (const auto& gpu : gpus) {
+        Json procs = Json::array();
+        for (const auto& p : gpu.processes) {
+            procs.push_back(Json{{"pid", p.pid},
+                                 {"used_memory_bytes", optional_json(p.used_memory_bytes)},
+                                 {"ours", p.ours}});
+        }
+        gpu_list.push_back(Json{{"uuid", gpu.uuid},
+                                {"seen", gpu.seen},
+                                {"sm_clock_mhz", optional_json(gpu.sm_clock_mhz)},
+                                {"sm_clock_max_mhz", optional_json(gpu.sm_clock_max_mhz)},
+                                {"utilization_pct", optional_json(gpu.utilization_pct)},
+                                {"temperature_c", optional_json(gpu.temperature_c)},
+                                {"power_w", optional_json(gpu.power_w)},
+                                {"clock_event_reasons", optional_json(gpu.clock_event_reasons)},
+                                {"processes", procs}});
+    }
+    return Json{{"unix_ns", unix_ns}, {"gpus", gpu_list}, {"load_1m", optional_json(load_1m)}};
+}
+
+Json MonitorSummary::to_json() const {
+    return Json{{"samples", samples},
+                {"contaminated", contaminated},
+                {"reasons", reasons},
+                {"foreign_pids", foreign_pids},
+                {"low_clock_share", low_clock_share},
+                {"source", source},
+                {"gpu_verified", gpu_verified},
+                {"notes", notes}};
+}
+
+MonitorSummary summarize_samples(const std::vector<MonitorSample>& samples,
+                                 const MonitorRule& rule) {
+    MonitorSummary summary;
+    summary.samples = samples.size();
+    struct PerGpu {
+        std::size_t busy = 0;
+        std::size_t low = 0;
+        std::size_t unseen = 0;
+        std::map<pid_t, std::size_t> foreign;  // pid -> samples it was seen in
+    };
+    std::map<std::string, PerGpu> per_gpu;
+    std::set<pid_t> foreign_pids;
+    for (const auto& sample : samples) {
+        for (const auto& gpu : sample.gpus) {
+            PerGpu& stats = per_gpu[gpu.uuid];
+            if (!gpu.seen) {
+                ++stats.unseen;
+                continue;
+            }
+            for (const auto& p : gpu.processes) {
+                if (!p.ours) {
+                    ++stats.foreign[p.pid];
+                    foreign_pids.insert(p.pid);
+                }
+            }
+            if (busy(gpu) && gpu.sm_clock_mhz && gpu.sm_clock_max_mhz && *gpu.sm_clock_max_mhz > 0) {
+                ++stats.busy;
+                if (*gpu.sm_clock_mhz < rule.low_clock_ratio * *gpu.sm_clock_max_mhz) {
+                    ++stats.low;
+                }
+            }
+        }
+    }
+    summary.foreign_pids.assign(foreign_pids.begin(), foreign_pids.end());
+    for (const auto& [uuid, stats] : per_gpu) {
+        if (!stats.foreign.empty() && rule.foreign_processes_contaminate) {
+            std::vector<std::string> seen;
+            for (const auto& [pid, count] : stats.foreign) {
+                seen.push_back(fmt::format("pid {} in {}/{} samples", pid, count, samples.size()));
+            }
+            summary.reasons.push_back(fmt::format("another compute process on GPU {}: {}", uuid,
+                                                  fmt::join(seen, ", ")));
+        }
+        if (stats.busy > 0) {
+            const double share = static_cast<double>(stats.low) / static_cast<double>(stats.busy);
+            summary.low_clock_share = std::max(summary.low_clock_share, share);
+            if (share >= rule.low_clock_share_limit) {
+                summary.reasons.push_back(fmt::format(
+                    "SM clock of GPU {} below {:.0f}% of its max in {}/{} busy samples ({:.0f}% >= "
+                    "{:.0f}%)",
+                    uuid, rule.low_clock_ratio * 100, stats.low, stats.busy, share * 100,
+                    rule.low_clock_share_limit * 100));
+            }
+        } else if (!samples.empty()) {
+            summary.notes.push_back(fmt::format(
+                "GPU {} was never busy with known clocks: the clock rule could not be applied",
+                uuid));
+        }
+        if (stats.unseen > 0) {
+            summary.notes.push_back(fmt::format("GPU {} missing from {}/{} readings", uuid,
+                                                stats.unseen, samples.size()));
+        }
+    }
+    summary.gpu_verified = !samples.empty() && !per_gpu.empty();
+    for (const auto& [uuid, stats] : per_gpu) {
+        summary.gpu_verified = summary.gpu_verified && stats.unseen == 0;
+    }
+    summary.contaminated = !summary.reasons.empty();
+    return summary;
+}
+
+std::optional<pid_t> process_group_of(pid_t pid) {
+    const auto stat = read_small_file(fmt::format("/proc/{}/stat", pid));
+    if (!stat) {
+        return std::nullopt;
+    }
+    // "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses, so start after the
+    // last ')'.
+    const auto close = stat->rfind(')');
+    if (close == std::string::npos) {
+        return std::nullopt;
+    }
+    char state = 0;
+    long ppid = 0;
+    long pgrp = 0;
+    if (std::sscanf(stat->c_str() + close + 1, " %c %ld %ld", &state, &ppid, &pgrp) != 3) {
+        return std::nullopt;
+    }
+    return static_cast<pid_t>(pgrp);
+}
+
+std::function<bool(pid_t)> process_group_matcher(std::vector<pid_t> process_groups) {
+    return [groups = std::move(process_groups), self = ::getpid()](pid_t pid) {
+        if (pid == self) {
+            return true;
+        }
+        const auto group = process_group_of(pid);
+        return group && std::find(groups.begin(), groups.end(), *group) != groups.end();
+    };
+}
+
+}  // namespace cko::env

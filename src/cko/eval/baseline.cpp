@@ -1,0 +1,124 @@
+// Baseline: per-case median/MAD/CV of the original, then an A/A run giving the resolution.
+#include "cko/eval/baseline.hpp"
+
+#include "cko/eval/session.hpp"
+#include "cko/stats/stats.hpp"
+#include "cko/util/error.hpp"
+#include "cko/util/sha256.hpp"
+
+#include <fmt/format.h>
+
+#include <random>
+
+namespace cko::eval {
+
+std::uint64_t seed_from(const std::string& text) {
+    return std::stoull(sha256_hex(text).substr(0, 15), nullptr, 16);
+}
+
+OperationOutcome run_baseline(const Target& target, const BaselineOptions& options,
+                              const std::function<void(const std::string&)>& announce) {
+    const TargetSpec& spec = target.spec();
+    if (spec.diagnostic) {
+        throw Error(ErrorCode::not_eligible, "a diagnostic Target has no workload to baseline");
+    }
+    if (options.calls_per_case < 1) {
+        throw Error(ErrorCode::invalid_argument, "--calls-per-case must be at least 1", Json{{"field", "calls_per_case"}});
+    }
+    require_budget(target, 0);
+    const int aa_pairs = options.aa_pairs > 0 ? options.aa_pairs : std::min(spec.max_pairs, 2 * spec.min_pairs);
+    const std::uint64_t seed = options.seed != 0 ? options.seed : seed_from(target.id() + "/baseline");
+    const stats::Direction direction = spec.primary.direction == "lower" ? stats::Direction::lower : stats::Direction::higher;
+
+    run::Limits limits;
+    limits.operation = std::chrono::milliseconds(static_cast<std::int64_t>(spec.operation_timeout_s * 1000));
+    limits.command = std::chrono::milliseconds(static_cast<std::int64_t>(spec.command_timeout_s * 1000));
+    limits.resource_wait = std::chrono::milliseconds(static_cast<std::int64_t>(spec.resource_wait_timeout_s * 1000));
+    limits.cleanup = std::chrono::milliseconds(static_cast<std::int64_t>(spec.cleanup_timeout_s * 1000));
+    run::Invocation inv = run::Invocation::create(
+        target.store(), "baseline",
+        Json{{"target", target.id()}, {"calls_per_case", options.calls_per_case}, {"aa_pairs", aa_pairs}, {"seed", seed}},
+        limits, options.cancel);
+    announce(inv.id());
+
+    OperationOutcome out;
+    out.invocation_id = inv.id();
+    Json outputs{{"target", target.id()}, {"seed", seed}};
+    std::optional<Error> failure;
+    std::string reason = "baseline and A/A resolution measured";
+    run::InvocationState state = run::InvocationState::succeeded;
+    try {
+        const auto problems = target.validity_problems();
+        if (!problems.empty()) {
+            throw Error(ErrorCode::environment_mismatch, fmt::format("measurements here would be invalid: {}",
+                                                                     fmt::join(problems, "; ")),
+                        Json{{"problems", problems}});
+        }
+        const store::Snapshot original = target.original();
+        Session session(target, inv, original, "original", original, "original-copy");
+        Json cases = Json::object();
+        for (const auto& id : spec.case_ids) {
+            std::vector<double> samples;
+            for (int c = 0; c < options.calls_per_case; ++c) {
+                if (inv.cancelled()) {
+                    throw Error(ErrorCode::interrupted, "baseline cancelled");
+                }
+                const Measurement m = session.measure_single(id, "reference");
+                if (m.error) {
+                    throw *m.error;
+                }
+                const auto& s = m.subjects.at("reference");
+                if (!s.correct) {
+                    throw Error(ErrorCode::invalid_spec,
+                                fmt::format("the original failed its correctness rule on case {} during the baseline "
+                                            "(value {}); the Target cannot be measured",
+                                            id, s.correctness_value));
+                }
+                samples.insert(samples.end(), s.primary.begin(), s.primary.end());
+            }
+            cases[id] = Json{{"samples", samples}, {"median", stats::median(samples)}, {"mad", stats::mad(samples)},
+                             {"cv", stats::cv(samples)}, {"unit", spec.primary.unit}};
+        }
+        outputs["cases"] = cases;
+
+        // A/A: the original against itself, paired exactly like a real comparison.
+        std::mt19937_64 order_rng(seed);
+        std::vector<double> d;
+        Json orders = Json::array();
+        for (int i = 0; i < aa_pairs; ++i) {
+            if (inv.cancelled()) {
+                throw Error(ErrorCode::interrupted, "baseline cancelled");
+            }
+            const std::string& case_id = spec.case_ids[static_cast<std::size_t>(i) % spec.case_ids.size()];
+            const bool candidate_first = (order_rng() & 1U) != 0;
+            orders.push_back(candidate_first ? "BA" : "AB");
+            const Measurement m = session.measure_pair(case_id, candidate_first, seed + static_cast<std::uint64_t>(i));
+            if (m.error) {
+                throw *m.error;
+            }
+            d.push_back(stats::paired_log_ratio(m.subjects.at("reference").primary_median(),
+                                                m.subjects.at("candidate").primary_median(), direction));
+        }
+        const stats::Resolution resolution =
+            stats::resolution_from_aa(d, spec.confidence, spec.minimum_effect_pct, static_cast<std::size_t>(spec.max_pairs));
+        const stats::PairedEstimate aa = stats::estimate_paired(d, spec.confidence);
+        const stats::Verdict aa_verdict = stats::classify(aa, spec.minimum_effect_pct, static_cast<std::size_t>(spec.min_pairs));
+        outputs["aa"] = Json{{"pairs", d.size()}, {"d", d}, {"orders", orders}, {"estimate", aa.to_json()},
+                             {"verdict", stats::verdict_name(aa_verdict)}};
+        outputs["resolution"] = resolution.to_json();
+        out.verdict = std::string(stats::verdict_name(aa_verdict));
+    } catch (const Error& e) {
+        failure = e;
+        reason = e.what();
+        state = e.code() == ErrorCode::interrupted ? run::InvocationState::cancelled
+                : e.code() == ErrorCode::timed_out ? run::InvocationState::timed_out
+                                                   : run::InvocationState::failed;
+        out.exit_code = e.exit_code();
+    }
+    inv.finish(state, reason, outputs, failure);
+    out.state = std::string(run::state_name(state));
+    out.outputs = outputs;
+    return out;
+}
+
+}  // namespace cko::eval

@@ -1,0 +1,33 @@
+// `cko baseline`: samples of the original per case, and the machine's resolution from an A/A run.
+#pragma once
+
+#include "cko/eval/target.hpp"
+
+#include <atomic>
+#include <functional>
+#include <string>
+
+namespace cko::eval {
+
+struct BaselineOptions {
+    int calls_per_case = 3;  // single calls of the original per case (samples_per_call samples each)
+    int aa_pairs = 0;        // A/A pairs; 0 = the Target's max_pairs... capped at 2*min_pairs
+    std::uint64_t seed = 0;  // AB/BA order of the A/A pairs; 0 = derived from the Target id
+    const std::atomic<bool>* cancel = nullptr;
+};
+
+struct OperationOutcome {
+    std::string invocation_id;
+    std::string state;    // invocation state
+    std::string verdict;  // comparisons: the verdict; baseline: the A/A verdict
+    Json outputs;
+    int exit_code = 0;
+};
+
+[[nodiscard]] OperationOutcome run_baseline(const Target& target, const BaselineOptions& options,
+                                            const std::function<void(const std::string&)>& announce);
+
+// Deterministic seed from text (so that a recorded seed can always be reproduced).
+[[nodiscard]] std::uint64_t seed_from(const std::string& text);
+
+}  // namespace cko::eval

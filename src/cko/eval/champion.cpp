@@ -1,0 +1,134 @@
+// Champion selection and restore: explicit, evidence-bound, compare-and-swap.
+#include "cko/eval/champion.hpp"
+
+#include "cko/eval/experiment.hpp"
+#include "cko/eval/target.hpp"
+#include "cko/util/error.hpp"
+#include "cko/util/files.hpp"
+#include "cko/util/sha256.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+
+namespace cko::eval {
+namespace {
+
+constexpr const char* kCurrent = "champion/current.json";
+
+Json invocation_result(const store::Store& store, const std::string& id, const std::string& kind) {
+    require_safe_name(id, kind + " id");
+    const std::string rel = "invocations/" + id + "/result.json";
+    if (!id.starts_with("inv-") || !store.exists(rel)) {
+        throw Error(ErrorCode::not_found, fmt::format("no finished {} invocation {} (see cko ls)", kind, id));
+    }
+    Json result = store.read_record(rel);
+    if (result.value("kind", "") != kind) {
+        throw Error(ErrorCode::not_eligible,
+                    fmt::format("{} is a {} invocation, not a {}", id, result.value("kind", "?"), kind));
+    }
+    return result;
+}
+
+std::int64_t unix_now() {
+    return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace
+
+Json Champion::to_json() const {
+    return Json{{"champion", experiment_id ? Json(*experiment_id) : Json("original")}, {"digest", digest},
+                {"current_sha256", file_sha256}};
+}
+
+Champion read_champion(const store::Store& store) {
+    Champion c;
+    if (!store.exists(kCurrent)) {
+        const Json target = store.read_record("target.json");
+        c.digest = target.at("original").at("digest");
+        return c;
+    }
+    c.record = store.read_record(kCurrent);
+    c.file_sha256 = sha256_file_hex(store.path_of(kCurrent));
+    c.digest = c.record.at("digest");
+    if (!c.record.at("experiment_id").is_null()) {
+        c.experiment_id = c.record.at("experiment_id").get<std::string>();
+    }
+    return c;
+}
+
+Json select_champion(const Target& target, const std::string& experiment_id, const std::string& confirm_id) {
+    const store::Store& store = target.store();
+    const Json experiment = load_experiment(store, experiment_id);
+    const Json confirm = invocation_result(store, confirm_id, "confirm");
+    const Json& out = confirm.at("outputs");
+    if (out.value("experiment_id", "") != experiment_id) {
+        throw Error(ErrorCode::not_eligible,
+                    fmt::format("confirm {} measured {}, not {}", confirm_id, out.value("experiment_id", "?"), experiment_id));
+    }
+    if (out.value("verdict", "") != "improved") {
+        throw Error(ErrorCode::not_eligible,
+                    fmt::format("confirm {} gave `{}`; only an `improved` confirm can select a champion", confirm_id,
+                                out.value("verdict", "no verdict")));
+    }
+    const Champion current = read_champion(store);
+    if (out.at("reference").at("digest") != current.digest) {
+        throw Error(ErrorCode::not_eligible,
+                    fmt::format("confirm {} compared against {}, but the champion is now {}; confirm again against the "
+                                "current champion",
+                                confirm_id, out.at("reference").value("label", "?"),
+                                current.experiment_id.value_or("the original")));
+    }
+    Json selection{{"format_version", "cko/selection-v1"},
+                   {"experiment_id", experiment_id},
+                   {"confirm", {{"id", confirm_id}, {"sha256", sha256_file_hex(store.path_of("invocations/" + confirm_id + "/result.json"))}}},
+                   {"previous", current.to_json()},
+                   {"digest", experiment.at("candidate").at("digest")},
+                   {"selected_unix_s", unix_now()}};
+    selection["id"] = content_id("sel", selection);
+    const auto ref = store.write_record("champion/selections/" + selection["id"].get<std::string>() + ".json", selection);
+    store.compare_and_swap(kCurrent, current.file_sha256,
+                           Json{{"format_version", "cko/champion-v1"}, {"id", "champion"},
+                                {"experiment_id", experiment_id}, {"digest", selection["digest"]},
+                                {"selection", ref.to_json()}});
+    return selection;
+}
+
+Json restore_original(const Target& target, const std::string& audit_id, const std::string& reason) {
+    const store::Store& store = target.store();
+    const Champion current = read_champion(store);
+    if (!current.experiment_id) {
+        throw Error(ErrorCode::not_eligible, "the original is already the champion; nothing to restore");
+    }
+    Json why;
+    if (!audit_id.empty()) {
+        const Json audit = invocation_result(store, audit_id, "audit");
+        const std::string verdict = audit.at("outputs").value("verdict", "");
+        if (verdict == "improved") {
+            throw Error(ErrorCode::not_eligible,
+                        fmt::format("audit {} confirmed the champion (`improved`); restoring needs a failed audit or "
+                                    "--reason",
+                                    audit_id));
+        }
+        why = Json{{"audit", audit_id}, {"verdict", verdict}};
+    } else if (reason.empty()) {
+        throw Error(ErrorCode::invalid_argument, "restore needs --audit ID (a failed audit) or --reason TEXT",
+                    Json{{"field", "reason"}});
+    } else {
+        why = Json{{"reason", reason}};
+    }
+    Json selection{{"format_version", "cko/selection-v1"},
+                   {"experiment_id", nullptr},
+                   {"restore", why},
+                   {"previous", current.to_json()},
+                   {"digest", target.record().at("original").at("digest")},
+                   {"selected_unix_s", unix_now()}};
+    selection["id"] = content_id("sel", selection);
+    const auto ref = store.write_record("champion/selections/" + selection["id"].get<std::string>() + ".json", selection);
+    store.compare_and_swap(kCurrent, current.file_sha256,
+                           Json{{"format_version", "cko/champion-v1"}, {"id", "champion"}, {"experiment_id", nullptr},
+                                {"digest", selection["digest"]}, {"selection", ref.to_json()}});
+    return selection;
+}
+
+}  // namespace cko::eval

@@ -1,0 +1,33 @@
+// The champion: the one mutable pointer, changed only by explicit select/restore under compare-and-swap.
+#pragma once
+
+#include "cko/store/store.hpp"
+#include "cko/util/json.hpp"
+
+#include <optional>
+#include <string>
+
+namespace cko::eval {
+
+class Target;
+
+struct Champion {
+    std::optional<std::string> experiment_id;  // empty: the original is the champion
+    std::string digest;                        // snapshot digest of the champion's code
+    std::string file_sha256;                   // sha256 of champion/current.json ("" if absent)
+    Json record;                               // current.json (null if absent)
+    [[nodiscard]] Json to_json() const;
+};
+
+[[nodiscard]] Champion read_champion(const store::Store& store);
+
+// Makes `experiment_id` the champion. Allowed only with a confirm invocation of that experiment
+// whose verdict is `improved` and whose reference is the current champion (so two experiments
+// confirmed against the same champion cannot both be selected in turn); the pointer is replaced
+// by compare-and-swap. Writes champion/selections/<sel-id>.json. Returns the selection record.
+Json select_champion(const Target& target, const std::string& experiment_id, const std::string& confirm_id);
+
+// Back to the original: needs an audit invocation whose verdict is not `improved`, or a reason.
+Json restore_original(const Target& target, const std::string& audit_id, const std::string& reason);
+
+}  // namespace cko::eval

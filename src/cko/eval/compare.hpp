@@ -1,0 +1,31 @@
+// `cko screen` / `cko confirm` / `cko audit`: interleaved paired comparisons with a closed verdict.
+#pragma once
+
+#include "cko/eval/baseline.hpp"
+
+#include <string>
+
+namespace cko::eval {
+
+enum class ComparisonKind { screen, confirm, audit };
+[[nodiscard]] std::string_view comparison_kind_name(ComparisonKind kind) noexcept;
+
+struct CompareOptions {
+    ComparisonKind kind = ComparisonKind::screen;
+    std::string experiment_id;  // screen and confirm
+    std::string retry_of;       // confirm only: an earlier confirm that failed for infrastructure reasons
+    std::string retry_reason;
+    std::uint64_t seed = 0;  // pair order; 0 = derived from the experiment and kind (recorded)
+    const std::atomic<bool>* cancel = nullptr;
+};
+
+// Runs pairs of reference/candidate calls in randomized AB/BA order, judging correctness of both
+// subjects on every call first. A correctness failure, an environment mismatch or contamination
+// stops at once with `invalid` (evidence so far kept). Otherwise the paired log-ratios are judged
+// against the minimum effect (sequentially when the Target says so). Screen can only reject or
+// pass to confirm; confirm is formal and happens once per experiment; audit compares the original
+// with the current champion.
+[[nodiscard]] OperationOutcome run_comparison(const Target& target, const CompareOptions& options,
+                                              const std::function<void(const std::string&)>& announce);
+
+}  // namespace cko::eval

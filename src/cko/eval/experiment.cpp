@@ -1,0 +1,201 @@
+// Experiment records: validated contract, change scope from manifests, create-once.
+#include "cko/eval/experiment.hpp"
+
+#include "cko/eval/champion.hpp"
+#include "cko/util/error.hpp"
+#include "cko/util/files.hpp"
+#include "cko/util/sha256.hpp"
+
+#include <fmt/format.h>
+
+#include <fnmatch.h>
+#include <map>
+
+namespace cko::eval {
+namespace {
+
+[[noreturn]] void bad(const std::string& field, const std::string& problem, const std::string& fix) {
+    throw Error(ErrorCode::invalid_argument, fmt::format("{}: {}; {}", field, problem, fix),
+                Json{{"field", field}, {"fix", fix}});
+}
+
+void one_of(const std::string& field, const std::string& value, std::initializer_list<std::string_view> allowed) {
+    for (const auto& a : allowed) {
+        if (a == value) {
+            return;
+        }
+    }
+    bad(field, fmt::format("\"{}\" is not allowed", value), fmt::format("use one of: {}", fmt::join(allowed, ", ")));
+}
+
+// A changed path inside the snapshot, seen from the Target folder (where change_scope lives).
+std::string target_relative(const TargetSpec& spec, const std::string& snapshot_path) {
+    return snapshot_path.empty() ? spec.original : spec.original + "/" + snapshot_path;
+}
+
+bool in_scope(const TargetSpec& spec, const std::string& path) {
+    for (const auto& pattern : spec.change_scope) {
+        if (::fnmatch(pattern.c_str(), path.c_str(), FNM_PATHNAME) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+}  // namespace
+
+std::vector<std::string> changed_files(const store::Snapshot& base, const store::Snapshot& candidate) {
+    std::map<std::string, std::string> a;
+    std::map<std::string, std::string> b;
+    for (const auto& e : base.entries) {
+        a[e.path] = e.sha256 + std::to_string(e.mode);
+    }
+    for (const auto& e : candidate.entries) {
+        b[e.path] = e.sha256 + std::to_string(e.mode);
+    }
+    std::vector<std::string> out;
+    for (const auto& [path, digest] : b) {
+        const auto it = a.find(path);
+        if (it == a.end()) {
+            out.push_back("+" + path);
+        } else if (it->second != digest) {
+            out.push_back("~" + path);
+        }
+    }
+    for (const auto& [path, digest] : a) {
+        if (!b.contains(path)) {
+            out.push_back("-" + path);
+        }
+    }
+    return out;
+}
+
+Json create_experiment(const Target& target, const ExperimentSpec& spec) {
+    const TargetSpec& t = target.spec();
+    if (t.diagnostic) {
+        throw Error(ErrorCode::not_eligible, "a diagnostic Target has no workload to compare candidates on");
+    }
+    if (spec.hypothesis.empty()) {
+        bad("hypothesis", "missing", "say what you expect and why, in one or two sentences");
+    }
+    if (spec.mechanism.empty()) {
+        bad("mechanism", "missing", "give a short key for the mechanism, e.g. vectorized-loads");
+    }
+    require_safe_name(spec.mechanism, "mechanism");
+    if (spec.falsifier.empty() == spec.no_falsifier_reason.empty()) {
+        bad("falsifier", "give exactly one of falsifier and no_falsifier_reason",
+            "name the cheapest command that could prove the hypothesis wrong, or say why none is needed");
+    }
+    one_of("failure_closes", spec.failure_closes, {"implementation", "integration", "mechanism"});
+    one_of("screen_design", spec.screen_design, {"conservative_bound", "diagnostic_proxy"});
+    one_of("relationship", spec.relationship, {"implementation_equivalence", "artifact_fidelity", "deployment_effect"});
+    one_of("lifecycle", spec.lifecycle, {"isolated_process", "same_process"});
+    if (spec.lifecycle == "same_process" && !t.can_pair_in_process()) {
+        bad("lifecycle", "same_process needs a driver declared paired_in_process", "use isolated_process");
+    }
+    one_of("base", spec.base, {"original", "champion"});
+    const std::string claim = spec.claim_layer.empty() ? t.claim_layer : spec.claim_layer;
+    one_of("claim_layer", claim, {"kernel", "workload", "serving"});
+    const std::map<std::string, int> rank{{"kernel", 0}, {"workload", 1}, {"serving", 2}};
+    if (rank.at(claim) > rank.at(t.claim_layer)) {
+        bad("claim_layer", fmt::format("\"{}\" claims more than the Target's evidence layer \"{}\"", claim, t.claim_layer),
+            "claim at most the Target's layer; a wider claim needs a Target measured at that layer");
+    }
+    const double min_effect = spec.minimum_effect_pct.value_or(t.minimum_effect_pct);
+    if (!(min_effect > 0)) {
+        bad("minimum_effect_pct", "must be positive", "give the smallest gain worth having, in percent");
+    }
+    if (spec.gain_bound_pct && spec.gain_bound_source.empty()) {
+        bad("gain_bound_source", "missing", "say where the upper bound comes from (e.g. an Amdahl bound from a profile)");
+    }
+    for (const auto& s : spec.secondary) {
+        bool known = false;
+        for (const auto& c : t.constraints) {
+            known = known || c.name == s.name;
+        }
+        if (!known) {
+            bad("secondary", fmt::format("\"{}\" is not one of the Target's constraint metrics", s.name),
+                "secondary metrics must be measured: list Target constraints only");
+        }
+    }
+
+    // The base this candidate is compared against: the original, or the champion right now.
+    const Champion champion = read_champion(target.store());
+    const bool on_champion = spec.base == "champion" && champion.experiment_id.has_value();
+    if (spec.base == "champion" && !on_champion) {
+        bad("base", "there is no champion yet", "use base original, or select a champion first");
+    }
+    const store::Snapshot base_snap = store::load_snapshot(target.store(), on_champion ? champion.digest
+                                                                                      : target.original().digest);
+    const store::Snapshot candidate = store::take_snapshot(target.store(), spec.candidate);
+    if (candidate.kind != base_snap.kind) {
+        bad("candidate", fmt::format("is a {} but the original is a {}", candidate.kind, base_snap.kind),
+            "lay the candidate out like the original");
+    }
+    const std::vector<std::string> changes = changed_files(base_snap, candidate);
+    if (changes.empty()) {
+        bad("candidate", "is identical to its base", "change something inside the change scope");
+    }
+    std::vector<std::string> outside;
+    for (const auto& c : changes) {
+        const std::string path = target_relative(t, c.substr(1));
+        if (!in_scope(t, path)) {
+            outside.push_back(path);
+        }
+    }
+    if (!outside.empty()) {
+        throw Error(ErrorCode::scope_violation,
+                    fmt::format("the candidate changes {} outside the Target's change scope [{}]; revert them or "
+                                "freeze a Target whose scope includes them",
+                                fmt::join(outside, ", "), fmt::join(t.change_scope, ", ")),
+                    Json{{"outside", outside}, {"change_scope", t.change_scope}});
+    }
+    Json secondary = Json::array();
+    for (const auto& s : spec.secondary) {
+        secondary.push_back(Json{{"name", s.name}, {"threshold_pct", s.threshold_pct}});
+    }
+    Json record{{"format_version", "cko/experiment-v1"},
+                {"target", {{"id", target.id()}, {"sha256", sha256_file_hex(target.store().path_of("target.json"))}}},
+                {"candidate", candidate.reference()},
+                {"base", {{"kind", on_champion ? "champion" : "original"},
+                          {"experiment_id", on_champion ? Json(*champion.experiment_id) : Json(nullptr)},
+                          {"digest", base_snap.digest}}},
+                {"changed_files", changes},
+                {"hypothesis", spec.hypothesis},
+                {"mechanism", spec.mechanism},
+                {"claim_layer", claim},
+                {"minimum_effect_pct", min_effect},
+                {"falsifier", spec.falsifier.empty() ? Json(nullptr) : Json(spec.falsifier)},
+                {"no_falsifier_reason", spec.no_falsifier_reason.empty() ? Json(nullptr) : Json(spec.no_falsifier_reason)},
+                {"failure_closes", spec.failure_closes},
+                {"screen_design", spec.screen_design},
+                {"estimated_cost_s", spec.estimated_cost_s},
+                {"gain_bound", spec.gain_bound_pct ? Json{{"pct", *spec.gain_bound_pct}, {"source", spec.gain_bound_source}}
+                                                   : Json(nullptr)},
+                {"extra_correctness_gates", spec.extra_correctness_gates},
+                {"secondary_metrics", secondary},
+                {"diagnostics_only", spec.diagnostics_only},
+                {"relationship", spec.relationship},
+                {"lifecycle", spec.lifecycle},
+                {"premises", spec.premises}};
+    record["id"] = content_id("exp", record);
+    const std::string rel = "experiments/" + record["id"].get<std::string>() + ".json";
+    if (target.store().exists(rel)) {
+        throw Error(ErrorCode::already_exists,
+                    fmt::format("experiment {} already exists with exactly this content", record["id"].get<std::string>()),
+                    Json{{"id", record["id"]}});
+    }
+    target.store().write_record(rel, record);
+    return record;
+}
+
+Json load_experiment(const store::Store& store, const std::string& id) {
+    require_safe_name(id, "experiment id");
+    const std::string rel = "experiments/" + id + ".json";
+    if (!id.starts_with("exp-") || !store.exists(rel)) {
+        throw Error(ErrorCode::not_found, fmt::format("no experiment {} (see cko ls)", id), Json{{"id", id}});
+    }
+    return store.read_record(rel);
+}
+
+}  // namespace cko::eval

@@ -1,0 +1,214 @@
+// Measurement sessions: every driver call of baseline/screen/confirm/audit goes through here.
+#include "cko/eval/session.hpp"
+
+#include "cko/env/monitor.hpp"
+#include "cko/run/owner.hpp"
+#include "cko/util/error.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace cko::eval {
+namespace fs = std::filesystem;
+namespace {
+
+double median_of(std::vector<double> v) {
+    if (v.empty()) {
+        return std::nan("");
+    }
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+void remove_tree(const fs::path& dir) {
+    std::error_code ec;
+    if (!fs::exists(dir, ec)) {
+        return;
+    }
+    ::chmod(dir.c_str(), 0755);
+    for (auto it = fs::recursive_directory_iterator(dir, ec); it != fs::recursive_directory_iterator(); it.increment(ec)) {
+        ::chmod(it->path().c_str(), 0755);
+    }
+    fs::remove_all(dir, ec);
+}
+
+}  // namespace
+
+double SubjectMeasurement::primary_median() const { return median_of(primary); }
+
+Json SubjectMeasurement::to_json() const {
+    Json constraints_json = Json::object();
+    for (const auto& [name, samples] : constraints) {
+        constraints_json[name] = samples;
+    }
+    return Json{{"status", driver::correctness_status_name(status)}, {"correct", correct},
+                {"correctness_value", std::isfinite(correctness_value) ? Json(correctness_value) : Json(nullptr)},
+                {"primary", primary}, {"constraints", constraints_json}};
+}
+
+Json Measurement::to_json() const {
+    Json subjects_json = Json::object();
+    for (const auto& [role, s] : subjects) {
+        subjects_json[role] = s.to_json();
+    }
+    Json j{{"subjects", subjects_json}, {"calls", calls}, {"contamination", contamination}};
+    if (error) {
+        j["error"] = error->to_json()["error"];
+    }
+    return j;
+}
+
+Session::Session(const Target& target, run::Invocation& invocation, const store::Snapshot& reference,
+                 std::string reference_label, const std::optional<store::Snapshot>& candidate,
+                 std::string candidate_label)
+    : target_(target), invocation_(invocation), workspace_(invocation.dir() / "workspace") {
+    const store::Store& store = target.store();
+    store::materialize_snapshot(store, reference, workspace_ / "reference");
+    subjects_["reference"] = {std::move(reference_label), (workspace_ / "reference").string()};
+    if (candidate) {
+        store::materialize_snapshot(store, *candidate, workspace_ / "candidate");
+        subjects_["candidate"] = {std::move(candidate_label), (workspace_ / "candidate").string()};
+    }
+    for (const auto& id : target.spec().case_ids) {
+        const fs::path dest = workspace_ / "cases" / (id + ".json");
+        store::materialize_snapshot(store, target.case_snapshot(id), dest);
+        case_paths_[id] = dest.string();
+    }
+    auto gpus = target.gpu_uuids();
+    std::sort(gpus.begin(), gpus.end());  // one global order: no deadlock between two sessions
+    for (const auto& uuid : gpus) {
+        invocation_.event("resource_wait", Json{{"gpu_uuid", uuid}});
+        locks_.push_back(std::make_unique<run::GpuLock>(uuid, invocation_.id(), invocation_.limits().resource_wait));
+        invocation_.event("resource_acquired", Json{{"gpu_uuid", uuid}, {"waited_ms", locks_.back()->waited().count()}});
+    }
+}
+
+Session::~Session() { remove_tree(workspace_); }
+
+SubjectMeasurement Session::judge(const driver::SubjectResult& s) const {
+    const TargetSpec& spec = target_.spec();
+    SubjectMeasurement m;
+    m.primary = s.primary;
+    m.constraints = s.constraints;
+    m.status = s.status;
+    const auto it = s.correctness_metrics.find(spec.correctness_metric);
+    m.correctness_value = it == s.correctness_metrics.end() ? std::nan("") : it->second;
+    m.correct = s.status == driver::CorrectnessStatus::passed &&
+                correctness_passes(spec.correctness_operator, m.correctness_value, spec.correctness_threshold);
+    return m;
+}
+
+Measurement Session::call(const std::string& case_id, driver::Mode mode, const std::vector<std::string>& order,
+                          std::uint64_t seed) {
+    const TargetSpec& spec = target_.spec();
+    driver::Request request;
+    request.mode = mode;
+    request.case_id = case_id;
+    request.case_path = case_paths_.at(case_id);
+    for (const auto& role : order) {
+        const auto& [label, path] = subjects_.at(role);
+        request.subjects.push_back({role, label, path});
+    }
+    // Subjects are listed reference first; `order` says who runs first.
+    std::sort(request.subjects.begin(), request.subjects.end(),
+              [](const driver::Subject& a, const driver::Subject& b) { return a.role > b.role; });
+    request.order = order;
+    request.samples = spec.samples_per_call;
+    request.seed = seed;
+    request.primary = {spec.primary.name, spec.primary.unit};
+    for (const auto& c : spec.constraints) {
+        request.constraints.push_back({c.name, c.unit});
+    }
+    request.correctness_metrics = {spec.correctness_metric};
+
+    const auto gpus = target_.gpu_uuids();
+    // Our own driver and its children are ours; anything else on the GPU contaminates the window.
+    const pid_t self = ::getpid();
+    env::Monitor monitor(gpus, invocation_.dir() / "monitor.jsonl", std::chrono::milliseconds(200),
+                         [self](pid_t pid) { return run::is_descendant_of(pid, self); });
+    monitor.start();
+    const auto started = std::chrono::steady_clock::now();
+    driver::CallReport report = driver::call_driver(invocation_, target_.driver(), request);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    const env::MonitorSummary summary = monitor.stop();
+    gpu_seconds_ += seconds * static_cast<double>(gpus.size());
+    invocation_.add_gpu_seconds(seconds * static_cast<double>(gpus.size()));
+
+    Measurement m;
+    m.calls.push_back(report.outcome.number);
+    if (summary.contaminated) {
+        m.contamination = summary.reasons;
+    }
+    if (report.error) {
+        m.error = report.error;
+        return m;
+    }
+    for (const auto& s : report.result->subjects) {
+        m.subjects[s.role] = judge(s);
+    }
+    return m;
+}
+
+Measurement Session::measure_single(const std::string& case_id, const std::string& role) {
+    return call(case_id, driver::Mode::single, {role}, 0);
+}
+
+Measurement Session::measure_pair(const std::string& case_id, bool candidate_first, std::uint64_t seed) {
+    const std::vector<std::string> order = candidate_first ? std::vector<std::string>{"candidate", "reference"}
+                                                           : std::vector<std::string>{"reference", "candidate"};
+    if (target_.spec().can_pair_in_process()) {
+        return call(case_id, driver::Mode::paired, order, seed);
+    }
+    Measurement pair;
+    for (const auto& role : order) {
+        Measurement one = call(case_id, driver::Mode::single, {role}, seed);
+        pair.calls.insert(pair.calls.end(), one.calls.begin(), one.calls.end());
+        pair.contamination.insert(pair.contamination.end(), one.contamination.begin(), one.contamination.end());
+        if (one.error) {
+            pair.error = one.error;
+            return pair;
+        }
+        pair.subjects[role] = one.subjects.at(role);
+    }
+    return pair;
+}
+
+void require_budget(const Target& target, double planned_wall_s) {
+    const TargetSpec& spec = target.spec();
+    const auto now = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+    if (spec.deadline_unix_s && *spec.deadline_unix_s <= now) {
+        throw Error(ErrorCode::deadline_passed,
+                    fmt::format("the Target's deadline {} has passed; nothing more may run under it", spec.deadline_text));
+    }
+    double wall = 0;
+    double gpu = 0;
+    for (const auto& id : run::list_invocations(target.store())) {
+        const std::string rel = "invocations/" + id + "/result.json";
+        if (target.store().exists(rel)) {
+            const Json cost = target.store().read_record(rel).value("cost", Json::object());
+            wall += cost.value("wall_s", Json(0.0)).is_number() ? cost["wall_s"].get<double>() : 0.0;
+            gpu += cost.value("gpu_s", Json(0.0)).is_number() ? cost["gpu_s"].get<double>() : 0.0;
+        }
+    }
+    if (spec.wall_seconds_budget > 0 && wall + planned_wall_s > spec.wall_seconds_budget) {
+        throw Error(ErrorCode::budget_exhausted,
+                    fmt::format("this operation may need {:.0f} s but only {:.0f} of the Target's {:.0f} wall seconds "
+                                "are left",
+                                planned_wall_s, std::max(0.0, spec.wall_seconds_budget - wall), spec.wall_seconds_budget),
+                    Json{{"spent_wall_s", wall}, {"budget_wall_s", spec.wall_seconds_budget}});
+    }
+    if (!target.gpu_uuids().empty() && gpu >= spec.gpu_seconds_budget) {
+        throw Error(ErrorCode::budget_exhausted,
+                    fmt::format("the Target's GPU budget is spent ({:.0f} of {:.0f} GPU seconds used)", gpu,
+                                spec.gpu_seconds_budget),
+                    Json{{"spent_gpu_s", gpu}, {"budget_gpu_s", spec.gpu_seconds_budget}});
+    }
+}
+
+}  // namespace cko::eval

@@ -1,0 +1,71 @@
+// A measurement session: materialized subjects, GPU locks and the monitor around every driver call.
+#pragma once
+
+#include "cko/eval/target.hpp"
+#include "cko/run/gpu_lock.hpp"
+#include "cko/run/invocation.hpp"
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cko::eval {
+
+struct SubjectMeasurement {
+    std::vector<double> primary;
+    std::map<std::string, std::vector<double>> constraints;
+    driver::CorrectnessStatus status = driver::CorrectnessStatus::error;
+    double correctness_value = 0;
+    bool correct = false;  // the driver said passed AND the Target's rule holds
+    [[nodiscard]] double primary_median() const;
+    [[nodiscard]] Json to_json() const;
+};
+
+struct Measurement {
+    std::map<std::string, SubjectMeasurement> subjects;  // by role
+    std::vector<int> calls;                               // driver call numbers in the invocation
+    std::optional<Error> error;                           // the driver misbehaved
+    std::vector<std::string> contamination;               // monitor findings during the calls
+    [[nodiscard]] Json to_json() const;
+};
+
+class Session {
+public:
+    // Materializes `reference` (and `candidate`, if any) read-only under the invocation's
+    // workspace, takes the Target's GPU locks, and keeps them until destroyed.
+    Session(const Target& target, run::Invocation& invocation, const store::Snapshot& reference,
+            std::string reference_label, const std::optional<store::Snapshot>& candidate,
+            std::string candidate_label);
+    ~Session();
+    Session(const Session&) = delete;
+    Session& operator=(const Session&) = delete;
+
+    // One call measuring one subject (mode single).
+    [[nodiscard]] Measurement measure_single(const std::string& case_id, const std::string& role);
+    // One pair: a paired_in_process call when the driver declared it, else two single calls in
+    // the given order.
+    [[nodiscard]] Measurement measure_pair(const std::string& case_id, bool candidate_first, std::uint64_t seed);
+
+    [[nodiscard]] double gpu_seconds() const noexcept { return gpu_seconds_; }
+
+private:
+    Measurement call(const std::string& case_id, driver::Mode mode, const std::vector<std::string>& order,
+                     std::uint64_t seed);
+    SubjectMeasurement judge(const driver::SubjectResult& s) const;
+
+    const Target& target_;
+    run::Invocation& invocation_;
+    std::filesystem::path workspace_;
+    std::map<std::string, std::pair<std::string, std::string>> subjects_;  // role -> (label, path)
+    std::map<std::string, std::string> case_paths_;
+    std::vector<std::unique_ptr<run::GpuLock>> locks_;
+    double gpu_seconds_ = 0;
+};
+
+// Problems with the Target's authorization before an operation starts (budget spent, deadline
+// passed): throws budget_exhausted / deadline_passed saying what is left.
+void require_budget(const Target& target, double planned_wall_s);
+
+}  // namespace cko::eval

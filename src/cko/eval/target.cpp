@@ -1,0 +1,342 @@
+// Target freeze: validate, snapshot, identify, smoke, then move the finished root into place.
+#include "cko/eval/target.hpp"
+
+#include "cko/driver/standalone.hpp"
+#include "cko/env/identity.hpp"
+#include "cko/run/gpu_lock.hpp"
+#include "cko/util/error.hpp"
+#include "cko/util/files.hpp"
+#include "cko/util/sha256.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <climits>
+#include <cstdlib>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace cko::eval {
+namespace fs = std::filesystem;
+namespace {
+
+std::int64_t unix_now() {
+    return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+fs::path real(const fs::path& p) {
+    char buf[PATH_MAX];
+    if (::realpath(p.c_str(), buf) == nullptr) {
+        throw Error(ErrorCode::not_found, fmt::format("{} does not exist", p.string()), Json{{"path", p.string()}});
+    }
+    return fs::path(buf);
+}
+
+[[noreturn]] void missing(const std::string& field, const fs::path& p, const std::string& fix) {
+    throw Error(ErrorCode::invalid_spec, fmt::format("{}: {} does not exist; {}", field, p.string(), fix),
+                Json{{"field", field}, {"path", p.string()}, {"fix", fix}});
+}
+
+// Everything the spec points at must be there before anything is frozen.
+void check_workload_pieces(const TargetSpec& spec) {
+    std::error_code ec;
+    if (!fs::exists(spec.base_dir / spec.original, ec)) {
+        missing("target.original", spec.base_dir / spec.original, "point it at the original code");
+    }
+    for (const auto& id : spec.case_ids) {
+        const fs::path c = spec.base_dir / spec.cases_dir / (id + ".json");
+        if (!fs::is_regular_file(c, ec)) {
+            missing("cases.ids", c, fmt::format("write {}.json in {} or drop \"{}\" from ids", id, spec.cases_dir, id));
+        }
+        try {
+            (void)read_json_file(c);
+        } catch (const Error& e) {
+            throw Error(ErrorCode::invalid_spec, fmt::format("cases.ids: {} is not valid JSON: {}", c.string(), e.what()),
+                        Json{{"field", "cases.ids"}, {"path", c.string()}, {"fix", "make the case file valid JSON"}});
+        }
+    }
+    for (std::size_t i = 0; i < spec.identity_paths.size(); ++i) {
+        if (!fs::exists(spec.base_dir / spec.identity_paths[i], ec)) {
+            missing(fmt::format("driver.identity_paths[{}]", i), spec.base_dir / spec.identity_paths[i],
+                    "list files that exist (the driver's own sources)");
+        }
+    }
+    const std::string& program = spec.driver_argv.front();
+    if (program.find('/') != std::string::npos) {
+        const fs::path p = fs::path(program).is_absolute() ? fs::path(program) : spec.base_dir / program;
+        if (::access(p.c_str(), X_OK) != 0) {
+            missing("driver.argv[0]", p, "build the driver first, or fix the path (relative to cko.toml's directory)");
+        }
+    } else {
+        const char* path_env = std::getenv("PATH");
+        bool found = false;
+        std::string path = path_env != nullptr ? path_env : "/usr/bin:/bin";
+        for (std::size_t start = 0; start <= path.size() && !found;) {
+            const std::size_t end = std::min(path.find(':', start), path.size());
+            const fs::path candidate = fs::path(path.substr(start, end - start)) / program;
+            found = ::access(candidate.c_str(), X_OK) == 0;
+            start = end + 1;
+        }
+        if (!found) {
+            missing("driver.argv[0]", program, "install it or give its path");
+        }
+    }
+    if (spec.deadline_unix_s && *spec.deadline_unix_s <= unix_now()) {
+        throw Error(ErrorCode::deadline_passed,
+                    fmt::format("limits.deadline {} has passed; set a later one", spec.deadline_text),
+                    Json{{"field", "limits.deadline"}, {"fix", "set a later deadline"}});
+    }
+}
+
+std::vector<std::string> select_gpus(const TargetSpec& spec, const env::Identity& identity) {
+    std::vector<std::string> present;
+    for (const auto& g : identity.gpus) {
+        present.push_back(g.uuid);
+    }
+    if (spec.gpus_mode == "auto") {
+        return present;
+    }
+    for (const auto& want : spec.gpu_uuids) {
+        if (std::find(present.begin(), present.end(), want) == present.end()) {
+            throw Error(ErrorCode::environment_mismatch,
+                        fmt::format("resources.gpus: {} is not on this machine (found: {})", want,
+                                    present.empty() ? "no GPU" : fmt::format("{}", fmt::join(present, ", "))),
+                        Json{{"field", "resources.gpus"}, {"fix", "copy a UUID from `cko doctor`, or use \"auto\""}});
+        }
+    }
+    return spec.gpu_uuids;
+}
+
+run::Limits limits_of(const TargetSpec& s) {
+    const auto ms = [](double sec) { return std::chrono::milliseconds(static_cast<std::int64_t>(sec * 1000)); };
+    run::Limits l;
+    l.operation = ms(s.operation_timeout_s);
+    l.command = ms(s.command_timeout_s);
+    l.resource_wait = ms(s.resource_wait_timeout_s);
+    l.cleanup = ms(s.cleanup_timeout_s);
+    return l;
+}
+
+void remove_tree(const fs::path& dir) {
+    std::error_code ec;
+    ::chmod(dir.c_str(), 0755);
+    for (auto it = fs::recursive_directory_iterator(dir, ec); it != fs::recursive_directory_iterator(); it.increment(ec)) {
+        ::chmod(it->path().c_str(), 0755);
+    }
+    fs::remove_all(dir, ec);
+}
+
+}  // namespace
+
+Json hash_identity_paths(const store::Store& store, const TargetSpec& spec) {
+    Json out = Json::array();
+    for (const auto& p : spec.identity_paths) {
+        const store::Snapshot snap = store::take_snapshot(store, spec.base_dir / p);
+        out.push_back(Json{{"path", p}, {"snapshot", snap.reference()}});
+    }
+    return out;
+}
+
+FreezeOutcome freeze_target(const FreezeOptions& options) {
+    TargetSpec spec = read_target_spec(options.spec);
+    spec.base_dir = real(spec.base_dir);
+    std::error_code ec;
+    if (fs::exists(fs::symlink_status(options.root, ec))) {
+        throw Error(ErrorCode::already_exists,
+                    fmt::format("{} already exists: a Target root is frozen once; pick a new --root", options.root.string()),
+                    Json{{"field", "root"}, {"fix", "pick a path that does not exist yet"}});
+    }
+    if (!spec.diagnostic) {
+        check_workload_pieces(spec);
+    }
+    const fs::path parent = real(options.root.has_parent_path() ? options.root.parent_path() : fs::path("."));
+    const fs::path final_root = parent / options.root.filename();
+    const fs::path staging = parent / fmt::format(".{}.freeze-{}", options.root.filename().string(), ::getpid());
+    FreezeOutcome outcome;
+    try {
+        const store::Store store = store::Store::create(staging);
+        env::ProbeOptions probe;
+        probe.tools = options.probe_tools;
+        const env::Identity identity = env::probe_identity(probe);
+        Json record{{"format_version", "cko/target-v1"},
+                    {"spec", spec.to_json()},
+                    {"spec_sha256", sha256_file_hex(options.spec)},
+                    {"spec_dir", spec.base_dir.string()},
+                    {"environment", identity.to_json()},
+                    {"created_unix_s", unix_now()},
+                    {"created_by", std::string("cko ") + CKO_VERSION}};
+        if (spec.deadline_unix_s) {
+            record["deadline_unix_s"] = *spec.deadline_unix_s;
+        }
+        if (!spec.diagnostic) {
+            const store::Snapshot original = store::take_snapshot(store, spec.base_dir / spec.original);
+            Json cases = Json::array();
+            for (const auto& id : spec.case_ids) {
+                const auto snap = store::take_snapshot(store, spec.base_dir / spec.cases_dir / (id + ".json"));
+                cases.push_back(Json{{"id", id}, {"snapshot", snap.reference()}});
+            }
+            const std::vector<std::string> gpus = select_gpus(spec, identity);
+            record["original"] = original.reference();
+            record["cases"] = cases;
+            record["driver_identity"] = hash_identity_paths(store, spec);
+            record["gpus"] = gpus;
+            // The smoke: two samples of the original on every case, through the real driver.
+            for (const auto& id : spec.case_ids) {
+                driver::StandaloneCall call;
+                call.driver.argv = spec.driver_argv;
+                call.driver.capabilities = spec.capabilities;
+                call.driver.env_allow = spec.env_allow;
+                call.driver.working_dir = spec.base_dir;
+                call.request.mode = driver::Mode::smoke;
+                call.request.case_id = id;
+                call.request.case_path = (spec.base_dir / spec.cases_dir / (id + ".json")).string();
+                call.request.subjects = {{"reference", "original", (spec.base_dir / spec.original).string()}};
+                call.request.order = {"reference"};
+                call.request.primary = {spec.primary.name, spec.primary.unit};
+                for (const auto& c : spec.constraints) {
+                    call.request.constraints.push_back({c.name, c.unit});
+                }
+                call.request.correctness_metrics = {spec.correctness_metric};
+                call.limits = limits_of(spec);
+                call.gpu_uuid = gpus.empty() ? "" : gpus.front();
+                const auto smoke = driver::run_standalone_call(store, call, options.cancel, [](const std::string&) {});
+                outcome.smoke_invocations.push_back(smoke.invocation_id);
+                if (smoke.error) {
+                    throw Error(smoke.error->code(),
+                                fmt::format("the smoke of case {} failed, nothing was frozen: {}", id, smoke.error->what()),
+                                smoke.error->details());
+                }
+                const auto& ref = smoke.result->subject("reference");
+                const double value = ref.correctness_metrics.count(spec.correctness_metric) != 0
+                                         ? ref.correctness_metrics.at(spec.correctness_metric)
+                                         : std::nan("");
+                if (ref.status != driver::CorrectnessStatus::passed ||
+                    !correctness_passes(spec.correctness_operator, value, spec.correctness_threshold)) {
+                    throw Error(ErrorCode::invalid_spec,
+                                fmt::format("the original fails its own correctness rule on case {} ({} {} {} {}, driver "
+                                            "status {}); fix the rule or the driver before freezing",
+                                            id, spec.correctness_metric, value, spec.correctness_operator,
+                                            spec.correctness_threshold, driver::correctness_status_name(ref.status)),
+                                Json{{"field", "correctness"}, {"case", id}, {"fix", "make the original pass its rule"}});
+                }
+            }
+            record["smoke"] = outcome.smoke_invocations;
+        }
+        record["id"] = content_id("tgt", record);
+        store.write_record("target.json", record);
+        rename_no_replace(staging, final_root);
+        fsync_directory(parent);
+        outcome.target = record;
+    } catch (...) {
+        remove_tree(staging);
+        throw;
+    }
+    outcome.root = final_root;
+    return outcome;
+}
+
+Target::Target(const store::Store& store, Json record, TargetSpec spec)
+    : store_(store), record_(std::move(record)), id_(record_.at("id").get<std::string>()), spec_(std::move(spec)) {}
+
+Target Target::open(const store::Store& store) {
+    if (!store.exists("target.json")) {
+        throw Error(ErrorCode::not_found,
+                    fmt::format("{} holds no target.json; freeze one with `cko target freeze`", store.root().string()));
+    }
+    Json record = store.read_record("target.json");
+    // The spec as frozen (not the user's current cko.toml, which may have been edited since).
+    TargetSpec spec;
+    const Json& s = record.at("spec");
+    spec.base_dir = record.at("spec_dir").get<std::string>();
+    spec.diagnostic = s.at("mode") == "diagnostic";
+    spec.name = s.at("name");
+    spec.claim_layer = s.at("claim_layer");
+    spec.original = s.at("original");
+    spec.change_scope = s.at("change_scope").get<std::vector<std::string>>();
+    spec.cases_dir = s.at("cases").at("dir");
+    spec.case_ids = s.at("cases").at("ids").get<std::vector<std::string>>();
+    spec.driver_argv = s.at("driver").at("argv").get<std::vector<std::string>>();
+    spec.capabilities = s.at("driver").at("capabilities").get<std::vector<std::string>>();
+    spec.identity_paths = s.at("driver").at("identity_paths").get<std::vector<std::string>>();
+    spec.env_allow = s.at("driver").at("env_allow").get<std::vector<std::string>>();
+    const Json& o = s.at("objective");
+    spec.primary = {o.at("primary").at("name"), o.at("primary").at("unit"), o.at("primary").at("direction"),
+                    o.at("primary").at("aggregation")};
+    spec.minimum_effect_pct = o.at("minimum_effect_pct");
+    for (const auto& c : o.at("constraints")) {
+        spec.constraints.push_back({c.at("name"), c.at("unit"), c.at("direction"), c.at("max_regression_pct")});
+    }
+    spec.correctness_metric = s.at("correctness").at("metric");
+    spec.correctness_operator = s.at("correctness").at("operator");
+    spec.correctness_threshold = s.at("correctness").at("threshold");
+    const Json& st = s.at("statistics");
+    spec.confidence = st.at("confidence");
+    spec.min_pairs = st.at("min_pairs");
+    spec.max_pairs = st.at("max_pairs");
+    spec.samples_per_call = st.at("samples_per_call");
+    spec.sequential = st.at("sequential");
+    const Json& l = s.at("limits");
+    spec.command_timeout_s = l.at("command_timeout_s");
+    spec.operation_timeout_s = l.at("operation_timeout_s");
+    spec.resource_wait_timeout_s = l.at("resource_wait_timeout_s");
+    spec.cleanup_timeout_s = l.at("cleanup_timeout_s");
+    spec.gpu_seconds_budget = l.at("gpu_seconds_budget");
+    spec.wall_seconds_budget = l.at("wall_seconds_budget");
+    if (!l.at("deadline").is_null()) {
+        spec.deadline_text = l.at("deadline");
+        spec.deadline_unix_s = record.at("deadline_unix_s").get<std::int64_t>();
+    }
+    return Target(store, std::move(record), std::move(spec));
+}
+
+store::Snapshot Target::original() const {
+    return store::load_snapshot(store_, record_.at("original").at("digest").get<std::string>());
+}
+
+store::Snapshot Target::case_snapshot(const std::string& case_id) const {
+    for (const auto& c : record_.at("cases")) {
+        if (c.at("id") == case_id) {
+            return store::load_snapshot(store_, c.at("snapshot").at("digest").get<std::string>());
+        }
+    }
+    throw Error(ErrorCode::not_found, fmt::format("case {} is not part of Target {}", case_id, id_));
+}
+
+driver::DriverSpec Target::driver() const {
+    driver::DriverSpec d;
+    d.argv = spec_.driver_argv;
+    d.capabilities = spec_.capabilities;
+    d.env_allow = spec_.env_allow;
+    d.working_dir = spec_.base_dir;
+    return d;
+}
+
+std::vector<std::string> Target::gpu_uuids() const {
+    return record_.value("gpus", Json::array()).get<std::vector<std::string>>();
+}
+
+std::vector<std::string> Target::validity_problems(bool probe_tools) const {
+    std::vector<std::string> problems;
+    env::ProbeOptions probe;
+    probe.tools = probe_tools;
+    if (const auto mismatch = env::identity_mismatch(record_.at("environment"), env::probe_identity(probe))) {
+        problems.push_back(*mismatch);
+    }
+    for (const auto& item : record_.value("driver_identity", Json::array())) {
+        const std::string path = item.at("path");
+        std::string now;
+        try {
+            now = store::snapshot_digest_of(spec_.base_dir / path);
+        } catch (const Error& e) {
+            now = e.what();
+        }
+        if (now != item.at("snapshot").at("digest").get<std::string>()) {
+            problems.push_back(fmt::format("driver file {} changed since the Target was frozen; freeze a new Target "
+                                           "to measure with the edited driver",
+                                           path));
+        }
+    }
+    return problems;
+}
+
+}  // namespace cko::eval

@@ -1,0 +1,66 @@
+// Freezing a Target (cko target freeze) and opening a frozen one for later operations.
+#pragma once
+
+#include "cko/driver/call.hpp"
+#include "cko/eval/target_spec.hpp"
+#include "cko/store/snapshot.hpp"
+#include "cko/store/store.hpp"
+
+#include <atomic>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cko::eval {
+
+struct FreezeOptions {
+    std::filesystem::path spec;
+    std::filesystem::path root;
+    const std::atomic<bool>* cancel = nullptr;
+    // Tests and GPU-less machines: identity probing without tool version calls is faster.
+    bool probe_tools = true;
+};
+
+struct FreezeOutcome {
+    std::filesystem::path root;
+    Json target;  // the target.json record
+    std::vector<std::string> smoke_invocations;
+};
+
+// Validates the spec, checks that every workload piece exists, snapshots the original, the cases
+// and the driver's identity paths, records the environment identity, runs the 2-sample smoke of
+// the original on every case, and only then moves the finished root into place: a failed freeze
+// leaves nothing at `root`.
+[[nodiscard]] FreezeOutcome freeze_target(const FreezeOptions& options);
+
+// What later operations need from a frozen Target.
+class Target {
+public:
+    [[nodiscard]] static Target open(const store::Store& store);
+
+    [[nodiscard]] const Json& record() const noexcept { return record_; }
+    [[nodiscard]] const std::string& id() const noexcept { return id_; }
+    [[nodiscard]] const store::Store& store() const noexcept { return store_; }
+    [[nodiscard]] const TargetSpec& spec() const noexcept { return spec_; }
+    [[nodiscard]] store::Snapshot original() const;
+    [[nodiscard]] store::Snapshot case_snapshot(const std::string& case_id) const;
+    [[nodiscard]] driver::DriverSpec driver() const;
+    [[nodiscard]] std::vector<std::string> gpu_uuids() const;
+
+    // Problems that make a measurement on this machine invalid: another host or GPU set, or driver
+    // files edited since the freeze. Empty when measurements may proceed.
+    [[nodiscard]] std::vector<std::string> validity_problems(bool probe_tools = false) const;
+
+private:
+    Target(const store::Store& store, Json record, TargetSpec spec);
+    const store::Store& store_;
+    Json record_;
+    std::string id_;
+    TargetSpec spec_;
+};
+
+// The driver files' digest as frozen: sha256 over the sorted (path, snapshot digest) list.
+[[nodiscard]] Json hash_identity_paths(const store::Store& store, const TargetSpec& spec);
+
+}  // namespace cko::eval

@@ -1,0 +1,454 @@
+// cko.toml: closed tables, typed fields, and an error naming the field and the fix for every mistake.
+#include "cko/eval/target_spec.hpp"
+
+#include "cko/util/error.hpp"
+#include "cko/util/files.hpp"
+
+#include <fmt/format.h>
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <cmath>
+#include <ctime>
+#include <set>
+
+namespace cko::eval {
+namespace fs = std::filesystem;
+namespace {
+
+[[noreturn]] void bad(const std::string& field, const std::string& problem, const std::string& fix) {
+    throw Error(ErrorCode::invalid_spec, fmt::format("{}: {}; {}", field, problem, fix),
+                Json{{"field", field}, {"problem", problem}, {"fix", fix}});
+}
+
+// One TOML table with the path it sits at; every key read is remembered so that leftovers can be
+// reported as unknown (the spec is closed: a typo must not silently become a default).
+class Table {
+public:
+    Table(const toml::table* t, std::string path) : t_(t), path_(std::move(path)) {}
+
+    [[nodiscard]] bool present() const { return t_ != nullptr; }
+    [[nodiscard]] std::string field(std::string_view key) const {
+        return path_.empty() ? std::string(key) : fmt::format("{}.{}", path_, key);
+    }
+    const toml::node* node(std::string_view key) {
+        seen_.insert(std::string(key));
+        return t_ == nullptr ? nullptr : t_->get(key);
+    }
+    [[nodiscard]] bool has(std::string_view key) const { return t_ != nullptr && t_->contains(key); }
+
+    std::string string(std::string_view key, const char* fix, std::optional<std::string> fallback = std::nullopt) {
+        const toml::node* n = node(key);
+        if (n == nullptr) {
+            if (fallback) {
+                return *fallback;
+            }
+            bad(field(key), "missing", fix);
+        }
+        if (!n->is_string()) {
+            bad(field(key), fmt::format("expected a string, got {}", type_of(*n)), fix);
+        }
+        std::string v = **n->as_string();
+        if (v.empty()) {
+            bad(field(key), "empty", fix);
+        }
+        return v;
+    }
+
+    double number(std::string_view key, const char* fix, std::optional<double> fallback = std::nullopt) {
+        const toml::node* n = node(key);
+        if (n == nullptr) {
+            if (fallback) {
+                return *fallback;
+            }
+            bad(field(key), "missing", fix);
+        }
+        double v = 0;
+        if (n->is_integer()) {
+            v = static_cast<double>(**n->as_integer());
+        } else if (n->is_floating_point()) {
+            v = **n->as_floating_point();
+        } else {
+            bad(field(key), fmt::format("expected a number, got {}", type_of(*n)), fix);
+        }
+        if (!std::isfinite(v)) {
+            bad(field(key), "not a finite number", fix);
+        }
+        return v;
+    }
+
+    int integer(std::string_view key, const char* fix, int fallback) {
+        const toml::node* n = node(key);
+        if (n == nullptr) {
+            return fallback;
+        }
+        if (!n->is_integer()) {
+            bad(field(key), fmt::format("expected an integer, got {}", type_of(*n)), fix);
+        }
+        const auto v = **n->as_integer();
+        if (v < 0 || v > 1000000) {
+            bad(field(key), fmt::format("{} is out of range", v), fix);
+        }
+        return static_cast<int>(v);
+    }
+
+    bool boolean(std::string_view key, const char* fix, bool fallback) {
+        const toml::node* n = node(key);
+        if (n == nullptr) {
+            return fallback;
+        }
+        if (!n->is_boolean()) {
+            bad(field(key), fmt::format("expected true or false, got {}", type_of(*n)), fix);
+        }
+        return **n->as_boolean();
+    }
+
+    std::vector<std::string> strings(std::string_view key, const char* fix, bool required, bool allow_empty = false) {
+        const toml::node* n = node(key);
+        if (n == nullptr) {
+            if (required) {
+                bad(field(key), "missing", fix);
+            }
+            return {};
+        }
+        const toml::array* a = n->as_array();
+        if (a == nullptr) {
+            bad(field(key), fmt::format("expected an array of strings, got {}", type_of(*n)), fix);
+        }
+        std::vector<std::string> out;
+        for (std::size_t i = 0; i < a->size(); ++i) {
+            const toml::node& item = *a->get(i);
+            if (!item.is_string() || (**item.as_string()).empty()) {
+                bad(fmt::format("{}[{}]", field(key), i), "expected a non-empty string", fix);
+            }
+            out.push_back(**item.as_string());
+        }
+        if (out.empty() && !allow_empty) {
+            bad(field(key), "empty", fix);
+        }
+        return out;
+    }
+
+    Table table(std::string_view key, bool required, const char* fix) {
+        const toml::node* n = node(key);
+        if (n == nullptr) {
+            if (required) {
+                bad(field(key), "missing table", fix);
+            }
+            return Table(nullptr, field(key));
+        }
+        if (!n->is_table()) {
+            bad(field(key), fmt::format("expected a table, got {}", type_of(*n)), fix);
+        }
+        return Table(n->as_table(), field(key));
+    }
+
+    // Rejects keys that were never asked for, naming the known ones.
+    void close(std::initializer_list<std::string_view> extra_known = {}) const {
+        if (t_ == nullptr) {
+            return;
+        }
+        for (const auto& [k, v] : *t_) {
+            const std::string key(k.str());
+            const bool known = seen_.contains(key) ||
+                               std::find(extra_known.begin(), extra_known.end(), key) != extra_known.end();
+            if (!known) {
+                std::vector<std::string> names(seen_.begin(), seen_.end());
+                bad(field(key), "unknown key",
+                    fmt::format("remove it or use one of: {}", fmt::join(names, ", ")));
+            }
+        }
+    }
+
+    static std::string type_of(const toml::node& n) {
+        switch (n.type()) {
+        case toml::node_type::string: return "a string";
+        case toml::node_type::integer: return "an integer";
+        case toml::node_type::floating_point: return "a float";
+        case toml::node_type::boolean: return "a boolean";
+        case toml::node_type::array: return "an array";
+        case toml::node_type::table: return "a table";
+        default: return "a date/time";
+        }
+    }
+
+private:
+    const toml::table* t_;
+    std::string path_;
+    std::set<std::string> seen_;
+};
+
+void one_of(const std::string& field, const std::string& value, std::initializer_list<std::string_view> allowed) {
+    for (const auto& a : allowed) {
+        if (a == value) {
+            return;
+        }
+    }
+    bad(field, fmt::format("\"{}\" is not allowed", value), fmt::format("use one of: {}", fmt::join(allowed, ", ")));
+}
+
+void spec_name(const std::string& value, const std::string& field) {
+    if (!is_safe_name(value)) {
+        bad(field, fmt::format("\"{}\" is not a safe name", value),
+            "use 1-128 characters from [A-Za-z0-9._-], not \".\" or \"..\"");
+    }
+}
+
+void positive(const std::string& field, double v, const char* what) {
+    if (!(v > 0)) {
+        bad(field, fmt::format("{} must be positive", v), what);
+    }
+}
+
+// Relative paths inside the Target folder: no absolute paths, no "..".
+void require_relative(const std::string& field, const std::string& path) {
+    const fs::path p(path);
+    const bool escapes = std::any_of(p.begin(), p.end(), [](const fs::path& c) { return c == ".."; });
+    if (p.is_absolute() || escapes) {
+        bad(field, fmt::format("\"{}\" leaves the Target folder", path),
+            "give a path relative to the directory of cko.toml, without '..'");
+    }
+}
+
+std::int64_t parse_deadline(const std::string& field, const std::string& text) {
+    std::tm tm{};
+    const char* end = ::strptime(text.c_str(), "%Y-%m-%dT%H:%M:%SZ", &tm);
+    if (end == nullptr || *end != '\0') {
+        bad(field, fmt::format("\"{}\" is not a UTC time", text), "write it as 2026-12-01T00:00:00Z");
+    }
+    return static_cast<std::int64_t>(::timegm(&tm));
+}
+
+PrimarySpec read_primary(Table& objective) {
+    const toml::node* n = objective.node("primary");
+    if (n == nullptr || !n->is_table()) {
+        bad(objective.field("primary"), n == nullptr ? "missing" : "expected an inline table",
+            "write primary = { name = \"latency_us\", unit = \"us\", direction = \"lower\", aggregation = \"median\" }");
+    }
+    Table t(n->as_table(), objective.field("primary"));
+    PrimarySpec p;
+    p.name = t.string("name", "name the metric the driver reports, e.g. \"latency_us\"");
+    p.unit = t.string("unit", "give its unit, e.g. \"us\"");
+    p.direction = t.string("direction", "say which way is better: \"lower\" or \"higher\"");
+    one_of(t.field("direction"), p.direction, {"lower", "higher"});
+    p.aggregation = t.string("aggregation", "only \"median\" is supported", std::string("median"));
+    one_of(t.field("aggregation"), p.aggregation, {"median"});
+    t.close();
+    return p;
+}
+
+std::vector<ConstraintSpec> read_constraints(Table& objective, const std::string& primary_name) {
+    const toml::node* n = objective.node("constraints");
+    std::vector<ConstraintSpec> out;
+    if (n == nullptr) {
+        return out;
+    }
+    const toml::array* a = n->as_array();
+    if (a == nullptr) {
+        bad(objective.field("constraints"), "expected an array of inline tables",
+            "write constraints = [ { name = \"peak_mem_bytes\", unit = \"byte\", direction = \"lower\", max_regression_pct = 2.0 } ]");
+    }
+    std::set<std::string> names{primary_name};
+    for (std::size_t i = 0; i < a->size(); ++i) {
+        const std::string field = fmt::format("{}[{}]", objective.field("constraints"), i);
+        if (!a->get(i)->is_table()) {
+            bad(field, "expected an inline table", "write { name = ..., unit = ..., direction = ..., max_regression_pct = ... }");
+        }
+        Table t(a->get(i)->as_table(), field);
+        ConstraintSpec c;
+        c.name = t.string("name", "name a metric the driver reports");
+        c.unit = t.string("unit", "give its unit");
+        c.direction = t.string("direction", "\"lower\" or \"higher\"");
+        one_of(t.field("direction"), c.direction, {"lower", "higher"});
+        c.max_regression_pct = t.number("max_regression_pct", "the largest regression tolerated, in percent, e.g. 2.0");
+        if (c.max_regression_pct < 0 || c.max_regression_pct > 100) {
+            bad(t.field("max_regression_pct"), "must be between 0 and 100", "give a percentage");
+        }
+        if (!names.insert(c.name).second) {
+            bad(t.field("name"), fmt::format("\"{}\" appears twice (or is the primary metric)", c.name),
+                "give each constraint its own metric");
+        }
+        t.close();
+        out.push_back(c);
+    }
+    return out;
+}
+
+}  // namespace
+
+bool TargetSpec::can_pair_in_process() const {
+    return std::find(capabilities.begin(), capabilities.end(), "paired_in_process") != capabilities.end();
+}
+
+bool correctness_passes(const std::string& op, double value, double threshold) {
+    if (!std::isfinite(value)) {
+        return false;
+    }
+    if (op == "<=") return value <= threshold;
+    if (op == "<") return value < threshold;
+    if (op == ">=") return value >= threshold;
+    if (op == ">") return value > threshold;
+    return value == threshold;
+}
+
+TargetSpec parse_target_spec(std::string_view text, const fs::path& spec_path) {
+    toml::table root;
+    try {
+        root = toml::parse(text, spec_path.string());
+    } catch (const toml::parse_error& e) {
+        const auto& where = e.source().begin;
+        bad(fmt::format("{}:{}:{}", spec_path.string(), where.line, where.column),
+            fmt::format("not valid TOML ({})", e.description()), "fix the syntax at that line");
+    }
+    TargetSpec s;
+    s.spec_path = spec_path;
+    s.base_dir = spec_path.has_parent_path() ? spec_path.parent_path() : fs::path(".");
+    Table top(&root, "");
+
+    Table target = top.table("target", true, "add a [target] table with name, claim_layer, original, change_scope");
+    const std::string mode = target.string("mode", "\"measure\" (default) or \"diagnostic\"", std::string("measure"));
+    one_of("target.mode", mode, {"measure", "diagnostic"});
+    s.diagnostic = mode == "diagnostic";
+    s.name = target.string("name", "name the Target, e.g. name = \"softmax\"");
+    spec_name(s.name, "target.name");
+    if (s.diagnostic) {
+        target.close();
+        top.close({"cases", "driver", "objective", "correctness", "statistics", "limits", "resources"});
+        return s;
+    }
+    s.claim_layer = target.string("claim_layer", "say what a win would claim: \"kernel\", \"workload\" or \"serving\"");
+    one_of("target.claim_layer", s.claim_layer, {"kernel", "workload", "serving"});
+    s.original = target.string("original", "name the file or directory holding the original code");
+    require_relative("target.original", s.original);
+    s.change_scope = target.strings("change_scope", "list the paths (globs) a candidate may change, e.g. [\"src/softmax.cu\"]", true);
+    for (std::size_t i = 0; i < s.change_scope.size(); ++i) {
+        require_relative(fmt::format("target.change_scope[{}]", i), s.change_scope[i]);
+    }
+    target.close();
+
+    Table cases = top.table("cases", true, "add [cases] with dir and ids");
+    s.cases_dir = cases.string("dir", "name the directory holding <id>.json per case");
+    require_relative("cases.dir", s.cases_dir);
+    s.case_ids = cases.strings("ids", "list the case ids, e.g. [\"main\"]", true);
+    std::set<std::string> ids;
+    for (std::size_t i = 0; i < s.case_ids.size(); ++i) {
+        spec_name(s.case_ids[i], fmt::format("cases.ids[{}]", i));
+        if (!ids.insert(s.case_ids[i]).second) {
+            bad(fmt::format("cases.ids[{}]", i), fmt::format("\"{}\" is listed twice", s.case_ids[i]), "list each case once");
+        }
+    }
+    cases.close();
+
+    Table driver = top.table("driver", true, "add [driver] with argv and capabilities");
+    s.driver_argv = driver.strings("argv", "give the driver command as an argv array, e.g. [\"python3\", \"driver.py\"] (never a shell string)", true);
+    s.capabilities = driver.strings("capabilities", "list \"single_subject\" (required) and optionally \"paired_in_process\"", true);
+    for (std::size_t i = 0; i < s.capabilities.size(); ++i) {
+        one_of(fmt::format("driver.capabilities[{}]", i), s.capabilities[i], {"single_subject", "paired_in_process"});
+    }
+    if (std::find(s.capabilities.begin(), s.capabilities.end(), "single_subject") == s.capabilities.end()) {
+        bad("driver.capabilities", "lacks \"single_subject\"", "every driver must measure one subject per call; add it");
+    }
+    s.identity_paths = driver.strings("identity_paths", "list the driver's own files (hashed: editing them needs a new Target)", false, true);
+    for (std::size_t i = 0; i < s.identity_paths.size(); ++i) {
+        require_relative(fmt::format("driver.identity_paths[{}]", i), s.identity_paths[i]);
+    }
+    s.env_allow = driver.strings("env_allow", "list the environment variables the driver may see, e.g. [\"PATH\"]", false, true);
+    driver.close();
+
+    Table objective = top.table("objective", true, "add [objective] with primary and minimum_effect_pct");
+    s.primary = read_primary(objective);
+    s.minimum_effect_pct = objective.number("minimum_effect_pct", "the smallest gain worth having, in percent, e.g. 2.0");
+    if (!(s.minimum_effect_pct > 0 && s.minimum_effect_pct < 1000)) {
+        bad("objective.minimum_effect_pct", fmt::format("{} is not in (0, 1000)", s.minimum_effect_pct),
+            "give a positive percentage such as 0.5 or 5");
+    }
+    s.constraints = read_constraints(objective, s.primary.name);
+    objective.close();
+
+    Table correctness = top.table("correctness", true, "add [correctness] with metric, operator, threshold");
+    s.correctness_metric = correctness.string("metric", "name the correctness metric the driver reports, e.g. \"max_rel_err\"");
+    s.correctness_operator = correctness.string("operator", "one of <=, <, >=, >, ==");
+    one_of("correctness.operator", s.correctness_operator, {"<=", "<", ">=", ">", "=="});
+    s.correctness_threshold = correctness.number("threshold", "the bound the metric must meet, e.g. 1e-5");
+    correctness.close();
+
+    Table stats = top.table("statistics", false, "");
+    s.confidence = stats.number("confidence", "e.g. 0.95", 0.95);
+    if (!(s.confidence >= 0.5 && s.confidence < 1)) {
+        bad("statistics.confidence", fmt::format("{} is not in [0.5, 1)", s.confidence), "use e.g. 0.95");
+    }
+    s.min_pairs = stats.integer("min_pairs", "pairs below which no verdict is given, e.g. 6", 6);
+    s.max_pairs = stats.integer("max_pairs", "the most pairs a comparison may take, e.g. 40", 40);
+    if (s.min_pairs < 3) {
+        bad("statistics.min_pairs", fmt::format("{} is below 3", s.min_pairs), "use at least 3 (6 is typical)");
+    }
+    if (s.max_pairs < s.min_pairs) {
+        bad("statistics.max_pairs", fmt::format("{} is below min_pairs {}", s.max_pairs, s.min_pairs), "raise max_pairs");
+    }
+    s.samples_per_call = stats.integer("samples_per_call", "samples per subject per driver call, e.g. 5", 5);
+    if (s.samples_per_call < 1) {
+        bad("statistics.samples_per_call", "must be at least 1", "use e.g. 5");
+    }
+    s.sequential = stats.boolean("sequential", "true to stop as soon as the verdict is decided", true);
+    stats.close();
+
+    Table limits = top.table("limits", false, "");
+    s.command_timeout_s = limits.number("command_timeout_s", "seconds one driver call may take", 300);
+    s.operation_timeout_s = limits.number("operation_timeout_s", "seconds one operation may take", 3600);
+    s.resource_wait_timeout_s = limits.number("resource_wait_timeout_s", "seconds to wait for the GPU", 120);
+    s.cleanup_timeout_s = limits.number("cleanup_timeout_s", "seconds between SIGTERM and SIGKILL", 30);
+    for (const auto& [key, v] : {std::pair{"limits.command_timeout_s", s.command_timeout_s},
+                                 std::pair{"limits.operation_timeout_s", s.operation_timeout_s},
+                                 std::pair{"limits.resource_wait_timeout_s", s.resource_wait_timeout_s},
+                                 std::pair{"limits.cleanup_timeout_s", s.cleanup_timeout_s}}) {
+        positive(key, v, "give a positive number of seconds");
+    }
+    if (s.command_timeout_s > s.operation_timeout_s) {
+        bad("limits.command_timeout_s", "exceeds operation_timeout_s", "one call cannot outlast the operation; lower it");
+    }
+    s.gpu_seconds_budget = limits.number("gpu_seconds_budget", "GPU seconds this Target may spend (0 for CPU work)", 0);
+    s.wall_seconds_budget = limits.number("wall_seconds_budget", "wall seconds this Target may spend (0 = unlimited)", 0);
+    if (s.gpu_seconds_budget < 0 || s.wall_seconds_budget < 0) {
+        bad(s.gpu_seconds_budget < 0 ? "limits.gpu_seconds_budget" : "limits.wall_seconds_budget", "negative", "use 0 or more");
+    }
+    if (limits.has("deadline")) {
+        s.deadline_text = limits.string("deadline", "an absolute UTC time such as 2026-12-01T00:00:00Z");
+        s.deadline_unix_s = parse_deadline("limits.deadline", s.deadline_text);
+    } else {
+        (void)limits.node("deadline");
+    }
+    limits.close();
+
+    Table resources = top.table("resources", false, "");
+    const toml::node* gpus = resources.node("gpus");
+    if (gpus == nullptr || (gpus->is_string() && **gpus->as_string() == "auto")) {
+        s.gpus_mode = gpus == nullptr ? "none" : "auto";
+    } else if (gpus->is_array()) {
+        s.gpu_uuids = resources.strings("gpus", "list GPU UUIDs like \"GPU-…\", or write \"auto\"", false, true);
+        for (std::size_t i = 0; i < s.gpu_uuids.size(); ++i) {
+            if (!s.gpu_uuids[i].starts_with("GPU-") && !s.gpu_uuids[i].starts_with("MIG-")) {
+                bad(fmt::format("resources.gpus[{}]", i), fmt::format("\"{}\" is not a GPU UUID", s.gpu_uuids[i]),
+                    "copy the UUID from `cko doctor` (GPU-…)");
+            }
+        }
+        s.gpus_mode = s.gpu_uuids.empty() ? "none" : "list";
+    } else {
+        bad("resources.gpus", "expected \"auto\" or an array of GPU UUIDs", "write gpus = \"auto\" or gpus = [\"GPU-…\"] ([] for CPU work)");
+    }
+    resources.close();
+    top.close();
+    return s;
+}
+
+TargetSpec read_target_spec(const fs::path& path) {
+    std::string text;
+    try {
+        text = read_file_capped(path, 1 << 20);
+    } catch (const Error& e) {
+        throw Error(ErrorCode::invalid_spec, fmt::format("{}: {} (write one with `cko init`)", path.string(), e.what()),
+                    Json{{"field", "spec"}, {"fix", "write one with `cko init`"}});
+    }
+    return parse_target_spec(text, path);
+}
+
+}  // namespace cko::eval

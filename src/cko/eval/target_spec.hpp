@@ -1,0 +1,87 @@
+// The Target spec (cko.toml, PROTOCOL.md): parsed with toml++ and validated field by field.
+#pragma once
+
+#include "cko/util/json.hpp"
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cko::eval {
+
+struct PrimarySpec {
+    std::string name;
+    std::string unit;
+    std::string direction;    // "lower" | "higher"
+    std::string aggregation;  // "median"
+};
+
+struct ConstraintSpec {
+    std::string name;
+    std::string unit;
+    std::string direction;
+    double max_regression_pct = 0;
+};
+
+struct TargetSpec {
+    std::filesystem::path spec_path;  // the cko.toml read
+    std::filesystem::path base_dir;   // its directory: relative paths are relative to it
+    bool diagnostic = false;          // [target] mode = "diagnostic": reports only, no workload
+
+    std::string name;
+    std::string claim_layer;  // kernel | workload | serving
+    std::string original;
+    std::vector<std::string> change_scope;
+
+    std::string cases_dir;
+    std::vector<std::string> case_ids;
+
+    std::vector<std::string> driver_argv;
+    std::vector<std::string> capabilities;
+    std::vector<std::string> identity_paths;
+    std::vector<std::string> env_allow;
+
+    PrimarySpec primary;
+    double minimum_effect_pct = 0;
+    std::vector<ConstraintSpec> constraints;
+
+    std::string correctness_metric;
+    std::string correctness_operator;  // <=, <, >=, >, ==
+    double correctness_threshold = 0;
+
+    double confidence = 0.95;
+    int min_pairs = 6;
+    int max_pairs = 40;
+    int samples_per_call = 5;
+    bool sequential = true;
+
+    double command_timeout_s = 300;
+    double operation_timeout_s = 3600;
+    double resource_wait_timeout_s = 120;
+    double cleanup_timeout_s = 30;
+    double gpu_seconds_budget = 0;  // 0 = none granted (CPU workloads)
+    double wall_seconds_budget = 0;  // 0 = unlimited
+    std::optional<std::int64_t> deadline_unix_s;
+    std::string deadline_text;
+
+    std::string gpus_mode;               // "auto" | "list" | "none"
+    std::vector<std::string> gpu_uuids;  // when gpus_mode == "list"
+
+    [[nodiscard]] bool can_pair_in_process() const;
+    // The frozen form written into target.json (paths as written in the spec).
+    [[nodiscard]] Json to_json() const;
+};
+
+// Reads and validates a spec. Every problem is an Error(invalid_spec) whose message names the
+// field ("objective.primary.direction") and says how to fix it; details carry {field, fix}.
+[[nodiscard]] TargetSpec read_target_spec(const std::filesystem::path& path);
+[[nodiscard]] TargetSpec parse_target_spec(std::string_view toml_text, const std::filesystem::path& spec_path);
+
+// Whether a correctness metric value passes the rule.
+[[nodiscard]] bool correctness_passes(const std::string& op, double value, double threshold);
+
+// The commented cko.toml that `cko init` writes.
+[[nodiscard]] std::string target_spec_template(const std::string& name);
+
+}  // namespace cko::eval

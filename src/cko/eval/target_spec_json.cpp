@@ -1,0 +1,93 @@
+// The frozen JSON form of a Target spec, and the commented template `cko init` writes.
+#include "cko/eval/target_spec.hpp"
+
+#include <fmt/format.h>
+
+namespace cko::eval {
+
+Json TargetSpec::to_json() const {
+    Json constraints_json = Json::array();
+    for (const auto& c : constraints) {
+        constraints_json.push_back(Json{{"name", c.name}, {"unit", c.unit}, {"direction", c.direction},
+                                        {"max_regression_pct", c.max_regression_pct}});
+    }
+    Json limits{{"command_timeout_s", command_timeout_s}, {"operation_timeout_s", operation_timeout_s},
+                {"resource_wait_timeout_s", resource_wait_timeout_s}, {"cleanup_timeout_s", cleanup_timeout_s},
+                {"gpu_seconds_budget", gpu_seconds_budget}, {"wall_seconds_budget", wall_seconds_budget},
+                {"deadline", deadline_text.empty() ? Json(nullptr) : Json(deadline_text)},
+                {"host_changes", "advice_only"}};
+    return Json{{"mode", diagnostic ? "diagnostic" : "measure"},
+                {"name", name},
+                {"claim_layer", claim_layer},
+                {"original", original},
+                {"change_scope", change_scope},
+                {"cases", {{"dir", cases_dir}, {"ids", case_ids}}},
+                {"driver", {{"argv", driver_argv}, {"capabilities", capabilities},
+                            {"identity_paths", identity_paths}, {"env_allow", env_allow}}},
+                {"objective", {{"primary", {{"name", primary.name}, {"unit", primary.unit},
+                                            {"direction", primary.direction}, {"aggregation", primary.aggregation}}},
+                               {"minimum_effect_pct", minimum_effect_pct},
+                               {"constraints", constraints_json}}},
+                {"correctness", {{"metric", correctness_metric}, {"operator", correctness_operator},
+                                 {"threshold", correctness_threshold}}},
+                {"statistics", {{"confidence", confidence}, {"min_pairs", min_pairs}, {"max_pairs", max_pairs},
+                                {"samples_per_call", samples_per_call}, {"sequential", sequential}}},
+                {"limits", limits},
+                {"resources", {{"gpus", gpus_mode == "list" ? Json(gpu_uuids) : Json(gpus_mode)}}}};
+}
+
+std::string target_spec_template(const std::string& name) {
+    return fmt::format(R"(# cko Target spec: fill in, then `cko target freeze --spec cko.toml --root artifacts`.
+# Paths are relative to this file's directory. Every field is checked; unknown keys are errors.
+
+[target]
+name = "{}"
+claim_layer = "kernel"             # what a win may claim: kernel | workload | serving
+original = "src"                   # file or directory with the original code (snapshotted)
+change_scope = ["src/kernel.cu"]   # paths (globs) a candidate may differ in
+
+[cases]
+dir = "cases"                      # one input description per case: cases/<id>.json (frozen)
+ids = ["main"]
+
+[driver]
+argv = ["python3", "driver.py"]    # an argv, never a shell string; called with --request FILE
+capabilities = ["single_subject", "paired_in_process"]
+identity_paths = ["driver.py"]     # hashed at freeze: editing them needs a new Target
+env_allow = ["PATH", "LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES", "PYTHONPATH"]
+
+[objective]
+primary = {{ name = "latency_us", unit = "us", direction = "lower", aggregation = "median" }}
+minimum_effect_pct = 2.0           # the smallest gain worth having
+constraints = [
+  # {{ name = "peak_mem_bytes", unit = "byte", direction = "lower", max_regression_pct = 2.0 }},
+]
+
+[correctness]
+metric = "max_rel_err"             # reported by the driver for each subject
+operator = "<="                    # <=, <, >=, >, ==
+threshold = 1e-5
+
+[statistics]
+confidence = 0.95
+min_pairs = 6                      # below this: inconclusive
+max_pairs = 40
+samples_per_call = 5               # per subject per call; a pair uses their medians
+sequential = true                  # stop as soon as the verdict is decided
+
+[limits]
+command_timeout_s = 300
+operation_timeout_s = 3600
+resource_wait_timeout_s = 120
+cleanup_timeout_s = 30
+gpu_seconds_budget = 1800
+# wall_seconds_budget = 7200
+# deadline = "2026-12-31T00:00:00Z"
+
+[resources]
+gpus = "auto"                      # or ["GPU-<uuid>", ...]; [] for CPU-only work
+)",
+                       name);
+}
+
+}  // namespace cko::eval

@@ -1,0 +1,173 @@
+// Every bad spec field is named in the error together with a fix; good specs read back exactly.
+#include "cko/eval/target_spec.hpp"
+
+#include "cko/util/error.hpp"
+
+#include <gtest/gtest.h>
+
+namespace cko::eval {
+namespace {
+
+const std::string kGood = R"(
+[target]
+name = "softmax"
+claim_layer = "kernel"
+original = "src"
+change_scope = ["src/softmax.cu"]
+
+[cases]
+dir = "cases"
+ids = ["main", "long_rows"]
+
+[driver]
+argv = ["python3", "bench/driver.py"]
+capabilities = ["single_subject", "paired_in_process"]
+identity_paths = ["bench"]
+env_allow = ["PATH", "LD_LIBRARY_PATH"]
+
+[objective]
+primary = { name = "latency_us", unit = "us", direction = "lower", aggregation = "median" }
+minimum_effect_pct = 0.5
+constraints = [
+  { name = "peak_mem_bytes", unit = "byte", direction = "lower", max_regression_pct = 2.0 },
+]
+
+[correctness]
+metric = "max_rel_err"
+operator = "<="
+threshold = 1e-5
+
+[statistics]
+confidence = 0.95
+min_pairs = 6
+max_pairs = 40
+samples_per_call = 5
+sequential = true
+
+[limits]
+command_timeout_s = 300
+operation_timeout_s = 3600
+resource_wait_timeout_s = 120
+cleanup_timeout_s = 30
+gpu_seconds_budget = 1800
+deadline = "2026-12-01T00:00:00Z"
+
+[resources]
+gpus = "auto"
+)";
+
+std::string replace(std::string text, const std::string& from, const std::string& to) {
+    const auto at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << "fixture lacks: " << from;
+    if (at != std::string::npos) {
+        text.replace(at, from.size(), to);
+    }
+    return text;
+}
+
+TEST(TargetSpec, TheProtocolExampleReadsBack) {
+    const TargetSpec s = parse_target_spec(kGood, "/t/cko.toml");
+    EXPECT_EQ(s.name, "softmax");
+    EXPECT_EQ(s.base_dir, "/t");
+    EXPECT_EQ(s.case_ids, (std::vector<std::string>{"main", "long_rows"}));
+    EXPECT_EQ(s.primary.direction, "lower");
+    EXPECT_DOUBLE_EQ(s.minimum_effect_pct, 0.5);
+    ASSERT_EQ(s.constraints.size(), 1u);
+    EXPECT_DOUBLE_EQ(s.constraints[0].max_regression_pct, 2.0);
+    EXPECT_EQ(s.deadline_unix_s, 1796083200);  // date -u -d 2026-12-01T00:00:00Z +%s
+    EXPECT_TRUE(s.can_pair_in_process());
+    EXPECT_EQ(s.gpus_mode, "auto");
+    EXPECT_EQ(s.to_json()["objective"]["constraints"][0]["name"], "peak_mem_bytes");
+}
+
+TEST(TargetSpec, TheInitTemplateIsAValidSpec) {
+    const TargetSpec s = parse_target_spec(target_spec_template("demo"), "cko.toml");
+    EXPECT_EQ(s.name, "demo");
+}
+
+struct BadSpec {
+    const char* from;
+    const char* to;
+    const char* field;  // must appear in the error's details.field
+};
+
+class BadSpecs : public ::testing::TestWithParam<BadSpec> {};
+
+TEST_P(BadSpecs, NameTheFieldAndTheFix) {
+    const BadSpec& b = GetParam();
+    const std::string text = replace(kGood, b.from, b.to);
+    try {
+        (void)parse_target_spec(text, "cko.toml");
+        FAIL() << "accepted a spec with " << b.to;
+    } catch (const Error& e) {
+        EXPECT_EQ(e.code(), ErrorCode::invalid_spec) << e.what();
+        EXPECT_EQ(e.details()["field"], b.field) << e.what();
+        EXPECT_FALSE(e.details()["fix"].get<std::string>().empty());
+        EXPECT_NE(std::string(e.what()).find(b.field), std::string::npos) << e.what();
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Table, BadSpecs,
+    ::testing::Values(
+        BadSpec{"name = \"softmax\"", "", "target.name"},
+        BadSpec{"name = \"softmax\"", "name = \"soft max\"", "target.name"},
+        BadSpec{"claim_layer = \"kernel\"", "claim_layer = \"system\"", "target.claim_layer"},
+        BadSpec{"original = \"src\"", "original = \"../elsewhere\"", "target.original"},
+        BadSpec{"original = \"src\"", "original = \"/abs/src\"", "target.original"},
+        BadSpec{"change_scope = [\"src/softmax.cu\"]", "change_scope = []", "target.change_scope"},
+        BadSpec{"[target]", "[target]\nnmae = \"typo\"", "target.nmae"},
+        BadSpec{"ids = [\"main\", \"long_rows\"]", "ids = [\"main\", \"main\"]", "cases.ids[1]"},
+        BadSpec{"ids = [\"main\", \"long_rows\"]", "ids = [\"../x\"]", "cases.ids[0]"},
+        BadSpec{"argv = [\"python3\", \"bench/driver.py\"]", "argv = \"python3 bench/driver.py\"", "driver.argv"},
+        BadSpec{"capabilities = [\"single_subject\", \"paired_in_process\"]", "capabilities = [\"paired_in_process\"]",
+                "driver.capabilities"},
+        BadSpec{"capabilities = [\"single_subject\", \"paired_in_process\"]", "capabilities = [\"single_subject\", \"teleport\"]",
+                "driver.capabilities[1]"},
+        BadSpec{"direction = \"lower\", aggregation", "direction = \"down\", aggregation", "objective.primary.direction"},
+        BadSpec{"aggregation = \"median\"", "aggregation = \"mean\"", "objective.primary.aggregation"},
+        BadSpec{"primary = { name = \"latency_us\", ", "primary = { ", "objective.primary.name"},
+        BadSpec{"minimum_effect_pct = 0.5", "minimum_effect_pct = 0", "objective.minimum_effect_pct"},
+        BadSpec{"minimum_effect_pct = 0.5", "minimum_effect_pct = \"0.5\"", "objective.minimum_effect_pct"},
+        BadSpec{"max_regression_pct = 2.0", "max_regression_pct = -1", "objective.constraints[0].max_regression_pct"},
+        BadSpec{"{ name = \"peak_mem_bytes\"", "{ name = \"latency_us\"", "objective.constraints[0].name"},
+        BadSpec{"operator = \"<=\"", "operator = \"=<\"", "correctness.operator"},
+        BadSpec{"threshold = 1e-5", "threshold = nan", "correctness.threshold"},
+        BadSpec{"metric = \"max_rel_err\"\n", "", "correctness.metric"},
+        BadSpec{"confidence = 0.95", "confidence = 1.5", "statistics.confidence"},
+        BadSpec{"max_pairs = 40", "max_pairs = 4", "statistics.max_pairs"},
+        BadSpec{"min_pairs = 6", "min_pairs = 2", "statistics.min_pairs"},
+        BadSpec{"samples_per_call = 5", "samples_per_call = 2.5", "statistics.samples_per_call"},
+        BadSpec{"command_timeout_s = 300", "command_timeout_s = 0", "limits.command_timeout_s"},
+        BadSpec{"command_timeout_s = 300", "command_timeout_s = 7200", "limits.command_timeout_s"},
+        BadSpec{"deadline = \"2026-12-01T00:00:00Z\"", "deadline = \"tomorrow\"", "limits.deadline"},
+        BadSpec{"gpus = \"auto\"", "gpus = [\"0\"]", "resources.gpus[0]"},
+        BadSpec{"gpus = \"auto\"", "gpus = 0", "resources.gpus"},
+        BadSpec{"[statistics]", "[statistcs]\n[statistics]", "statistcs"},
+        BadSpec{"[cases]\ndir = \"cases\"\n", "[cases]\n", "cases.dir"}));
+
+TEST(TargetSpec, SyntaxErrorsNameTheLine) {
+    try {
+        (void)parse_target_spec("[target\nname = 1", "spec.toml");
+        FAIL();
+    } catch (const Error& e) {
+        EXPECT_EQ(e.code(), ErrorCode::invalid_spec);
+        EXPECT_NE(e.details()["field"].get<std::string>().find("spec.toml:1:"), std::string::npos) << e.what();
+    }
+}
+
+TEST(TargetSpec, DiagnosticTargetsNeedNoWorkload) {
+    const TargetSpec s = parse_target_spec("[target]\nname = \"look\"\nmode = \"diagnostic\"\n", "cko.toml");
+    EXPECT_TRUE(s.diagnostic);
+}
+
+TEST(Correctness, OperatorsAndNonFiniteValues) {
+    EXPECT_TRUE(correctness_passes("<=", 1e-6, 1e-5));
+    EXPECT_FALSE(correctness_passes("<", 1e-5, 1e-5));
+    EXPECT_TRUE(correctness_passes(">=", 0.99, 0.99));
+    EXPECT_FALSE(correctness_passes("<=", std::nan(""), 1.0));
+    EXPECT_TRUE(correctness_passes("==", 0.0, 0.0));
+}
+
+}  // namespace
+}  // namespace cko::eval

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# cko doctor end to end: no GPU is a warning (exit 0), --require-gpu makes it a blocker (exit 3),
+# --json parses, and with the fake NVML the fake GPU's UUID and compute capability show.
+. "$(dirname "$0")/lib.sh"
+
+# Whatever this machine has, doctor without --require-gpu has no blocker and answers as JSON.
+expect_rc 0 "$CKO" doctor --json
+printf '%s' "$out" | python3 -c '
+import json,sys
+d=json.load(sys.stdin)
+assert d["format_version"]=="cko/doctor-v1" and d["ready"] is True, d
+assert d["identity"]["format_version"]=="cko/identity-v1", d["identity"]
+assert d["identity"]["gpu_source"] in ("nvml","nvidia-smi","none"), d["identity"]["gpu_source"]'
+
+# No GPU reachable (both sources pointed at nothing): a clean warning, CPU work still possible.
+nogpu() { env CKO_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1 CKO_NVIDIA_SMI=/nonexistent/nvidia-smi "$@"; }
+expect_rc 0 nogpu "$CKO" doctor
+contains "$out" "warn     gpu"
+contains "$out" "no NVIDIA GPU"
+contains "$out" "CPU workloads can still be measured"
+contains "$out" "next step: ready"
+
+expect_rc 0 nogpu "$CKO" doctor --json
+printf '%s' "$out" | python3 -c '
+import json,sys
+d=json.load(sys.stdin)
+items={i["name"]: i for i in d["items"]}
+assert items["gpu"]["status"]=="warn", items["gpu"]
+assert d["identity"]["gpu_source"]=="none" and d["identity"]["gpus"]==[], d["identity"]
+assert d["counts"]["blocker"]==0, d["counts"]'
+
+# --require-gpu: the same machine is blocked, exit 3, and the next step says what to do.
+expect_rc 3 nogpu "$CKO" doctor --require-gpu
+contains "$out" "blocker  gpu"
+contains "$out" "next step: gpu: run on a host with an NVIDIA GPU"
+echo '{"require_gpu": true, "json": true}' > "$tmp/req.json"
+expect_rc 3 nogpu "$CKO" doctor --request "$tmp/req.json"
+printf '%s' "$out" | python3 -c '
+import json,sys
+d=json.load(sys.stdin)
+assert d["ready"] is False and d["counts"]["blocker"]>=1, d'
+
+# A required tool that does not exist is a blocker too.
+expect_rc 3 nogpu "$CKO" doctor --require-tool no-such-cuda-tool
+contains "$out" "blocker  tool.no-such-cuda-tool"
+
+# The fake NVML (built as fake_nvml beside the env layer; ctest passes its path).
+fake=${FAKE_NVML_LIBRARY:-$(dirname "$CKO")/src/cko/env/libfake_nvml.so}
+[ -f "$fake" ] || fail "fake NVML not found at $fake: build the fake_nvml target"
+uuid=GPU-0a1b2c3d-4e5f-6071-8293-a4b5c6d7e8f9
+cat > "$tmp/state" <<STATE
+driver=570.86.15
+cuda=12080
+count=1
+gpu0.uuid=$uuid
+gpu0.name=NVIDIA H200
+gpu0.cc=9.0
+gpu0.mem_total=150754820096
+gpu0.mem_free=150000000000
+gpu0.sm_clock=345
+gpu0.sm_clock_max=1980
+gpu0.util=0
+gpu0.persistence=1
+gpu0.procs=31337:2147483648
+STATE
+withfake() { env CKO_NVML_LIBRARY="$fake" FAKE_NVML_STATE="$tmp/state" CKO_NVIDIA_SMI=/nonexistent/nvidia-smi "$@"; }
+expect_rc 0 withfake "$CKO" doctor --require-gpu
+contains "$out" "$uuid NVIDIA H200 (cc 9.0)"
+contains "$out" "warn     gpu.0.processes"
+contains "$out" "pid 31337 (2.0 GiB)"
+
+expect_rc 0 withfake "$CKO" doctor --json
+printf '%s' "$out" | UUID="$uuid" python3 -c '
+import json,os,sys
+d=json.load(sys.stdin)
+ident=d["identity"]
+assert ident["gpu_source"]=="nvml", ident
+g=ident["gpus"][0]
+assert g["uuid"]==os.environ["UUID"] and g["compute_capability"]=="9.0", g
+assert g["power_w"] is None and g["ecc_enabled"] is None, g  # NOT_SUPPORTED in the fake: null
+assert ident["driver_version"]=="570.86.15" and ident["cuda_driver_version"]=="12.8", ident
+items={i["name"]: i for i in d["items"]}
+assert items["gpu"]["status"]=="ok" and items["gpu.0.processes"]["status"]=="warn", items'
+
+# The fake failing nvmlInit_v2 is reported as no GPU with NVML's reason.
+echo "init=9" > "$tmp/state"
+expect_rc 0 withfake "$CKO" doctor
+contains "$out" "nvmlInit_v2 failed: Driver Not Loaded"
+exit 0

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# The evidence loop end to end on small Targets: freeze, baseline, experiments, confirm, champion,
+# and the mirror property (swapping original and candidate turns improved into regressed).
+. "$(dirname "$0")/lib.sh"
+ex="$(cd "$(dirname "$0")/../../examples/cpu-saxpy" && pwd)"
+make -s -C "$ex" build/driver_cpp >/dev/null || fail "cannot build the cpu-saxpy C++ driver"
+field() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(eval(sys.argv[1]))' "$1"; }
+
+make_target() {  # make_target DIR ORIGINAL_SRC
+  mkdir -p "$1/original" "$1/cases"
+  cp "$2/saxpy.cpp" "$1/original/"
+  cp "$ex/cases/small.json" "$1/cases/"
+  cat > "$1/cko.toml" <<TOML
+[target]
+name = "mirror"
+claim_layer = "kernel"
+original = "original"
+change_scope = ["original/saxpy.cpp"]
+[cases]
+dir = "cases"
+ids = ["small"]
+[driver]
+argv = ["$ex/build/driver_cpp"]
+capabilities = ["single_subject", "paired_in_process"]
+env_allow = ["PATH", "TMPDIR"]
+[objective]
+primary = { name = "latency_us", unit = "us", direction = "lower", aggregation = "median" }
+minimum_effect_pct = 5.0
+[correctness]
+metric = "max_rel_err"
+operator = "<="
+threshold = 1e-6
+[statistics]
+min_pairs = 6
+max_pairs = 12
+samples_per_call = 3
+[limits]
+command_timeout_s = 60
+operation_timeout_s = 600
+TOML
+}
+
+# A: slow original, fast candidate -> improved.  B: the mirror -> regressed.
+make_target "$tmp/a" "$ex/original"
+make_target "$tmp/b" "$ex/candidate"
+expect_rc 0 "$CKO" target freeze --spec "$tmp/a/cko.toml" --root "$tmp/a/art"
+expect_rc 0 "$CKO" target freeze --spec "$tmp/b/cko.toml" --root "$tmp/b/art"
+contains "$out" "froze Target"
+
+expect_rc 0 "$CKO" baseline --root "$tmp/a/art" --calls-per-case 1 --aa-pairs 6 --json
+v=$(printf '%s' "$out" | field 'd["result"]["outputs"]["aa"]["verdict"]')
+case "$v" in equivalent|inconclusive) ;; *) fail "A/A verdict $v";; esac
+printf '%s' "$out" | field 'd["result"]["outputs"]["resolution"]["statement"]' >/dev/null || fail "no resolution"
+
+expect_rc 0 "$CKO" experiment new --root "$tmp/a/art" --candidate "$ex/candidate" --hypothesis "rows are contiguous" \
+  --mechanism loop-order --failure-closes mechanism --no-falsifier-reason "known" --json
+exp_a=$(printf '%s' "$out" | field 'd["id"]')
+expect_rc 0 "$CKO" experiment new --root "$tmp/b/art" --candidate "$ex/original" --hypothesis "columns (mirror)" \
+  --mechanism loop-order --failure-closes mechanism --no-falsifier-reason "known" --json
+exp_b=$(printf '%s' "$out" | field 'd["id"]')
+
+expect_rc 0 "$CKO" confirm "$exp_a" --root "$tmp/a/art" --json
+conf_a=$(printf '%s' "$out" | field 'd["id"]')
+[ "$(printf '%s' "$out" | field 'd["result"]["outputs"]["verdict"]')" = improved ] || fail "A: not improved: $out"
+expect_rc 1 "$CKO" confirm "$exp_b" --root "$tmp/b/art" --json
+[ "$(printf '%s' "$out" | field 'd["result"]["outputs"]["verdict"]')" = regressed ] || fail "B: not regressed"
+conf_b=$(printf '%s' "$out" | field 'd["id"]')
+
+# One formal confirm per experiment; a retry must cite an infrastructure failure.
+expect_rc 2 "$CKO" confirm "$exp_a" --root "$tmp/a/art"
+contains "$err" "error[already_confirmed]"
+expect_rc 2 "$CKO" confirm "$exp_b" --root "$tmp/b/art" --retry-of "$conf_b" --reason "flaky"
+contains "$err" "error[not_eligible]"
+
+# The champion: never from a regressed confirm; selected explicitly from an improved one.
+expect_rc 2 "$CKO" champion select --root "$tmp/b/art" --experiment "$exp_b" --confirm "$conf_b"
+contains "$err" "only an \`improved\` confirm"
+expect_rc 0 "$CKO" champion select --root "$tmp/a/art" --experiment "$exp_a" --confirm "$conf_a"
+expect_rc 0 "$CKO" champion show --root "$tmp/a/art" --json
+contains "$out" "$exp_a"
+expect_rc 2 "$CKO" champion restore --root "$tmp/a/art"
+contains "$err" "--reason"
+expect_rc 0 "$CKO" champion restore --root "$tmp/a/art" --reason "demo of restore"
+expect_rc 0 "$CKO" champion show --root "$tmp/a/art"
+contains "$out" "champion: original"
+
+# A candidate touching files outside the change scope is refused before it is measured.
+mkdir -p "$tmp/scope"; cp "$ex/candidate/saxpy.cpp" "$tmp/scope/"; echo x > "$tmp/scope/extra.h"
+expect_rc 2 "$CKO" experiment new --root "$tmp/a/art" --candidate "$tmp/scope" --hypothesis h --mechanism m \
+  --failure-closes mechanism --no-falsifier-reason r
+contains "$err" "error[scope_violation]"
+contains "$err" "original/extra.h"
+
+# A freeze whose smoke fails leaves nothing behind.
+make_target "$tmp/c" "$ex/original"
+sed -i "s#argv = \[.*\]#argv = [\"/bin/false\"]#" "$tmp/c/cko.toml"
+expect_rc 3 "$CKO" target freeze --spec "$tmp/c/cko.toml" --root "$tmp/c/art"
+contains "$err" "smoke"
+[ ! -e "$tmp/c/art" ] || fail "a failed freeze left $tmp/c/art"
+ls -a "$tmp/c" | grep -q freeze && fail "a failed freeze left its staging directory"
+
+# A bad spec names the field.
+sed -i 's/direction = "lower"/direction = "down"/' "$tmp/c/cko.toml"
+expect_rc 2 "$CKO" target freeze --spec "$tmp/c/cko.toml" --root "$tmp/c/art"
+contains "$err" "objective.primary.direction"
+
+expect_rc 0 "$CKO" fsck --root "$tmp/a/art"
+expect_rc 0 "$CKO" fsck --root "$tmp/b/art"
+exit 0
