@@ -2,7 +2,7 @@
 # Installs the Debian packages cko builds and tests with; does nothing when all are present.
 set -euo pipefail
 packages=(
-  build-essential cmake pkg-config ccache file python3 python3-pytest
+  build-essential cmake pkg-config ccache file python3 python3-pytest python3-jsonschema
   nlohmann-json3-dev libsimdjson-dev libsqlite3-dev libcli11-dev libfmt-dev libtomlplusplus-dev
   libssl-dev zlib1g-dev libgtest-dev libgmock-dev libbenchmark-dev
 )

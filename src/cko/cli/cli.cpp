@@ -252,7 +252,7 @@ int run_cli(int argc, char** argv) {
         Verb* verb = selected_verb();
         if (verb == nullptr) {
             // `cko help`: the top-level help (app.help() would describe the help verb itself).
-            std::cout << app.get_formatter()->make_help(&app, "", CLI::AppFormatMode::Normal);
+            std::cout << app.get_formatter()->make_help(&app, "cko", CLI::AppFormatMode::Normal);
             return 0;
         }
         g_json_output = verb->json;

@@ -61,12 +61,14 @@ Json CallReport::to_json() const {
     return j;
 }
 
-CallReport call_driver(run::Invocation& invocation, const DriverSpec& driver, const Request& request) {
+CallReport call_driver(run::Invocation& invocation, const DriverSpec& driver, const Request& request,
+                       const std::function<void(pid_t)>& on_spawn) {
     run::CallSpec spec;
     spec.argv = driver.argv;
     spec.request = request.to_json();
     spec.working_dir = driver.working_dir;
     spec.env_allow = driver.env_allow;
+    spec.on_spawn = on_spawn;
     CallReport report;
     try {
         report.outcome = invocation.call(spec);
@@ -106,7 +108,7 @@ CallReport call_driver(run::Invocation& invocation, const DriverSpec& driver, co
     if (report.error) {
         validation["error"] = report.error->to_json()["error"];
     }
-    // Written into the call directory beside process.json, never into the driver's output_dir.
+    // Kept as the call_validated event of the invocation (never in the driver's output_dir).
     try {
         invocation.event("call_validated", validation);
     } catch (const Error&) {

@@ -29,6 +29,7 @@ struct CallReport {
 
 // Never throws for a misbehaving driver: the failure is returned (and recorded in the call's
 // validation.json and the invocation's events) so the caller can finish the invocation with it.
-[[nodiscard]] CallReport call_driver(run::Invocation& invocation, const DriverSpec& driver, const Request& request);
+[[nodiscard]] CallReport call_driver(run::Invocation& invocation, const DriverSpec& driver, const Request& request,
+                                     const std::function<void(pid_t)>& on_spawn = {});
 
 }  // namespace cko::driver

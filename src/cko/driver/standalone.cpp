@@ -60,6 +60,7 @@ StandaloneOutcome run_standalone_call(const store::Store& store, const Standalon
 
     StandaloneOutcome out;
     out.invocation_id = inv.id();
+    out.outputs = Json::object();
     const fs::path workspace = inv.dir() / "workspace";
     try {
         Request request = call.request;

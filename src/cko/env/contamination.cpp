@@ -8,9 +8,9 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <map>
 #include <set>
+#include <sstream>
 
 namespace cko::env {
 namespace {
@@ -87,7 +87,8 @@ MonitorSummary summarize_samples(const std::vector<MonitorSample>& samples,
                     foreign_pids.insert(p.pid);
                 }
             }
-            if (busy(gpu) && gpu.sm_clock_mhz && gpu.sm_clock_max_mhz && *gpu.sm_clock_max_mhz > 0) {
+            if (busy(gpu) && gpu.sm_clock_mhz && gpu.sm_clock_max_mhz &&
+                *gpu.sm_clock_max_mhz > 0) {
                 ++stats.busy;
                 if (*gpu.sm_clock_mhz < rule.low_clock_ratio * *gpu.sm_clock_max_mhz) {
                     ++stats.low;
@@ -102,8 +103,8 @@ MonitorSummary summarize_samples(const std::vector<MonitorSample>& samples,
             for (const auto& [pid, count] : stats.foreign) {
                 seen.push_back(fmt::format("pid {} in {}/{} samples", pid, count, samples.size()));
             }
-            summary.reasons.push_back(fmt::format("another compute process on GPU {}: {}", uuid,
-                                                  fmt::join(seen, ", ")));
+            summary.reasons.push_back(
+                fmt::format("another compute process on GPU {}: {}", uuid, fmt::join(seen, ", ")));
         }
         if (stats.busy > 0) {
             const double share = static_cast<double>(stats.low) / static_cast<double>(stats.busy);
@@ -144,10 +145,12 @@ std::optional<pid_t> process_group_of(pid_t pid) {
     if (close == std::string::npos) {
         return std::nullopt;
     }
-    char state = 0;
+    // After ")": " <state> <ppid> <pgrp> ...".
+    std::istringstream fields(stat->substr(close + 1));
+    std::string state;
     long ppid = 0;
     long pgrp = 0;
-    if (std::sscanf(stat->c_str() + close + 1, " %c %ld %ld", &state, &ppid, &pgrp) != 3) {
+    if (!(fields >> state >> ppid >> pgrp) || pgrp <= 0) {
         return std::nullopt;
     }
     return static_cast<pid_t>(pgrp);

@@ -67,8 +67,8 @@ struct MonitorSummary {
                                                const MonitorRule& rule);
 
 // An is_ours callback for Monitor: our own pid and any live process whose process group is in
-// `process_groups` (read from /proc/<pid>/stat). A pid that cannot be read (it ended, or it lives
-// in another pid namespace: NVML reports host pids) is not ours, so the rule fails closed.
+// `process_groups` (read from /proc/<pid>/stat). A pid that cannot be read (it ended, or the
+// driver reported a pid of another pid namespace) is not ours, so the rule fails closed.
 [[nodiscard]] std::function<bool(pid_t)> process_group_matcher(std::vector<pid_t> process_groups);
 // The process group of `pid` from /proc/<pid>/stat; nullopt when it cannot be read.
 [[nodiscard]] std::optional<pid_t> process_group_of(pid_t pid);

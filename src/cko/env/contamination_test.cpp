@@ -31,7 +31,8 @@ std::vector<MonitorSample> window(const std::vector<MonitorGpuSample>& gpus) {
 }
 
 TEST(Contamination, CleanWindow) {
-    const auto summary = summarize_samples(window({busy_at(1980), busy_at(1965), busy_at(1980)}), {});
+    const auto summary =
+        summarize_samples(window({busy_at(1980), busy_at(1965), busy_at(1980)}), {});
     EXPECT_EQ(summary.samples, 3u);
     EXPECT_FALSE(summary.contaminated);
     EXPECT_TRUE(summary.gpu_verified);

@@ -4,17 +4,27 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <type_traits>
 
 namespace cko::env {
 namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
-std::string gib(std::uint64_t bytes) { return fmt::format("{:.1f} GiB", bytes / kGiB); }
+std::string gib(std::uint64_t bytes) {
+    return fmt::format("{:.1f} GiB", static_cast<double>(bytes) / kGiB);
+}
 
 template <typename T>
 std::string or_unknown(const std::optional<T>& value, std::string_view unit) {
-    return value ? fmt::format("{}{}", *value, unit) : std::string("?");
+    if (!value) {
+        return "?";
+    }
+    if constexpr (std::is_floating_point_v<T>) {
+        return fmt::format("{:.0f}{}", *value, unit);
+    } else {
+        return fmt::format("{}{}", *value, unit);
+    }
 }
 
 std::string on_off(const std::optional<bool>& value) {
@@ -25,22 +35,24 @@ const char* kNoChange = " (advice only: cko never changes the host)";
 
 void host_items(const Identity& id, DoctorReport& report) {
     const Host& h = id.host;
-    DoctorItem host{"host", DoctorStatus::ok,
-                    fmt::format("{} ({} {}, {}, {} CPUs)", h.hostname, h.arch, h.kernel_release,
-                                h.cpu_model.empty() ? "CPU model unknown" : h.cpu_model,
-                                h.logical_cpus),
-                    ""};
+    DoctorItem host{
+        "host", DoctorStatus::ok,
+        fmt::format("{} ({} {}, {}, {} CPUs)", h.hostname, h.arch, h.kernel_release,
+                    h.cpu_model.empty() ? "CPU model unknown" : h.cpu_model, h.logical_cpus),
+        ""};
     if (h.machine_id.empty()) {
         host.status = DoctorStatus::warn;
         host.detail += "; no /etc/machine-id: evidence is bound to the GPU UUIDs and hostname only";
-        host.fix = "provide /etc/machine-id (systemd-machine-id-setup, or bind-mount the host's "
-                   "into the container)";
+        host.fix =
+            "provide /etc/machine-id (systemd-machine-id-setup, or bind-mount the host's "
+            "into the container)";
     }
     report.add(host);
     if (h.in_container) {
         report.add({"container", DoctorStatus::ok,
-                    fmt::format("inside a container ({}); NVML reports host pids, so processes "
-                                "of this container may look foreign to the monitor",
+                    fmt::format("inside a container ({}); where the driver cannot map GPU "
+                                "process ids into this pid namespace, the monitor counts them as "
+                                "foreign (fails closed)",
                                 fmt::join(h.container_hints, "; ")),
                     ""});
     }
@@ -90,16 +102,17 @@ void gpu_items(const Identity& id, const DoctorOptions& options, DoctorReport& r
     }
     for (const auto& g : id.gpus) {
         const std::string name = fmt::format("gpu.{}", g.index);
-        report.add({name, DoctorStatus::ok,
-                    fmt::format("{} {} (cc {}), {} total, {} free, SM {}/{} MHz, {}, {} / {}, "
-                                "MIG {}, ECC {}, persistence {}",
-                                g.uuid, g.name, g.compute_capability.empty() ? "?" : g.compute_capability,
-                                gib(g.memory_total_bytes), gib(g.memory_free_bytes),
-                                or_unknown(g.sm_clock_mhz, ""), or_unknown(g.sm_clock_max_mhz, ""),
-                                or_unknown(g.temperature_c, " C"), or_unknown(g.power_w, " W"),
-                                or_unknown(g.power_limit_w, " W"), on_off(g.mig_enabled),
-                                on_off(g.ecc_enabled), on_off(g.persistence_enabled)),
-                    ""});
+        report.add(
+            {name, DoctorStatus::ok,
+             fmt::format("{} {} (cc {}), {} total, {} free, SM {}/{} MHz, {}, {} / {}, "
+                         "MIG {}, ECC {}, persistence {}",
+                         g.uuid, g.name, g.compute_capability.empty() ? "?" : g.compute_capability,
+                         gib(g.memory_total_bytes), gib(g.memory_free_bytes),
+                         or_unknown(g.sm_clock_mhz, ""), or_unknown(g.sm_clock_max_mhz, ""),
+                         or_unknown(g.temperature_c, " C"), or_unknown(g.power_w, " W"),
+                         or_unknown(g.power_limit_w, " W"), on_off(g.mig_enabled),
+                         on_off(g.ecc_enabled), on_off(g.persistence_enabled)),
+             ""});
         if (g.processes.empty()) {
             report.add({name + ".processes", DoctorStatus::ok, "no other compute process", ""});
         } else {
@@ -122,11 +135,11 @@ void gpu_items(const Identity& id, const DoctorOptions& options, DoctorReport& r
                         "free GPU memory (other processes hold it)"});
         }
         if (g.persistence_enabled == false) {
-            report.add({name + ".persistence", DoctorStatus::warn,
-                        "persistence mode off: the driver may unload between runs, so first "
-                        "calls are slow and clocks start cold",
-                        std::string("sudo nvidia-smi -pm 1, or run nvidia-persistenced") +
-                            kNoChange});
+            report.add(
+                {name + ".persistence", DoctorStatus::warn,
+                 "persistence mode off: the driver may unload between runs, so first "
+                 "calls are slow and clocks start cold",
+                 std::string("sudo nvidia-smi -pm 1, or run nvidia-persistenced") + kNoChange});
         }
         if (g.mig_enabled == true) {
             report.add({name + ".mig", DoctorStatus::warn,
@@ -158,9 +171,10 @@ void tool_items(const Identity& id, const DoctorOptions& options, DoctorReport& 
                 item.detail += " (needed only for GPU work)";
             }
             if (item.status != DoctorStatus::ok) {
-                item.fix = fmt::format("install the CUDA toolkit / Nsight tools, or add the "
-                                       "directory of {} to PATH",
-                                       tool.name);
+                item.fix = fmt::format(
+                    "install the CUDA toolkit / Nsight tools, or add the "
+                    "directory of {} to PATH",
+                    tool.name);
             }
         } else if (!tool.error.empty()) {
             item.status = required ? DoctorStatus::blocker : DoctorStatus::warn;
@@ -183,9 +197,10 @@ void counter_item(const Identity& id, DoctorReport& report) {
     DoctorItem item{"ncu_counters", DoctorStatus::ok, id.ncu_counters_detail, ""};
     if (id.ncu_counters_permitted == false) {
         item.status = DoctorStatus::warn;
-        item.fix = std::string("run ncu as root, or have an admin set "
-                               "'options nvidia NVreg_RestrictProfilingToAdminUsers=0' and reload "
-                               "the driver (https://developer.nvidia.com/ERR_NVGPUCTRPERM)") +
+        item.fix = std::string(
+                       "run ncu as root, or have an admin set "
+                       "'options nvidia NVreg_RestrictProfilingToAdminUsers=0' and reload "
+                       "the driver (https://developer.nvidia.com/ERR_NVGPUCTRPERM)") +
                    kNoChange;
     } else if (!id.ncu_counters_permitted && !id.gpus.empty()) {
         item.status = DoctorStatus::warn;
@@ -215,7 +230,9 @@ bool DoctorReport::has_blockers() const {
                        [](const DoctorItem& i) { return i.status == DoctorStatus::blocker; });
 }
 
-int DoctorReport::exit_code() const { return has_blockers() ? 3 : 0; }
+int DoctorReport::exit_code() const {
+    return has_blockers() ? 3 : 0;
+}
 
 std::string DoctorReport::cheapest_next_step() const {
     for (const auto& item : items) {
@@ -258,8 +275,8 @@ std::string DoctorReport::to_text() const {
             out += fmt::format("  {:<8} {:<24} fix: {}\n", "", "", item.fix);
         }
     }
-    out += fmt::format("{}\nnext step: {}\n",
-                       has_blockers() ? "BLOCKED (exit 3)" : "no blockers", next_step);
+    out += fmt::format("{}\nnext step: {}\n", has_blockers() ? "BLOCKED (exit 3)" : "no blockers",
+                       next_step);
     return out;
 }
 

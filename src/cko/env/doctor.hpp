@@ -36,7 +36,7 @@ struct DoctorReport {
     // Sets next_step from the items (call again after appending items).
     void refresh_next_step() { next_step = cheapest_next_step(); }
 
-    [[nodiscard]] Json to_json() const;     // format_version cko/doctor-v1
+    [[nodiscard]] Json to_json() const;         // format_version cko/doctor-v1
     [[nodiscard]] std::string to_text() const;  // a table for a person
 };
 

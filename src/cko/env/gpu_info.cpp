@@ -11,7 +11,9 @@ Json optional_json(const std::optional<T>& value) {
     return value ? Json(*value) : Json(nullptr);
 }
 
-Json text_or_null(const std::string& text) { return text.empty() ? Json(nullptr) : Json(text); }
+Json text_or_null(const std::string& text) {
+    return text.empty() ? Json(nullptr) : Json(text);
+}
 
 }  // namespace
 

@@ -158,8 +158,8 @@ Host probe_host() {
         host.cpu_model = cpu_model_from_cpuinfo(*cpuinfo);
     }
     const long online = ::sysconf(_SC_NPROCESSORS_ONLN);
-    host.logical_cpus = online > 0 ? static_cast<unsigned>(online)
-                                   : std::thread::hardware_concurrency();
+    host.logical_cpus =
+        online > 0 ? static_cast<unsigned>(online) : std::thread::hardware_concurrency();
     if (const auto meminfo = read_small_file("/proc/meminfo")) {
         host.memory_total_bytes = meminfo_bytes(*meminfo, "MemTotal");
         host.memory_available_bytes = meminfo_bytes(*meminfo, "MemAvailable");
@@ -170,6 +170,7 @@ Host probe_host() {
         } catch (const std::exception&) {
         }
     }
+    // NOLINTNEXTLINE(concurrency-mt-unsafe): read-only, no setenv in cko
     const GetEnv getenv = [](const char* n) { return std::getenv(n); };
     host.container_hints =
         container_hints(read_small_file("/proc/1/cgroup").value_or(""), "/", getenv);

@@ -34,7 +34,7 @@ struct Identity {
 struct ProbeOptions {
     bool tools = true;  // run `<tool> --version` for default_tool_names()
     std::chrono::milliseconds tool_timeout{3000};
-    bool nvml = true;        // tests switch the GPU sources off to stay hermetic
+    bool nvml = true;  // tests switch the GPU sources off to stay hermetic
     bool nvidia_smi = true;
     std::chrono::milliseconds nvidia_smi_timeout{5000};
 };

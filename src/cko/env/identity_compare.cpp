@@ -78,8 +78,8 @@ std::vector<IdentityDifference> identity_differences(const Json& frozen, const J
     for (const char* key : {"machine_id", "cpu_model", "arch"}) {
         compare(out, std::string("host.") + key, member(fh, key), member(nh, key), true);
     }
-    for (const char* key : {"hostname", "kernel_release", "boot_id", "logical_cpus",
-                            "in_container"}) {
+    for (const char* key :
+         {"hostname", "kernel_release", "boot_id", "logical_cpus", "in_container"}) {
         compare(out, std::string("host.") + key, member(fh, key), member(nh, key), false);
     }
     // The set of GPUs, then each GPU present on both sides.
@@ -95,7 +95,8 @@ std::vector<IdentityDifference> identity_differences(const Json& frozen, const J
             continue;
         }
         const std::string prefix = "gpus[" + uuid + "].";
-        for (const char* key : {"name", "compute_capability", "memory_total_bytes", "mig_enabled"}) {
+        for (const char* key :
+             {"name", "compute_capability", "memory_total_bytes", "mig_enabled"}) {
             compare(out, prefix + key, member(fg, key), member(ng, key), true);
         }
         for (const char* key : {"ecc_enabled", "persistence_enabled", "power_limit_w",
@@ -130,10 +131,10 @@ std::vector<IdentityDifference> identity_differences(const Json& frozen, const J
 
 std::optional<std::string> identity_mismatch(const Json& frozen, const Identity& now) {
     if (!frozen.is_object() || member(frozen, "format_version") != kIdentityFormat) {
-        throw Error(ErrorCode::invalid_record,
-                    fmt::format("the frozen environment identity is not a {} object",
-                                kIdentityFormat),
-                    Json{{"format_version", member(frozen, "format_version")}});
+        throw Error(
+            ErrorCode::invalid_record,
+            fmt::format("the frozen environment identity is not a {} object", kIdentityFormat),
+            Json{{"format_version", member(frozen, "format_version")}});
     }
     std::vector<std::string> reasons;
     for (const auto& d : identity_differences(frozen, now.to_json())) {

@@ -11,7 +11,7 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
+#include <system_error>
 
 namespace cko::env {
 namespace {
@@ -20,6 +20,11 @@ std::int64_t unix_now_ns() {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(
                std::chrono::system_clock::now().time_since_epoch())
         .count();
+}
+
+// strerror is not thread safe; the monitor writes from its own thread.
+std::string errno_text() {
+    return std::error_code(errno, std::generic_category()).message();
 }
 
 void add_note(std::vector<std::string>& notes, std::string note) {
@@ -39,7 +44,7 @@ Monitor::Monitor(std::vector<std::string> gpu_uuids, std::filesystem::path jsonl
       interval_(interval),
       is_ours_(std::move(is_ours)),
       rule_(rule),
-      options_(std::move(options)) {
+      options_(options) {
     if (!is_ours_) {
         is_ours_ = [self = ::getpid()](pid_t pid) { return pid == self; };
     }
@@ -67,7 +72,7 @@ void Monitor::start() {
     fd_ = ::open(jsonl_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (fd_ < 0) {
         throw Error(ErrorCode::io_error,
-                    fmt::format("cannot open {}: {}", jsonl_.string(), std::strerror(errno)),
+                    fmt::format("cannot open {}: {}", jsonl_.string(), errno_text()),
                     Json{{"path", jsonl_.string()}});
     }
     if (gpu_uuids_.empty()) {
@@ -155,7 +160,8 @@ void Monitor::take_sample() {
             }
             if (n <= 0) {
                 add_note(notes_, fmt::format("writing {} failed: {}; later samples are kept in "
-                                             "memory only", jsonl_.string(), std::strerror(errno)));
+                                             "memory only",
+                                             jsonl_.string(), errno_text()));
                 ::close(fd_);
                 fd_ = -1;
                 break;
@@ -187,7 +193,7 @@ MonitorSummary Monitor::stop() {
     stopped_ = true;
     if (fd_ >= 0) {
         if (::fsync(fd_) != 0) {
-            add_note(notes_, fmt::format("fsync {}: {}", jsonl_.string(), std::strerror(errno)));
+            add_note(notes_, fmt::format("fsync {}: {}", jsonl_.string(), errno_text()));
         }
         ::close(fd_);
         fd_ = -1;

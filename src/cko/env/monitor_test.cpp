@@ -25,7 +25,7 @@ MonitorOptions nvml_only() {
 }
 
 fs::path fresh_jsonl(const std::string& name) {
-    const fs::path path = fs::path(::testing::TempDir()) / (name + ".monitor.jsonl");
+    fs::path path = fs::path(::testing::TempDir()) / (name + ".monitor.jsonl");
     fs::remove(path);
     return path;
 }
@@ -50,7 +50,9 @@ std::vector<Json> read_lines(const fs::path& path) {
     return lines;
 }
 
-std::string ours_busy() { return h200_state() + "gpu0.procs=" + std::to_string(::getpid()) + ":1048576\n"; }
+std::string ours_busy() {
+    return h200_state() + "gpu0.procs=" + std::to_string(::getpid()) + ":1048576\n";
+}
 
 TEST(Monitor, ForeignProcessAppearingMidWindowIsFlagged) {
     FakeNvml fake;
@@ -77,7 +79,8 @@ TEST(Monitor, ForeignProcessAppearingMidWindowIsFlagged) {
     EXPECT_EQ(lines.back()["gpus"][0]["processes"][1]["ours"], false);
     EXPECT_EQ(lines.back()["gpus"][0]["sm_clock_max_mhz"], 1980);
     for (std::size_t i = 1; i < lines.size(); ++i) {
-        EXPECT_GT(lines[i]["unix_ns"].get<std::int64_t>(), lines[i - 1]["unix_ns"].get<std::int64_t>());
+        EXPECT_GT(lines[i]["unix_ns"].get<std::int64_t>(),
+                  lines[i - 1]["unix_ns"].get<std::int64_t>());
     }
 }
 

@@ -12,10 +12,10 @@ inline constexpr Return kSuccess = 0;
 inline constexpr Return kErrorNotSupported = 3;
 inline constexpr Return kErrorInsufficientSize = 7;
 
-inline constexpr int kClockSm = 1;         // NVML_CLOCK_SM
-inline constexpr int kClockMem = 2;        // NVML_CLOCK_MEM
-inline constexpr int kTemperatureGpu = 0;  // NVML_TEMPERATURE_GPU
-inline constexpr int kFeatureEnabled = 1;  // NVML_FEATURE_ENABLED (nvmlEnableState_t)
+inline constexpr int kClockSm = 1;          // NVML_CLOCK_SM
+inline constexpr int kClockMem = 2;         // NVML_CLOCK_MEM
+inline constexpr int kTemperatureGpu = 0;   // NVML_TEMPERATURE_GPU
+inline constexpr int kFeatureEnabled = 1;   // NVML_FEATURE_ENABLED (nvmlEnableState_t)
 inline constexpr unsigned kMigEnabled = 1;  // NVML_DEVICE_MIG_ENABLE
 inline constexpr unsigned long long kValueNotAvailable = ~0ULL;  // NVML_VALUE_NOT_AVAILABLE
 inline constexpr unsigned kStringBufferSize = 96;  // >= NVML_DEVICE_{UUID,NAME}_V2_BUFFER_SIZE
@@ -45,8 +45,8 @@ struct Api {
     Return (*shutdown)() = nullptr;  // nvmlShutdown
     const char* (*error_string)(Return) = nullptr;
     Return (*system_driver_version)(char*, unsigned) = nullptr;
-    Return (*system_cuda_driver_version)(int*) = nullptr;  // ..._v2
-    Return (*device_count)(unsigned*) = nullptr;           // ..._v2
+    Return (*system_cuda_driver_version)(int*) = nullptr;    // ..._v2
+    Return (*device_count)(unsigned*) = nullptr;             // ..._v2
     Return (*handle_by_index)(unsigned, Device*) = nullptr;  // ..._v2
     Return (*uuid)(Device, char*, unsigned) = nullptr;
     Return (*name)(Device, char*, unsigned) = nullptr;
@@ -54,8 +54,8 @@ struct Api {
     Return (*memory_info)(Device, Memory*) = nullptr;
     Return (*clock_info)(Device, int, unsigned*) = nullptr;
     Return (*max_clock_info)(Device, int, unsigned*) = nullptr;
-    Return (*power_usage)(Device, unsigned*) = nullptr;            // mW
-    Return (*enforced_power_limit)(Device, unsigned*) = nullptr;   // mW
+    Return (*power_usage)(Device, unsigned*) = nullptr;           // mW
+    Return (*enforced_power_limit)(Device, unsigned*) = nullptr;  // mW
     Return (*temperature)(Device, int, unsigned*) = nullptr;
     Return (*utilization)(Device, Utilization*) = nullptr;
     Return (*compute_processes)(Device, unsigned*, ProcessInfo*) = nullptr;  // _v3, else _v2

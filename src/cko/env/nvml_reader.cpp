@@ -34,13 +34,15 @@ const nvml::Api* load_api(const std::string& path, std::string& why_not) {
         return &it->second;
     }
 #ifdef CKO_ENV_NO_DLOPEN
-    why_not = fmt::format("this static cko binary does not dlopen {} (a second libc would be "
-                          "loaded); GPUs are read through nvidia-smi instead", path);
+    why_not = fmt::format(
+        "this static cko binary does not dlopen {} (a second libc would be "
+        "loaded); GPUs are read through nvidia-smi instead",
+        path);
     return nullptr;
 #else
     void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (handle == nullptr) {
-        const char* error = ::dlerror();
+        const char* error = ::dlerror();  // NOLINT(concurrency-mt-unsafe): under `mutex`
         why_not = fmt::format("cannot load {}: {}", path, error != nullptr ? error : "unknown");
         return nullptr;
     }
@@ -75,9 +77,10 @@ const nvml::Api* load_api(const std::string& path, std::string& why_not) {
     }
     if (api.init == nullptr || api.shutdown == nullptr || api.device_count == nullptr ||
         api.handle_by_index == nullptr || api.uuid == nullptr) {
-        why_not = fmt::format("{} lacks nvmlInit_v2, nvmlShutdown, nvmlDeviceGetCount_v2, "
-                              "nvmlDeviceGetHandleByIndex_v2 or nvmlDeviceGetUUID (driver too old?)",
-                              path);
+        why_not = fmt::format(
+            "{} lacks nvmlInit_v2, nvmlShutdown, nvmlDeviceGetCount_v2, "
+            "nvmlDeviceGetHandleByIndex_v2 or nvmlDeviceGetUUID (driver too old?)",
+            path);
         return nullptr;  // the handle stays open; it is tiny and this path is not retried
     }
     return &loaded.emplace(path, api).first->second;
@@ -101,12 +104,14 @@ public:
         if (detail == GpuDetail::full) {
             char buffer[nvml::kStringBufferSize] = {};
             if (api_.system_driver_version != nullptr &&
-                ok(api_.system_driver_version(buffer, sizeof buffer), "nvmlSystemGetDriverVersion")) {
+                ok(api_.system_driver_version(buffer, sizeof buffer),
+                   "nvmlSystemGetDriverVersion")) {
                 driver = buffer;
             }
             int version = 0;
             if (api_.system_cuda_driver_version != nullptr &&
-                ok(api_.system_cuda_driver_version(&version), "nvmlSystemGetCudaDriverVersion_v2")) {
+                ok(api_.system_cuda_driver_version(&version),
+                   "nvmlSystemGetCudaDriverVersion_v2")) {
                 cuda = cuda_version_text(version);
             }
         }
@@ -156,13 +161,15 @@ private:
     void read_static(nvml::Device device, GpuInfo& gpu) {
         const unsigned i = gpu.index;
         char buffer[nvml::kStringBufferSize] = {};
-        if (api_.name != nullptr && ok(api_.name(device, buffer, sizeof buffer), "nvmlDeviceGetName", i)) {
+        if (api_.name != nullptr &&
+            ok(api_.name(device, buffer, sizeof buffer), "nvmlDeviceGetName", i)) {
             gpu.name = buffer;
         }
         int major = 0;
         int minor = 0;
         if (api_.compute_capability != nullptr &&
-            ok(api_.compute_capability(device, &major, &minor), "nvmlDeviceGetCudaComputeCapability", i)) {
+            ok(api_.compute_capability(device, &major, &minor),
+               "nvmlDeviceGetCudaComputeCapability", i)) {
             gpu.compute_capability = fmt::format("{}.{}", major, minor);
         }
         nvml::Memory memory{};
@@ -172,12 +179,13 @@ private:
             gpu.memory_free_bytes = memory.free;
         }
         unsigned value = 0;
-        if (api_.clock_info != nullptr &&
-            ok(api_.clock_info(device, nvml::kClockMem, &value), "nvmlDeviceGetClockInfo(MEM)", i)) {
+        if (api_.clock_info != nullptr && ok(api_.clock_info(device, nvml::kClockMem, &value),
+                                             "nvmlDeviceGetClockInfo(MEM)", i)) {
             gpu.mem_clock_mhz = value;
         }
         if (api_.max_clock_info != nullptr &&
-            ok(api_.max_clock_info(device, nvml::kClockMem, &value), "nvmlDeviceGetMaxClockInfo(MEM)", i)) {
+            ok(api_.max_clock_info(device, nvml::kClockMem, &value),
+               "nvmlDeviceGetMaxClockInfo(MEM)", i)) {
             gpu.mem_clock_max_mhz = value;
         }
         if (api_.enforced_power_limit != nullptr &&
@@ -186,7 +194,8 @@ private:
         }
         unsigned current = 0;
         unsigned pending = 0;
-        if (api_.mig_mode != nullptr && ok(api_.mig_mode(device, &current, &pending), "nvmlDeviceGetMigMode", i)) {
+        if (api_.mig_mode != nullptr &&
+            ok(api_.mig_mode(device, &current, &pending), "nvmlDeviceGetMigMode", i)) {
             gpu.mig_enabled = current == nvml::kMigEnabled;
         }
         int state = 0;
@@ -209,14 +218,17 @@ private:
             gpu.sm_clock_mhz = value;
         }
         if (api_.max_clock_info != nullptr &&
-            ok(api_.max_clock_info(device, nvml::kClockSm, &value), "nvmlDeviceGetMaxClockInfo(SM)", i)) {
+            ok(api_.max_clock_info(device, nvml::kClockSm, &value), "nvmlDeviceGetMaxClockInfo(SM)",
+               i)) {
             gpu.sm_clock_max_mhz = value;
         }
-        if (api_.power_usage != nullptr && ok(api_.power_usage(device, &value), "nvmlDeviceGetPowerUsage", i)) {
+        if (api_.power_usage != nullptr &&
+            ok(api_.power_usage(device, &value), "nvmlDeviceGetPowerUsage", i)) {
             gpu.power_w = value / 1000.0;
         }
         if (api_.temperature != nullptr &&
-            ok(api_.temperature(device, nvml::kTemperatureGpu, &value), "nvmlDeviceGetTemperature", i)) {
+            ok(api_.temperature(device, nvml::kTemperatureGpu, &value), "nvmlDeviceGetTemperature",
+               i)) {
             gpu.temperature_c = value;
         }
         nvml::Utilization utilization{};
@@ -226,7 +238,8 @@ private:
         }
         unsigned long long reasons = 0;
         if (api_.clock_event_reasons != nullptr &&
-            ok(api_.clock_event_reasons(device, &reasons), "nvmlDeviceGetCurrentClocksEventReasons", i)) {
+            ok(api_.clock_event_reasons(device, &reasons), "nvmlDeviceGetCurrentClocksEventReasons",
+               i)) {
             gpu.clock_event_reasons = reasons;
         }
         read_processes(device, gpu);
@@ -235,8 +248,9 @@ private:
     void read_processes(nvml::Device device, GpuInfo& gpu) {
         if (api_.compute_processes == nullptr) {
             if (notes_ != nullptr) {
-                notes_->push_back("nvmlDeviceGetComputeRunningProcesses_v3/_v2 missing: "
-                                  "other processes on the GPU cannot be seen");
+                notes_->push_back(
+                    "nvmlDeviceGetComputeRunningProcesses_v3/_v2 missing: "
+                    "other processes on the GPU cannot be seen");
             }
             return;
         }
@@ -263,7 +277,8 @@ private:
             return;
         }
         if (notes_ != nullptr) {
-            notes_->push_back(fmt::format("GPU {}: the compute process list kept growing", gpu.index));
+            notes_->push_back(
+                fmt::format("GPU {}: the compute process list kept growing", gpu.index));
         }
     }
 
@@ -274,7 +289,7 @@ private:
 }  // namespace
 
 std::string nvml_library_name() {
-    const char* env = std::getenv("CKO_NVML_LIBRARY");
+    const char* env = std::getenv("CKO_NVML_LIBRARY");  // NOLINT(concurrency-mt-unsafe)
     return env != nullptr && *env != '\0' ? std::string(env) : std::string("libnvidia-ml.so.1");
 }
 
@@ -287,7 +302,8 @@ std::unique_ptr<GpuReader> open_nvml_reader(std::string& why_not) {
     const nvml::Return rc = api->init();
     if (rc != nvml::kSuccess) {
         const char* text = api->error_string != nullptr ? api->error_string(rc) : nullptr;
-        why_not = fmt::format("nvmlInit_v2 failed: {} (NVML error {})", text != nullptr ? text : "error", rc);
+        why_not = fmt::format("nvmlInit_v2 failed: {} (NVML error {})",
+                              text != nullptr ? text : "error", rc);
         return nullptr;
     }
     return std::make_unique<NvmlReader>(*api);

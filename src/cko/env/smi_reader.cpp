@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <sstream>
 
@@ -47,7 +48,7 @@ std::optional<unsigned> whole(const std::string& cell) {
     if (!value || *value < 0) {
         return std::nullopt;
     }
-    return static_cast<unsigned>(*value + 0.5);
+    return static_cast<unsigned>(std::lround(*value));
 }
 
 std::optional<bool> enabled(const std::string& cell) {
@@ -60,7 +61,7 @@ std::optional<bool> enabled(const std::string& cell) {
     return std::nullopt;
 }
 
-constexpr std::uint64_t kMiB = 1024 * 1024;
+constexpr std::uint64_t kMiB = std::uint64_t{1024} * 1024;
 
 // Sets the GpuInfo field that `field` names from `cell`; false when the field is unknown.
 bool assign(GpuInfo& gpu, const std::string& field, const std::string& cell) {
@@ -143,8 +144,8 @@ public:
         argv.insert(argv.end(), args.begin(), args.end());
         argv.emplace_back("--format=csv,noheader,nounits");
         CapturedRun run = run_captured(argv, timeout_);
-        if (run.error.empty() && (run.result.timed_out || !run.result.exited ||
-                                  run.result.exit_code != 0)) {
+        if (run.error.empty() &&
+            (run.result.timed_out || !run.result.exited || run.result.exit_code != 0)) {
             run.error = run.result.timed_out
                             ? fmt::format("timed out after {} ms", timeout_.count())
                             : fmt::format("exit {}: {}", run.result.exit_code,
@@ -165,6 +166,7 @@ private:
 }  // namespace
 
 std::string nvidia_smi_path() {
+    // NOLINTNEXTLINE(concurrency-mt-unsafe): read-only, no setenv in cko
     if (const char* env = std::getenv("CKO_NVIDIA_SMI"); env != nullptr && *env != '\0') {
         return env;
     }
@@ -173,17 +175,17 @@ std::string nvidia_smi_path() {
 
 std::vector<std::string> smi_gpu_fields(GpuDetail detail, bool with_compute_cap) {
     if (detail == GpuDetail::sample) {
-        return {"index", "uuid", "clocks.sm", "clocks.max.sm", "power.draw", "temperature.gpu",
-                "utilization.gpu"};
+        return {"index",           "uuid",           "clocks.sm", "clocks.max.sm", "power.draw",
+                "temperature.gpu", "utilization.gpu"};
     }
     std::vector<std::string> fields = {"index", "uuid", "name"};
     if (with_compute_cap) {
         fields.emplace_back("compute_cap");  // nvidia-smi of drivers before 510 lacks it
     }
-    for (const char* f : {"memory.total", "memory.free", "driver_version", "mig.mode.current",
-                          "ecc.mode.current", "persistence_mode", "clocks.sm", "clocks.max.sm",
-                          "clocks.mem", "clocks.max.mem", "power.draw", "power.limit",
-                          "temperature.gpu", "utilization.gpu"}) {
+    for (const char* f :
+         {"memory.total", "memory.free", "driver_version", "mig.mode.current", "ecc.mode.current",
+          "persistence_mode", "clocks.sm", "clocks.max.sm", "clocks.mem", "clocks.max.mem",
+          "power.draw", "power.limit", "temperature.gpu", "utilization.gpu"}) {
         fields.emplace_back(f);
     }
     return fields;

@@ -41,8 +41,8 @@ TEST(SmiReader, FullRowWithNotAvailableCells) {
 
 TEST(SmiReader, MalformedRowsBecomeNotes) {
     std::vector<std::string> notes;
-    const auto gpus = parse_smi_gpus("0, GPU-a, 1980\n\n", smi_gpu_fields(GpuDetail::sample, true),
-                                     notes);
+    const auto gpus =
+        parse_smi_gpus("0, GPU-a, 1980\n\n", smi_gpu_fields(GpuDetail::sample, true), notes);
     EXPECT_TRUE(gpus.empty());
     ASSERT_EQ(notes.size(), 1u);
     EXPECT_NE(notes[0].find("expected 7"), std::string::npos);

@@ -17,9 +17,12 @@ namespace fs = std::filesystem;
 
 Json Tool::to_json() const {
     const auto str = [](const std::string& s) { return s.empty() ? Json(nullptr) : Json(s); };
-    return Json{{"name", name},       {"found", found()},
-                {"path", str(path)},  {"version", str(version)},
-                {"version_line", str(version_line)}, {"error", str(error)}};
+    return Json{{"name", name},
+                {"found", found()},
+                {"path", str(path)},
+                {"version", str(version)},
+                {"version_line", str(version_line)},
+                {"error", str(error)}};
 }
 
 const std::vector<std::string>& default_tool_names() {
@@ -30,6 +33,7 @@ const std::vector<std::string>& default_tool_names() {
 
 std::vector<fs::path> tool_search_dirs() {
     std::vector<fs::path> dirs;
+    // NOLINTNEXTLINE(concurrency-mt-unsafe): read-only, no setenv in cko
     if (const char* path = std::getenv("PATH"); path != nullptr) {
         std::string entry;
         std::istringstream in(path);
@@ -40,6 +44,7 @@ std::vector<fs::path> tool_search_dirs() {
         }
     }
     for (const char* variable : {"CUDA_HOME", "CUDA_PATH"}) {
+        // NOLINTNEXTLINE(concurrency-mt-unsafe): read-only, no setenv in cko
         if (const char* root = std::getenv(variable); root != nullptr && *root == '/') {
             dirs.push_back(fs::path(root) / "bin");
         }
@@ -62,7 +67,7 @@ std::vector<fs::path> tool_search_dirs() {
 
 fs::path find_program(std::string_view name, const std::vector<fs::path>& dirs) {
     for (const auto& dir : dirs) {
-        const fs::path candidate = dir / name;
+        fs::path candidate = dir / name;
         std::error_code ec;
         if (fs::is_regular_file(candidate, ec) && ::access(candidate.c_str(), X_OK) == 0) {
             return candidate;
@@ -73,7 +78,7 @@ fs::path find_program(std::string_view name, const std::vector<fs::path>& dirs) 
 
 CapturedRun run_captured(const std::vector<std::string>& argv, std::chrono::milliseconds timeout) {
     CapturedRun run;
-    const char* tmp = std::getenv("TMPDIR");
+    const char* tmp = std::getenv("TMPDIR");  // NOLINT(concurrency-mt-unsafe)
     std::string pattern =
         ((tmp != nullptr && *tmp != '\0') ? fs::path(tmp) : fs::path("/tmp")) / "cko-env-XXXXXX";
     if (::mkdtemp(pattern.data()) == nullptr) {
@@ -83,11 +88,14 @@ CapturedRun run_captured(const std::vector<std::string>& argv, std::chrono::mill
     const fs::path dir(pattern);
     ProcessSpec spec;
     spec.argv = argv;
-    spec.env_allow = {"PATH", "HOME", "USER", "LANG", "LC_ALL", "LD_LIBRARY_PATH", "TMPDIR",
-                      "CUDA_HOME", "CUDA_PATH", "CUDA_VISIBLE_DEVICES"};
+    spec.env_allow = {"PATH",      "HOME",
+                      "USER",      "LANG",
+                      "LC_ALL",    "LD_LIBRARY_PATH",
+                      "TMPDIR",    "CUDA_HOME",
+                      "CUDA_PATH", "CUDA_VISIBLE_DEVICES"};
     spec.stdout_path = dir / "stdout";
     spec.stderr_path = dir / "stderr";
-    spec.output_cap_bytes = 64 * 1024;
+    spec.output_cap_bytes = std::uint64_t{64} * 1024;
     spec.timeout = timeout;
     spec.kill_grace = std::chrono::milliseconds(500);
     try {
@@ -193,8 +201,9 @@ std::vector<Tool> probe_tools(const std::vector<std::string>& names,
         if (run.result.timed_out) {
             tool.error = fmt::format("--version did not finish within {} ms", timeout.count());
         } else if (!run.result.exited || run.result.exit_code != 0) {
-            tool.error = run.result.exited ? fmt::format("--version exited {}", run.result.exit_code)
-                                           : fmt::format("--version killed by signal {}", run.result.signal);
+            tool.error = run.result.exited
+                             ? fmt::format("--version exited {}", run.result.exit_code)
+                             : fmt::format("--version killed by signal {}", run.result.signal);
         } else if (tool.version.empty()) {
             tool.error = "no version in the --version output";
         }

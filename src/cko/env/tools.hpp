@@ -65,7 +65,6 @@ struct CounterPermission {
 [[nodiscard]] CounterPermission probe_ncu_counter_permission();
 // Pure pieces, for tests: the parameter from the params text; the decision from it and privileges.
 [[nodiscard]] std::optional<bool> profiling_admin_only(std::string_view params_text);
-[[nodiscard]] CounterPermission counter_permission(std::optional<bool> admin_only,
-                                                   bool privileged);
+[[nodiscard]] CounterPermission counter_permission(std::optional<bool> admin_only, bool privileged);
 
 }  // namespace cko::env

@@ -53,8 +53,8 @@ TEST(Tools, ProbeFindsRunsAndTimesOut) {
     write_script(dir / "nvcc", "echo 'Cuda compilation tools, release 12.8, V12.8.61'");
     write_script(dir / "ncu", "exec sleep 5");
     write_script(dir / "nsys", "echo broken >&2; exit 2");
-    const auto tools = probe_tools({"nvcc", "ncu", "nsys", "nvdisasm"}, {dir},
-                                   std::chrono::milliseconds(300));
+    const auto tools =
+        probe_tools({"nvcc", "ncu", "nsys", "nvdisasm"}, {dir}, std::chrono::milliseconds(300));
     ASSERT_EQ(tools.size(), 4u);
     EXPECT_EQ(tools[0].version, "12.8.61");
     EXPECT_TRUE(tools[0].error.empty()) << tools[0].error;

@@ -8,6 +8,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
+#include <memory>
 #include <chrono>
 #include <cmath>
 #include <sys/stat.h>
@@ -129,12 +131,16 @@ Measurement Session::call(const std::string& case_id, driver::Mode mode, const s
 
     const auto gpus = target_.gpu_uuids();
     // Our own driver and its children are ours; anything else on the GPU contaminates the window.
+    // The driver's pid is remembered from its spawn: a sample taken just before it exits would
+    // otherwise name a pid whose parent chain can no longer be read.
     const pid_t self = ::getpid();
+    auto driver_pid = std::make_shared<std::atomic<pid_t>>(0);
     env::Monitor monitor(gpus, invocation_.dir() / "monitor.jsonl", std::chrono::milliseconds(200),
-                         [self](pid_t pid) { return run::is_descendant_of(pid, self); });
+                         [self, driver_pid](pid_t pid) { return pid == driver_pid->load() || run::is_descendant_of(pid, self); });
     monitor.start();
     const auto started = std::chrono::steady_clock::now();
-    driver::CallReport report = driver::call_driver(invocation_, target_.driver(), request);
+    driver::CallReport report = driver::call_driver(invocation_, target_.driver(), request,
+                                                    [driver_pid](pid_t pid) { driver_pid->store(pid); });
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     const env::MonitorSummary summary = monitor.stop();
     gpu_seconds_ += seconds * static_cast<double>(gpus.size());

@@ -32,60 +32,17 @@ fs::path real(const fs::path& p) {
     return fs::path(buf);
 }
 
-[[noreturn]] void missing(const std::string& field, const fs::path& p, const std::string& fix) {
-    throw Error(ErrorCode::invalid_spec, fmt::format("{}: {} does not exist; {}", field, p.string(), fix),
-                Json{{"field", field}, {"path", p.string()}, {"fix", fix}});
-}
-
-// Everything the spec points at must be there before anything is frozen.
-void check_workload_pieces(const TargetSpec& spec) {
-    std::error_code ec;
-    if (!fs::exists(spec.base_dir / spec.original, ec)) {
-        missing("target.original", spec.base_dir / spec.original, "point it at the original code");
+bool on_path(const std::string& program) {
+    const char* path_env = std::getenv("PATH");
+    const std::string path = path_env != nullptr ? path_env : "/usr/bin:/bin";
+    for (std::size_t start = 0; start <= path.size();) {
+        const std::size_t end = std::min(path.find(':', start), path.size());
+        if (::access((fs::path(path.substr(start, end - start)) / program).c_str(), X_OK) == 0) {
+            return true;
+        }
+        start = end + 1;
     }
-    for (const auto& id : spec.case_ids) {
-        const fs::path c = spec.base_dir / spec.cases_dir / (id + ".json");
-        if (!fs::is_regular_file(c, ec)) {
-            missing("cases.ids", c, fmt::format("write {}.json in {} or drop \"{}\" from ids", id, spec.cases_dir, id));
-        }
-        try {
-            (void)read_json_file(c);
-        } catch (const Error& e) {
-            throw Error(ErrorCode::invalid_spec, fmt::format("cases.ids: {} is not valid JSON: {}", c.string(), e.what()),
-                        Json{{"field", "cases.ids"}, {"path", c.string()}, {"fix", "make the case file valid JSON"}});
-        }
-    }
-    for (std::size_t i = 0; i < spec.identity_paths.size(); ++i) {
-        if (!fs::exists(spec.base_dir / spec.identity_paths[i], ec)) {
-            missing(fmt::format("driver.identity_paths[{}]", i), spec.base_dir / spec.identity_paths[i],
-                    "list files that exist (the driver's own sources)");
-        }
-    }
-    const std::string& program = spec.driver_argv.front();
-    if (program.find('/') != std::string::npos) {
-        const fs::path p = fs::path(program).is_absolute() ? fs::path(program) : spec.base_dir / program;
-        if (::access(p.c_str(), X_OK) != 0) {
-            missing("driver.argv[0]", p, "build the driver first, or fix the path (relative to cko.toml's directory)");
-        }
-    } else {
-        const char* path_env = std::getenv("PATH");
-        bool found = false;
-        std::string path = path_env != nullptr ? path_env : "/usr/bin:/bin";
-        for (std::size_t start = 0; start <= path.size() && !found;) {
-            const std::size_t end = std::min(path.find(':', start), path.size());
-            const fs::path candidate = fs::path(path.substr(start, end - start)) / program;
-            found = ::access(candidate.c_str(), X_OK) == 0;
-            start = end + 1;
-        }
-        if (!found) {
-            missing("driver.argv[0]", program, "install it or give its path");
-        }
-    }
-    if (spec.deadline_unix_s && *spec.deadline_unix_s <= unix_now()) {
-        throw Error(ErrorCode::deadline_passed,
-                    fmt::format("limits.deadline {} has passed; set a later one", spec.deadline_text),
-                    Json{{"field", "limits.deadline"}, {"fix", "set a later deadline"}});
-    }
+    return false;
 }
 
 std::vector<std::string> select_gpus(const TargetSpec& spec, const env::Identity& identity) {
@@ -128,6 +85,60 @@ void remove_tree(const fs::path& dir) {
 
 }  // namespace
 
+std::vector<SpecProblem> workload_problems(const TargetSpec& spec) {
+    std::vector<SpecProblem> out;
+    const auto add = [&](std::string field, std::string problem, std::string fix) {
+        out.push_back({ErrorCode::invalid_spec, std::move(field), std::move(problem), std::move(fix)});
+    };
+    std::error_code ec;
+    if (!fs::exists(spec.base_dir / spec.original, ec)) {
+        add("target.original", fmt::format("{} does not exist", (spec.base_dir / spec.original).string()),
+            "point it at the original code");
+    }
+    for (std::size_t i = 0; i < spec.change_scope.size(); ++i) {
+        const std::string& pattern = spec.change_scope[i];
+        if (pattern.find_first_of("*?[") == std::string::npos && !fs::exists(spec.base_dir / pattern, ec)) {
+            add(fmt::format("target.change_scope[{}]", i), fmt::format("{} does not exist", pattern),
+                "list files of the original that a candidate may change");
+        }
+    }
+    for (const auto& id : spec.case_ids) {
+        const fs::path c = spec.base_dir / spec.cases_dir / (id + ".json");
+        if (!fs::is_regular_file(c, ec)) {
+            add("cases.ids", fmt::format("{} does not exist", c.string()),
+                fmt::format("write {}.json in {} or drop \"{}\" from ids", id, spec.cases_dir, id));
+            continue;
+        }
+        try {
+            (void)read_json_file(c);
+        } catch (const Error& e) {
+            add("cases.ids", fmt::format("{} is not valid JSON: {}", c.string(), e.what()), "make the case file valid JSON");
+        }
+    }
+    for (std::size_t i = 0; i < spec.identity_paths.size(); ++i) {
+        if (!fs::exists(spec.base_dir / spec.identity_paths[i], ec)) {
+            add(fmt::format("driver.identity_paths[{}]", i),
+                fmt::format("{} does not exist", (spec.base_dir / spec.identity_paths[i]).string()),
+                "list files that exist (the driver's own sources)");
+        }
+    }
+    const std::string& program = spec.driver_argv.front();
+    if (program.find('/') != std::string::npos) {
+        const fs::path p = fs::path(program).is_absolute() ? fs::path(program) : spec.base_dir / program;
+        if (::access(p.c_str(), X_OK) != 0) {
+            add("driver.argv[0]", fmt::format("{} is not an executable file", p.string()),
+                "build the driver first, or fix the path (relative to cko.toml's directory)");
+        }
+    } else if (!on_path(program)) {
+        add("driver.argv[0]", fmt::format("{} is not on PATH", program), "install it or give its path");
+    }
+    if (spec.deadline_unix_s && *spec.deadline_unix_s <= unix_now()) {
+        out.push_back({ErrorCode::deadline_passed, "limits.deadline", fmt::format("{} has passed", spec.deadline_text),
+                       "set a later deadline"});
+    }
+    return out;
+}
+
 Json hash_identity_paths(const store::Store& store, const TargetSpec& spec) {
     Json out = Json::array();
     for (const auto& p : spec.identity_paths) {
@@ -147,7 +158,12 @@ FreezeOutcome freeze_target(const FreezeOptions& options) {
                     Json{{"field", "root"}, {"fix", "pick a path that does not exist yet"}});
     }
     if (!spec.diagnostic) {
-        check_workload_pieces(spec);
+        const auto problems = workload_problems(spec);
+        if (!problems.empty()) {
+            const SpecProblem& p = problems.front();
+            throw Error(p.code, fmt::format("{}: {}; {}", p.field, p.problem, p.fix),
+                        Json{{"field", p.field}, {"fix", p.fix}, {"problems", problems.size()}});
+        }
     }
     const fs::path parent = real(options.root.has_parent_path() ? options.root.parent_path() : fs::path("."));
     const fs::path final_root = parent / options.root.filename();

@@ -5,6 +5,7 @@
 #include "cko/eval/target_spec.hpp"
 #include "cko/store/snapshot.hpp"
 #include "cko/store/store.hpp"
+#include "cko/util/error.hpp"
 
 #include <atomic>
 #include <filesystem>
@@ -59,6 +60,17 @@ private:
     std::string id_;
     TargetSpec spec_;
 };
+
+struct SpecProblem {
+    ErrorCode code;
+    std::string field;
+    std::string problem;
+    std::string fix;
+};
+
+// Every workload piece the spec names that is missing or broken (original, change scope, case
+// files, driver program, identity paths, deadline). Empty when a freeze may proceed.
+[[nodiscard]] std::vector<SpecProblem> workload_problems(const TargetSpec& spec);
 
 // The driver files' digest as frozen: sha256 over the sorted (path, snapshot digest) list.
 [[nodiscard]] Json hash_identity_paths(const store::Store& store, const TargetSpec& spec);

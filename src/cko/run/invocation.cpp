@@ -156,6 +156,9 @@ CallOutcome Invocation::call(const CallSpec& spec) {
     ps.kill_grace = limits_.cleanup;
     ps.cancel = cancel_;
     ps.on_spawn = [&](pid_t pid) {
+        if (spec.on_spawn) {
+            spec.on_spawn(pid);
+        }
         const auto who = process_identity_of(pid);
         event("call_started", Json{{"call", out.number}, {"pgid", pid},
                                    {"start_ticks", who ? who->start_ticks : 0}, {"argv", ps.argv}});

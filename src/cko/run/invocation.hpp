@@ -9,6 +9,7 @@
 #include <atomic>
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -45,6 +46,8 @@ struct CallSpec {
     std::vector<std::string> env_allow;
     std::map<std::string, std::string> env_set;
     std::uint64_t output_cap_bytes = std::uint64_t{8} << 20;
+    // Told the driver's pid as soon as it exists (e.g. so that a GPU monitor counts it as ours).
+    std::function<void(pid_t)> on_spawn;
 };
 
 struct CallOutcome {

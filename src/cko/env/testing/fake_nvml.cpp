@@ -45,7 +45,9 @@ constexpr int kInsufficientSize = 7;
 
 struct Device;
 
-long index_of(Device* device) { return static_cast<long>(reinterpret_cast<std::uintptr_t>(device)) - 1; }
+long index_of(Device* device) {
+    return static_cast<long>(reinterpret_cast<std::uintptr_t>(device)) - 1;
+}
 
 // The value of gpu<i>.<key>, or the forced failure code / NOT_SUPPORTED.
 int lookup(Device* device, const char* key, std::string& value) {
@@ -102,16 +104,23 @@ __attribute__((visibility("default"))) int nvmlInit_v2() {
     const auto it = state.find("init");
     return it == state.end() ? kSuccess : std::atoi(it->second.c_str());
 }
-__attribute__((visibility("default"))) int nvmlShutdown() { return kSuccess; }
+__attribute__((visibility("default"))) int nvmlShutdown() {
+    return kSuccess;
+}
 __attribute__((visibility("default"))) const char* nvmlErrorString(int rc) {
     switch (rc) {
-    case 3: return "Not Supported";
-    case 4: return "Insufficient Permissions";
-    case 9: return "Driver Not Loaded";
-    default: return "Unknown Error";
+    case 3:
+        return "Not Supported";
+    case 4:
+        return "Insufficient Permissions";
+    case 9:
+        return "Driver Not Loaded";
+    default:
+        return "Unknown Error";
     }
 }
-__attribute__((visibility("default"))) int nvmlSystemGetDriverVersion(char* buffer, unsigned length) {
+__attribute__((visibility("default"))) int nvmlSystemGetDriverVersion(char* buffer,
+                                                                      unsigned length) {
     const State state = read_state();
     const auto it = state.find("driver");
     return it == state.end() ? kNotSupported : copy_string(it->second, buffer, length);
@@ -131,7 +140,8 @@ __attribute__((visibility("default"))) int nvmlDeviceGetCount_v2(unsigned* count
     *count = it == state.end() ? 0U : static_cast<unsigned>(std::atoi(it->second.c_str()));
     return kSuccess;
 }
-__attribute__((visibility("default"))) int nvmlDeviceGetHandleByIndex_v2(unsigned index, nvmlDevice_t* device) {
+__attribute__((visibility("default"))) int nvmlDeviceGetHandleByIndex_v2(unsigned index,
+                                                                         nvmlDevice_t* device) {
     unsigned count = 0;
     nvmlDeviceGetCount_v2(&count);
     if (index >= count) {
@@ -140,17 +150,21 @@ __attribute__((visibility("default"))) int nvmlDeviceGetHandleByIndex_v2(unsigne
     *device = reinterpret_cast<nvmlDevice_t>(static_cast<std::uintptr_t>(index) + 1);
     return kSuccess;
 }
-__attribute__((visibility("default"))) int nvmlDeviceGetUUID(nvmlDevice_t d, char* buffer, unsigned length) {
+__attribute__((visibility("default"))) int nvmlDeviceGetUUID(nvmlDevice_t d, char* buffer,
+                                                             unsigned length) {
     std::string value;
     const int rc = lookup(d, "uuid", value);
     return rc == kSuccess ? copy_string(value, buffer, length) : rc;
 }
-__attribute__((visibility("default"))) int nvmlDeviceGetName(nvmlDevice_t d, char* buffer, unsigned length) {
+__attribute__((visibility("default"))) int nvmlDeviceGetName(nvmlDevice_t d, char* buffer,
+                                                             unsigned length) {
     std::string value;
     const int rc = lookup(d, "name", value);
     return rc == kSuccess ? copy_string(value, buffer, length) : rc;
 }
-__attribute__((visibility("default"))) int nvmlDeviceGetCudaComputeCapability(nvmlDevice_t d, int* major, int* minor) {
+__attribute__((visibility("default"))) int nvmlDeviceGetCudaComputeCapability(nvmlDevice_t d,
+                                                                              int* major,
+                                                                              int* minor) {
     std::string value;
     const int rc = lookup(d, "cc", value);
     if (rc == kSuccess) {
@@ -160,7 +174,8 @@ __attribute__((visibility("default"))) int nvmlDeviceGetCudaComputeCapability(nv
     }
     return rc;
 }
-__attribute__((visibility("default"))) int nvmlDeviceGetMemoryInfo(nvmlDevice_t d, nvmlMemory_t* memory) {
+__attribute__((visibility("default"))) int nvmlDeviceGetMemoryInfo(nvmlDevice_t d,
+                                                                   nvmlMemory_t* memory) {
     std::string total;
     std::string free;
     int rc = lookup(d, "mem_total", total);
@@ -174,22 +189,35 @@ __attribute__((visibility("default"))) int nvmlDeviceGetMemoryInfo(nvmlDevice_t 
     }
     return rc;
 }
-__attribute__((visibility("default"))) int nvmlDeviceGetClockInfo(nvmlDevice_t d, int type, unsigned* mhz) {
-    return lookup_unsigned(d, type == 1 ? "sm_clock" : type == 2 ? "mem_clock" : "other_clock", mhz);
+__attribute__((visibility("default"))) int nvmlDeviceGetClockInfo(nvmlDevice_t d, int type,
+                                                                  unsigned* mhz) {
+    return lookup_unsigned(d,
+                           type == 1   ? "sm_clock"
+                           : type == 2 ? "mem_clock"
+                                       : "other_clock",
+                           mhz);
 }
-__attribute__((visibility("default"))) int nvmlDeviceGetMaxClockInfo(nvmlDevice_t d, int type, unsigned* mhz) {
-    return lookup_unsigned(d, type == 1 ? "sm_clock_max" : type == 2 ? "mem_clock_max" : "other", mhz);
+__attribute__((visibility("default"))) int nvmlDeviceGetMaxClockInfo(nvmlDevice_t d, int type,
+                                                                     unsigned* mhz) {
+    return lookup_unsigned(d,
+                           type == 1   ? "sm_clock_max"
+                           : type == 2 ? "mem_clock_max"
+                                       : "other",
+                           mhz);
 }
 __attribute__((visibility("default"))) int nvmlDeviceGetPowerUsage(nvmlDevice_t d, unsigned* mw) {
     return lookup_unsigned(d, "power_mw", mw);
 }
-__attribute__((visibility("default"))) int nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t d, unsigned* mw) {
+__attribute__((visibility("default"))) int nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t d,
+                                                                           unsigned* mw) {
     return lookup_unsigned(d, "power_limit_mw", mw);
 }
-__attribute__((visibility("default"))) int nvmlDeviceGetTemperature(nvmlDevice_t d, int sensor, unsigned* c) {
+__attribute__((visibility("default"))) int nvmlDeviceGetTemperature(nvmlDevice_t d, int sensor,
+                                                                    unsigned* c) {
     return sensor == 0 ? lookup_unsigned(d, "temp", c) : kInvalidArgument;
 }
-__attribute__((visibility("default"))) int nvmlDeviceGetUtilizationRates(nvmlDevice_t d, nvmlUtilization_t* u) {
+__attribute__((visibility("default"))) int nvmlDeviceGetUtilizationRates(nvmlDevice_t d,
+                                                                         nvmlUtilization_t* u) {
     unsigned value = 0;
     const int rc = lookup_unsigned(d, "util", &value);
     if (rc == kSuccess) {
@@ -198,7 +226,8 @@ __attribute__((visibility("default"))) int nvmlDeviceGetUtilizationRates(nvmlDev
     }
     return rc;
 }
-__attribute__((visibility("default"))) int nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t d, unsigned long long* r) {
+__attribute__((visibility("default"))) int nvmlDeviceGetCurrentClocksEventReasons(
+    nvmlDevice_t d, unsigned long long* r) {
     std::string value;
     const int rc = lookup(d, "reasons", value);
     if (rc == kSuccess) {
@@ -206,14 +235,16 @@ __attribute__((visibility("default"))) int nvmlDeviceGetCurrentClocksEventReason
     }
     return rc;
 }
-__attribute__((visibility("default"))) int nvmlDeviceGetMigMode(nvmlDevice_t d, unsigned* current, unsigned* pending) {
+__attribute__((visibility("default"))) int nvmlDeviceGetMigMode(nvmlDevice_t d, unsigned* current,
+                                                                unsigned* pending) {
     const int rc = lookup_unsigned(d, "mig", current);
     if (rc == kSuccess) {
         *pending = *current;
     }
     return rc;
 }
-__attribute__((visibility("default"))) int nvmlDeviceGetEccMode(nvmlDevice_t d, int* current, int* pending) {
+__attribute__((visibility("default"))) int nvmlDeviceGetEccMode(nvmlDevice_t d, int* current,
+                                                                int* pending) {
     unsigned value = 0;
     const int rc = lookup_unsigned(d, "ecc", &value);
     if (rc == kSuccess) {
@@ -230,8 +261,8 @@ __attribute__((visibility("default"))) int nvmlDeviceGetPersistenceMode(nvmlDevi
     return rc;
 }
 // The real sizing protocol: too small a buffer gives INSUFFICIENT_SIZE and the needed count.
-__attribute__((visibility("default"))) int nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t d, unsigned* count,
-                                                          nvmlProcessInfo_t* infos) {
+__attribute__((visibility("default"))) int nvmlDeviceGetComputeRunningProcesses_v3(
+    nvmlDevice_t d, unsigned* count, nvmlProcessInfo_t* infos) {
     std::string value;
     int rc = lookup(d, "procs", value);
     if (rc == kNotSupported) {

@@ -31,13 +31,13 @@ public:
         static std::atomic<int> serial{0};
         state_ = std::filesystem::path(::testing::TempDir()) /
                  ("fake_nvml_state." + std::to_string(::getpid()) + "." + std::to_string(serial++));
-        ::setenv("CKO_NVML_LIBRARY", library.c_str(), 1);
-        ::setenv("FAKE_NVML_STATE", state_.c_str(), 1);
+        ::setenv("CKO_NVML_LIBRARY", library.c_str(), 1);  // NOLINT(concurrency-mt-unsafe)
+        ::setenv("FAKE_NVML_STATE", state_.c_str(), 1);    // NOLINT(concurrency-mt-unsafe)
         write("");
     }
     ~FakeNvml() {
-        ::unsetenv("CKO_NVML_LIBRARY");
-        ::unsetenv("FAKE_NVML_STATE");
+        ::unsetenv("CKO_NVML_LIBRARY");  // NOLINT(concurrency-mt-unsafe)
+        ::unsetenv("FAKE_NVML_STATE");   // NOLINT(concurrency-mt-unsafe)
         std::error_code ec;
         std::filesystem::remove(state_, ec);
     }

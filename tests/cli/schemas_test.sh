@@ -1,0 +1,166 @@
+#!/usr/bin/env bash
+# Real records against the JSON Schemas in schemas/, with the real jsonschema validator: a small
+# evidence loop, standalone driver calls (success, rejection, timeout, missing result, lost),
+# `self-check`, `fsck` and error documents; then corrupted copies must be refused, naming the file.
+. "$(dirname "$0")/lib.sh"
+repo="$(cd "$(dirname "$0")/../.." && pwd)"
+validate="$repo/tests/schemas/validate_store.py"
+ex="$repo/examples/cpu-saxpy"
+fake="$repo/tests/cli/fake_driver.py"
+field() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(eval(sys.argv[1]))' "$1"; }
+
+# The python that has jsonschema (Debian's python3-jsonschema is under /usr/bin, not pyenv's).
+py=""
+for p in ${CKO_SCHEMA_PYTHON:-} /usr/bin/python3 python3; do
+  if "$p" -c 'import jsonschema' 2>/dev/null; then py=$p; break; fi
+done
+[ -n "$py" ] || fail "no python3 with jsonschema (install python3-jsonschema: scripts/deps.sh)"
+make -s -C "$ex" build/driver_cpp >/dev/null || fail "cannot build the cpu-saxpy C++ driver"
+
+# ---- Root A: one Target through the loop.
+t="$tmp/t"; A="$t/art"
+mkdir -p "$t/original" "$t/cases"
+cp "$ex/original/saxpy.cpp" "$t/original/"
+cp "$ex/cases/small.json" "$t/cases/"
+cat > "$t/cko.toml" <<TOML
+[target]
+name = "schemas"
+claim_layer = "kernel"
+original = "original"
+change_scope = ["original/saxpy.cpp"]
+[cases]
+dir = "cases"
+ids = ["small"]
+[driver]
+argv = ["$ex/build/driver_cpp"]
+capabilities = ["single_subject", "paired_in_process"]
+env_allow = ["PATH", "TMPDIR"]
+[objective]
+primary = { name = "latency_us", unit = "us", direction = "lower", aggregation = "median" }
+minimum_effect_pct = 5.0
+[correctness]
+metric = "max_rel_err"
+operator = "<="
+threshold = 1e-6
+[statistics]
+min_pairs = 6
+max_pairs = 12
+samples_per_call = 3
+[limits]
+command_timeout_s = 60
+operation_timeout_s = 600
+deadline = "2099-01-01T00:00:00Z"
+TOML
+expect_rc 0 "$CKO" target freeze --spec "$t/cko.toml" --root "$A"
+expect_rc 0 "$CKO" baseline --root "$A" --calls-per-case 1 --aa-pairs 6 --json
+expect_rc 0 "$CKO" experiment new --root "$A" --candidate "$ex/candidate" --hypothesis "rows are contiguous" \
+  --mechanism loop-order --failure-closes mechanism --no-falsifier-reason "known" --json
+exp=$(printf '%s' "$out" | field 'd["id"]')
+expect_rc 0 "$CKO" screen "$exp" --root "$A" --json
+expect_rc 0 "$CKO" confirm "$exp" --root "$A" --json
+conf=$(printf '%s' "$out" | field 'd["id"]')
+expect_rc 0 "$CKO" champion select --root "$A" --experiment "$exp" --confirm "$conf"
+expect_rc 0 "$CKO" audit --root "$A" --json
+expect_rc 0 "$CKO" champion restore --root "$A" --reason "schema test"
+
+# ---- Root B: standalone driver calls, each outcome once.
+B="$tmp/b"
+mkdir -p "$tmp/src" "$tmp/cand" && echo 'kernel' > "$tmp/src/k.cu" && echo 'kernel 2' > "$tmp/cand/k.cu"
+echo '{"n": 4}' > "$tmp/case.json"
+drive() {  # drive BEHAVIOUR [cko flags...]
+  local b=$1; shift
+  "$CKO" driver run --root "$B" --case-file "$tmp/case.json" --reference "$tmp/src" \
+    --correctness-metric max_rel_err --env-allow FAKE_PIDS "$@" --json -- python3 "$fake" "$b"
+}
+expect_rc 0 drive ok --mode single --samples 3
+expect_rc 0 drive ok --mode paired --candidate "$tmp/cand" --capability single_subject \
+  --capability paired_in_process --samples 2 --constraint peak_mem_bytes:byte
+expect_rc 3 drive no_result
+contains "$out" missing_result
+expect_rc 3 drive nan  # a rejected result (a bare NaN): not checked against driver-result-v1
+expect_rc 4 drive hang --command-timeout 1 --cleanup-timeout 1
+contains "$out" timed_out
+
+# A lost invocation: its owner is killed mid-call; `status` kills the leftovers and writes `lost`.
+export FAKE_PIDS="$tmp/lost.pids"
+"$CKO" driver run --root "$B" --case-file "$tmp/case.json" --reference "$tmp/src" --correctness-metric max_rel_err \
+  --env-allow FAKE_PIDS --command-timeout 60 -- python3 "$fake" hang >/dev/null 2>&1 &
+owner=$!  # cko itself, not a subshell: it must die without writing a result
+for _ in $(seq 100); do [ -s "$FAKE_PIDS" ] && break; sleep 0.1; done
+[ -s "$FAKE_PIDS" ] || { kill -KILL "$owner"; fail "the hanging driver never started"; }
+kill -KILL "$owner"; wait "$owner" 2>/dev/null
+unset FAKE_PIDS
+lost=$(grep -l '"hang"' "$B"/invocations/*/request.json | while read -r f; do
+         d=$(dirname "$f"); [ -e "$d/result.json" ] || basename "$d"; done)
+[ -n "$lost" ] || fail "no unfinished invocation after killing its owner"
+"$CKO" status "$lost" --root "$B" --json >"$tmp/status.json" 2>&1  # exits nonzero for lost
+read -r p1 p2 < "$tmp/lost.pids"
+for p in $p1 $p2; do  # the driver and its child must be gone; never leave them behind
+  if [ -r "/proc/$p/stat" ] && ! grep -q ') Z ' "/proc/$p/stat"; then kill -KILL "$p"; fail "status left pid $p alive"; fi
+done
+[ "$(field 'd["state"]' < "$B/invocations/$lost/result.json")" = lost ] || fail "status did not record lost"
+
+# ---- Root C: a diagnostic Target (no workload).
+mkdir -p "$tmp/diag"
+printf '[target]\nname = "diag"\nmode = "diagnostic"\n' > "$tmp/diag/cko.toml"
+expect_rc 0 "$CKO" target freeze --spec "$tmp/diag/cko.toml" --root "$tmp/diag/art"
+
+# ---- Every record of the three roots.
+expect_rc 0 "$py" "$validate" "$A" "$B" "$tmp/diag/art"
+echo "$out" | sed 's/^/  /'
+for kind in store-v1 target-v1 snapshot-manifest-v1 experiment-v1 invocation-request-v1 invocation-result-v1 \
+            invocation-event-v1 process-v1 driver-request-v1 driver-result-v1 selection-v1 champion-v1; do
+  printf '%s\n' "$out" | grep -Eq "^  $kind +[1-9][0-9]* checked" || fail "no $kind record was checked: $out"
+done
+# Exactly the results cko accepted were checked: one per ok call_validated event.
+accepted=$(cat "$A"/invocations/*/events.jsonl "$B"/invocations/*/events.jsonl | grep '"type":"call_validated"' | grep -c '"ok":true')
+printf '%s\n' "$out" | grep -Eq "^  driver-result-v1 +$accepted checked" || fail "expected $accepted driver results: $out"
+
+# ---- The documents verbs print.
+"$CKO" self-check --json > "$tmp/self-check.json"
+expect_rc 0 "$py" "$validate" --document "$tmp/self-check.json"
+"$CKO" fsck --root "$A" --json > "$tmp/fsck.json"
+expect_rc 0 "$py" "$validate" --document "$tmp/fsck.json"
+expect_rc 2 "$CKO" confirm exp-0000000000000000 --root "$A" --json
+printf '%s' "$out" > "$tmp/error.json"
+expect_rc 0 "$py" "$validate" --document "$tmp/error.json" --schema error-v1
+expect_rc 2 "$CKO" baseline --root "$tmp/nowhere" --json
+printf '%s' "$out" > "$tmp/error2.json"
+expect_rc 0 "$py" "$validate" --document "$tmp/error2.json" --schema error-v1
+
+# ---- Corrupted copies are refused, naming the file and the JSON path.
+N="$tmp/neg"
+cp -r "$A" "$N" && chmod -R u+w "$N"
+edit() {  # edit FILE PYTHON-STATEMENT-ON-d
+  python3 - "$1" "$2" <<'PY'
+import json, sys
+path, stmt = sys.argv[1], sys.argv[2]
+d = json.load(open(path))
+exec(stmt)
+open(path, "w").write(json.dumps(d, sort_keys=True, separators=(",", ":")))
+PY
+}
+e_file=$(ls "$N"/experiments/*.json)
+edit "$e_file" 'd["surprise"] = 1'
+conf_file="$N/invocations/$conf/result.json"
+edit "$conf_file" 'd["cost"]["driver_calls"] = "8"; d["outputs"]["estimate"]["extra"] = 0'
+t_file="$N/target.json"
+edit "$t_file" 'd["environment"]["gpus"] = [{"index": 0, "uuid": "GPU-x", "power_w": "high"}]'
+edit "$N/store.json" 'd["format_version"] = "cko/store-v9"'
+first_event=$(ls "$N"/invocations/*/events.jsonl | head -n1)
+sed -i '1s/"seq":0/"seq":"0"/' "$first_event"
+expect_rc 1 "$py" "$validate" "$N"
+contains "$out" "INVALID $e_file: \$: [experiment-v1] Additional properties are not allowed ('surprise' was unexpected)"
+contains "$out" "INVALID $conf_file: \$.cost.driver_calls: [invocation-result-v1] '8' is not of type"
+contains "$out" "INVALID $conf_file: \$.outputs.estimate: [invocation-result-v1] Unevaluated properties are not allowed ('extra' was unexpected)"
+contains "$out" "INVALID $t_file: \$.environment.gpus[0].power_w: [target-v1] 'high' is not of type"
+contains "$out" "INVALID $N/store.json: \$.format_version: cko/store-v9 where a cko/store-v1 belongs"
+contains "$out" "INVALID $first_event:1: \$.seq: [invocation-event-v1] '0' is not of type 'integer'"
+contains "$out" "FAILED: "
+# An unknown kind of record, wherever it is, is a failure too.
+N2="$tmp/neg2"
+cp -r "$A" "$N2" && chmod -R u+w "$N2"
+echo '{"format_version":"cko/mystery-v1","id":"x"}' > "$N2/mystery.json"
+expect_rc 1 "$py" "$validate" "$N2"
+contains "$out" "INVALID $N2/mystery.json: \$.format_version: unknown format_version cko/mystery-v1"
+exit 0
