@@ -2,12 +2,14 @@
 #include "cko/cli/operation.hpp"
 #include "cko/cli/verbs.hpp"
 #include "cko/driver/standalone.hpp"
+#include "cko/stats/descriptive.hpp"
 #include "cko/util/error.hpp"
 #include "cko/util/files.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 
 namespace cko::cli {
@@ -121,10 +123,7 @@ std::string summary(const driver::StandaloneOutcome& out) {
     std::string text = fmt::format("invocation {}: {}\n", out.invocation_id, run::state_name(out.state));
     if (out.result) {
         for (const auto& s : out.result->subjects) {
-            std::vector<double> sorted = s.primary;
-            std::sort(sorted.begin(), sorted.end());
-            const double median = sorted.size() % 2 == 1 ? sorted[sorted.size() / 2]
-                                                          : (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]) / 2;
+            const double median = s.primary.empty() ? std::nan("") : stats::median(s.primary);
             text += fmt::format("  {:<10} correctness {:<7} {} samples, median {:.6g}\n", s.role,
                                 driver::correctness_status_name(s.status), s.primary.size(), median);
         }

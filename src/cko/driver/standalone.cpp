@@ -3,39 +3,12 @@
 
 #include "cko/run/gpu_lock.hpp"
 #include "cko/store/snapshot.hpp"
+#include "cko/util/files.hpp"
 
 #include <fmt/format.h>
 
-#include <sys/stat.h>
-
 namespace cko::driver {
 namespace fs = std::filesystem;
-namespace {
-
-run::InvocationState state_for(const Error& e) {
-    switch (e.code()) {
-    case ErrorCode::timed_out:
-        return run::InvocationState::timed_out;
-    case ErrorCode::interrupted:
-        return run::InvocationState::cancelled;
-    default:
-        return run::InvocationState::failed;
-    }
-}
-
-void remove_workspace(const fs::path& dir) {
-    std::error_code ec;
-    if (!fs::exists(dir, ec)) {
-        return;
-    }
-    ::chmod(dir.c_str(), 0755);
-    for (auto it = fs::recursive_directory_iterator(dir, ec); it != fs::recursive_directory_iterator(); it.increment(ec)) {
-        ::chmod(it->path().c_str(), 0755);
-    }
-    fs::remove_all(dir, ec);
-}
-
-}  // namespace
 
 StandaloneOutcome run_standalone_call(const store::Store& store, const StandaloneCall& call,
                                       const std::atomic<bool>* cancel,
@@ -87,13 +60,13 @@ StandaloneOutcome run_standalone_call(const store::Store& store, const Standalon
             out.state = run::InvocationState::succeeded;
         } else {
             out.error = report.error;
-            out.state = state_for(*report.error);
+            out.state = run::state_for_error(*report.error);
         }
     } catch (const Error& e) {
         out.error = e;
-        out.state = state_for(e);
+        out.state = run::state_for_error(e);
     }
-    remove_workspace(workspace);
+    remove_tree_forcibly(workspace);
     inv.finish(out.state, out.error ? out.error->what() : "driver call produced a valid result", out.outputs,
                out.error);
     return out;

@@ -30,11 +30,7 @@ OperationOutcome run_baseline(const Target& target, const BaselineOptions& optio
     const std::uint64_t seed = options.seed != 0 ? options.seed : seed_from(target.id() + "/baseline");
     const stats::Direction direction = spec.primary.direction == "lower" ? stats::Direction::lower : stats::Direction::higher;
 
-    run::Limits limits;
-    limits.operation = std::chrono::milliseconds(static_cast<std::int64_t>(spec.operation_timeout_s * 1000));
-    limits.command = std::chrono::milliseconds(static_cast<std::int64_t>(spec.command_timeout_s * 1000));
-    limits.resource_wait = std::chrono::milliseconds(static_cast<std::int64_t>(spec.resource_wait_timeout_s * 1000));
-    limits.cleanup = std::chrono::milliseconds(static_cast<std::int64_t>(spec.cleanup_timeout_s * 1000));
+    const run::Limits limits = limits_for(spec);
     run::Invocation inv = run::Invocation::create(
         target.store(), "baseline",
         Json{{"target", target.id()}, {"calls_per_case", options.calls_per_case}, {"aa_pairs", aa_pairs}, {"seed", seed}},
@@ -110,9 +106,7 @@ OperationOutcome run_baseline(const Target& target, const BaselineOptions& optio
     } catch (const Error& e) {
         failure = e;
         reason = e.what();
-        state = e.code() == ErrorCode::interrupted ? run::InvocationState::cancelled
-                : e.code() == ErrorCode::timed_out ? run::InvocationState::timed_out
-                                                   : run::InvocationState::failed;
+        state = run::state_for_error(e);
         out.exit_code = e.exit_code();
     }
     inv.finish(state, reason, outputs, failure);

@@ -133,11 +133,7 @@ OperationOutcome run_comparison(const Target& target, const CompareOptions& o,
     const std::uint64_t seed = o.seed != 0 ? o.seed : seed_from(target.id() + "/" + kind + "/" + subjects.candidate_label + "/" + o.retry_of);
     require_budget(target, 0);
 
-    run::Limits limits;
-    limits.operation = std::chrono::milliseconds(static_cast<std::int64_t>(spec.operation_timeout_s * 1000));
-    limits.command = std::chrono::milliseconds(static_cast<std::int64_t>(spec.command_timeout_s * 1000));
-    limits.resource_wait = std::chrono::milliseconds(static_cast<std::int64_t>(spec.resource_wait_timeout_s * 1000));
-    limits.cleanup = std::chrono::milliseconds(static_cast<std::int64_t>(spec.cleanup_timeout_s * 1000));
+    const run::Limits limits = limits_for(spec);
     const Json reference_json{{"label", subjects.reference_label}, {"digest", subjects.reference.digest}};
     const Json candidate_json{{"label", subjects.candidate_label}, {"digest", subjects.candidate.digest}};
     Json request{{"target", target.id()}, {"experiment_id", o.experiment_id}, {"reference", reference_json},
@@ -287,9 +283,7 @@ OperationOutcome run_comparison(const Target& target, const CompareOptions& o,
     } catch (const Error& e) {
         failure = e;
         reason = e.what();
-        state = e.code() == ErrorCode::interrupted ? run::InvocationState::cancelled
-                : e.code() == ErrorCode::timed_out ? run::InvocationState::timed_out
-                                                   : run::InvocationState::failed;
+        state = run::state_for_error(e);
         infrastructure_failure = true;
     }
     outputs["pairs"] = pairs;

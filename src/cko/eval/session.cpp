@@ -3,7 +3,9 @@
 
 #include "cko/env/monitor.hpp"
 #include "cko/run/owner.hpp"
+#include "cko/stats/descriptive.hpp"
 #include "cko/util/error.hpp"
+#include "cko/util/files.hpp"
 
 #include <fmt/format.h>
 
@@ -17,32 +19,8 @@
 
 namespace cko::eval {
 namespace fs = std::filesystem;
-namespace {
 
-double median_of(std::vector<double> v) {
-    if (v.empty()) {
-        return std::nan("");
-    }
-    std::sort(v.begin(), v.end());
-    const std::size_t n = v.size();
-    return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-void remove_tree(const fs::path& dir) {
-    std::error_code ec;
-    if (!fs::exists(dir, ec)) {
-        return;
-    }
-    ::chmod(dir.c_str(), 0755);
-    for (auto it = fs::recursive_directory_iterator(dir, ec); it != fs::recursive_directory_iterator(); it.increment(ec)) {
-        ::chmod(it->path().c_str(), 0755);
-    }
-    fs::remove_all(dir, ec);
-}
-
-}  // namespace
-
-double SubjectMeasurement::primary_median() const { return median_of(primary); }
+double SubjectMeasurement::primary_median() const { return primary.empty() ? std::nan("") : stats::median(primary); }
 
 Json SubjectMeasurement::to_json() const {
     Json constraints_json = Json::object();
@@ -91,7 +69,7 @@ Session::Session(const Target& target, run::Invocation& invocation, const store:
     }
 }
 
-Session::~Session() { remove_tree(workspace_); }
+Session::~Session() { remove_tree_forcibly(workspace_); }
 
 SubjectMeasurement Session::judge(const driver::SubjectResult& s) const {
     const TargetSpec& spec = target_.spec();

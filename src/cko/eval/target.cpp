@@ -64,25 +64,6 @@ std::vector<std::string> select_gpus(const TargetSpec& spec, const env::Identity
     return spec.gpu_uuids;
 }
 
-run::Limits limits_of(const TargetSpec& s) {
-    const auto ms = [](double sec) { return std::chrono::milliseconds(static_cast<std::int64_t>(sec * 1000)); };
-    run::Limits l;
-    l.operation = ms(s.operation_timeout_s);
-    l.command = ms(s.command_timeout_s);
-    l.resource_wait = ms(s.resource_wait_timeout_s);
-    l.cleanup = ms(s.cleanup_timeout_s);
-    return l;
-}
-
-void remove_tree(const fs::path& dir) {
-    std::error_code ec;
-    ::chmod(dir.c_str(), 0755);
-    for (auto it = fs::recursive_directory_iterator(dir, ec); it != fs::recursive_directory_iterator(); it.increment(ec)) {
-        ::chmod(it->path().c_str(), 0755);
-    }
-    fs::remove_all(dir, ec);
-}
-
 }  // namespace
 
 std::vector<SpecProblem> workload_problems(const TargetSpec& spec) {
@@ -137,6 +118,16 @@ std::vector<SpecProblem> workload_problems(const TargetSpec& spec) {
                        "set a later deadline"});
     }
     return out;
+}
+
+run::Limits limits_for(const TargetSpec& s) {
+    const auto ms = [](double sec) { return std::chrono::milliseconds(static_cast<std::int64_t>(sec * 1000)); };
+    run::Limits l;
+    l.operation = ms(s.operation_timeout_s);
+    l.command = ms(s.command_timeout_s);
+    l.resource_wait = ms(s.resource_wait_timeout_s);
+    l.cleanup = ms(s.cleanup_timeout_s);
+    return l;
 }
 
 Json hash_identity_paths(const store::Store& store, const TargetSpec& spec) {
@@ -213,7 +204,7 @@ FreezeOutcome freeze_target(const FreezeOptions& options) {
                     call.request.constraints.push_back({c.name, c.unit});
                 }
                 call.request.correctness_metrics = {spec.correctness_metric};
-                call.limits = limits_of(spec);
+                call.limits = limits_for(spec);
                 call.gpu_uuid = gpus.empty() ? "" : gpus.front();
                 const auto smoke = driver::run_standalone_call(store, call, options.cancel, [](const std::string&) {});
                 outcome.smoke_invocations.push_back(smoke.invocation_id);
@@ -244,7 +235,7 @@ FreezeOutcome freeze_target(const FreezeOptions& options) {
         fsync_directory(parent);
         outcome.target = record;
     } catch (...) {
-        remove_tree(staging);
+        remove_tree_forcibly(staging);
         throw;
     }
     outcome.root = final_root;

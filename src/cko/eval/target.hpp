@@ -2,6 +2,7 @@
 #pragma once
 
 #include "cko/driver/call.hpp"
+#include "cko/run/invocation.hpp"
 #include "cko/eval/target_spec.hpp"
 #include "cko/store/snapshot.hpp"
 #include "cko/store/store.hpp"
@@ -71,6 +72,9 @@ struct SpecProblem {
 // Every workload piece the spec names that is missing or broken (original, change scope, case
 // files, driver program, identity paths, deadline). Empty when a freeze may proceed.
 [[nodiscard]] std::vector<SpecProblem> workload_problems(const TargetSpec& spec);
+
+// The four runtime limits of the spec.
+[[nodiscard]] run::Limits limits_for(const TargetSpec& spec);
 
 // The driver files' digest as frozen: sha256 over the sorted (path, snapshot digest) list.
 [[nodiscard]] Json hash_identity_paths(const store::Store& store, const TargetSpec& spec);

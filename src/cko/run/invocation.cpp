@@ -85,6 +85,17 @@ std::optional<InvocationState> state_from_name(std::string_view name) noexcept {
     return std::nullopt;
 }
 
+InvocationState state_for_error(const Error& e) noexcept {
+    switch (e.code()) {
+    case ErrorCode::interrupted:
+        return InvocationState::cancelled;
+    case ErrorCode::timed_out:
+        return InvocationState::timed_out;
+    default:
+        return InvocationState::failed;
+    }
+}
+
 Json Limits::to_json() const {
     return Json{{"operation_timeout_s", seconds(operation)}, {"command_timeout_s", seconds(command)},
                 {"resource_wait_timeout_s", seconds(resource_wait)}, {"cleanup_timeout_s", seconds(cleanup)}};

@@ -27,6 +27,8 @@ enum class InvocationState {
 
 [[nodiscard]] std::string_view state_name(InvocationState state) noexcept;
 [[nodiscard]] std::optional<InvocationState> state_from_name(std::string_view name) noexcept;
+// The terminal state an operation ending with `e` records: cancelled, timed_out, or failed.
+[[nodiscard]] InvocationState state_for_error(const Error& e) noexcept;
 
 // The four timeouts of DESIGN.md §5.
 struct Limits {

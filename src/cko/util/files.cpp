@@ -108,6 +108,23 @@ void rename_no_replace(const fs::path& from, const fs::path& to) {
     }
 }
 
+void remove_tree_forcibly(const fs::path& dir) noexcept {
+    std::error_code ec;
+    if (!fs::exists(fs::symlink_status(dir, ec))) {
+        return;
+    }
+    if (!fs::is_symlink(fs::symlink_status(dir, ec))) {
+        ::chmod(dir.c_str(), 0755);
+        for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator();
+             it.increment(ec)) {
+            if (!it->is_symlink(ec)) {
+                ::chmod(it->path().c_str(), 0755);
+            }
+        }
+    }
+    fs::remove_all(dir, ec);
+}
+
 void write_file_create_once(const fs::path& path, std::string_view bytes, unsigned mode,
                             const AtomicWriteHook& hook) {
     const auto step = [&](AtomicWriteStep s) {

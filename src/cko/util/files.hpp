@@ -26,6 +26,10 @@ void write_file_create_once(const std::filesystem::path& path, std::string_view 
 
 void fsync_directory(const std::filesystem::path& dir);
 
+// Removes a tree that may hold read-only files and directories (materialized snapshots, stagings):
+// makes everything writable first. Never follows symlinks; errors are ignored (best effort).
+void remove_tree_forcibly(const std::filesystem::path& dir) noexcept;
+
 // rename(2) that never replaces: throws already_exists if `to` exists (file or directory, even an
 // empty one). Uses renameat2(RENAME_NOREPLACE), or link+unlink for files where that is missing.
 void rename_no_replace(const std::filesystem::path& from, const std::filesystem::path& to);
