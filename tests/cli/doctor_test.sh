@@ -86,4 +86,22 @@ assert items["gpu"]["status"]=="ok" and items["gpu.0.processes"]["status"]=="war
 echo "init=9" > "$tmp/state"
 expect_rc 0 withfake "$CKO" doctor
 contains "$out" "nvmlInit_v2 failed: Driver Not Loaded"
+# --spec: the workload pieces of a Target spec; each missing one a blocker naming the field and fix.
+ex="$(cd "$(dirname "$0")/../../examples/cpu-saxpy" && pwd)"
+mkdir -p "$tmp/t/original" "$tmp/t/cases"
+cp "$ex/original/saxpy.cpp" "$tmp/t/original/"; cp "$ex/cases/small.json" "$tmp/t/cases/"
+sed -e 's/ids = \["small", "large"\]/ids = ["small", "huge"]/' "$ex/cko.toml" > "$tmp/t/cko.toml"
+expect_rc 3 "$CKO" doctor --spec "$tmp/t/cko.toml" --json
+printf '%s' "$out" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+items = {i["name"]: i for i in d["items"]}
+assert items["spec.cases.ids"]["status"] == "blocker" and "huge.json" in items["spec.cases.ids"]["detail"], items
+assert items["spec.driver.identity_paths[0]"]["status"] == "blocker", items   # driver.py is not in the copy
+' || fail "doctor --spec did not name the missing pieces"
+sed -i 's/direction = "lower"/direction = "sideways"/' "$tmp/t/cko.toml"
+expect_rc 3 "$CKO" doctor --spec "$tmp/t/cko.toml"
+contains "$out" "objective.primary.direction"
+expect_rc 0 "$CKO" doctor --spec "$ex/cko.toml"
+contains "$out" "cko target freeze --spec"
 exit 0

@@ -84,6 +84,48 @@ expect_rc 0 "$CKO" champion restore --root "$tmp/a/art" --reason "demo of restor
 expect_rc 0 "$CKO" champion show --root "$tmp/a/art"
 contains "$out" "champion: original"
 
+# A candidate with a wrong result: invalid after the first pair, no further driver calls.
+mkdir -p "$tmp/wrong"
+sed 's/a \* x\[row + j\] + y\[row + j\]/a * x[row + j] + y[row + j] * 1.001f/' "$ex/candidate/saxpy.cpp" > "$tmp/wrong/saxpy.cpp"
+expect_rc 0 "$CKO" experiment new --root "$tmp/a/art" --candidate "$tmp/wrong" --hypothesis "planted error" \
+  --mechanism loop-order --failure-closes implementation --no-falsifier-reason "planted" --json
+exp_w=$(printf '%s' "$out" | field 'd["id"]')
+expect_rc 1 "$CKO" screen "$exp_w" --root "$tmp/a/art" --json
+printf '%s' "$out" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)["result"]
+o = r["outputs"]
+assert o["verdict"] == "invalid" and o["decision"] == "rejected", o["verdict"]
+assert len(o["pairs"]) == 1 and r["cost"]["driver_calls"] == 1, (len(o["pairs"]), r["cost"])
+assert "candidate failed correctness" in o["reason"], o["reason"]
+assert "estimate" not in o, "no performance claim for an incorrect candidate"
+' || fail "a wrong candidate was not stopped at once with invalid"
+
+# Another machine (simulated by a copy of the root whose Target names another machine-id): invalid, no driver call.
+cp -r "$tmp/a/art" "$tmp/moved"
+chmod u+w "$tmp/moved/target.json"
+python3 - "$tmp/moved/target.json" <<'PY'
+import json, sys
+p = sys.argv[1]; d = json.load(open(p))
+d["environment"]["host"]["machine_id"] = "0123456789abcdef0123456789abcdef"
+open(p, "w").write(json.dumps(d, sort_keys=True, separators=(",", ":")))
+PY
+expect_rc 1 "$CKO" screen "$exp_w" --root "$tmp/moved" --json
+printf '%s' "$out" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)["result"]
+assert r["outputs"]["verdict"] == "invalid" and r["cost"]["driver_calls"] == 0, r
+assert "environment mismatch" in r["outputs"]["reason"] and "machine" in r["outputs"]["reason"], r["outputs"]["reason"]
+' || fail "a measurement on another machine was not invalid"
+
+# A spent wall-time budget refuses to start and says what is left.
+make_target "$tmp/d" "$ex/original"
+printf 'wall_seconds_budget = 0.001\n' >> "$tmp/d/cko.toml"
+expect_rc 0 "$CKO" target freeze --spec "$tmp/d/cko.toml" --root "$tmp/d/art"
+expect_rc 2 "$CKO" baseline --root "$tmp/d/art" --calls-per-case 1 --aa-pairs 6
+contains "$err" "error[budget_exhausted]"
+contains "$err" "wall seconds are left"
+
 # A candidate touching files outside the change scope is refused before it is measured.
 mkdir -p "$tmp/scope"; cp "$ex/candidate/saxpy.cpp" "$tmp/scope/"; echo x > "$tmp/scope/extra.h"
 expect_rc 2 "$CKO" experiment new --root "$tmp/a/art" --candidate "$tmp/scope" --hypothesis h --mechanism m \

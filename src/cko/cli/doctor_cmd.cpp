@@ -2,10 +2,45 @@
 #include "cko/cli/command.hpp"
 #include "cko/cli/verbs.hpp"
 #include "cko/env/doctor.hpp"
+#include "cko/eval/target.hpp"
+#include "cko/util/error.hpp"
+
+#include <fmt/format.h>
 
 #include <memory>
 
 namespace cko::cli {
+
+namespace {
+
+// With --spec: the workload pieces the Target spec names (spec valid, original, cases, driver,
+// identity paths, change scope, deadline), each problem a blocker naming the field and the fix.
+void add_spec_items(env::DoctorReport& report, const std::string& path) {
+    eval::TargetSpec spec;
+    try {
+        spec = eval::read_target_spec(path);
+    } catch (const Error& e) {
+        report.add({"spec", env::DoctorStatus::blocker, e.what(),
+                    e.details().value("fix", std::string("fix the spec field the message names"))});
+        return;
+    }
+    report.add({"spec", env::DoctorStatus::ok, fmt::format("{} is a valid Target spec ({})", path, spec.name), ""});
+    if (spec.diagnostic) {
+        return;
+    }
+    const auto problems = eval::workload_problems(spec);
+    for (const auto& p : problems) {
+        report.add({fmt::format("spec.{}", p.field), env::DoctorStatus::blocker, p.problem, p.fix});
+    }
+    if (problems.empty()) {
+        report.add({"spec.workload", env::DoctorStatus::ok,
+                    fmt::format("original, {} case(s), driver {} and {} identity path(s) present", spec.case_ids.size(),
+                                spec.driver_argv.front(), spec.identity_paths.size()),
+                    ""});
+    }
+}
+
+}  // namespace
 
 void register_doctor(CLI::App& app) {
     auto options = std::make_shared<env::DoctorOptions>();
@@ -13,13 +48,22 @@ void register_doctor(CLI::App& app) {
     options->probe.tool_timeout = std::chrono::milliseconds(3000);
     options->probe.nvidia_smi_timeout = std::chrono::milliseconds(3000);
     auto tool_timeout_ms = std::make_shared<int>(3000);
+    auto spec_path = std::make_shared<std::string>();
     CLI::App* verb =
         add_verb(app, "doctor",
                  "Environment readiness: GPUs, driver, tools, counter permission, other processes; "
                  "blockers and the cheapest next step (changes nothing; exit 3 when blocked)",
-                 [options, tool_timeout_ms] {
+                 [options, tool_timeout_ms, spec_path] {
                      options->probe.tool_timeout = std::chrono::milliseconds(*tool_timeout_ms);
-                     const env::DoctorReport report = env::run_doctor(*options);
+                     env::DoctorReport report = env::run_doctor(*options);
+                     if (!spec_path->empty()) {
+                         add_spec_items(report, *spec_path);
+                         report.refresh_next_step();
+                         if (!report.has_blockers()) {
+                             report.next_step = fmt::format("ready: cko target freeze --spec {} --root artifacts",
+                                                            *spec_path);
+                         }
+                     }
                      return CommandResult{report.to_text(), report.to_json(), report.exit_code()};
                  });
     verb->add_flag("--require-gpu", options->require_gpu,
@@ -27,6 +71,9 @@ void register_doctor(CLI::App& app) {
                    "need none)");
     verb->add_option("--require-tool", options->require_tools,
                      "A tool that must be present (nvcc, ncu, nsys, ...); repeatable");
+    verb->add_option("--spec", *spec_path,
+                     "Also check a Target spec's workload: cases present, original readable, driver "
+                     "executable, identity paths and change scope exist");
     verb->add_option("--tool-timeout-ms", *tool_timeout_ms, "Limit for each '<tool> --version' run")
         ->check(CLI::Range(100, 10000));
 }

@@ -83,6 +83,7 @@ void add_comparison(CLI::App& app, const std::string& verb, const std::string& h
             c.retry_reason = o->reason;
             c.seed = o->seed;
             c.cancel = cancel_flag();
+            c.progress = [](const std::string& line) { progress(json_output(), line); };
             if (c.kind != eval::ComparisonKind::audit && c.experiment_id.empty()) {
                 throw Error(ErrorCode::invalid_argument, fmt::format("{} needs the experiment id (see cko ls)", verb),
                             Json{{"field", "experiment"}});
@@ -163,6 +164,7 @@ void register_target(CLI::App& app) {
             b.aa_pairs = o->aa_pairs;
             b.seed = o->seed;
             b.cancel = cancel_flag();
+            b.progress = [](const std::string& line) { progress(json_output(), line); };
             progress(json_output(), "baseline running…");
             const auto out = eval::run_baseline(target, b, announce);
             progress(json_output(), "");

@@ -56,6 +56,9 @@ OperationOutcome run_baseline(const Target& target, const BaselineOptions& optio
         for (const auto& id : spec.case_ids) {
             std::vector<double> samples;
             for (int c = 0; c < options.calls_per_case; ++c) {
+                if (options.progress) {
+                    options.progress(fmt::format("baseline: case {} call {}/{}", id, c + 1, options.calls_per_case));
+                }
                 if (inv.cancelled()) {
                     throw Error(ErrorCode::interrupted, "baseline cancelled");
                 }
@@ -82,6 +85,9 @@ OperationOutcome run_baseline(const Target& target, const BaselineOptions& optio
         std::vector<double> d;
         Json orders = Json::array();
         for (int i = 0; i < aa_pairs; ++i) {
+            if (options.progress) {
+                options.progress(fmt::format("baseline: A/A pair {}/{}", i + 1, aa_pairs));
+            }
             if (inv.cancelled()) {
                 throw Error(ErrorCode::interrupted, "baseline cancelled");
             }

@@ -14,6 +14,7 @@ struct BaselineOptions {
     int aa_pairs = 0;        // A/A pairs; 0 = the Target's max_pairs... capped at 2*min_pairs
     std::uint64_t seed = 0;  // AB/BA order of the A/A pairs; 0 = derived from the Target id
     const std::atomic<bool>* cancel = nullptr;
+    std::function<void(const std::string&)> progress;  // one line per call, for a terminal
 };
 
 struct OperationOutcome {

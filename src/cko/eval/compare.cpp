@@ -186,6 +186,11 @@ OperationOutcome run_comparison(const Target& target, const CompareOptions& o,
                     throw Error(ErrorCode::timed_out, fmt::format("{} reached its operation timeout after {} pairs", kind, i));
                 }
                 const std::size_t case_index = i % spec.case_ids.size();
+                if (o.progress) {
+                    o.progress(d.empty() ? fmt::format("{}: pair {}/{} (at most)", kind, i + 1, max_pairs)
+                                         : fmt::format("{}: pair {}/{} (at most), effect so far {:+.2f}%", kind, i + 1,
+                                                       max_pairs, stats::log_to_pct(stats::median(d))));
+                }
                 const bool candidate_first = (order_rng() & 1U) != 0;
                 const Measurement m = session.measure_pair(spec.case_ids[case_index], candidate_first, seed + i);
                 Json pair = m.to_json();

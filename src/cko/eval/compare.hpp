@@ -17,6 +17,7 @@ struct CompareOptions {
     std::string retry_reason;
     std::uint64_t seed = 0;  // pair order; 0 = derived from the experiment and kind (recorded)
     const std::atomic<bool>* cancel = nullptr;
+    std::function<void(const std::string&)> progress;  // one line per pair, for a terminal
 };
 
 // Runs pairs of reference/candidate calls in randomized AB/BA order, judging correctness of both
