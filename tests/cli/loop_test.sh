@@ -101,6 +101,21 @@ assert "candidate failed correctness" in o["reason"], o["reason"]
 assert "estimate" not in o, "no performance claim for an incorrect candidate"
 ' || fail "a wrong candidate was not stopped at once with invalid"
 
+# An extra correctness gate of the experiment is requested from the driver and judged on every call.
+expect_rc 0 "$CKO" experiment new --root "$tmp/a/art" --candidate "$ex/candidate" --hypothesis "exact to 1e-12?" \
+  --mechanism loop-order --failure-closes implementation --no-falsifier-reason "gate test" \
+  --correctness-gate "max_rel_err <= 1e-12" --json
+exp_g=$(printf '%s' "$out" | field 'd["id"]')
+expect_rc 1 "$CKO" screen "$exp_g" --root "$tmp/a/art" --json
+printf '%s' "$out" | python3 -c '
+import json, sys
+o = json.load(sys.stdin)["result"]["outputs"]
+assert o["verdict"] == "invalid" and "failed gates: max_rel_err <= 1e-12" in o["reason"], o["reason"]
+' || fail "an extra correctness gate was not enforced"
+expect_rc 2 "$CKO" experiment new --root "$tmp/a/art" --candidate "$ex/candidate" --hypothesis h --mechanism m \
+  --failure-closes mechanism --no-falsifier-reason r --correctness-gate "max_rel_err about 1e-3"
+contains "$err" "correctness_gate[0]"
+
 # Another machine (simulated by a copy of the root whose Target names another machine-id): invalid, no driver call.
 cp -r "$tmp/a/art" "$tmp/moved"
 chmod u+w "$tmp/moved/target.json"

@@ -131,7 +131,7 @@ OperationOutcome run_comparison(const Target& target, const CompareOptions& o,
                                       ? std::max(min_pairs, static_cast<std::size_t>(spec.max_pairs) / 2)
                                       : static_cast<std::size_t>(spec.max_pairs);
     const std::uint64_t seed = o.seed != 0 ? o.seed : seed_from(target.id() + "/" + kind + "/" + subjects.candidate_label + "/" + o.retry_of);
-    require_budget(target, 0);
+    require_budget(target, subjects.experiment.is_null() ? 0.0 : subjects.experiment.value("estimated_cost_s", 0.0));
 
     const run::Limits limits = limits_for(spec);
     const Json reference_json{{"label", subjects.reference_label}, {"digest", subjects.reference.digest}};
@@ -171,6 +171,13 @@ OperationOutcome run_comparison(const Target& target, const CompareOptions& o,
         } else {
             Session session(target, inv, subjects.reference, subjects.reference_label, subjects.candidate,
                             subjects.candidate_label);
+            if (!subjects.experiment.is_null()) {
+                std::vector<CorrectnessGate> gates;
+                for (const auto& g : subjects.experiment.at("extra_correctness_gates")) {
+                    gates.push_back(parse_correctness_gate(g.get<std::string>(), "extra_correctness_gates"));
+                }
+                session.add_correctness_gates(std::move(gates));
+            }
             std::mt19937_64 order_rng(seed);
             stats::SequentialPlan plan;
             plan.block = std::max<std::size_t>(2, spec.case_ids.size());
@@ -213,10 +220,12 @@ OperationOutcome run_comparison(const Target& target, const CompareOptions& o,
                     verdict = stats::Verdict::invalid;
                     reason = !cand.correct
                                  ? fmt::format("the candidate failed correctness on case {} ({} = {}, rule {} {}, driver "
-                                               "status {}): no performance claim",
+                                               "status {}{}): no performance claim",
                                                spec.case_ids[case_index], spec.correctness_metric, cand.correctness_value,
                                                spec.correctness_operator, spec.correctness_threshold,
-                                               driver::correctness_status_name(cand.status))
+                                               driver::correctness_status_name(cand.status),
+                                               cand.failed_gates.empty() ? ""
+                                                   : fmt::format("; failed gates: {}", fmt::join(cand.failed_gates, ", ")))
                                  : fmt::format("the reference failed correctness on case {}: the comparison is void",
                                                spec.case_ids[case_index]);
                     break;

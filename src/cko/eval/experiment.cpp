@@ -108,6 +108,9 @@ Json create_experiment(const Target& target, const ExperimentSpec& spec) {
     if (spec.gain_bound_pct && spec.gain_bound_source.empty()) {
         bad("gain_bound_source", "missing", "say where the upper bound comes from (e.g. an Amdahl bound from a profile)");
     }
+    for (std::size_t i = 0; i < spec.extra_correctness_gates.size(); ++i) {
+        (void)parse_correctness_gate(spec.extra_correctness_gates[i], fmt::format("correctness_gate[{}]", i));
+    }
     for (const auto& s : spec.secondary) {
         bool known = false;
         for (const auto& c : t.constraints) {

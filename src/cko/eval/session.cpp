@@ -27,7 +27,7 @@ Json SubjectMeasurement::to_json() const {
     for (const auto& [name, samples] : constraints) {
         constraints_json[name] = samples;
     }
-    return Json{{"status", driver::correctness_status_name(status)}, {"correct", correct},
+    return Json{{"status", driver::correctness_status_name(status)}, {"correct", correct}, {"failed_gates", failed_gates},
                 {"correctness_value", std::isfinite(correctness_value) ? Json(correctness_value) : Json(nullptr)},
                 {"primary", primary}, {"constraints", constraints_json}};
 }
@@ -81,6 +81,15 @@ SubjectMeasurement Session::judge(const driver::SubjectResult& s) const {
     m.correctness_value = it == s.correctness_metrics.end() ? std::nan("") : it->second;
     m.correct = s.status == driver::CorrectnessStatus::passed &&
                 correctness_passes(spec.correctness_operator, m.correctness_value, spec.correctness_threshold);
+    for (const auto& g : gates_) {
+        const auto v = s.correctness_metrics.find(g.metric);
+        if (v == s.correctness_metrics.end() || !correctness_passes(g.op, v->second, g.threshold)) {
+            m.correct = false;
+            m.failed_gates.push_back(fmt::format("{} {} {} (got {})", g.metric, g.op, g.threshold,
+                                                 v == s.correctness_metrics.end() ? std::string("nothing")
+                                                                                  : fmt::format("{}", v->second)));
+        }
+    }
     return m;
 }
 
@@ -106,6 +115,12 @@ Measurement Session::call(const std::string& case_id, driver::Mode mode, const s
         request.constraints.push_back({c.name, c.unit});
     }
     request.correctness_metrics = {spec.correctness_metric};
+    for (const auto& g : gates_) {
+        if (std::find(request.correctness_metrics.begin(), request.correctness_metrics.end(), g.metric) ==
+            request.correctness_metrics.end()) {
+            request.correctness_metrics.push_back(g.metric);
+        }
+    }
 
     const auto gpus = target_.gpu_uuids();
     // Our own driver and its children are ours; anything else on the GPU contaminates the window.

@@ -18,7 +18,8 @@ struct SubjectMeasurement {
     std::map<std::string, std::vector<double>> constraints;
     driver::CorrectnessStatus status = driver::CorrectnessStatus::error;
     double correctness_value = 0;
-    bool correct = false;  // the driver said passed AND the Target's rule holds
+    bool correct = false;  // the driver said passed AND the Target's rule (and any gates) hold
+    std::vector<std::string> failed_gates;
     [[nodiscard]] double primary_median() const;
     [[nodiscard]] Json to_json() const;
 };
@@ -50,6 +51,10 @@ public:
 
     [[nodiscard]] double gpu_seconds() const noexcept { return gpu_seconds_; }
 
+    // An experiment's extra correctness gates: their metrics are requested from the driver on every
+    // call and both subjects must pass them, like the Target's own rule.
+    void add_correctness_gates(std::vector<CorrectnessGate> gates) { gates_ = std::move(gates); }
+
 private:
     Measurement call(const std::string& case_id, driver::Mode mode, const std::vector<std::string>& order,
                      std::uint64_t seed);
@@ -62,6 +67,7 @@ private:
     std::map<std::string, std::string> case_paths_;
     std::vector<std::unique_ptr<run::GpuLock>> locks_;
     double gpu_seconds_ = 0;
+    std::vector<CorrectnessGate> gates_;
 };
 
 // Problems with the Target's authorization before an operation starts (budget spent, deadline

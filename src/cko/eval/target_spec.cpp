@@ -291,6 +291,29 @@ bool correctness_passes(const std::string& op, double value, double threshold) {
     return value == threshold;
 }
 
+CorrectnessGate parse_correctness_gate(const std::string& text, const std::string& field) {
+    const auto at = text.find_first_of("<>=");
+    CorrectnessGate g;
+    if (at != std::string::npos) {
+        const auto end = text.find_first_not_of("<>=", at);
+        g.op = text.substr(at, end == std::string::npos ? std::string::npos : end - at);
+        g.metric = text.substr(0, at);
+        g.metric.erase(g.metric.find_last_not_of(' ') + 1);
+        const std::string number = end == std::string::npos ? "" : text.substr(end);
+        char* stop = nullptr;
+        g.threshold = std::strtod(number.c_str(), &stop);
+        const bool ok_number = stop != number.c_str() && std::string_view(stop).find_first_not_of(' ') == std::string_view::npos &&
+                               std::isfinite(g.threshold);
+        const bool ok_op = g.op == "<=" || g.op == "<" || g.op == ">=" || g.op == ">" || g.op == "==";
+        if (ok_number && ok_op && is_safe_name(g.metric)) {
+            return g;
+        }
+    }
+    throw Error(ErrorCode::invalid_argument,
+                fmt::format("{}: \"{}\" is not a gate; write METRIC OP THRESHOLD, e.g. \"max_abs_err <= 1e-3\"", field, text),
+                Json{{"field", field}, {"value", text}});
+}
+
 TargetSpec parse_target_spec(std::string_view text, const fs::path& spec_path) {
     toml::table root;
     try {

@@ -78,6 +78,15 @@ struct TargetSpec {
 [[nodiscard]] TargetSpec read_target_spec(const std::filesystem::path& path);
 [[nodiscard]] TargetSpec parse_target_spec(std::string_view toml_text, const std::filesystem::path& spec_path);
 
+// An extra correctness gate of an experiment: "METRIC OP THRESHOLD", e.g. "max_abs_err <= 1e-3".
+struct CorrectnessGate {
+    std::string metric;
+    std::string op;
+    double threshold = 0;
+};
+// Throws invalid_argument naming `field` when `text` is not a gate.
+[[nodiscard]] CorrectnessGate parse_correctness_gate(const std::string& text, const std::string& field);
+
 // Whether a correctness metric value passes the rule.
 [[nodiscard]] bool correctness_passes(const std::string& op, double value, double threshold);
 
