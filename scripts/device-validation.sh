@@ -59,3 +59,9 @@ echo "confirm: $conf"
 head -c 600 $(ls $root/invocations/*/monitor.jsonl | head -n1); echo
 tar czf "$OUT/gpu-artifacts.tgz" -C /tmp cko-gpu-art 2>/dev/null
 echo done
+
+step "cko profile torch on a fresh torch 2.11 trace"
+python3 tests/device/torch_trace.py /tmp/trace.json && gzip -k -f /tmp/trace.json
+"$CKO" profile torch /tmp/trace.json | head -n 30
+"$CKO" profile torch /tmp/trace.json.gz --json > "$OUT/torch-profile.json"; echo "exit $?"
+cp /tmp/trace.json.gz "$OUT/torch-trace.json.gz"

@@ -100,6 +100,28 @@ TEST(KinetoTrace, CountsTheRealTorchTraceExactly) {
     EXPECT_EQ(s.last_end_ns, 5122375893209556);
 }
 
+// A second real trace, gzip-compressed: torch 2.11 on an H200 (tests/device/torch_trace.py), where
+// the profiler dropped some flow ends and starts across its cycles. Numbers from the same kind of
+// independent python3 script (gzip + json, Decimal timestamps, ac2g pairs keyed by (cat, id)):
+// 283 events, 146 complete, 20 kernels for 1983104 ns, 37 "s" and 40 "f" of which 30 pair up.
+TEST(KinetoTrace, CountsAGzippedH200TraceWithBrokenFlowsExactly) {
+    const KinetoTrace t = import_kineto_trace("tests/fixtures/torch/h200_matmul_trace.json.gz", "2.11");
+    const TraceSummary& s = t.summary;
+    EXPECT_EQ(s.events, 283);
+    EXPECT_EQ(s.complete_events, 146);
+    EXPECT_EQ(s.categories.at("kernel").count, 20);
+    EXPECT_EQ(s.kernel_time_ns, 1983104);
+    EXPECT_EQ(s.kernels.size(), 4u);
+    EXPECT_EQ(s.categories.at("cuda_runtime").count, 42);
+    EXPECT_EQ(s.categories.at("cpu_op").count, 55);
+    EXPECT_EQ(s.flows.starts, 37);
+    EXPECT_EQ(s.flows.finishes, 40);
+    EXPECT_EQ(s.flows.linked, 30);
+    EXPECT_EQ(s.flows.unmatched_starts, 7);
+    EXPECT_EQ(s.flows.unmatched_finishes, 10);
+    EXPECT_EQ(s.unmodeled_phases.at("M"), 58);
+}
+
 TEST(KinetoTrace, BindsIdentityAndSource) {
     const KinetoTrace t = import_kineto_trace(kFixture, "2.11");
     EXPECT_EQ(t.identity.schema_version, 1);
