@@ -6,43 +6,10 @@ ex="$(cd "$(dirname "$0")/../../examples/cpu-saxpy" && pwd)"
 make -s -C "$ex" build/driver_cpp >/dev/null || fail "cannot build the cpu-saxpy C++ driver"
 field() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(eval(sys.argv[1]))' "$1"; }
 
-make_target() {  # make_target DIR ORIGINAL_SRC
-  mkdir -p "$1/original" "$1/cases"
-  cp "$2/saxpy.cpp" "$1/original/"
-  cp "$ex/cases/small.json" "$1/cases/"
-  cat > "$1/cko.toml" <<TOML
-[target]
-name = "mirror"
-claim_layer = "kernel"
-original = "original"
-change_scope = ["original/saxpy.cpp"]
-[cases]
-dir = "cases"
-ids = ["small"]
-[driver]
-argv = ["$ex/build/driver_cpp"]
-capabilities = ["single_subject", "paired_in_process"]
-env_allow = ["PATH", "TMPDIR"]
-[objective]
-primary = { name = "latency_us", unit = "us", direction = "lower", aggregation = "median" }
-minimum_effect_pct = 5.0
-[correctness]
-metric = "max_rel_err"
-operator = "<="
-threshold = 1e-6
-[statistics]
-min_pairs = 6
-max_pairs = 12
-samples_per_call = 3
-[limits]
-command_timeout_s = 60
-operation_timeout_s = 600
-TOML
-}
 
 # A: slow original, fast candidate -> improved.  B: the mirror -> regressed.
-make_target "$tmp/a" "$ex/original"
-make_target "$tmp/b" "$ex/candidate"
+saxpy_target "$tmp/a" "$ex/original"
+saxpy_target "$tmp/b" "$ex/candidate"
 expect_rc 0 "$CKO" target freeze --spec "$tmp/a/cko.toml" --root "$tmp/a/art"
 expect_rc 0 "$CKO" target freeze --spec "$tmp/b/cko.toml" --root "$tmp/b/art"
 contains "$out" "froze Target"
@@ -134,7 +101,7 @@ assert "environment mismatch" in r["outputs"]["reason"] and "machine" in r["outp
 ' || fail "a measurement on another machine was not invalid"
 
 # A spent wall-time budget refuses to start and says what is left.
-make_target "$tmp/d" "$ex/original"
+saxpy_target "$tmp/d" "$ex/original"
 printf 'wall_seconds_budget = 0.001\n' >> "$tmp/d/cko.toml"
 expect_rc 0 "$CKO" target freeze --spec "$tmp/d/cko.toml" --root "$tmp/d/art"
 expect_rc 2 "$CKO" baseline --root "$tmp/d/art" --calls-per-case 1 --aa-pairs 6
@@ -149,7 +116,7 @@ contains "$err" "error[scope_violation]"
 contains "$err" "original/extra.h"
 
 # A freeze whose smoke fails leaves nothing behind.
-make_target "$tmp/c" "$ex/original"
+saxpy_target "$tmp/c" "$ex/original"
 sed -i "s#argv = \[.*\]#argv = [\"/bin/false\"]#" "$tmp/c/cko.toml"
 expect_rc 3 "$CKO" target freeze --spec "$tmp/c/cko.toml" --root "$tmp/c/art"
 contains "$err" "smoke"

@@ -19,38 +19,8 @@ make -s -C "$ex" build/driver_cpp >/dev/null || fail "cannot build the cpu-saxpy
 
 # ---- Root A: one Target through the loop.
 t="$tmp/t"; A="$t/art"
-mkdir -p "$t/original" "$t/cases"
-cp "$ex/original/saxpy.cpp" "$t/original/"
-cp "$ex/cases/small.json" "$t/cases/"
-cat > "$t/cko.toml" <<TOML
-[target]
-name = "schemas"
-claim_layer = "kernel"
-original = "original"
-change_scope = ["original/saxpy.cpp"]
-[cases]
-dir = "cases"
-ids = ["small"]
-[driver]
-argv = ["$ex/build/driver_cpp"]
-capabilities = ["single_subject", "paired_in_process"]
-env_allow = ["PATH", "TMPDIR"]
-[objective]
-primary = { name = "latency_us", unit = "us", direction = "lower", aggregation = "median" }
-minimum_effect_pct = 5.0
-[correctness]
-metric = "max_rel_err"
-operator = "<="
-threshold = 1e-6
-[statistics]
-min_pairs = 6
-max_pairs = 12
-samples_per_call = 3
-[limits]
-command_timeout_s = 60
-operation_timeout_s = 600
-deadline = "2099-01-01T00:00:00Z"
-TOML
+saxpy_target "$t" "$ex/original"
+echo 'deadline = "2099-01-01T00:00:00Z"' >> "$t/cko.toml"
 expect_rc 0 "$CKO" target freeze --spec "$t/cko.toml" --root "$A"
 expect_rc 0 "$CKO" baseline --root "$A" --calls-per-case 1 --aa-pairs 6 --json
 expect_rc 0 "$CKO" experiment new --root "$A" --candidate "$ex/candidate" --hypothesis "rows are contiguous" \
