@@ -104,7 +104,9 @@ std::span<char> TraceTokenizer::prepare(std::size_t bytes) {
     if (needed > capacity_) {
         const std::size_t grown = std::max(needed, capacity_ + capacity_ / 2);
         auto bigger = std::make_unique<char[]>(grown);
-        std::memcpy(bigger.get(), buffer_.get(), size_);
+        if (size_ > 0) {  // the first buffer has nothing to keep (and memcpy from null is UB)
+            std::memcpy(bigger.get(), buffer_.get(), size_);
+        }
         buffer_ = std::move(bigger);
         capacity_ = grown;
     }
