@@ -6,7 +6,9 @@ WERROR       ?= $(if $(CI),ON,OFF)
 LAUNCHER     := $(if $(shell command -v ccache),-DCMAKE_CXX_COMPILER_LAUNCHER=ccache,)
 CMAKE_FLAGS  ?=
 
-.PHONY: all deps configure build test demo bench static clean
+PORTABLE_BUILD ?= build-portable
+
+.PHONY: all deps configure build test demo bench static portable clean
 
 all: build
 
@@ -43,5 +45,16 @@ static: deps
 	@! ldd $(STATIC_BUILD)/cko >/dev/null 2>&1 || { echo "ldd lists dependencies of $(STATIC_BUILD)/cko"; exit 1; }
 	@echo "static binary: $(STATIC_BUILD)/cko ($$(file -b $(STATIC_BUILD)/cko | cut -d, -f1-2))"
 
+# Like static, but glibc stays dynamic: runs on hosts with this glibc or newer and reads GPUs through
+# NVML (dlopen), which a fully static binary cannot. The binary for GPU hosts.
+portable: deps
+	bash scripts/simdjson-source.sh $(STATIC_BUILD)/_deps
+	cmake -S . -B $(PORTABLE_BUILD) -DCMAKE_BUILD_TYPE=Release -DCKO_STATIC=ON -DCKO_STATIC_GLIBC=OFF $(LAUNCHER) \
+	  -DCKO_SIMDJSON_SOURCE=$$(ls -d $(CURDIR)/$(STATIC_BUILD)/_deps/simdjson-*/ | head -n1)
+	cmake --build $(PORTABLE_BUILD) -j $(JOBS) --target cko
+	@bad=$$(ldd $(PORTABLE_BUILD)/cko | grep -v -E 'linux-vdso|ld-linux|libc\.so|libm\.so|libdl\.so|libpthread\.so' || true); \
+	  [ -z "$$bad" ] || { echo "$(PORTABLE_BUILD)/cko depends on more than glibc:"; echo "$$bad"; exit 1; }
+	@echo "portable binary: $(PORTABLE_BUILD)/cko (glibc $$(ldd --version | head -n1 | grep -o '[0-9.]*$$') or newer)"
+
 clean:
-	rm -rf $(BUILD) $(STATIC_BUILD)
+	rm -rf $(BUILD) $(STATIC_BUILD) $(PORTABLE_BUILD)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Validation on a GPU host (the H200 of docs/validation.md): the static binary, doctor, ncu collection
 # on the cuda-softmax example and a small PyTorch script, and the evidence loop on the GPU Target.
-# Usage: OUT=<dir> bash scripts/device-validation.sh   (expects build-static/cko)
+# Usage: CKO=<binary> OUT=<dir> bash scripts/device-validation.sh   (build-static/cko by default;
+# build-portable/cko from `make portable` reads the GPU through NVML instead of nvidia-smi)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/cko-device}

@@ -97,7 +97,8 @@ void gpu_items(const Identity& id, const DoctorOptions& options, DoctorReport& r
         report.add({"nvml", DoctorStatus::warn,
                     "NVML not loaded; GPU state comes from nvidia-smi (one process per monitor "
                     "sample, fewer fields)",
-                    "use the dynamically linked cko, or point CKO_NVML_LIBRARY at "
+                    "use a cko that links glibc dynamically (`make portable`, or a normal build); "
+                    "a fully static one cannot load NVML. Or point CKO_NVML_LIBRARY at "
                     "libnvidia-ml.so.1"});
     }
     for (const auto& g : id.gpus) {
