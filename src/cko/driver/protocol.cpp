@@ -13,17 +13,6 @@
 namespace cko::driver {
 namespace {
 
-constexpr std::array kModeNames = {
-#define CKO_X(name) std::string_view(#name),
-    CKO_DRIVER_MODES(CKO_X)
-#undef CKO_X
-};
-constexpr std::array kStatusNames = {
-#define CKO_X(name) std::string_view(#name),
-    CKO_CORRECTNESS_STATUSES(CKO_X)
-#undef CKO_X
-};
-
 [[noreturn]] void fail(ErrorCode code, const std::string& path, const std::string& what) {
     throw Error(code, fmt::format("driver result {}: {}", path, what), Json{{"path", path}});
 }
@@ -114,17 +103,12 @@ SubjectResult subject_of(const Json& s, const Request& request, const std::strin
     const std::string cpath = path + ".correctness";
     require_keys(c, cpath, {"status", "metrics"});
     const std::string& status = string_at(c, "status", cpath);
-    bool known = false;
-    for (std::size_t i = 0; i < kStatusNames.size(); ++i) {
-        if (kStatusNames[i] == status) {
-            out.status = static_cast<CorrectnessStatus>(i);
-            known = true;
-        }
-    }
-    if (!known) {
+    const auto parsed = correctness_status_from_name(status);
+    if (!parsed) {
         fail(ErrorCode::invalid_driver_result, cpath + ".status",
              fmt::format("\"{}\" is not one of passed, failed, error", status));
     }
+    out.status = *parsed;
     if (!c["metrics"].is_object()) {
         fail(ErrorCode::invalid_driver_result, cpath + ".metrics", "expected an object");
     }
@@ -187,21 +171,6 @@ SubjectResult subject_of(const Json& s, const Request& request, const std::strin
 }
 
 }  // namespace
-
-std::string_view mode_name(Mode mode) noexcept { return kModeNames[static_cast<std::size_t>(mode)]; }
-
-std::optional<Mode> mode_from_name(std::string_view name) noexcept {
-    for (std::size_t i = 0; i < kModeNames.size(); ++i) {
-        if (kModeNames[i] == name) {
-            return static_cast<Mode>(i);
-        }
-    }
-    return std::nullopt;
-}
-
-std::string_view correctness_status_name(CorrectnessStatus s) noexcept {
-    return kStatusNames[static_cast<std::size_t>(s)];
-}
 
 int samples_for(Mode mode, int requested) noexcept { return mode == Mode::smoke ? 2 : requested; }
 

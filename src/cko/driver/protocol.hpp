@@ -1,6 +1,7 @@
 // The driver protocol v1 (PROTOCOL.md): the request cko writes and the strict validation of the result.
 #pragma once
 
+#include "cko/util/closed_enum.hpp"
 #include "cko/util/json.hpp"
 
 #include <cstdint>
@@ -12,21 +13,11 @@
 namespace cko::driver {
 
 #define CKO_DRIVER_MODES(X) X(smoke) X(single) X(paired)
-enum class Mode {
-#define CKO_X(name) name,
-    CKO_DRIVER_MODES(CKO_X)
-#undef CKO_X
-};
-[[nodiscard]] std::string_view mode_name(Mode mode) noexcept;
-[[nodiscard]] std::optional<Mode> mode_from_name(std::string_view name) noexcept;
+CKO_CLOSED_ENUM(Mode, CKO_DRIVER_MODES, mode_name, mode_from_name)
 
 #define CKO_CORRECTNESS_STATUSES(X) X(passed) X(failed) X(error)
-enum class CorrectnessStatus {
-#define CKO_X(name) name,
-    CKO_CORRECTNESS_STATUSES(CKO_X)
-#undef CKO_X
-};
-[[nodiscard]] std::string_view correctness_status_name(CorrectnessStatus s) noexcept;
+CKO_CLOSED_ENUM(CorrectnessStatus, CKO_CORRECTNESS_STATUSES, correctness_status_name,
+                correctness_status_from_name)
 
 struct MetricSpec {
     std::string name;

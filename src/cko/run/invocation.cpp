@@ -20,12 +20,6 @@ namespace cko::run {
 namespace fs = std::filesystem;
 namespace {
 
-constexpr std::array kStateNames = {
-#define CKO_X(name) std::string_view(#name),
-    CKO_INVOCATION_STATES(CKO_X)
-#undef CKO_X
-};
-
 std::int64_t unix_ns_now() {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(
                std::chrono::system_clock::now().time_since_epoch())
@@ -71,19 +65,6 @@ void require_invocation_id(const std::string& id) {
 }
 
 }  // namespace
-
-std::string_view state_name(InvocationState state) noexcept {
-    return kStateNames[static_cast<std::size_t>(state)];
-}
-
-std::optional<InvocationState> state_from_name(std::string_view name) noexcept {
-    for (std::size_t i = 0; i < kStateNames.size(); ++i) {
-        if (kStateNames[i] == name) {
-            return static_cast<InvocationState>(i);
-        }
-    }
-    return std::nullopt;
-}
 
 InvocationState state_for_error(const Error& e) noexcept {
     switch (e.code()) {

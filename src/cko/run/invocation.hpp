@@ -3,6 +3,7 @@
 
 #include "cko/run/owner.hpp"
 #include "cko/store/store.hpp"
+#include "cko/util/closed_enum.hpp"
 #include "cko/util/error.hpp"
 #include "cko/util/process.hpp"
 
@@ -19,14 +20,7 @@ namespace cko::run {
 
 #define CKO_INVOCATION_STATES(X) X(running) X(succeeded) X(failed) X(cancelled) X(timed_out) X(lost)
 
-enum class InvocationState {
-#define CKO_X(name) name,
-    CKO_INVOCATION_STATES(CKO_X)
-#undef CKO_X
-};
-
-[[nodiscard]] std::string_view state_name(InvocationState state) noexcept;
-[[nodiscard]] std::optional<InvocationState> state_from_name(std::string_view name) noexcept;
+CKO_CLOSED_ENUM(InvocationState, CKO_INVOCATION_STATES, state_name, state_from_name)
 // The terminal state an operation ending with `e` records: cancelled, timed_out, or failed.
 [[nodiscard]] InvocationState state_for_error(const Error& e) noexcept;
 

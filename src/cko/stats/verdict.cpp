@@ -24,48 +24,6 @@ bool has_enough_evidence(const PairedEstimate& estimate, std::size_t min_pairs) 
 
 }  // namespace
 
-std::string_view verdict_name(Verdict verdict) noexcept {
-    switch (verdict) {
-#define CKO_X(name)     \
-    case Verdict::name: \
-        return #name;
-        CKO_VERDICTS(CKO_X)
-#undef CKO_X
-    }
-    return "invalid";
-}
-
-std::optional<Verdict> verdict_from_name(std::string_view name) noexcept {
-#define CKO_X(enumerator)           \
-    if (name == #enumerator) {      \
-        return Verdict::enumerator; \
-    }
-    CKO_VERDICTS(CKO_X)
-#undef CKO_X
-    return std::nullopt;
-}
-
-std::string_view constraint_status_name(ConstraintStatus status) noexcept {
-    switch (status) {
-#define CKO_X(name)              \
-    case ConstraintStatus::name: \
-        return #name;
-        CKO_CONSTRAINT_STATUSES(CKO_X)
-#undef CKO_X
-    }
-    return "inconclusive";
-}
-
-std::optional<ConstraintStatus> constraint_status_from_name(std::string_view name) noexcept {
-#define CKO_X(enumerator)                    \
-    if (name == #enumerator) {               \
-        return ConstraintStatus::enumerator; \
-    }
-    CKO_CONSTRAINT_STATUSES(CKO_X)
-#undef CKO_X
-    return std::nullopt;
-}
-
 Verdict classify(const PairedEstimate& estimate, double min_effect_pct, std::size_t min_pairs) {
     const double m = tolerance_as_log(min_effect_pct, "min_effect_pct");
     if (!has_enough_evidence(estimate, min_pairs)) {

@@ -1,6 +1,8 @@
 // Verdicts of a paired comparison and constraint statuses, with the rule of DESIGN.md §6.
 #pragma once
 
+#include "cko/util/closed_enum.hpp"
+
 #include "cko/stats/paired_estimate.hpp"
 
 #include <cstddef>
@@ -13,26 +15,12 @@ namespace cko::stats {
 #define CKO_VERDICTS(X) \
     X(improved) X(below_minimum) X(equivalent) X(inconclusive) X(regressed) X(invalid)
 
-enum class Verdict {
-#define CKO_X(name) name,
-    CKO_VERDICTS(CKO_X)
-#undef CKO_X
-};
-
-[[nodiscard]] std::string_view verdict_name(Verdict verdict) noexcept;
-[[nodiscard]] std::optional<Verdict> verdict_from_name(std::string_view name) noexcept;
+CKO_CLOSED_ENUM(Verdict, CKO_VERDICTS, verdict_name, verdict_from_name)
 
 #define CKO_CONSTRAINT_STATUSES(X) X(ok) X(regressed) X(inconclusive)
 
-enum class ConstraintStatus {
-#define CKO_X(name) name,
-    CKO_CONSTRAINT_STATUSES(CKO_X)
-#undef CKO_X
-};
-
-[[nodiscard]] std::string_view constraint_status_name(ConstraintStatus status) noexcept;
-[[nodiscard]] std::optional<ConstraintStatus> constraint_status_from_name(
-    std::string_view name) noexcept;
+CKO_CLOSED_ENUM(ConstraintStatus, CKO_CONSTRAINT_STATUSES, constraint_status_name,
+                constraint_status_from_name)
 
 // With m = ln(1 + min_effect_pct/100) and the Wilcoxon interval [low, high], first match wins:
 //   fewer than min_pairs pairs, or the requested confidence not reached → inconclusive
