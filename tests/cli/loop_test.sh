@@ -15,8 +15,15 @@ expect_rc 0 "$CKO" target freeze --spec "$tmp/b/cko.toml" --root "$tmp/b/art"
 contains "$out" "froze Target"
 
 expect_rc 0 "$CKO" baseline --root "$tmp/a/art" --calls-per-case 1 --aa-pairs 6 --json
-v=$(printf '%s' "$out" | field 'd["result"]["outputs"]["aa"]["verdict"]')
-case "$v" in equivalent|inconclusive) ;; *) fail "A/A verdict $v";; esac
+# The A/A verdict itself is a 95 % statement (a false one in about 1 run in 20 is correct behaviour,
+# covered by the simulation bench), so only its shape is asserted here.
+printf '%s' "$out" | python3 -c '
+import json, sys
+o = json.load(sys.stdin)["result"]["outputs"]
+assert len(o["aa"]["d"]) == 6 and len(o["aa"]["orders"]) == 6, o["aa"]
+assert o["aa"]["verdict"] in ("improved", "below_minimum", "equivalent", "inconclusive", "regressed"), o["aa"]
+assert o["resolution"]["n"] == 6 and o["resolution"]["noise_sd"] > 0, o["resolution"]
+' || fail "A/A output malformed"
 printf '%s' "$out" | field 'd["result"]["outputs"]["resolution"]["statement"]' >/dev/null || fail "no resolution"
 
 expect_rc 0 "$CKO" experiment new --root "$tmp/a/art" --candidate "$ex/candidate" --hypothesis "rows are contiguous" \
