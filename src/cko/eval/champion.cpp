@@ -3,6 +3,7 @@
 
 #include "cko/eval/experiment.hpp"
 #include "cko/eval/target.hpp"
+#include "cko/util/clock.hpp"
 #include "cko/util/error.hpp"
 #include "cko/util/files.hpp"
 #include "cko/util/sha256.hpp"
@@ -28,10 +29,6 @@ Json invocation_result(const store::Store& store, const std::string& id, const s
                     fmt::format("{} is a {} invocation, not a {}", id, result.value("kind", "?"), kind));
     }
     return result;
-}
-
-std::int64_t unix_now() {
-    return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 }  // namespace
@@ -84,7 +81,7 @@ Json select_champion(const Target& target, const std::string& experiment_id, con
                    {"confirm", {{"id", confirm_id}, {"sha256", sha256_file_hex(store.path_of("invocations/" + confirm_id + "/result.json"))}}},
                    {"previous", current.to_json()},
                    {"digest", experiment.at("candidate").at("digest")},
-                   {"selected_unix_s", unix_now()}};
+                   {"selected_unix_s", unix_seconds_now()}};
     selection["id"] = content_id("sel", selection);
     const auto ref = store.write_record("champion/selections/" + selection["id"].get<std::string>() + ".json", selection);
     store.compare_and_swap(kCurrent, current.file_sha256,
@@ -122,7 +119,7 @@ Json restore_original(const Target& target, const std::string& audit_id, const s
                    {"restore", why},
                    {"previous", current.to_json()},
                    {"digest", target.record().at("original").at("digest")},
-                   {"selected_unix_s", unix_now()}};
+                   {"selected_unix_s", unix_seconds_now()}};
     selection["id"] = content_id("sel", selection);
     const auto ref = store.write_record("champion/selections/" + selection["id"].get<std::string>() + ".json", selection);
     store.compare_and_swap(kCurrent, current.file_sha256,

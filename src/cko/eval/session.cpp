@@ -4,6 +4,7 @@
 #include "cko/env/monitor.hpp"
 #include "cko/run/owner.hpp"
 #include "cko/stats/descriptive.hpp"
+#include "cko/util/clock.hpp"
 #include "cko/util/error.hpp"
 #include "cko/util/files.hpp"
 
@@ -136,7 +137,6 @@ Measurement Session::call(const std::string& case_id, driver::Mode mode, const s
                                                     [driver_pid](pid_t pid) { driver_pid->store(pid); });
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     const env::MonitorSummary summary = monitor.stop();
-    gpu_seconds_ += seconds * static_cast<double>(gpus.size());
     invocation_.add_gpu_seconds(seconds * static_cast<double>(gpus.size()));
 
     Measurement m;
@@ -180,8 +180,7 @@ Measurement Session::measure_pair(const std::string& case_id, bool candidate_fir
 
 void require_budget(const Target& target, double planned_wall_s) {
     const TargetSpec& spec = target.spec();
-    const auto now = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
-    if (spec.deadline_unix_s && *spec.deadline_unix_s <= now) {
+    if (spec.deadline_unix_s && *spec.deadline_unix_s <= unix_seconds_now()) {
         throw Error(ErrorCode::deadline_passed,
                     fmt::format("the Target's deadline {} has passed; nothing more may run under it", spec.deadline_text));
     }

@@ -49,8 +49,6 @@ public:
     // the given order.
     [[nodiscard]] Measurement measure_pair(const std::string& case_id, bool candidate_first, std::uint64_t seed);
 
-    [[nodiscard]] double gpu_seconds() const noexcept { return gpu_seconds_; }
-
     // An experiment's extra correctness gates: their metrics are requested from the driver on every
     // call and both subjects must pass them, like the Target's own rule.
     void add_correctness_gates(std::vector<CorrectnessGate> gates) { gates_ = std::move(gates); }
@@ -66,7 +64,6 @@ private:
     std::map<std::string, std::pair<std::string, std::string>> subjects_;  // role -> (label, path)
     std::map<std::string, std::string> case_paths_;
     std::vector<std::unique_ptr<run::GpuLock>> locks_;
-    double gpu_seconds_ = 0;
     std::vector<CorrectnessGate> gates_;
 };
 

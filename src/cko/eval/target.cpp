@@ -4,8 +4,10 @@
 #include "cko/driver/standalone.hpp"
 #include "cko/env/identity.hpp"
 #include "cko/run/gpu_lock.hpp"
+#include "cko/util/clock.hpp"
 #include "cko/util/error.hpp"
 #include "cko/util/files.hpp"
+#include "cko/util/process.hpp"
 #include "cko/util/sha256.hpp"
 
 #include <fmt/format.h>
@@ -20,29 +22,12 @@ namespace cko::eval {
 namespace fs = std::filesystem;
 namespace {
 
-std::int64_t unix_now() {
-    return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
 fs::path real(const fs::path& p) {
     char buf[PATH_MAX];
     if (::realpath(p.c_str(), buf) == nullptr) {
         throw Error(ErrorCode::not_found, fmt::format("{} does not exist", p.string()), Json{{"path", p.string()}});
     }
     return fs::path(buf);
-}
-
-bool on_path(const std::string& program) {
-    const char* path_env = std::getenv("PATH");
-    const std::string path = path_env != nullptr ? path_env : "/usr/bin:/bin";
-    for (std::size_t start = 0; start <= path.size();) {
-        const std::size_t end = std::min(path.find(':', start), path.size());
-        if (::access((fs::path(path.substr(start, end - start)) / program).c_str(), X_OK) == 0) {
-            return true;
-        }
-        start = end + 1;
-    }
-    return false;
 }
 
 std::vector<std::string> select_gpus(const TargetSpec& spec, const env::Identity& identity) {
@@ -110,10 +95,12 @@ std::vector<SpecProblem> workload_problems(const TargetSpec& spec) {
             add("driver.argv[0]", fmt::format("{} is not an executable file", p.string()),
                 "build the driver first, or fix the path (relative to cko.toml's directory)");
         }
-    } else if (!on_path(program)) {
-        add("driver.argv[0]", fmt::format("{} is not on PATH", program), "install it or give its path");
+    } else if (!find_program(program, scrubbed_environment(spec.env_allow, {}))) {
+        // The lookup run_process will make, in the environment the driver will get.
+        add("driver.argv[0]", fmt::format("{} is not on the driver's PATH", program),
+            "install it, give its path, or allow PATH in driver.env_allow");
     }
-    if (spec.deadline_unix_s && *spec.deadline_unix_s <= unix_now()) {
+    if (spec.deadline_unix_s && *spec.deadline_unix_s <= unix_seconds_now()) {
         out.push_back({ErrorCode::deadline_passed, "limits.deadline", fmt::format("{} has passed", spec.deadline_text),
                        "set a later deadline"});
     }
@@ -170,7 +157,7 @@ FreezeOutcome freeze_target(const FreezeOptions& options) {
                     {"spec_sha256", sha256_file_hex(options.spec)},
                     {"spec_dir", spec.base_dir.string()},
                     {"environment", identity.to_json()},
-                    {"created_unix_s", unix_now()},
+                    {"created_unix_s", unix_seconds_now()},
                     {"created_by", std::string("cko ") + CKO_VERSION}};
         if (spec.deadline_unix_s) {
             record["deadline_unix_s"] = *spec.deadline_unix_s;
@@ -252,45 +239,8 @@ Target Target::open(const store::Store& store) {
     }
     Json record = store.read_record("target.json");
     // The spec as frozen (not the user's current cko.toml, which may have been edited since).
-    TargetSpec spec;
-    const Json& s = record.at("spec");
-    spec.base_dir = record.at("spec_dir").get<std::string>();
-    spec.diagnostic = s.at("mode") == "diagnostic";
-    spec.name = s.at("name");
-    spec.claim_layer = s.at("claim_layer");
-    spec.original = s.at("original");
-    spec.change_scope = s.at("change_scope").get<std::vector<std::string>>();
-    spec.cases_dir = s.at("cases").at("dir");
-    spec.case_ids = s.at("cases").at("ids").get<std::vector<std::string>>();
-    spec.driver_argv = s.at("driver").at("argv").get<std::vector<std::string>>();
-    spec.capabilities = s.at("driver").at("capabilities").get<std::vector<std::string>>();
-    spec.identity_paths = s.at("driver").at("identity_paths").get<std::vector<std::string>>();
-    spec.env_allow = s.at("driver").at("env_allow").get<std::vector<std::string>>();
-    const Json& o = s.at("objective");
-    spec.primary = {o.at("primary").at("name"), o.at("primary").at("unit"), o.at("primary").at("direction"),
-                    o.at("primary").at("aggregation")};
-    spec.minimum_effect_pct = o.at("minimum_effect_pct");
-    for (const auto& c : o.at("constraints")) {
-        spec.constraints.push_back({c.at("name"), c.at("unit"), c.at("direction"), c.at("max_regression_pct")});
-    }
-    spec.correctness_metric = s.at("correctness").at("metric");
-    spec.correctness_operator = s.at("correctness").at("operator");
-    spec.correctness_threshold = s.at("correctness").at("threshold");
-    const Json& st = s.at("statistics");
-    spec.confidence = st.at("confidence");
-    spec.min_pairs = st.at("min_pairs");
-    spec.max_pairs = st.at("max_pairs");
-    spec.samples_per_call = st.at("samples_per_call");
-    spec.sequential = st.at("sequential");
-    const Json& l = s.at("limits");
-    spec.command_timeout_s = l.at("command_timeout_s");
-    spec.operation_timeout_s = l.at("operation_timeout_s");
-    spec.resource_wait_timeout_s = l.at("resource_wait_timeout_s");
-    spec.cleanup_timeout_s = l.at("cleanup_timeout_s");
-    spec.gpu_seconds_budget = l.at("gpu_seconds_budget");
-    spec.wall_seconds_budget = l.at("wall_seconds_budget");
-    if (!l.at("deadline").is_null()) {
-        spec.deadline_text = l.at("deadline");
+    TargetSpec spec = TargetSpec::from_json(record.at("spec"), record.at("spec_dir").get<std::string>());
+    if (record.contains("deadline_unix_s")) {
         spec.deadline_unix_s = record.at("deadline_unix_s").get<std::int64_t>();
     }
     return Target(store, std::move(record), std::move(spec));

@@ -71,6 +71,9 @@ struct TargetSpec {
     [[nodiscard]] bool can_pair_in_process() const;
     // The frozen form written into target.json (paths as written in the spec).
     [[nodiscard]] Json to_json() const;
+    // The inverse of to_json (the frozen spec in target.json). The deadline's Unix time is kept
+    // beside it in the record, not here.
+    [[nodiscard]] static TargetSpec from_json(const Json& frozen, const std::filesystem::path& base_dir);
 };
 
 // Reads and validates a spec. Every problem is an Error(invalid_spec) whose message names the

@@ -36,6 +36,56 @@ Json TargetSpec::to_json() const {
                 {"resources", {{"gpus", gpus_mode == "list" ? Json(gpu_uuids) : Json(gpus_mode)}}}};
 }
 
+TargetSpec TargetSpec::from_json(const Json& s, const std::filesystem::path& base_dir) {
+    TargetSpec spec;
+    spec.base_dir = base_dir;
+    spec.diagnostic = s.at("mode") == "diagnostic";
+    spec.name = s.at("name");
+    spec.claim_layer = s.at("claim_layer");
+    spec.original = s.at("original");
+    spec.change_scope = s.at("change_scope").get<std::vector<std::string>>();
+    spec.cases_dir = s.at("cases").at("dir");
+    spec.case_ids = s.at("cases").at("ids").get<std::vector<std::string>>();
+    spec.driver_argv = s.at("driver").at("argv").get<std::vector<std::string>>();
+    spec.capabilities = s.at("driver").at("capabilities").get<std::vector<std::string>>();
+    spec.identity_paths = s.at("driver").at("identity_paths").get<std::vector<std::string>>();
+    spec.env_allow = s.at("driver").at("env_allow").get<std::vector<std::string>>();
+    const Json& o = s.at("objective");
+    spec.primary = {o.at("primary").at("name"), o.at("primary").at("unit"), o.at("primary").at("direction"),
+                    o.at("primary").at("aggregation")};
+    spec.minimum_effect_pct = o.at("minimum_effect_pct");
+    for (const auto& c : o.at("constraints")) {
+        spec.constraints.push_back({c.at("name"), c.at("unit"), c.at("direction"), c.at("max_regression_pct")});
+    }
+    spec.correctness_metric = s.at("correctness").at("metric");
+    spec.correctness_operator = s.at("correctness").at("operator");
+    spec.correctness_threshold = s.at("correctness").at("threshold");
+    const Json& st = s.at("statistics");
+    spec.confidence = st.at("confidence");
+    spec.min_pairs = st.at("min_pairs");
+    spec.max_pairs = st.at("max_pairs");
+    spec.samples_per_call = st.at("samples_per_call");
+    spec.sequential = st.at("sequential");
+    const Json& l = s.at("limits");
+    spec.command_timeout_s = l.at("command_timeout_s");
+    spec.operation_timeout_s = l.at("operation_timeout_s");
+    spec.resource_wait_timeout_s = l.at("resource_wait_timeout_s");
+    spec.cleanup_timeout_s = l.at("cleanup_timeout_s");
+    spec.gpu_seconds_budget = l.at("gpu_seconds_budget");
+    spec.wall_seconds_budget = l.at("wall_seconds_budget");
+    if (!l.at("deadline").is_null()) {
+        spec.deadline_text = l.at("deadline");
+    }
+    const Json& gpus = s.at("resources").at("gpus");
+    if (gpus.is_array()) {
+        spec.gpus_mode = "list";
+        spec.gpu_uuids = gpus.get<std::vector<std::string>>();
+    } else {
+        spec.gpus_mode = gpus.get<std::string>();
+    }
+    return spec;
+}
+
 std::string target_spec_template(const std::string& name) {
     return fmt::format(R"(# cko Target spec: fill in, then `cko target freeze --spec cko.toml --root artifacts`.
 # Paths are relative to this file's directory. Every field is checked; unknown keys are errors.

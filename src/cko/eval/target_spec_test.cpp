@@ -80,6 +80,14 @@ TEST(TargetSpec, TheProtocolExampleReadsBack) {
     EXPECT_EQ(s.to_json()["objective"]["constraints"][0]["name"], "peak_mem_bytes");
 }
 
+TEST(TargetSpec, FrozenJsonReadsBackToTheSameSpec) {
+    const TargetSpec s = parse_target_spec(kGood, "/t/cko.toml");
+    const TargetSpec back = TargetSpec::from_json(s.to_json(), "/t");
+    EXPECT_EQ(back.to_json(), s.to_json());
+    EXPECT_EQ(back.deadline_text, "2026-12-01T00:00:00Z");
+    EXPECT_EQ(back.gpus_mode, "auto");
+}
+
 TEST(TargetSpec, TheInitTemplateIsAValidSpec) {
     const TargetSpec s = parse_target_spec(target_spec_template("demo"), "cko.toml");
     EXPECT_EQ(s.name, "demo");

@@ -1,6 +1,7 @@
 // Invocation records: request, events.jsonl, calls in their own process groups, terminal result, lost detection.
 #include "cko/run/invocation.hpp"
 
+#include "cko/util/clock.hpp"
 #include "cko/util/files.hpp"
 #include "cko/util/sha256.hpp"
 
@@ -19,12 +20,6 @@
 namespace cko::run {
 namespace fs = std::filesystem;
 namespace {
-
-std::int64_t unix_ns_now() {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(
-               std::chrono::system_clock::now().time_since_epoch())
-        .count();
-}
 
 double seconds(std::chrono::nanoseconds d) { return static_cast<double>(d.count()) / 1e9; }
 
@@ -85,12 +80,12 @@ Json Limits::to_json() const {
 Invocation::Invocation(const store::Store& store, std::string id, Limits limits, const std::atomic<bool>* cancel)
     : store_(store), id_(std::move(id)), limits_(limits), cancel_(cancel),
       started_(std::chrono::steady_clock::now()), deadline_(started_ + limits.operation),
-      started_unix_ns_(unix_ns_now()) {}
+      started_unix_ns_(unix_nanoseconds_now()) {}
 
 Invocation Invocation::create(const store::Store& store, const std::string& kind, const Json& request,
                               const Limits& limits, const std::atomic<bool>* cancel) {
     const ProcessIdentity owner = current_process_identity();
-    const std::int64_t now = unix_ns_now();
+    const std::int64_t now = unix_nanoseconds_now();
     const std::string id = content_id("inv", Json{{"kind", kind}, {"request", request},
                                                   {"owner", owner.to_json()}, {"created_unix_ns", now}});
     Invocation inv(store, id, limits, cancel);
@@ -111,7 +106,7 @@ bool Invocation::past_deadline() const { return std::chrono::steady_clock::now()
 
 void Invocation::event(const std::string& type, const Json& data) {
     append_line(dir() / "events.jsonl",
-                canonical_json(Json{{"seq", seq_++}, {"t_unix_ns", unix_ns_now()}, {"type", type}, {"data", data}}) +
+                canonical_json(Json{{"seq", seq_++}, {"t_unix_ns", unix_nanoseconds_now()}, {"type", type}, {"data", data}}) +
                     "\n");
 }
 
@@ -129,7 +124,7 @@ CallOutcome Invocation::call(const CallSpec& spec) {
     const auto remaining = std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - std::chrono::steady_clock::now());
     const auto timeout = std::max(std::chrono::milliseconds(1), std::min(limits_.command, remaining));
     request["deadline_unix_s"] =
-        static_cast<double>(unix_ns_now() + std::chrono::duration_cast<std::chrono::nanoseconds>(timeout).count()) / 1e9;
+        static_cast<double>(unix_nanoseconds_now() + std::chrono::duration_cast<std::chrono::nanoseconds>(timeout).count()) / 1e9;
     // The driver request has no id of its own (PROTOCOL.md): ledger it under the call's.
     store_.write_file(out.relative_dir + "/request.json", canonical_json(request),
                       fmt::format("{}-call-{}-request", id_, out.number));
@@ -193,7 +188,7 @@ store::RecordRef Invocation::finish(InvocationState state, const std::string& re
                 {"state", state_name(state)},
                 {"reason", reason},
                 {"started_unix_ns", started_unix_ns_},
-                {"finished_unix_ns", unix_ns_now()},
+                {"finished_unix_ns", unix_nanoseconds_now()},
                 {"cost", {{"wall_s", seconds(wall)}, {"gpu_s", gpu_seconds_}, {"driver_calls", calls_}}},
                 {"outputs", outputs}};
     if (error) {
@@ -257,7 +252,7 @@ InvocationStatus invocation_status(const store::Store& store, const std::string&
                 {"reason", fmt::format("owner process {} ended without a result; {} leftover process(es) killed",
                                        st.owner.pid, st.leftovers_killed)},
                 {"started_unix_ns", request.at("created_unix_ns")},
-                {"finished_unix_ns", unix_ns_now()},
+                {"finished_unix_ns", unix_nanoseconds_now()},
                 {"cost", {{"wall_s", nullptr}, {"gpu_s", nullptr}, {"driver_calls", nullptr}}},
                 {"outputs", Json::object()}};
     try {

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -69,6 +70,11 @@ struct ProcessResult {
 // handlers. Members that leave the process group (setsid) are beyond its reach, and output still
 // arriving kill_grace after the group was killed is not waited for.
 [[nodiscard]] ProcessResult run_process(const ProcessSpec& spec);
+
+// Where run_process would find `name` in environment `env` ("NAME=value" entries): `name` itself if
+// it holds a '/', else the first executable regular file of that name in env's PATH (absolute
+// entries only; "/bin:/usr/bin" without PATH). Empty when there is none.
+[[nodiscard]] std::optional<std::string> find_program(const std::string& name, const std::vector<std::string>& env);
 
 // "NAME=value" entries, sorted by name: each allowed name set in our environment, then env_set on
 // top. Throws cko::Error(invalid_argument) for an empty name, or one holding '=' or NUL.

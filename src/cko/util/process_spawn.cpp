@@ -166,13 +166,26 @@ bool is_executable_file(const std::string& path) {
 // working_dir cannot change which program runs.
 std::string resolve_program(const ProcessSpec& spec, const std::vector<std::string>& env) {
     const std::string& name = spec.argv.front();
-    if (name.find('/') != std::string::npos) {
-        return name;
-    }
     if (name.empty()) {
         throw Error(ErrorCode::invalid_argument, "argv[0] is empty");
     }
+    if (auto found = find_program(name, env)) {
+        return *found;
+    }
     const std::string_view path = env_value(env, "PATH").value_or("/bin:/usr/bin");
+    throw_spawn_failed(spec, name, ENOENT,
+                       "no executable named '" + name + "' in PATH '" + std::string(path) + "'");
+}
+
+}  // namespace cko::process_detail
+
+namespace cko {
+
+std::optional<std::string> find_program(const std::string& name, const std::vector<std::string>& env) {
+    if (name.find('/') != std::string::npos) {
+        return name;
+    }
+    const std::string_view path = process_detail::env_value(env, "PATH").value_or("/bin:/usr/bin");
     std::size_t begin = 0;
     while (begin <= path.size()) {
         const std::size_t end = std::min(path.find(':', begin), path.size());
@@ -181,15 +194,18 @@ std::string resolve_program(const ProcessSpec& spec, const std::vector<std::stri
             std::string candidate(dir);
             candidate += '/';
             candidate += name;
-            if (is_executable_file(candidate)) {
+            if (process_detail::is_executable_file(candidate)) {
                 return candidate;
             }
         }
         begin = end + 1;
     }
-    throw_spawn_failed(spec, name, ENOENT,
-                       "no executable named '" + name + "' in PATH '" + std::string(path) + "'");
+    return std::nullopt;
 }
+
+}  // namespace cko
+
+namespace cko::process_detail {
 
 std::vector<char*> c_string_array(std::vector<std::string>& strings) {
     std::vector<char*> array;
