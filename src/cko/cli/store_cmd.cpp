@@ -1,34 +1,61 @@
 // The store verbs: `cko ls`, `cko show ID`, `cko fsck`, and invocation control `status`, `wait`, `cancel`.
 #include "cko/cli/operation.hpp"
 #include "cko/cli/verbs.hpp"
+#include "cko/eval/champion.hpp"
+#include "cko/eval/compare_context.hpp"
+#include "cko/eval/experiment.hpp"
 #include "cko/run/invocation.hpp"
 #include "cko/store/fsck.hpp"
 #include "cko/store/snapshot.hpp"
 #include "cko/util/error.hpp"
+#include "cko/util/files.hpp"
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <memory>
 
 namespace cko::cli {
 namespace fs = std::filesystem;
 namespace {
 
-std::string status_text(const run::InvocationStatus& st) {
+std::string status_text(const run::InvocationStatus& st, const Json& progress) {
     std::string text = fmt::format("{}  {}  {}", st.id, st.kind, run::state_name(st.state));
     if (!st.result.is_null()) {
+        const Json& out = st.result.value("outputs", Json::object());
+        if (out.contains("verdict")) {
+            text += fmt::format("  verdict {}", out["verdict"].get<std::string>());
+        }
         text += fmt::format("  {}", st.result.value("reason", ""));
     } else {
         text += fmt::format("  (owner pid {} {})", st.owner.pid, st.owner_alive ? "alive" : "gone");
+        if (progress.is_object()) {
+            text += fmt::format("\n  {} of at most {} pairs, effect so far {:+.2f}%, {:.0f} s elapsed, at most ~{:.0f} s "
+                                "in all",
+                                progress.value("pairs_done", 0), progress.value("pairs_at_most", 0),
+                                progress.value("effect_pct_so_far", 0.0), progress.value("elapsed_s", 0.0),
+                                progress.value("expected_s_at_most", 0.0));
+        }
     }
     return text + "\n";
 }
 
+Json status_json(const run::InvocationStatus& st, const Json& progress) {
+    Json j = st.to_json();
+    if (progress.is_object()) {
+        j["progress"] = progress;
+    }
+    return j;
+}
+
+// The same exit code as the operation had when run directly: a completed comparison keeps its
+// verdict's code (1 for a negative verdict), whichever path reads it.
 int status_exit(const run::InvocationStatus& st) {
     switch (st.state) {
     case run::InvocationState::running:
-    case run::InvocationState::succeeded:
         return 0;
+    case run::InvocationState::succeeded:
+        return st.result.value("outputs", Json::object()).value("exit_code", 0);
     case run::InvocationState::cancelled:
     case run::InvocationState::timed_out:
         return static_cast<int>(ExitClass::interrupted);
@@ -40,17 +67,31 @@ int status_exit(const run::InvocationStatus& st) {
 Json list_store(const store::Store& s) {
     Json out{{"root", s.root().string()}, {"invocations", Json::array()}, {"experiments", Json::array()},
              {"snapshots", Json::array()}};
+    std::vector<std::pair<std::int64_t, Json>> invocations;
     for (const auto& id : run::list_invocations(s)) {
         try {
-            out["invocations"].push_back(run::invocation_status(s, id).to_json());
+            Json j = run::invocation_status(s, id).to_json();
+            const Json& result = j.value("result", Json());
+            std::int64_t t = 0;
+            if (result.is_object()) {
+                t = result.value("started_unix_ns", std::int64_t{0});
+                j["verdict"] = result.value("outputs", Json::object()).value("verdict", "");
+            } else if (s.exists("invocations/" + id + "/request.json")) {
+                t = s.read_record("invocations/" + id + "/request.json").value("created_unix_ns", std::int64_t{0});
+            }
+            j["started_unix_ns"] = t;
+            invocations.emplace_back(t, std::move(j));
         } catch (const Error& e) {
-            out["invocations"].push_back(Json{{"id", id}, {"error", e.to_json()["error"]}});
+            invocations.emplace_back(0, Json{{"id", id}, {"error", e.to_json()["error"]}});
         }
     }
-    for (const auto& entry : fs::directory_iterator(s.root() / "experiments")) {
-        if (entry.path().extension() == ".json") {
-            out["experiments"].push_back(entry.path().stem().string());
-        }
+    std::stable_sort(invocations.begin(), invocations.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (auto& [t, j] : invocations) {
+        out["invocations"].push_back(std::move(j));
+    }
+    for (const auto& id : eval::list_experiments(s)) {
+        out["experiments"].push_back(id);
     }
     for (const auto& entry : fs::directory_iterator(s.root() / "objects" / "sha256")) {
         const std::string name = entry.path().filename().string();
@@ -69,35 +110,120 @@ std::string list_text(const Json& j) {
     if (j.contains("target")) {
         text += fmt::format("target       {}\n", j["target"].get<std::string>());
     }
-    text += fmt::format("experiments  {}\nsnapshots    {}\ninvocations  {}\n", j["experiments"].size(),
-                        j["snapshots"].size(), j["invocations"].size());
+    text += fmt::format("experiments  {}\n", j["experiments"].size());
+    for (const auto& e : j["experiments"]) {
+        text += fmt::format("  {}\n", e.get<std::string>());
+    }
+    text += fmt::format("snapshots    {}\ninvocations  {} (oldest first)\n", j["snapshots"].size(), j["invocations"].size());
     for (const auto& inv : j["invocations"]) {
-        text += fmt::format("  {:<24} {:<14} {}\n", inv.value("id", ""), inv.value("kind", ""), inv.value("state", "?"));
+        text += fmt::format("  {:<24} {:<12} {:<10} {}\n", inv.value("id", ""), inv.value("kind", ""),
+                            inv.value("state", "?"), inv.value("verdict", ""));
     }
     return text;
 }
 
-Json show_record(const store::Store& s, const std::string& id) {
+// Every id form cko prints: target, exp-…, inv-…, sel-…, a snapshot digest or a unique prefix of
+// any of them (the 12-character short digests).
+std::string resolve_id(const store::Store& s, const std::string& id) {
+    require_safe_name(id, "id");
+    if (id == "target" || id == "champion") {
+        return id;
+    }
+    std::vector<std::string> candidates;
+    const auto consider = [&](const std::string& full) {
+        if (full.starts_with(id)) {
+            candidates.push_back(full);
+        }
+    };
+    for (const auto& inv : run::list_invocations(s)) {
+        consider(inv);
+    }
+    for (const auto& e : eval::list_experiments(s)) {
+        consider(e);
+    }
+    const fs::path selections = s.root() / "champion" / "selections";
+    if (fs::is_directory(selections)) {
+        for (const auto& f : fs::directory_iterator(selections)) {
+            consider(f.path().stem().string());
+        }
+    }
+    for (const auto& entry : fs::directory_iterator(s.root() / "objects" / "sha256")) {
+        const std::string name = entry.path().filename().string();
+        if (!name.starts_with(".")) {
+            consider(name);
+        }
+    }
+    if (candidates.size() == 1) {
+        return candidates.front();
+    }
+    if (candidates.size() > 1) {
+        throw Error(ErrorCode::invalid_argument,
+                    fmt::format("\"{}\" matches {} records ({}); give more characters", id, candidates.size(),
+                                fmt::join(candidates, ", ")),
+                    Json{{"field", "id"}, {"matches", candidates}});
+    }
+    throw Error(ErrorCode::not_found,
+                fmt::format("no record \"{}\" in {} (ids: target, champion, exp-…, inv-…, sel-…, or a snapshot digest "
+                            "or its prefix; see cko ls)",
+                            id, s.root().string()),
+                Json{{"id", id}});
+}
+
+Json show_record(const store::Store& s, const std::string& given) {
+    const std::string id = resolve_id(s, given);
     if (id.starts_with("inv-")) {
         const auto st = run::invocation_status(s, id);
         Json j = st.to_json();
         j["request"] = s.read_record("invocations/" + id + "/request.json");
         return j;
     }
-    if (id.starts_with("exp-") && s.exists("experiments/" + id + ".json")) {
+    if (id.starts_with("exp-")) {
         return s.read_record("experiments/" + id + ".json");
     }
-    if (id == "target" && s.exists("target.json")) {
+    if (id.starts_with("sel-")) {
+        return s.read_record("champion/selections/" + id + ".json");
+    }
+    if (id == "target") {
         return s.read_record("target.json");
     }
-    if (id.size() == 64) {
-        const store::Snapshot snap = store::load_snapshot(s, id);
-        return s.read_record(store::snapshot_dir(id) + "/manifest.json");
+    if (id == "champion") {
+        return eval::read_champion(s).to_json();
     }
-    throw Error(ErrorCode::not_found,
-                fmt::format("no record \"{}\" in {} (ids: target, exp-…, inv-…, or a snapshot digest; see cko ls)",
-                            id, s.root().string()),
-                Json{{"id", id}});
+    (void)store::load_snapshot(s, id);
+    return s.read_record(store::snapshot_dir(id) + "/manifest.json");
+}
+
+// A few lines a person reads; --json gives the whole record.
+std::string show_text(const Json& j) {
+    const std::string id = j.value("id", "");
+    if (id.starts_with("inv-")) {
+        const Json& result = j.value("result", Json());
+        std::string text = fmt::format("{}  {}  {}\n", id, j.value("kind", ""), j.value("state", ""));
+        if (result.is_object()) {
+            const Json& out = result.value("outputs", Json::object());
+            if (out.contains("reference")) {
+                text += fmt::format("  reference {}  candidate {}\n", out["reference"].value("label", ""),
+                                    out.value("candidate", Json::object()).value("label", ""));
+            }
+            if (out.contains("verdict")) {
+                text += fmt::format("  verdict {}{}\n", out["verdict"].get<std::string>(),
+                                    out.contains("decision") ? ", decision " + out["decision"].get<std::string>() : "");
+            }
+            text += fmt::format("  {}\n", result.value("reason", ""));
+            const Json& cost = result.value("cost", Json::object());
+            text += fmt::format("  cost: {} s wall, {} GPU s, {} driver call(s)\n", cost.value("wall_s", Json(0)).dump(),
+                                cost.value("gpu_s", Json(0)).dump(), cost.value("driver_calls", Json(0)).dump());
+        }
+        return text + "(cko show " + id + " --json for the whole record)\n";
+    }
+    if (id.starts_with("exp-")) {
+        return fmt::format("{}{}\n  hypothesis: {}\n  mechanism {}, base {}, minimum effect {}%\n  changed: {}\n"
+                           "(cko show {} --json for the whole record)\n",
+                           id, j.value("control", false) ? "  [A/A control]" : "", j.value("hypothesis", ""),
+                           j.value("mechanism", ""), j.at("base").value("kind", ""), j.value("minimum_effect_pct", 0.0),
+                           fmt::join(j.value("changed_files", std::vector<std::string>{}), " "), id);
+    }
+    return j.dump(2) + "\n";
 }
 
 }  // namespace
@@ -115,7 +241,7 @@ void register_store(CLI::App& app) {
 
     auto* show = add_verb(app, "show", "Show one record (target, exp-…, inv-…, snapshot digest)", [root, id] {
         const Json j = show_record(store::Store::open(*root), *id);
-        return CommandResult{j.dump(2), j, 0};
+        return CommandResult{show_text(j), j, 0};
     });
     add_root_option(show, *root);
     show->add_option("id", *id, "Record id")->required();
@@ -127,8 +253,10 @@ void register_store(CLI::App& app) {
     add_root_option(fsck, *root);
 
     auto* status = add_verb(app, "status", "State of an invocation (declares `lost` if its owner died)", [root, id] {
-        const auto st = run::invocation_status(store::Store::open(*root), *id);
-        return CommandResult{status_text(st), st.to_json(), status_exit(st)};
+        const store::Store store = store::Store::open(*root);
+        const auto st = run::invocation_status(store, *id);
+        const Json progress = st.state == run::InvocationState::running ? eval::comparison_progress(store, *id) : Json();
+        return CommandResult{status_text(st, progress), status_json(st, progress), status_exit(st)};
     });
     add_root_option(status, *root);
     status->add_option("id", *id, "Invocation id")->required();
@@ -136,12 +264,16 @@ void register_store(CLI::App& app) {
     auto* wait = add_verb(app, "wait", "Wait until an invocation ends (or --timeout seconds pass)", [root, id, timeout] {
         const auto limit = *timeout > 0 ? std::chrono::milliseconds(static_cast<std::int64_t>(*timeout * 1000))
                                         : std::chrono::milliseconds(std::chrono::hours(24 * 365));
-        const auto st = run::wait_invocation(store::Store::open(*root), *id, limit);
+        const store::Store store = store::Store::open(*root);
+        const auto st = run::wait_invocation(store, *id, limit);
         if (st.state == run::InvocationState::running) {
-            throw Error(ErrorCode::timed_out, fmt::format("{} is still running after {} s", *id, *timeout),
-                        st.to_json());
+            // Not the operation's timeout: the operation goes on; exit 5 says so.
+            throw Error(ErrorCode::still_running,
+                        fmt::format("{} is still running after waiting {} s (the operation goes on; wait again)", *id,
+                                    *timeout),
+                        status_json(st, eval::comparison_progress(store, *id)));
         }
-        return CommandResult{status_text(st), st.to_json(), status_exit(st)};
+        return CommandResult{status_text(st, Json()), st.to_json(), status_exit(st)};
     });
     add_root_option(wait, *root);
     wait->add_option("id", *id, "Invocation id")->required();
@@ -149,7 +281,7 @@ void register_store(CLI::App& app) {
 
     auto* cancel = add_verb(app, "cancel", "Cancel a running invocation (its child processes are killed)", [root, id] {
         const auto st = run::cancel_invocation(store::Store::open(*root), *id);
-        return CommandResult{status_text(st), st.to_json(), 0};
+        return CommandResult{status_text(st, Json()), st.to_json(), 0};
     });
     add_root_option(cancel, *root);
     cancel->add_option("id", *id, "Invocation id")->required();

@@ -4,11 +4,14 @@
 #include "cko/eval/champion.hpp"
 #include "cko/eval/compare.hpp"
 #include "cko/eval/experiment.hpp"
+#include "cko/eval/judge.hpp"
+#include "cko/eval/history.hpp"
 #include "cko/util/error.hpp"
 #include "cko/util/files.hpp"
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <memory>
 
 namespace cko::cli {
@@ -32,35 +35,70 @@ struct Options {
     double min_effect = 0;
     double gain_bound = -1;
     std::vector<std::string> secondary;
+    std::vector<std::string> accept_regression;
+    std::string export_to;
 };
 
-std::string outcome_text(const std::string& verb, const eval::OperationOutcome& o) {
+std::string pct_interval(const Json& estimate) {
+    const auto pct = [&](const char* key) {
+        const Json& v = estimate.value(key, Json());
+        return v.is_number() ? fmt::format("{:+.2f}%", v.get<double>()) : std::string("n/a");
+    };
+    return fmt::format("[{}, {}]", pct("ci_low_pct"), pct("ci_high_pct"));
+}
+
+std::string outcome_text(const std::string& verb, const eval::OperationOutcome& o, const eval::TargetSpec& spec) {
     std::string text = fmt::format("{} {}: {}", verb, o.invocation_id, o.state);
+    const Json& out = o.outputs;
     if (!o.verdict.empty()) {
         text += fmt::format(", verdict {}", o.verdict);
     }
-    if (o.outputs.contains("decision")) {
-        text += fmt::format(", decision {}", o.outputs["decision"].get<std::string>());
+    if (out.contains("decision")) {
+        text += fmt::format(", decision {}", out["decision"].get<std::string>());
     }
     text += "\n";
-    if (o.outputs.contains("reason")) {
-        text += fmt::format("  {}\n", o.outputs["reason"].get<std::string>());
+    if (out.contains("reference") && out.contains("candidate")) {
+        text += fmt::format("  reference {} ({}) against candidate {} ({})\n", out["reference"].value("label", "?"),
+                            out["reference"].value("digest", "").substr(0, 12), out["candidate"].value("label", "?"),
+                            out["candidate"].value("digest", "").substr(0, 12));
     }
-    if (o.outputs.contains("resolution")) {
-        text += fmt::format("  resolution: {}\n", o.outputs["resolution"].value("statement", ""));
+    if (out.contains("reason")) {
+        text += fmt::format("  {}\n", out["reason"].get<std::string>());
     }
-    if (o.outputs.contains("cases")) {
-        for (const auto& [id, c] : o.outputs["cases"].items()) {
-            text += fmt::format("  case {:<12} median {:.6g} {}  MAD {:.3g}  CV {:.2f}%\n", id, c["median"].get<double>(),
-                                c["unit"].get<std::string>(), c["mad"].get<double>(), 100 * c["cv"].get<double>());
+    const stats::Direction dir = spec.primary.direction == "lower" ? stats::Direction::lower : stats::Direction::higher;
+    if (out.contains("per_case") && out["per_case"].is_array() && out["per_case"].size() > 1) {
+        for (const auto& c : out["per_case"]) {
+            const Json& e = c["estimate"];
+            const double hl = e.value("hl", Json()).is_number() ? e["hl"].get<double>() : std::nan("");
+            text += fmt::format("  case {:<12} {:<13} {}  {}{}\n", c.value("case_id", "?"), c.value("verdict", "?"),
+                                eval::describe_effect(hl, dir, spec.primary.name), pct_interval(e),
+                                c.value("regressed", false) ? "  REGRESSED" : "");
         }
+    }
+    if (out.contains("aa")) {
+        text += fmt::format("  A/A check (original against itself): {} after {} pairs, {}\n",
+                            out["aa"].value("verdict", "?"), out["aa"].value("pairs", 0), pct_interval(out["aa"]["estimate"]));
+    }
+    if (out.contains("resolution")) {
+        text += fmt::format("  resolution: {}\n", out["resolution"].value("statement", ""));
+    }
+    if (out.contains("cases") && out["cases"].is_object()) {
+        for (const auto& [id, c] : out["cases"].items()) {
+            text += fmt::format("  case {:<12} median {:.6g} {}  MAD {:.3g} {}  CV {:.2f}%\n", id,
+                                c["median"].get<double>(), c["unit"].get<std::string>(), c["mad"].get<double>(),
+                                c["unit"].get<std::string>(), 100 * c["cv"].get<double>());
+        }
+    }
+    for (const auto& note : out.value("notes", Json::array())) {
+        text += fmt::format("  note: {}\n", note.get<std::string>());
     }
     return text;
 }
 
-CommandResult from_outcome(const std::string& verb, const eval::OperationOutcome& o, const store::Store& store) {
+CommandResult from_outcome(const std::string& verb, const eval::OperationOutcome& o, const store::Store& store,
+                           const eval::TargetSpec& spec) {
     Json j = run::invocation_status(store, o.invocation_id).to_json();
-    return CommandResult{outcome_text(verb, o), j, o.exit_code};
+    return CommandResult{outcome_text(verb, o, spec), j, o.exit_code};
 }
 
 eval::ComparisonKind kind_of(const std::string& verb) {
@@ -91,7 +129,7 @@ void add_comparison(CLI::App& app, const std::string& verb, const std::string& h
             progress(json_output(), fmt::format("{} running…", verb));
             const auto out = eval::run_comparison(target, c, announce);
             progress(json_output(), "");
-            return from_outcome(verb, out, store);
+            return from_outcome(verb, out, store, target.spec());
         });
     });
     add_root_option(cmd, o->root);
@@ -168,7 +206,7 @@ void register_target(CLI::App& app) {
             progress(json_output(), "baseline running…");
             const auto out = eval::run_baseline(target, b, announce);
             progress(json_output(), "");
-            return from_outcome("baseline", out, store);
+            return from_outcome("baseline", out, store, target.spec());
         });
     });
     add_root_option(baseline, o->root);
@@ -203,7 +241,8 @@ void register_target(CLI::App& app) {
                              record, 0};
     });
     add_root_option(exp_new, o->root);
-    exp_new->add_option("--candidate", o->exp.candidate, "The candidate's file or directory (laid out like the original)")->required();
+    exp_new->add_option("--candidate", o->exp.candidate, "The candidate's file or directory (laid out like the original)");
+    exp_new->add_flag("--control", o->exp.control, "An A/A control: the candidate is the base itself (the instrument check)");
     exp_new->add_option("--hypothesis", o->exp.hypothesis, "What you expect and why");
     exp_new->add_option("--mechanism", o->exp.mechanism, "A short key for the mechanism, e.g. vectorized-loads");
     exp_new->add_option("--base", o->exp.base, "original or champion")->capture_default_str();
@@ -239,12 +278,32 @@ void register_target(CLI::App& app) {
     auto* select = add_verb(*champion, "select", "Select an experiment whose confirm said improved", [o] {
         const store::Store store = store::Store::open(o->root);
         const eval::Target target = eval::Target::open(store);
-        const Json sel = eval::select_champion(target, o->experiment, o->confirm);
+        const Json sel = eval::select_champion(target, o->experiment, o->confirm, o->accept_regression);
         return CommandResult{fmt::format("champion is now {} ({})\n", o->experiment, sel["id"].get<std::string>()), sel, 0};
     });
     add_root_option(select, o->root);
     select->add_option("--experiment", o->experiment, "Experiment id")->required();
     select->add_option("--confirm", o->confirm, "The confirm invocation whose verdict is improved")->required();
+    select->add_option("--accept-regression", o->accept_regression,
+                       "A regressed case of a `mixed` confirm that you accept (repeatable; each must be named)");
+    auto* exp = add_verb(*champion, "export", "Write the champion's files into a new directory", [o] {
+        const store::Store store = store::Store::open(o->root);
+        const eval::Target target = eval::Target::open(store);
+        const Json j = eval::export_champion(target, o->export_to);
+        return CommandResult{fmt::format("wrote {} ({} file(s) of {}) to {}\n", j["champion"].get<std::string>(),
+                                         j["files"].get<std::size_t>(), j["digest"].get<std::string>().substr(0, 12),
+                                         j["destination"].get<std::string>()),
+                             j, 0};
+    });
+    add_root_option(exp, o->root);
+    exp->add_option("--to", o->export_to, "A directory that does not exist yet")->required();
+
+    auto* history = add_verb(app, "history", "Experiments and every screen/confirm/audit in time order", [o] {
+        const Json h = eval::target_history(store::Store::open(o->root));
+        return CommandResult{eval::history_text(h), h, 0};
+    });
+    add_root_option(history, o->root);
+
     auto* restore = add_verb(*champion, "restore", "Make the original the champion again", [o] {
         const store::Store store = store::Store::open(o->root);
         const eval::Target target = eval::Target::open(store);

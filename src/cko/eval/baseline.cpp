@@ -80,26 +80,33 @@ OperationOutcome run_baseline(const Target& target, const BaselineOptions& optio
         }
         outputs["cases"] = cases;
 
-        // A/A: the original against itself, paired exactly like a real comparison.
+        // A/A: the original against itself, paired exactly like a real comparison: a pair is a
+        // round over every case, and its d is the mean over the cases.
         std::mt19937_64 order_rng(seed);
         std::vector<double> d;
         Json orders = Json::array();
         for (int i = 0; i < aa_pairs; ++i) {
-            if (options.progress) {
-                options.progress(fmt::format("baseline: A/A pair {}/{}", i + 1, aa_pairs));
+            double sum = 0;
+            for (std::size_t c = 0; c < spec.case_ids.size(); ++c) {
+                const std::string& case_id = spec.case_ids[c];
+                if (options.progress) {
+                    options.progress(fmt::format("baseline: A/A pair {}/{}, case {}", i + 1, aa_pairs, case_id));
+                }
+                if (inv.cancelled()) {
+                    throw Error(ErrorCode::interrupted, "baseline cancelled");
+                }
+                const bool candidate_first = (order_rng() & 1U) != 0;
+                orders.push_back(candidate_first ? "BA" : "AB");
+                const Measurement m = session.measure_pair(
+                    case_id, candidate_first,
+                    seed + static_cast<std::uint64_t>(i) * spec.case_ids.size() + static_cast<std::uint64_t>(c));
+                if (m.error) {
+                    throw *m.error;
+                }
+                sum += stats::paired_log_ratio(m.subjects.at("reference").primary_median(),
+                                               m.subjects.at("candidate").primary_median(), direction);
             }
-            if (inv.cancelled()) {
-                throw Error(ErrorCode::interrupted, "baseline cancelled");
-            }
-            const std::string& case_id = spec.case_ids[static_cast<std::size_t>(i) % spec.case_ids.size()];
-            const bool candidate_first = (order_rng() & 1U) != 0;
-            orders.push_back(candidate_first ? "BA" : "AB");
-            const Measurement m = session.measure_pair(case_id, candidate_first, seed + static_cast<std::uint64_t>(i));
-            if (m.error) {
-                throw *m.error;
-            }
-            d.push_back(stats::paired_log_ratio(m.subjects.at("reference").primary_median(),
-                                                m.subjects.at("candidate").primary_median(), direction));
+            d.push_back(sum / static_cast<double>(spec.case_ids.size()));
         }
         const stats::Resolution resolution =
             stats::resolution_from_aa(d, spec.confidence, spec.minimum_effect_pct, static_cast<std::size_t>(spec.max_pairs));
@@ -115,6 +122,7 @@ OperationOutcome run_baseline(const Target& target, const BaselineOptions& optio
         state = run::state_for_error(e);
         out.exit_code = e.exit_code();
     }
+    outputs["exit_code"] = out.exit_code;
     inv.finish(state, reason, outputs, failure);
     out.state = std::string(run::state_name(state));
     out.outputs = outputs;

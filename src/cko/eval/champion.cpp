@@ -3,6 +3,7 @@
 
 #include "cko/eval/experiment.hpp"
 #include "cko/eval/target.hpp"
+#include "cko/store/snapshot.hpp"
 #include "cko/util/clock.hpp"
 #include "cko/util/error.hpp"
 #include "cko/util/files.hpp"
@@ -10,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 
 namespace cko::eval {
@@ -54,33 +56,68 @@ Champion read_champion(const store::Store& store) {
     return c;
 }
 
-Json select_champion(const Target& target, const std::string& experiment_id, const std::string& confirm_id) {
+Json select_champion(const Target& target, const std::string& experiment_id, const std::string& confirm_id,
+                     const std::vector<std::string>& accepted_regressions) {
     const store::Store& store = target.store();
     const Json experiment = load_experiment(store, experiment_id);
+    if (experiment.value("control", false)) {
+        throw Error(ErrorCode::not_eligible,
+                    fmt::format("{} is an A/A control (its candidate is its base): it checks the instrument and can "
+                                "never be selected",
+                                experiment_id));
+    }
     const Json confirm = invocation_result(store, confirm_id, "confirm");
     const Json& out = confirm.at("outputs");
     if (out.value("experiment_id", "") != experiment_id) {
         throw Error(ErrorCode::not_eligible,
                     fmt::format("confirm {} measured {}, not {}", confirm_id, out.value("experiment_id", "?"), experiment_id));
     }
-    if (out.value("verdict", "") != "improved") {
+    const std::string verdict = out.value("verdict", "");
+    std::vector<std::string> regressed;
+    if (verdict == "mixed") {
+        regressed = out.value("regressed_cases", std::vector<std::string>{});
+        std::vector<std::string> missing;
+        for (const auto& c : regressed) {
+            if (std::find(accepted_regressions.begin(), accepted_regressions.end(), c) == accepted_regressions.end()) {
+                missing.push_back(c);
+            }
+        }
+        if (!missing.empty()) {
+            throw Error(ErrorCode::not_eligible,
+                        fmt::format("confirm {} is `mixed`: improved pooled, but case{} {} regressed; selecting it "
+                                    "needs --accept-regression for each ({})",
+                                    confirm_id, missing.size() == 1 ? "" : "s", fmt::join(missing, ", "),
+                                    fmt::join(missing, ", ")),
+                        Json{{"regressed_cases", regressed}, {"field", "accept_regression"}});
+        }
+    } else if (verdict != "improved") {
         throw Error(ErrorCode::not_eligible,
                     fmt::format("confirm {} gave `{}`; only an `improved` confirm can select a champion", confirm_id,
-                                out.value("verdict", "no verdict")));
+                                verdict.empty() ? "no verdict" : verdict));
+    }
+    for (const auto& c : accepted_regressions) {
+        if (std::find(regressed.begin(), regressed.end(), c) == regressed.end()) {
+            throw Error(ErrorCode::invalid_argument,
+                        fmt::format("--accept-regression {}: confirm {} has no regressed case {}", c, confirm_id, c),
+                        Json{{"field", "accept_regression"}});
+        }
     }
     const Champion current = read_champion(store);
     if (out.at("reference").at("digest") != current.digest) {
         throw Error(ErrorCode::not_eligible,
-                    fmt::format("confirm {} compared against {}, but the champion is now {}; confirm again against the "
-                                "current champion",
+                    fmt::format("confirm {} compared against {}, but the champion is now {}: a selection must beat the "
+                                "current champion. Freeze a new experiment of the same candidate with --base champion "
+                                "and confirm that",
                                 confirm_id, out.at("reference").value("label", "?"),
-                                current.experiment_id.value_or("the original")));
+                                current.experiment_id.value_or("the original")),
+                    Json{{"fix", "cko experiment new --base champion --candidate ..."}});
     }
     Json selection{{"format_version", "cko/selection-v1"},
                    {"experiment_id", experiment_id},
                    {"confirm", {{"id", confirm_id}, {"sha256", sha256_file_hex(store.path_of("invocations/" + confirm_id + "/result.json"))}}},
                    {"previous", current.to_json()},
                    {"digest", experiment.at("candidate").at("digest")},
+                   {"accepted_regressions", regressed},
                    {"selected_unix_s", unix_seconds_now()}};
     selection["id"] = content_id("sel", selection);
     const auto ref = store.write_record("champion/selections/" + selection["id"].get<std::string>() + ".json", selection);
@@ -89,6 +126,35 @@ Json select_champion(const Target& target, const std::string& experiment_id, con
                                 {"experiment_id", experiment_id}, {"digest", selection["digest"]},
                                 {"selection", ref.to_json()}});
     return selection;
+}
+
+Json export_champion(const Target& target, const std::filesystem::path& destination) {
+    namespace fs = std::filesystem;
+    if (fs::exists(fs::symlink_status(destination))) {
+        throw Error(ErrorCode::already_exists,
+                    fmt::format("{} exists; name a new directory to export the champion into", destination.string()),
+                    Json{{"field", "to"}});
+    }
+    const Champion current = read_champion(target.store());
+    const store::Snapshot snap = store::load_snapshot(target.store(), current.digest);
+    store::materialize_snapshot(target.store(), snap, destination);
+    std::size_t files = 0;
+    const auto writable = [](const fs::path& p) {
+        fs::permissions(p, fs::perms::owner_write, fs::perm_options::add);
+    };
+    writable(destination);
+    if (fs::is_directory(destination)) {
+        for (const auto& e : fs::recursive_directory_iterator(destination)) {
+            writable(e.path());
+            files += e.is_regular_file() ? 1 : 0;
+        }
+    } else {
+        files = 1;
+    }
+    return Json{{"champion", current.experiment_id ? Json(*current.experiment_id) : Json("original")},
+                {"digest", current.digest},
+                {"destination", destination.string()},
+                {"files", files}};
 }
 
 Json restore_original(const Target& target, const std::string& audit_id, const std::string& reason) {

@@ -1,103 +1,226 @@
-// The comparison engine shared by screen, confirm and audit.
+// The comparison engine shared by screen, confirm and audit: plan, measure rounds, judge, record.
 #include "cko/eval/compare.hpp"
 
 #include "cko/eval/champion.hpp"
+#include "cko/eval/compare_context.hpp"
 #include "cko/eval/experiment.hpp"
+#include "cko/eval/judge.hpp"
 #include "cko/eval/session.hpp"
 #include "cko/stats/stats.hpp"
 #include "cko/util/error.hpp"
 
 #include <fmt/format.h>
 
-#include <map>
+#include <chrono>
 #include <random>
 
 namespace cko::eval {
 namespace {
 
-struct Subjects {
-    store::Snapshot reference;
-    std::string reference_label;
-    store::Snapshot candidate;
-    std::string candidate_label;
-    Json experiment;  // null for audits
+stats::Direction direction_of(const std::string& d) {
+    return d == "lower" ? stats::Direction::lower : stats::Direction::higher;
+}
+
+// What the measuring loop hands to the judge and the record.
+struct Rounds {
+    std::vector<std::vector<double>> d;                                    // [round][case]
+    std::map<std::string, std::vector<std::vector<double>>> constraint_d;  // name -> [round][case]
+    Json pairs = Json::array();
+    std::optional<stats::Verdict> verdict;  // set when the measuring itself decided (invalid)
+    std::string reason;
+    bool infrastructure_failure = false;
 };
 
-// Earlier confirms of an experiment; a new one is allowed only as a retry of an infrastructure failure.
-void require_first_confirm(const Target& target, const CompareOptions& o) {
-    std::vector<std::string> earlier;
-    for (const auto& id : run::list_invocations(target.store())) {
-        const Json req = target.store().read_record("invocations/" + id + "/request.json");
-        if (req.value("kind", "") == "confirm" && req.at("request").value("experiment_id", "") == o.experiment_id) {
-            earlier.push_back(id);
+std::string correctness_reason(const TargetSpec& spec, const std::string& case_id, const SubjectMeasurement& cand) {
+    return fmt::format("the candidate failed correctness on case {} ({} = {}, rule {} {}, driver status {}{}): no "
+                       "performance claim",
+                       case_id, spec.correctness_metric, cand.correctness_value, spec.correctness_operator,
+                       spec.correctness_threshold, driver::correctness_status_name(cand.status),
+                       cand.failed_gates.empty() ? "" : fmt::format("; failed gates: {}", fmt::join(cand.failed_gates, ", ")));
+}
+
+// A paired call died. When the candidate may be the cause, the reference runs alone on that case
+// once: if it passes, the candidate is `invalid` (it crashed the driver); otherwise the machine or
+// the driver is at fault and the comparison is an infrastructure failure.
+void attribute_crash(Session& session, const std::string& case_id, const Measurement& m, Rounds& r, Json& pair) {
+    const Error& e = *m.error;
+    const std::string running = m.failed_role.empty() ? subject_running_at_failure(e) : m.failed_role;
+    const bool candidate_may_be_cause = e.code() == ErrorCode::driver_failed && running != "reference";
+    if (!candidate_may_be_cause) {
+        r.infrastructure_failure = true;
+        throw e;
+    }
+    const Measurement alone = session.measure_single(case_id, "reference");
+    pair["reference_alone"] = alone.to_json();
+    if (alone.error || !alone.subjects.at("reference").correct) {
+        r.infrastructure_failure = true;
+        throw Error(e.code(),
+                    fmt::format("{} (the reference alone also failed on case {}: an infrastructure failure, not the "
+                                "candidate's)",
+                                e.what(), case_id),
+                    e.details());
+    }
+    r.verdict = stats::Verdict::invalid;
+    r.reason = fmt::format("the candidate crashed the driver on case {}{}: {}; the reference alone passed on that case "
+                           "(call {}), so the failure is the candidate's: no performance claim",
+                           case_id, running.empty() ? "" : " (" + running + " was running)", e.what(),
+                           alone.calls.empty() ? 0 : alone.calls.front());
+}
+
+// Measures rounds until the plan says stop, a correctness failure, a crash or contamination.
+Rounds measure_rounds(const Target& target, run::Invocation& inv, Session& session, const ComparisonPlan& plan,
+                      const CompareOptions& o) {
+    const TargetSpec& spec = target.spec();
+    const std::string kind(comparison_kind_name(o.kind));
+    const auto started = std::chrono::steady_clock::now();
+    std::mt19937_64 order_rng(plan.seed);
+    Rounds r;
+    for (std::size_t round = 0; round < plan.max_rounds; ++round) {
+        std::vector<double> round_d;
+        std::map<std::string, std::vector<double>> round_constraints;
+        for (std::size_t c = 0; c < spec.case_ids.size(); ++c) {
+            const std::string& case_id = spec.case_ids[c];
+            if (inv.cancelled()) {
+                throw Error(ErrorCode::interrupted, fmt::format("{} cancelled after {} pairs", kind, round));
+            }
+            if (inv.past_deadline()) {
+                throw Error(ErrorCode::timed_out,
+                            fmt::format("{} reached its operation timeout after {} pairs", kind, round));
+            }
+            if (o.progress) {
+                o.progress(fmt::format("{}: pair {}/{} (at most), case {}", kind, round + 1, plan.max_rounds, case_id));
+            }
+            const bool candidate_first = (order_rng() & 1U) != 0;
+            const Measurement m =
+                session.measure_pair(case_id, candidate_first, plan.seed + round * spec.case_ids.size() + c);
+            Json pair = m.to_json();
+            pair["round"] = round + 1;
+            pair["case"] = case_id;
+            pair["order"] = candidate_first ? "BA" : "AB";
+            if (m.error) {
+                attribute_crash(session, case_id, m, r, pair);
+                r.pairs.push_back(pair);
+                return r;
+            }
+            r.pairs.push_back(pair);
+            if (!m.contamination.empty()) {
+                r.infrastructure_failure = true;
+                r.verdict = stats::Verdict::invalid;
+                r.reason = fmt::format("the measurement window was contaminated: {}", fmt::join(m.contamination, "; "));
+                return r;
+            }
+            const auto& ref = m.subjects.at("reference");
+            const auto& cand = m.subjects.at("candidate");
+            if (!ref.correct || !cand.correct) {
+                r.verdict = stats::Verdict::invalid;
+                r.reason = !cand.correct ? correctness_reason(spec, case_id, cand)
+                                         : fmt::format("the reference failed correctness on case {}: the comparison is "
+                                                       "void",
+                                                       case_id);
+                r.reason += driver_notes_of(target, m);
+                r.infrastructure_failure = ref.correct ? false : true;
+                return r;
+            }
+            round_d.push_back(stats::paired_log_ratio(ref.primary_median(), cand.primary_median(),
+                                                      direction_of(spec.primary.direction)));
+            for (const auto& con : spec.constraints) {
+                round_constraints[con.name].push_back(stats::paired_log_ratio(
+                    stats::median(ref.constraints.at(con.name)), stats::median(cand.constraints.at(con.name)),
+                    direction_of(con.direction)));
+            }
         }
-    }
-    if (earlier.empty()) {
-        if (!o.retry_of.empty()) {
-            throw Error(ErrorCode::invalid_argument, fmt::format("--retry-of {}: there is no earlier confirm of {}",
-                                                                 o.retry_of, o.experiment_id));
+        r.d.push_back(std::move(round_d));
+        for (auto& [name, values] : round_constraints) {
+            r.constraint_d[name].push_back(std::move(values));
         }
-        return;
-    }
-    if (o.retry_of.empty()) {
-        throw Error(ErrorCode::already_confirmed,
-                    fmt::format("{} was already confirmed by {}; only one formal confirm counts. Re-run only after an "
-                                "infrastructure failure, with --retry-of ID --reason TEXT",
-                                o.experiment_id, fmt::join(earlier, ", ")),
-                    Json{{"earlier", earlier}});
-    }
-    if (std::find(earlier.begin(), earlier.end(), o.retry_of) == earlier.end()) {
-        throw Error(ErrorCode::invalid_argument, fmt::format("--retry-of {} is not a confirm of {} (those are: {})",
-                                                             o.retry_of, o.experiment_id, fmt::join(earlier, ", ")));
-    }
-    if (o.retry_reason.empty()) {
-        throw Error(ErrorCode::invalid_argument, "--retry-of needs --reason naming the infrastructure failure",
-                    Json{{"field", "reason"}});
-    }
-    const auto st = run::invocation_status(target.store(), o.retry_of);
-    const bool infrastructure = st.state != run::InvocationState::succeeded ||
-                                st.result.at("outputs").value("infrastructure_failure", false);
-    if (!infrastructure) {
-        throw Error(ErrorCode::not_eligible,
-                    fmt::format("confirm {} completed with verdict `{}`; a completed confirm cannot be re-run until it "
-                                "passes",
-                                o.retry_of, st.result.at("outputs").value("verdict", "?")));
-    }
-    // Only the latest attempt may be retried (no fan-out of retries).
-    if (earlier.back() != o.retry_of && earlier.size() > 1) {
-        for (const auto& id : earlier) {
-            const Json req = target.store().read_record("invocations/" + id + "/request.json");
-            if (req.at("request").value("retry_of", "") == o.retry_of) {
-                throw Error(ErrorCode::not_eligible, fmt::format("{} was already retried by {}", o.retry_of, id));
+        const std::vector<double> pooled = pooled_rounds(r.d);
+        const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        inv.event("progress", Json{{"pairs_done", r.d.size()},
+                                   {"pairs_at_most", plan.max_rounds},
+                                   {"effect_pct_so_far", stats::log_to_pct(stats::median(pooled))},
+                                   {"elapsed_s", elapsed},
+                                   {"expected_s_at_most", elapsed / static_cast<double>(r.d.size()) *
+                                                              static_cast<double>(plan.max_rounds)}});
+        if (plan.sequential && at_look(*plan.sequential, r.d.size())) {
+            const stats::LookDecision look = stats::sequential_look(pooled, *plan.sequential, plan.minimum_effect_pct);
+            if (look.stop) {
+                break;
             }
         }
     }
+    return r;
 }
 
-Subjects resolve_subjects(const Target& target, const CompareOptions& o) {
-    Subjects s;
-    const Champion champion = read_champion(target.store());
-    if (o.kind == ComparisonKind::audit) {
-        if (!champion.experiment_id) {
-            throw Error(ErrorCode::not_eligible, "there is no champion to audit (the original is current)");
-        }
-        s.reference = target.original();
-        s.reference_label = "original";
-        s.candidate = store::load_snapshot(target.store(), champion.digest);
-        s.candidate_label = *champion.experiment_id;
-        return s;
+std::string deciding_text(const Judgement& j) {
+    if (j.look == 0) {
+        return fmt::format("{:.0f} % interval", 100 * j.deciding_level);
     }
-    s.experiment = load_experiment(target.store(), o.experiment_id);
-    // Screens and confirms compare against the champion as it is now (the original if none).
-    s.reference = store::load_snapshot(target.store(), champion.digest);
-    s.reference_label = champion.experiment_id.value_or("original");
-    s.candidate = store::load_snapshot(target.store(), s.experiment.at("candidate").at("digest"));
-    s.candidate_label = o.experiment_id;
-    return s;
+    return fmt::format("look {} of {}, {:.2f} % repeated interval", j.look, j.looks_planned, 100 * j.deciding_level);
 }
 
-stats::Direction direction_of(const std::string& d) {
-    return d == "lower" ? stats::Direction::lower : stats::Direction::higher;
+// Judges the measured rounds and fills the outputs; returns the verdict.
+stats::Verdict judge_and_record(const Target& target, const ComparisonPlan& plan, const Rounds& r, Json& outputs,
+                                std::string& reason) {
+    const TargetSpec& spec = target.spec();
+    JudgeInput in;
+    in.case_ids = spec.case_ids;
+    in.d = r.d;
+    in.constraint_d = r.constraint_d;
+    for (const auto& c : spec.constraints) {
+        in.constraints.push_back({c.name, c.max_regression_pct});
+    }
+    in.minimum_effect_pct = plan.minimum_effect_pct;
+    in.case_regression_tolerance_pct = spec.max_case_regression_pct;
+    in.min_pairs = plan.min_rounds;
+    in.confidence = spec.confidence;
+    in.plan = plan.sequential;
+    const Judgement j = judge_comparison(in);
+    const Json jj = j.to_json();
+    outputs["estimate"] = jj["deciding"]["estimate"];
+    outputs["deciding"] = Json{{"look", j.look}, {"looks_planned", j.looks_planned}, {"level", j.deciding_level}};
+    outputs["nominal_estimate"] = jj["nominal"];
+    outputs["pooled_verdict"] = jj["pooled_verdict"];
+    outputs["per_case"] = jj["cases"];
+    outputs["regressed_cases"] = jj["regressed_cases"];
+    outputs["constraints"] = jj["constraints"];
+    const stats::Direction dir = direction_of(spec.primary.direction);
+    outputs["effect_text"] = describe_effect(j.deciding.hl, dir, spec.primary.name);
+    // Secondary metrics: local results only, never a reason to select.
+    Json local = Json::array();
+    if (!plan.experiment.is_null()) {
+        for (const auto& s : plan.experiment.at("secondary_metrics")) {
+            const auto found = r.constraint_d.find(s.at("name").get<std::string>());
+            const auto est = stats::estimate_paired(
+                found == r.constraint_d.end() ? std::vector<double>{} : pooled_rounds(found->second), spec.confidence);
+            if (est.n >= plan.min_rounds && stats::log_to_pct(est.ci_low) >= s.at("threshold_pct").get<double>() &&
+                j.verdict != stats::Verdict::regressed) {
+                local.push_back(Json{{"metric", s.at("name")}, {"estimate", est.to_json()},
+                                     {"note", "local result: selecting on it needs a Target with this metric as primary"}});
+            }
+        }
+        const Json& bound = plan.experiment.at("gain_bound");
+        if (!bound.is_null() && stats::log_to_pct(j.deciding.hl) > bound.at("pct").get<double>()) {
+            outputs["prediction_error"] = Json{
+                {"measured_pct", stats::log_to_pct(j.deciding.hl)}, {"bound_pct", bound.at("pct")},
+                {"source", bound.at("source")},
+                {"note", "the measured effect exceeds the pre-registered upper bound: check the bound or the measurement"}};
+        }
+    }
+    outputs["local_results"] = local;
+    reason = fmt::format("{} after {} pairs ({} case{} each) against {}: {}, effect {:+.2f}% [{:+.2f}%, {:+.2f}%] "
+                         "({}) vs minimum {}%",
+                         stats::verdict_name(j.verdict), r.d.size(), spec.case_ids.size(),
+                         spec.case_ids.size() == 1 ? "" : "s", plan.reference_label, outputs["effect_text"].get<std::string>(),
+                         stats::log_to_pct(j.deciding.hl), stats::log_to_pct(j.deciding.ci_low),
+                         stats::log_to_pct(j.deciding.ci_high), deciding_text(j), plan.minimum_effect_pct);
+    if (!j.regressed_cases.empty()) {
+        reason += fmt::format("; regressed case{}: {}", j.regressed_cases.size() == 1 ? "" : "s",
+                              fmt::join(j.regressed_cases, ", "));
+    }
+    if (!j.constraint_reason.empty()) {
+        reason += "; " + j.constraint_reason;
+    }
+    return j.verdict;
 }
 
 }  // namespace
@@ -112,214 +235,70 @@ std::string_view comparison_kind_name(ComparisonKind kind) noexcept {
 
 OperationOutcome run_comparison(const Target& target, const CompareOptions& o,
                                 const std::function<void(const std::string&)>& announce) {
-    const TargetSpec& spec = target.spec();
-    if (spec.diagnostic) {
-        throw Error(ErrorCode::not_eligible, "a diagnostic Target has no workload to compare");
-    }
+    const ComparisonPlan plan = plan_comparison(target, o);
     const std::string kind(comparison_kind_name(o.kind));
-    if (o.kind == ComparisonKind::confirm) {
-        require_first_confirm(target, o);
-    } else if (!o.retry_of.empty()) {
-        throw Error(ErrorCode::invalid_argument, "--retry-of is only for confirm");
-    }
-    const Subjects subjects = resolve_subjects(target, o);
-    const double min_effect = subjects.experiment.is_null() ? spec.minimum_effect_pct
-                                                            : subjects.experiment.at("minimum_effect_pct").get<double>();
-    const std::size_t min_pairs = static_cast<std::size_t>(spec.min_pairs);
-    // A screen is a cheap look: at most half the formal budget of pairs (never below min_pairs).
-    const std::size_t max_pairs = o.kind == ComparisonKind::screen
-                                      ? std::max(min_pairs, static_cast<std::size_t>(spec.max_pairs) / 2)
-                                      : static_cast<std::size_t>(spec.max_pairs);
-    const std::uint64_t seed = o.seed != 0 ? o.seed : seed_from(target.id() + "/" + kind + "/" + subjects.candidate_label + "/" + o.retry_of);
-    require_budget(target, subjects.experiment.is_null() ? 0.0 : subjects.experiment.value("estimated_cost_s", 0.0));
-
-    const run::Limits limits = limits_for(spec);
-    const Json reference_json{{"label", subjects.reference_label}, {"digest", subjects.reference.digest}};
-    const Json candidate_json{{"label", subjects.candidate_label}, {"digest", subjects.candidate.digest}};
-    Json request{{"target", target.id()}, {"experiment_id", o.experiment_id}, {"reference", reference_json},
-                 {"candidate", candidate_json}, {"seed", seed}, {"min_pairs", min_pairs}, {"max_pairs", max_pairs},
-                 {"minimum_effect_pct", min_effect}, {"sequential", spec.sequential}};
-    if (!o.retry_of.empty()) {
-        request["retry_of"] = o.retry_of;
-        request["retry_reason"] = o.retry_reason;
-    }
-    run::Invocation inv = run::Invocation::create(target.store(), kind, request, limits, o.cancel);
+    run::Invocation inv = run::Invocation::create(target.store(), kind, plan.request, limits_for(target.spec()), o.cancel);
     announce(inv.id());
 
-    Json outputs{{"experiment_id", o.experiment_id}, {"reference", reference_json}, {"candidate", candidate_json},
-                 {"seed", seed}, {"minimum_effect_pct", min_effect}};
+    Json outputs{{"experiment_id", o.experiment_id}, {"reference", plan.reference_json}, {"candidate", plan.candidate_json},
+                 {"seed", plan.seed}, {"minimum_effect_pct", plan.minimum_effect_pct}, {"notes", plan.notes}};
     OperationOutcome out;
     out.invocation_id = inv.id();
     std::optional<Error> failure;
     run::InvocationState state = run::InvocationState::succeeded;
     stats::Verdict verdict = stats::Verdict::inconclusive;
     std::string reason;
-    bool infrastructure_failure = false;
-    std::vector<stats::CaseSamples> per_case;
-    for (const auto& id : spec.case_ids) {
-        per_case.push_back({id, {}});
-    }
-    std::map<std::string, std::vector<double>> constraint_d;
-    std::vector<double> d;
-    Json pairs = Json::array();
+    Rounds rounds;
     try {
-        const auto problems = target.validity_problems();
+        const auto problems = target.environment_problems();
         if (!problems.empty()) {
-            infrastructure_failure = true;
+            rounds.infrastructure_failure = true;
             verdict = stats::Verdict::invalid;
             reason = fmt::format("environment mismatch: {}", fmt::join(problems, "; "));
         } else {
-            Session session(target, inv, subjects.reference, subjects.reference_label, subjects.candidate,
-                            subjects.candidate_label);
-            if (!subjects.experiment.is_null()) {
+            Session session(target, inv, plan.reference, plan.reference_label, plan.candidate, plan.candidate_label);
+            if (!plan.experiment.is_null()) {
                 std::vector<CorrectnessGate> gates;
-                for (const auto& g : subjects.experiment.at("extra_correctness_gates")) {
+                for (const auto& g : plan.experiment.at("extra_correctness_gates")) {
                     gates.push_back(parse_correctness_gate(g.get<std::string>(), "extra_correctness_gates"));
                 }
                 session.add_correctness_gates(std::move(gates));
             }
-            std::mt19937_64 order_rng(seed);
-            stats::SequentialPlan plan;
-            plan.block = std::max<std::size_t>(2, spec.case_ids.size());
-            plan.min_pairs = min_pairs;
-            plan.max_pairs = max_pairs;
-            plan.confidence = spec.confidence;
-            bool decided = false;
-            for (std::size_t i = 0; i < max_pairs && !decided; ++i) {
-                if (inv.cancelled()) {
-                    throw Error(ErrorCode::interrupted, fmt::format("{} cancelled after {} pairs", kind, i));
-                }
-                if (inv.past_deadline()) {
-                    throw Error(ErrorCode::timed_out, fmt::format("{} reached its operation timeout after {} pairs", kind, i));
-                }
-                const std::size_t case_index = i % spec.case_ids.size();
-                if (o.progress) {
-                    o.progress(d.empty() ? fmt::format("{}: pair {}/{} (at most)", kind, i + 1, max_pairs)
-                                         : fmt::format("{}: pair {}/{} (at most), effect so far {:+.2f}%", kind, i + 1,
-                                                       max_pairs, stats::log_to_pct(stats::median(d))));
-                }
-                const bool candidate_first = (order_rng() & 1U) != 0;
-                const Measurement m = session.measure_pair(spec.case_ids[case_index], candidate_first, seed + i);
-                Json pair = m.to_json();
-                pair["case"] = spec.case_ids[case_index];
-                pair["order"] = candidate_first ? "BA" : "AB";
-                pairs.push_back(pair);
-                if (m.error) {
-                    infrastructure_failure = true;
-                    throw *m.error;
-                }
-                if (!m.contamination.empty()) {
-                    infrastructure_failure = true;
-                    verdict = stats::Verdict::invalid;
-                    reason = fmt::format("the measurement window was contaminated: {}", fmt::join(m.contamination, "; "));
-                    break;
-                }
-                const auto& ref = m.subjects.at("reference");
-                const auto& cand = m.subjects.at("candidate");
-                if (!ref.correct || !cand.correct) {
-                    verdict = stats::Verdict::invalid;
-                    reason = !cand.correct
-                                 ? fmt::format("the candidate failed correctness on case {} ({} = {}, rule {} {}, driver "
-                                               "status {}{}): no performance claim",
-                                               spec.case_ids[case_index], spec.correctness_metric, cand.correctness_value,
-                                               spec.correctness_operator, spec.correctness_threshold,
-                                               driver::correctness_status_name(cand.status),
-                                               cand.failed_gates.empty() ? ""
-                                                   : fmt::format("; failed gates: {}", fmt::join(cand.failed_gates, ", ")))
-                                 : fmt::format("the reference failed correctness on case {}: the comparison is void",
-                                               spec.case_ids[case_index]);
-                    break;
-                }
-                const double di = stats::paired_log_ratio(ref.primary_median(), cand.primary_median(),
-                                                          direction_of(spec.primary.direction));
-                d.push_back(di);
-                per_case[case_index].d.push_back(di);
-                for (const auto& c : spec.constraints) {
-                    const auto median = [](std::vector<double> v) { return stats::median(v); };
-                    constraint_d[c.name].push_back(stats::paired_log_ratio(
-                        median(ref.constraints.at(c.name)), median(cand.constraints.at(c.name)), direction_of(c.direction)));
-                }
-                if (spec.sequential && d.size() >= min_pairs && (d.size() - min_pairs) % plan.block == 0) {
-                    const stats::LookDecision look = stats::sequential_look(d, plan, min_effect);
-                    if (look.stop) {
-                        decided = true;
-                        verdict = look.verdict;
-                    }
-                }
-            }
-            if (verdict != stats::Verdict::invalid) {
-                const stats::PooledEstimate pooled = stats::estimate_pooled(per_case, spec.confidence);
-                const stats::PairedEstimate all = stats::estimate_paired(d, spec.confidence);
-                if (!decided) {
-                    verdict = stats::classify(all, min_effect, min_pairs);
-                }
-                outputs["estimate"] = all.to_json();
-                outputs["per_case"] = pooled.to_json();
-                Json constraints = Json::object();
-                for (const auto& c : spec.constraints) {
-                    const auto est = stats::estimate_paired(constraint_d[c.name], spec.confidence);
-                    const auto status = stats::classify_constraint(est, c.max_regression_pct, min_pairs);
-                    constraints[c.name] = Json{{"estimate", est.to_json()}, {"status", stats::constraint_status_name(status)},
-                                               {"max_regression_pct", c.max_regression_pct}};
-                    if (status == stats::ConstraintStatus::regressed) {
-                        verdict = stats::Verdict::regressed;
-                        reason = fmt::format("constraint {} regressed beyond {}%", c.name, c.max_regression_pct);
-                    }
-                }
-                outputs["constraints"] = constraints;
-                // Secondary metrics: local results only, never a reason to select.
-                Json local = Json::array();
-                if (!subjects.experiment.is_null()) {
-                    for (const auto& s : subjects.experiment.at("secondary_metrics")) {
-                        const auto est = stats::estimate_paired(constraint_d[s.at("name")], spec.confidence);
-                        if (est.n >= min_pairs && stats::log_to_pct(est.ci_low) >= s.at("threshold_pct").get<double>() &&
-                            verdict != stats::Verdict::regressed) {
-                            local.push_back(Json{{"metric", s.at("name")}, {"estimate", est.to_json()},
-                                                 {"note", "local result: selecting on it needs a Target with this metric as primary"}});
-                        }
-                    }
-                    const Json& bound = subjects.experiment.at("gain_bound");
-                    if (!bound.is_null() && stats::log_to_pct(all.hl) > bound.at("pct").get<double>()) {
-                        outputs["prediction_error"] = Json{
-                            {"measured_pct", stats::log_to_pct(all.hl)}, {"bound_pct", bound.at("pct")},
-                            {"source", bound.at("source")},
-                            {"note", "the measured effect exceeds the pre-registered upper bound: check the bound or the measurement"}};
-                    }
-                }
-                outputs["local_results"] = local;
-                if (reason.empty()) {
-                    reason = fmt::format("{} after {} pairs: effect {:+.2f}% [{:+.2f}%, {:+.2f}%] vs minimum {}%",
-                                         stats::verdict_name(verdict), d.size(), stats::log_to_pct(all.hl),
-                                         stats::log_to_pct(all.ci_low), stats::log_to_pct(all.ci_high), min_effect);
-                }
+            rounds = measure_rounds(target, inv, session, plan, o);
+            if (rounds.verdict) {
+                verdict = *rounds.verdict;
+                reason = rounds.reason;
+            } else {
+                verdict = judge_and_record(target, plan, rounds, outputs, reason);
             }
         }
     } catch (const Error& e) {
         failure = e;
         reason = e.what();
         state = run::state_for_error(e);
-        infrastructure_failure = true;
+        rounds.infrastructure_failure = true;
     }
-    outputs["pairs"] = pairs;
-    outputs["d"] = d;
-    outputs["infrastructure_failure"] = infrastructure_failure;
+    for (const auto& note : host_load_notes(plan.load_at_start)) {
+        outputs["notes"].push_back(note);
+    }
+    outputs["pairs"] = rounds.pairs;
+    outputs["d"] = pooled_rounds(rounds.d);
+    outputs["infrastructure_failure"] = rounds.infrastructure_failure;
     if (state == run::InvocationState::succeeded) {
         outputs["verdict"] = stats::verdict_name(verdict);
+        bool positive = verdict == stats::Verdict::improved;
         if (o.kind == ComparisonKind::screen) {
-            // A screen may reject, never select. A diagnostic-proxy screen may not reject on performance alone.
-            const bool proxy = subjects.experiment.value("screen_design", "") == "diagnostic_proxy";
-            const bool reject = verdict == stats::Verdict::invalid ||
-                                (!proxy && (verdict == stats::Verdict::regressed || verdict == stats::Verdict::below_minimum ||
-                                            verdict == stats::Verdict::equivalent));
-            outputs["decision"] = reject ? "rejected" : "pass_to_confirm";
+            const bool proxy = plan.experiment.value("screen_design", "") == "diagnostic_proxy";
+            const ScreenDecision decision = screen_decision(verdict, rounds.infrastructure_failure, proxy);
+            outputs["decision"] = screen_decision_name(decision);
+            positive = decision == ScreenDecision::pass_to_confirm;
         }
         out.verdict = std::string(stats::verdict_name(verdict));
-        const bool positive = o.kind == ComparisonKind::screen ? outputs["decision"] == "pass_to_confirm"
-                                                               : verdict == stats::Verdict::improved;
         out.exit_code = positive ? 0 : 1;
     } else {
         out.exit_code = failure ? failure->exit_code() : 3;
     }
+    outputs["exit_code"] = out.exit_code;
     outputs["reason"] = reason;
     inv.finish(state, reason, outputs, failure);
     out.state = std::string(run::state_name(state));

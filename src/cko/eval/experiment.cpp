@@ -5,10 +5,14 @@
 #include "cko/util/error.hpp"
 #include "cko/util/files.hpp"
 #include "cko/util/sha256.hpp"
+#include "cko/util/clock.hpp"
+#include "cko/run/invocation.hpp"
 
 #include <fmt/format.h>
 
 #include <fnmatch.h>
+#include <algorithm>
+#include <functional>
 #include <map>
 
 namespace cko::eval {
@@ -42,7 +46,65 @@ bool in_scope(const TargetSpec& spec, const std::string& path) {
     return false;
 }
 
+// One formal confirm per candidate, not per hypothesis text: the same candidate against the same
+// base is the same experiment whatever its story says.
+// The comparison contract: what a confirm tests besides the code (a stricter gate or another minimum
+// effect is a different question about the same candidate; a reworded hypothesis is not).
+Json contract_of(const Json& e) {
+    return Json{{"minimum_effect_pct", e.at("minimum_effect_pct")}, {"gates", e.at("extra_correctness_gates")},
+                {"secondary", e.at("secondary_metrics")}, {"claim_layer", e.at("claim_layer")},
+                {"control", e.value("control", false)}};
+}
+
+void refuse_refreeze(const Target& target, const Json& record) {
+    const store::Store& store = target.store();
+    for (const auto& id : list_experiments(store)) {
+        const Json e = store.read_record("experiments/" + id + ".json");
+        if (e.at("candidate").at("digest") != record.at("candidate").at("digest") ||
+            e.at("base").at("digest") != record.at("base").at("digest") || contract_of(e) != contract_of(record)) {
+            continue;
+        }
+        std::string confirmed;
+        for (const auto& inv : run::list_invocations(store)) {
+            const std::string rel = "invocations/" + inv + "/result.json";
+            if (!store.exists(rel)) {
+                continue;
+            }
+            const Json r = store.read_record(rel);
+            if (r.value("kind", "") == "confirm" && r.at("outputs").value("experiment_id", "") == id) {
+                confirmed = fmt::format(", confirmed by {} (`{}`)", inv, r.at("outputs").value("verdict", r.value("state", "?")));
+            }
+        }
+        throw Error(ErrorCode::already_exists,
+                    fmt::format("this candidate is already frozen against this base as {}{}: one formal confirm per "
+                                "candidate; use that experiment",
+                                id, confirmed),
+                    Json{{"id", id}, {"field", "candidate"}});
+    }
+}
+
 }  // namespace
+
+std::vector<std::string> list_experiments(const store::Store& store) {
+    std::vector<std::pair<std::int64_t, std::string>> found;
+    const std::filesystem::path dir = store.root() / "experiments";
+    if (std::filesystem::is_directory(dir)) {
+        for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+            const std::string name = entry.path().filename().string();
+            if (entry.path().extension() == ".json" && name.starts_with("exp-")) {
+                const std::string id = entry.path().stem().string();
+                const Json e = store.read_record("experiments/" + name);
+                found.emplace_back(e.value("created_unix_s", std::int64_t{0}), id);
+            }
+        }
+    }
+    std::sort(found.begin(), found.end());
+    std::vector<std::string> ids;
+    for (auto& [t, id] : found) {
+        ids.push_back(std::move(id));
+    }
+    return ids;
+}
 
 std::vector<std::string> changed_files(const store::Snapshot& base, const store::Snapshot& candidate) {
     std::map<std::string, std::string> a;
@@ -70,30 +132,85 @@ std::vector<std::string> changed_files(const store::Snapshot& base, const store:
     return out;
 }
 
-Json create_experiment(const Target& target, const ExperimentSpec& spec) {
+std::vector<Error> experiment_spec_problems(const TargetSpec& t, const ExperimentSpec& spec) {
+    std::vector<Error> problems;
+    const auto check = [&](const std::function<void()>& f) {
+        try {
+            f();
+        } catch (const Error& e) {
+            problems.push_back(e);
+        }
+    };
+    if (!spec.control && spec.candidate.empty()) {
+        check([] { bad("candidate", "missing", "give the candidate's file or directory, or --control for an A/A control"); });
+    }
+    if (spec.control && !spec.candidate.empty()) {
+        check([] { bad("candidate", "given with --control", "a control's candidate is its base: drop --candidate"); });
+    }
+    if (spec.hypothesis.empty()) {
+        check([] { bad("hypothesis", "missing", "say what you expect and why, in one or two sentences"); });
+    }
+    if (spec.mechanism.empty()) {
+        check([] { bad("mechanism", "missing", "give a short key for the mechanism, e.g. vectorized-loads"); });
+    } else {
+        check([&] { require_safe_name(spec.mechanism, "mechanism"); });
+    }
+    if (spec.falsifier.empty() == spec.no_falsifier_reason.empty()) {
+        check([] {
+            bad("falsifier", "give exactly one of falsifier and no_falsifier_reason",
+                "name the cheapest command that could prove the hypothesis wrong, or say why none is needed");
+        });
+    }
+    check([&] { one_of("failure_closes", spec.failure_closes, {"implementation", "integration", "mechanism"}); });
+    check([&] { one_of("screen_design", spec.screen_design, {"conservative_bound", "diagnostic_proxy"}); });
+    check([&] {
+        one_of("relationship", spec.relationship, {"implementation_equivalence", "artifact_fidelity", "deployment_effect"});
+    });
+    check([&] { one_of("lifecycle", spec.lifecycle, {"isolated_process", "same_process"}); });
+    if (spec.lifecycle == "same_process" && !t.can_pair_in_process()) {
+        check([] { bad("lifecycle", "same_process needs a driver declared paired_in_process", "use isolated_process"); });
+    }
+    check([&] { one_of("base", spec.base, {"original", "champion"}); });
+    return problems;
+}
+
+Json create_experiment(const Target& target, const ExperimentSpec& given) {
     const TargetSpec& t = target.spec();
     if (t.diagnostic) {
         throw Error(ErrorCode::not_eligible, "a diagnostic Target has no workload to compare candidates on");
     }
-    if (spec.hypothesis.empty()) {
-        bad("hypothesis", "missing", "say what you expect and why, in one or two sentences");
+    ExperimentSpec spec = given;
+    if (spec.control) {
+        // An A/A control needs no story: it checks the instrument.
+        if (spec.hypothesis.empty()) {
+            spec.hypothesis = "A/A control: the candidate is its base, so the comparison should find no effect";
+        }
+        if (spec.mechanism.empty()) {
+            spec.mechanism = "aa-control";
+        }
+        if (spec.falsifier.empty() && spec.no_falsifier_reason.empty()) {
+            spec.no_falsifier_reason = "a control tests the instrument, not a hypothesis";
+        }
+        if (spec.failure_closes.empty()) {
+            spec.failure_closes = "implementation";
+        }
     }
-    if (spec.mechanism.empty()) {
-        bad("mechanism", "missing", "give a short key for the mechanism, e.g. vectorized-loads");
+    const std::vector<Error> problems = experiment_spec_problems(t, spec);
+    if (!problems.empty()) {
+        std::vector<std::string> lines;
+        Json list = Json::array();
+        for (const auto& p : problems) {
+            lines.emplace_back(p.what());
+            list.push_back(Json{{"field", p.details().value("field", "")}, {"message", p.what()},
+                                {"fix", p.details().value("fix", "")}});
+        }
+        throw Error(ErrorCode::invalid_argument,
+                    problems.size() == 1 ? lines.front()
+                                         : fmt::format("{} problems: {}", problems.size(), fmt::join(lines, " | ")),
+                    Json{{"field", problems.front().details().value("field", "")},
+                         {"fix", problems.front().details().value("fix", "")},
+                         {"problems", list}});
     }
-    require_safe_name(spec.mechanism, "mechanism");
-    if (spec.falsifier.empty() == spec.no_falsifier_reason.empty()) {
-        bad("falsifier", "give exactly one of falsifier and no_falsifier_reason",
-            "name the cheapest command that could prove the hypothesis wrong, or say why none is needed");
-    }
-    one_of("failure_closes", spec.failure_closes, {"implementation", "integration", "mechanism"});
-    one_of("screen_design", spec.screen_design, {"conservative_bound", "diagnostic_proxy"});
-    one_of("relationship", spec.relationship, {"implementation_equivalence", "artifact_fidelity", "deployment_effect"});
-    one_of("lifecycle", spec.lifecycle, {"isolated_process", "same_process"});
-    if (spec.lifecycle == "same_process" && !t.can_pair_in_process()) {
-        bad("lifecycle", "same_process needs a driver declared paired_in_process", "use isolated_process");
-    }
-    one_of("base", spec.base, {"original", "champion"});
     const std::string claim = spec.claim_layer.empty() ? t.claim_layer : spec.claim_layer;
     one_of("claim_layer", claim, {"kernel", "workload", "serving"});
     const std::map<std::string, int> rank{{"kernel", 0}, {"workload", 1}, {"serving", 2}};
@@ -130,14 +247,15 @@ Json create_experiment(const Target& target, const ExperimentSpec& spec) {
     }
     const store::Snapshot base_snap = store::load_snapshot(target.store(), on_champion ? champion.digest
                                                                                       : target.original().digest);
-    const store::Snapshot candidate = store::take_snapshot(target.store(), spec.candidate);
+    const store::Snapshot candidate = spec.control ? base_snap : store::take_snapshot(target.store(), spec.candidate);
     if (candidate.kind != base_snap.kind) {
         bad("candidate", fmt::format("is a {} but the original is a {}", candidate.kind, base_snap.kind),
             "lay the candidate out like the original");
     }
     const std::vector<std::string> changes = changed_files(base_snap, candidate);
-    if (changes.empty()) {
-        bad("candidate", "is identical to its base", "change something inside the change scope");
+    if (changes.empty() && !spec.control) {
+        bad("candidate", "is identical to its base",
+            "change something inside the change scope, or freeze an A/A control with --control");
     }
     std::vector<std::string> outside;
     for (const auto& c : changes) {
@@ -180,7 +298,10 @@ Json create_experiment(const Target& target, const ExperimentSpec& spec) {
                 {"diagnostics_only", spec.diagnostics_only},
                 {"relationship", spec.relationship},
                 {"lifecycle", spec.lifecycle},
-                {"premises", spec.premises}};
+                {"premises", spec.premises},
+                {"control", spec.control},
+                {"created_unix_s", unix_seconds_now()}};
+    refuse_refreeze(target, record);
     record["id"] = content_id("exp", record);
     const std::string rel = "experiments/" + record["id"].get<std::string>() + ".json";
     if (target.store().exists(rel)) {

@@ -34,12 +34,20 @@ struct ExperimentSpec {
     std::string relationship = "implementation_equivalence";  // artifact_fidelity, deployment_effect
     std::string lifecycle = "isolated_process";  // or same_process (only if the driver pairs in process)
     std::vector<std::string> premises;
+    bool control = false;  // an A/A control: the candidate is the base itself (no --candidate)
 };
+
+// Every problem with the contract at once (missing fields, bad choices), each naming the field and
+// the fix; empty when the spec may be frozen.
+[[nodiscard]] std::vector<Error> experiment_spec_problems(const TargetSpec& target, const ExperimentSpec& spec);
 
 // Snapshots the candidate, computes the files changed against the base (from the manifests) and
 // refuses any outside the Target's change scope (scope_violation naming them), then writes
 // experiments/<exp-id>.json create-once. Returns the record.
 [[nodiscard]] Json create_experiment(const Target& target, const ExperimentSpec& spec);
+
+// Experiment ids in the order they were frozen.
+[[nodiscard]] std::vector<std::string> list_experiments(const store::Store& store);
 
 [[nodiscard]] Json load_experiment(const store::Store& store, const std::string& id);
 

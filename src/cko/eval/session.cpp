@@ -21,6 +21,37 @@
 namespace cko::eval {
 namespace fs = std::filesystem;
 
+std::string last_lines(const fs::path& file, std::size_t lines) {
+    constexpr std::size_t kMaxBytes = 1500;
+    std::string text;
+    try {
+        text = read_file_capped(file, 64ULL << 20);
+    } catch (const Error&) {
+        return "";
+    }
+    while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) {
+        text.pop_back();
+    }
+    std::size_t start = text.size();
+    for (std::size_t n = 0; n < lines && start > 0; ++n) {
+        const std::size_t nl = text.rfind('\n', start - 1);
+        start = nl == std::string::npos ? 0 : nl;
+        if (nl == std::string::npos) {
+            break;
+        }
+    }
+    std::string tail = text.substr(start == 0 ? 0 : start + 1);
+    if (tail.size() > kMaxBytes) {
+        // Cut after a newline or at an ASCII byte, never inside a UTF-8 sequence.
+        std::size_t cut = tail.size() - kMaxBytes;
+        while (cut < tail.size() && (static_cast<unsigned char>(tail[cut]) & 0xC0U) == 0x80U) {
+            ++cut;
+        }
+        tail = "…" + tail.substr(cut);
+    }
+    return tail;
+}
+
 double SubjectMeasurement::primary_median() const { return primary.empty() ? std::nan("") : stats::median(primary); }
 
 Json SubjectMeasurement::to_json() const {
@@ -41,6 +72,12 @@ Json Measurement::to_json() const {
     Json j{{"subjects", subjects_json}, {"calls", calls}, {"contamination", contamination}};
     if (error) {
         j["error"] = error->to_json()["error"];
+    }
+    if (!driver_notes.empty()) {
+        j["driver_notes"] = driver_notes;
+    }
+    if (!stderr_tail.empty()) {
+        j["stderr_tail"] = stderr_tail;
     }
     return j;
 }
@@ -148,8 +185,19 @@ Measurement Session::call(const std::string& case_id, driver::Mode mode, const s
         m.error = report.error;
         return m;
     }
+    bool all_passed = true;
     for (const auto& s : report.result->subjects) {
         m.subjects[s.role] = judge(s);
+        all_passed = all_passed && m.subjects[s.role].correct;
+    }
+    if (!all_passed) {
+        // The cause of a failure is in what the driver said: its notes and the end of its stderr.
+        for (const auto& note : report.result->environment.value("notes", Json::array())) {
+            if (note.is_string()) {
+                m.driver_notes.push_back(note.get<std::string>());
+            }
+        }
+        m.stderr_tail = last_lines(report.outcome.call_dir / "stderr.txt", 5);
     }
     return m;
 }
@@ -171,6 +219,7 @@ Measurement Session::measure_pair(const std::string& case_id, bool candidate_fir
         pair.contamination.insert(pair.contamination.end(), one.contamination.begin(), one.contamination.end());
         if (one.error) {
             pair.error = one.error;
+            pair.failed_role = role;
             return pair;
         }
         pair.subjects[role] = one.subjects.at(role);

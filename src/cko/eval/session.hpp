@@ -29,6 +29,9 @@ struct Measurement {
     std::vector<int> calls;                               // driver call numbers in the invocation
     std::optional<Error> error;                           // the driver misbehaved
     std::vector<std::string> contamination;               // monitor findings during the calls
+    std::string failed_role;  // with error: the subject whose single call failed ("" for a paired call)
+    std::vector<std::string> driver_notes;  // the driver's environment.notes when a subject did not pass
+    std::string stderr_tail;                // the last lines of its stderr then
     [[nodiscard]] Json to_json() const;
 };
 
@@ -66,6 +69,10 @@ private:
     std::vector<std::unique_ptr<run::GpuLock>> locks_;
     std::vector<CorrectnessGate> gates_;
 };
+
+// The last `lines` lines of a text file (at most ~1500 bytes, cut on a character boundary); "" if
+// it cannot be read.
+[[nodiscard]] std::string last_lines(const std::filesystem::path& file, std::size_t lines);
 
 // Problems with the Target's authorization before an operation starts (budget spent, deadline
 // passed): throws budget_exhausted / deadline_passed saying what is left.

@@ -272,13 +272,18 @@ std::vector<std::string> Target::gpu_uuids() const {
     return record_.value("gpus", Json::array()).get<std::vector<std::string>>();
 }
 
-std::vector<std::string> Target::validity_problems(bool probe_tools) const {
+std::vector<std::string> Target::environment_problems(bool probe_tools) const {
     std::vector<std::string> problems;
     env::ProbeOptions probe;
     probe.tools = probe_tools;
     if (const auto mismatch = env::identity_mismatch(record_.at("environment"), env::probe_identity(probe))) {
         problems.push_back(*mismatch);
     }
+    return problems;
+}
+
+std::vector<std::string> Target::driver_changes() const {
+    std::vector<std::string> problems;
     for (const auto& item : record_.value("driver_identity", Json::array())) {
         const std::string path = item.at("path");
         std::string now;
@@ -292,6 +297,14 @@ std::vector<std::string> Target::validity_problems(bool probe_tools) const {
                                            "to measure with the edited driver",
                                            path));
         }
+    }
+    return problems;
+}
+
+std::vector<std::string> Target::validity_problems(bool probe_tools) const {
+    std::vector<std::string> problems = environment_problems(probe_tools);
+    for (auto& p : driver_changes()) {
+        problems.push_back(std::move(p));
     }
     return problems;
 }

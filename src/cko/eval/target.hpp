@@ -53,6 +53,10 @@ public:
     // Problems that make a measurement on this machine invalid: another host or GPU set, or driver
     // files edited since the freeze. Empty when measurements may proceed.
     [[nodiscard]] std::vector<std::string> validity_problems(bool probe_tools = false) const;
+    // The two halves: the machine (host, GPUs) differs from the frozen identity; driver or identity
+    // files changed since the freeze (an error of the Target, never a fact about a candidate).
+    [[nodiscard]] std::vector<std::string> environment_problems(bool probe_tools = false) const;
+    [[nodiscard]] std::vector<std::string> driver_changes() const;
 
 private:
     Target(const store::Store& store, Json record, TargetSpec spec);

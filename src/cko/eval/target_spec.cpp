@@ -385,6 +385,13 @@ TargetSpec parse_target_spec(std::string_view text, const fs::path& spec_path) {
         bad("objective.minimum_effect_pct", fmt::format("{} is not in (0, 1000)", s.minimum_effect_pct),
             "give a positive percentage such as 0.5 or 5");
     }
+    s.max_case_regression_pct = objective.number(
+        "max_case_regression_pct", "the slowdown one case may show while the pooled effect counts, in percent, e.g. 2",
+        0.0);
+    if (!(s.max_case_regression_pct >= 0 && s.max_case_regression_pct < 100)) {
+        bad("objective.max_case_regression_pct", fmt::format("{} is not in [0, 100)", s.max_case_regression_pct),
+            "give 0 (no case may regress) or a small percentage");
+    }
     s.constraints = read_constraints(objective, s.primary.name);
     objective.close();
 

@@ -44,6 +44,7 @@ struct TargetSpec {
 
     PrimarySpec primary;
     double minimum_effect_pct = 0;
+    double max_case_regression_pct = 0;  // a case slower than this makes an improvement `mixed`
     std::vector<ConstraintSpec> constraints;
 
     std::string correctness_metric;

@@ -27,6 +27,7 @@ Json TargetSpec::to_json() const {
                 {"objective", {{"primary", {{"name", primary.name}, {"unit", primary.unit},
                                             {"direction", primary.direction}, {"aggregation", primary.aggregation}}},
                                {"minimum_effect_pct", minimum_effect_pct},
+                               {"max_case_regression_pct", max_case_regression_pct},
                                {"constraints", constraints_json}}},
                 {"correctness", {{"metric", correctness_metric}, {"operator", correctness_operator},
                                  {"threshold", correctness_threshold}}},
@@ -54,6 +55,7 @@ TargetSpec TargetSpec::from_json(const Json& s, const std::filesystem::path& bas
     spec.primary = {o.at("primary").at("name"), o.at("primary").at("unit"), o.at("primary").at("direction"),
                     o.at("primary").at("aggregation")};
     spec.minimum_effect_pct = o.at("minimum_effect_pct");
+    spec.max_case_regression_pct = o.value("max_case_regression_pct", 0.0);
     for (const auto& c : o.at("constraints")) {
         spec.constraints.push_back({c.at("name"), c.at("unit"), c.at("direction"), c.at("max_regression_pct")});
     }
@@ -109,6 +111,7 @@ env_allow = ["PATH", "LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES", "PYTHONPATH"]
 [objective]
 primary = {{ name = "latency_us", unit = "us", direction = "lower", aggregation = "median" }}
 minimum_effect_pct = 2.0           # the smallest gain worth having
+max_case_regression_pct = 0.0      # how much slower one case may get while the pooled effect counts
 constraints = [
   # {{ name = "peak_mem_bytes", unit = "byte", direction = "lower", max_regression_pct = 2.0 }},
 ]
@@ -121,7 +124,7 @@ threshold = 1e-5
 [statistics]
 confidence = 0.95
 min_pairs = 6                      # below this: inconclusive
-max_pairs = 40
+max_pairs = 40                     # a pair is one round: every case once, reference and candidate
 samples_per_call = 5               # per subject per call; a pair uses their medians
 sequential = true                  # stop as soon as the verdict is decided
 

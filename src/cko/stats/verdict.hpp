@@ -13,7 +13,7 @@ namespace cko::stats {
 
 // The enumerator name is the JSON spelling: one table, one spelling.
 #define CKO_VERDICTS(X) \
-    X(improved) X(below_minimum) X(equivalent) X(inconclusive) X(regressed) X(invalid)
+    X(improved) X(mixed) X(below_minimum) X(equivalent) X(inconclusive) X(regressed) X(invalid)
 
 CKO_CLOSED_ENUM(Verdict, CKO_VERDICTS, verdict_name, verdict_from_name)
 

@@ -17,6 +17,7 @@ enum class ExitClass : int {
     usage = 2,        // bad flags, bad input files, validation failures
     environment = 3,  // missing tool, I/O failure, child process failure
     interrupted = 4,  // Ctrl-C, SIGTERM, deadline
+    still_running = 5,  // `cko wait --timeout` expired: the operation itself goes on
 };
 
 // X(enumerator, exit class). The enumerator name is also the JSON spelling: one table, one spelling.
@@ -75,6 +76,7 @@ enum class ExitClass : int {
     X(self_check_failed, environment) \
     X(timed_out, interrupted)         \
     X(interrupted, interrupted)       \
+    X(still_running, still_running)   \
     X(internal, environment)
 
 enum class ErrorCode {

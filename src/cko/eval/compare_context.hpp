@@ -1,0 +1,54 @@
+// Planning a comparison: the reference the experiment names, the rounds, the sequential plan, notes.
+#pragma once
+
+#include "cko/eval/compare.hpp"
+#include "cko/eval/session.hpp"
+#include "cko/stats/sequential.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cko::eval {
+
+// Everything fixed before the first driver call, recorded in the invocation's request.
+struct ComparisonPlan {
+    store::Snapshot reference;
+    std::string reference_label;  // "original" or the champion experiment's id
+    std::string reference_kind;   // original | champion
+    store::Snapshot candidate;
+    std::string candidate_label;
+    Json experiment;  // null for audits
+    Json reference_json;
+    Json candidate_json;
+    double minimum_effect_pct = 0;
+    std::size_t min_rounds = 6;
+    std::size_t max_rounds = 40;  // a pair is a round over every case
+    std::uint64_t seed = 0;
+    std::optional<stats::SequentialPlan> sequential;
+    Json notes = Json::array();  // what is known about noise before measuring
+    double load_at_start = 0;    // 1-minute load average
+    Json request;
+};
+
+// Checks the one-confirm rule, the Target (driver files unchanged: else driver_changed, exit 3,
+// nothing measured), the budget; resolves the reference from the experiment's base (the original,
+// or the champion frozen into the experiment) and the rounds.
+[[nodiscard]] ComparisonPlan plan_comparison(const Target& target, const CompareOptions& options);
+
+// Which subject a driver said it was running when it died (the SDKs print `cko: subject ROLE case
+// ID` to stderr before measuring each subject); "" when it did not say.
+[[nodiscard]] std::string subject_running_at_failure(const Error& error);
+
+// "; driver notes: …; stderr ends with: …" for a measurement whose subject did not pass ("" if none).
+[[nodiscard]] std::string driver_notes_of(const Target& target, const Measurement& m);
+
+// The last progress event of a running comparison (pairs done / at most, effect so far, elapsed
+// and expected seconds); null when it has none yet.
+[[nodiscard]] Json comparison_progress(const store::Store& store, const std::string& invocation_id);
+
+// A note when the host's load average exceeded its cores during the comparison.
+[[nodiscard]] std::vector<std::string> host_load_notes(double load_at_start);
+[[nodiscard]] double load_average_now();
+
+}  // namespace cko::eval

@@ -1,0 +1,177 @@
+// The Target's history from its records: read-only, time-ordered, one entry per thing that happened.
+#include "cko/eval/history.hpp"
+
+#include "cko/eval/experiment.hpp"
+#include "cko/eval/judge.hpp"
+#include "cko/run/invocation.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <ctime>
+#include <filesystem>
+
+namespace cko::eval {
+namespace {
+
+double number_or(const Json& j, const char* key, double fallback) {
+    const auto it = j.find(key);
+    return it != j.end() && it->is_number() ? it->get<double>() : fallback;
+}
+
+Json comparison_entry(const Json& request, const Json& result) {
+    const Json& out = result.value("outputs", Json::object());
+    const Json& cost = result.value("cost", Json::object());
+    Json e{{"type", request.value("kind", "?")},
+           {"id", result.value("id", "")},
+           {"t_unix_s", result.value("started_unix_ns", std::int64_t{0}) / 1000000000},
+           {"state", result.value("state", "?")},
+           {"experiment_id", out.value("experiment_id", request.value("request", Json::object()).value("experiment_id", ""))},
+           {"reference", out.value("reference", Json::object()).value("label", "")},
+           {"candidate", out.value("candidate", Json::object()).value("label", "")},
+           {"verdict", out.value("verdict", "")},
+           {"decision", out.value("decision", "")},
+           {"reason", result.value("reason", "")},
+           {"pairs", out.value("d", Json::array()).size()},
+           {"gpu_s", number_or(cost, "gpu_s", 0)},
+           {"wall_s", number_or(cost, "wall_s", 0)},
+           {"regressed_cases", out.value("regressed_cases", Json::array())}};
+    if (out.contains("estimate")) {
+        e["effect_pct"] = out["estimate"].value("hl_pct", Json());
+        e["ci_low_pct"] = out["estimate"].value("ci_low_pct", Json());
+        e["ci_high_pct"] = out["estimate"].value("ci_high_pct", Json());
+        e["effect_text"] = out.value("effect_text", "");
+        e["deciding"] = out.value("deciding", Json());
+    }
+    if (request.value("kind", "") == "baseline" && out.contains("aa")) {
+        e["verdict"] = out["aa"].value("verdict", "");
+        e["pairs"] = out["aa"].value("pairs", 0);
+        e["reference"] = "original";
+        e["candidate"] = "original (A/A check)";
+        e["resolution"] = out.value("resolution", Json()).value("statement", "");
+    }
+    return e;
+}
+
+}  // namespace
+
+Json target_history(const store::Store& store) {
+    Json entries = Json::array();
+    Json target = store.exists("target.json") ? store.read_record("target.json") : Json::object();
+    for (const auto& id : list_experiments(store)) {
+        const Json x = store.read_record("experiments/" + id + ".json");
+        entries.push_back(Json{{"type", "experiment"},
+                               {"id", id},
+                               {"t_unix_s", x.value("created_unix_s", std::int64_t{0})},
+                               {"hypothesis", x.value("hypothesis", "")},
+                               {"mechanism", x.value("mechanism", "")},
+                               {"control", x.value("control", false)},
+                               {"base", x.at("base").value("kind", "original")},
+                               {"base_experiment", x.at("base").value("experiment_id", Json())},
+                               {"changed_files", x.value("changed_files", Json::array())}});
+    }
+    for (const auto& id : run::list_invocations(store)) {
+        const std::string dir = "invocations/" + id;
+        if (!store.exists(dir + "/request.json")) {
+            continue;  // half-made: fsck reports it
+        }
+        const Json request = store.read_record(dir + "/request.json");
+        const std::string kind = request.value("kind", "");
+        if (kind != "screen" && kind != "confirm" && kind != "audit" && kind != "baseline") {
+            continue;
+        }
+        if (!store.exists(dir + "/result.json")) {
+            entries.push_back(Json{{"type", kind}, {"id", id}, {"state", "running"},
+                                   {"t_unix_s", request.value("created_unix_ns", std::int64_t{0}) / 1000000000},
+                                   {"experiment_id", request.value("request", Json::object()).value("experiment_id", "")}});
+            continue;
+        }
+        entries.push_back(comparison_entry(request, store.read_record(dir + "/result.json")));
+    }
+    const std::filesystem::path selections = store.root() / "champion" / "selections";
+    if (std::filesystem::is_directory(selections)) {
+        for (const auto& f : std::filesystem::directory_iterator(selections)) {
+            if (f.path().extension() != ".json") {
+                continue;
+            }
+            const Json s = store.read_record("champion/selections/" + f.path().filename().string());
+            const bool restore = s.value("experiment_id", Json()).is_null();
+            entries.push_back(Json{{"type", restore ? "restore" : "select"},
+                                   {"id", s.value("id", "")},
+                                   {"t_unix_s", s.value("selected_unix_s", std::int64_t{0})},
+                                   {"experiment_id", restore ? Json("original") : s["experiment_id"]},
+                                   {"confirm", s.value("confirm", Json::object()).value("id", "")},
+                                   {"accepted_regressions", s.value("accepted_regressions", Json::array())},
+                                   {"restore", s.value("restore", Json())}});
+        }
+    }
+    std::stable_sort(entries.begin(), entries.end(), [](const Json& a, const Json& b) {
+        return a.value("t_unix_s", std::int64_t{0}) < b.value("t_unix_s", std::int64_t{0});
+    });
+    double gpu = 0;
+    double wall = 0;
+    for (const auto& e : entries) {
+        gpu += number_or(e, "gpu_s", 0);
+        wall += number_or(e, "wall_s", 0);
+    }
+    const Json spec = target.value("spec", Json::object());
+    return Json{{"format_version", "cko/history-v1"},
+                {"target", target.value("id", "")},
+                {"name", spec.value("name", "")},
+                {"metric", spec.value("objective", Json::object()).value("primary", Json::object())},
+                {"minimum_effect_pct", spec.value("objective", Json::object()).value("minimum_effect_pct", 0.0)},
+                {"entries", entries},
+                {"totals", {{"gpu_s", gpu}, {"wall_s", wall}}}};
+}
+
+std::string history_text(const Json& h) {
+    std::string text = fmt::format("history of Target {} ({}), minimum effect {}%\n", h.value("target", ""),
+                                   h.value("name", ""), h.value("minimum_effect_pct", 0.0));
+    text += fmt::format("{:<9} {:<10} {:<22} {:<22} {:<22} {:<14} {:<36} {:>5} {:>7} {:>7}\n", "time", "what", "id",
+                        "subject", "reference", "verdict", "effect [deciding interval]", "pairs", "GPU s", "wall s");
+    for (const auto& e : h.at("entries")) {
+        const std::time_t t = e.value("t_unix_s", std::int64_t{0});
+        std::tm tm{};
+        ::gmtime_r(&t, &tm);
+        char when[16];
+        std::strftime(when, sizeof when, "%H:%M:%S", &tm);
+        const std::string type = e.value("type", "?");
+        if (type == "experiment") {
+            text += fmt::format("{:<9} {:<10} {:<22} {}{} (mechanism {}, base {})\n", when, type, e.value("id", ""),
+                                e.value("control", false) ? "[A/A control] " : "", e.value("hypothesis", ""),
+                                e.value("mechanism", ""), e.value("base", ""));
+            continue;
+        }
+        if (type == "select" || type == "restore") {
+            text += fmt::format("{:<9} {:<10} {:<22} champion -> {}{}\n", when, type, e.value("id", ""),
+                                e.value("experiment_id", Json("original")).get<std::string>(),
+                                type == "select" ? " (confirm " + e.value("confirm", "") + ")" : "");
+            continue;
+        }
+        std::string effect = "-";
+        if (e.contains("effect_pct") && e["effect_pct"].is_number()) {
+            effect = fmt::format("{:+.2f}% [{:+.2f}%, {:+.2f}%]", e["effect_pct"].get<double>(),
+                                 number_or(e, "ci_low_pct", std::nan("")), number_or(e, "ci_high_pct", std::nan("")));
+        }
+        std::string verdict = e.value("verdict", "");
+        if (verdict.empty()) {
+            verdict = e.value("state", "?");
+        }
+        if (!e.value("decision", "").empty()) {
+            verdict += "/" + e.value("decision", "").substr(0, 4);
+        }
+        const std::string subject = type == "baseline" ? "A/A check" : e.value("candidate", e.value("experiment_id", ""));
+        text += fmt::format("{:<9} {:<10} {:<22} {:<22} {:<22} {:<14} {:<36} {:>5} {:>7.1f} {:>7.1f}\n", when, type,
+                            e.value("id", ""), subject.substr(0, 22), e.value("reference", "").substr(0, 22), verdict,
+                            effect, e.value("pairs", 0), number_or(e, "gpu_s", 0), number_or(e, "wall_s", 0));
+        if (e.contains("effect_text") && !e["effect_text"].get<std::string>().empty()) {
+            text += fmt::format("{:<9} {:<10} {}\n", "", "", e["effect_text"].get<std::string>());
+        }
+    }
+    text += fmt::format("total: {:.1f} GPU s, {:.1f} wall s\n", h["totals"].value("gpu_s", 0.0),
+                        h["totals"].value("wall_s", 0.0));
+    return text;
+}
+
+}  // namespace cko::eval

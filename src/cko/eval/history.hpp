@@ -1,0 +1,17 @@
+// The history of a Target: experiments, every comparison with its reference and verdict, champion changes.
+#pragma once
+
+#include "cko/store/store.hpp"
+#include "cko/util/json.hpp"
+
+namespace cko::eval {
+
+// One document, in time order: `entries` holds baselines, experiments (with hypothesis, mechanism,
+// base), screens/confirms/audits (reference, verdict, decision, effect, deciding interval, pairs,
+// GPU and wall seconds) and champion selections/restores. Reads only: never marks anything lost.
+[[nodiscard]] Json target_history(const store::Store& store);
+
+// The table people read (one line per entry, effects as "2.58× faster (−61.3 % latency_us)").
+[[nodiscard]] std::string history_text(const Json& history);
+
+}  // namespace cko::eval

@@ -1,0 +1,151 @@
+// The comparison rule, in-process: rounds, per-case verdicts, mixed, constraints, deciding level, screen decisions.
+#include "cko/eval/judge.hpp"
+
+#include "cko/util/error.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace cko::eval {
+namespace {
+
+// n rounds of three cases whose true effects are a ×2.4 and ×6.7 speed-up and a 20 % slowdown;
+// a small alternating jitter keeps the intervals non-degenerate.
+JudgeInput three_cases(std::size_t rounds, double tolerance_pct = 0) {
+    JudgeInput in;
+    in.case_ids = {"a", "b", "c"};
+    for (std::size_t r = 0; r < rounds; ++r) {
+        const double jitter = (r % 2 == 0 ? 1 : -1) * 0.001 * static_cast<double>(r % 3);
+        in.d.push_back({std::log(2.4) + jitter, std::log(6.7) - jitter, -std::log(1.2) + jitter});
+    }
+    in.minimum_effect_pct = 5;
+    in.case_regression_tolerance_pct = tolerance_pct;
+    in.min_pairs = 6;
+    in.confidence = 0.95;
+    return in;
+}
+
+TEST(Judge, PooledRoundIsTheEqualWeightMeanOverCases) {
+    const auto pooled = pooled_rounds({{0.3, 0.0, -0.3}, {0.1, 0.2, 0.3}});
+    ASSERT_EQ(pooled.size(), 2U);
+    EXPECT_NEAR(pooled[0], 0.0, 1e-15);
+    EXPECT_NEAR(pooled[1], 0.2, 1e-15);
+}
+
+TEST(Judge, APooledImprovementWithARegressedCaseIsMixedAndNamesTheCase) {
+    const Judgement j = judge_comparison(three_cases(10));
+    // pooled d per round ≈ (0.875 + 1.902 − 0.182) / 3 = 0.865 ≫ ln(1.05): improved when pooled alone
+    EXPECT_EQ(j.pooled_verdict, stats::Verdict::improved);
+    EXPECT_EQ(j.verdict, stats::Verdict::mixed);
+    ASSERT_EQ(j.regressed_cases, std::vector<std::string>{"c"});
+    ASSERT_EQ(j.cases.size(), 3U);
+    EXPECT_EQ(j.cases[0].verdict, stats::Verdict::improved);
+    EXPECT_EQ(j.cases[2].verdict, stats::Verdict::regressed);
+    EXPECT_TRUE(j.cases[2].regressed);
+    EXPECT_FALSE(j.cases[0].regressed);
+    EXPECT_NEAR(j.nominal.hl, (std::log(2.4) + std::log(6.7) - std::log(1.2)) / 3, 2e-3);
+}
+
+TEST(Judge, ACaseWithinItsToleranceDoesNotMakeTheVerdictMixed) {
+    // the 20 % slowdown is d = −0.182; a 25 % tolerance is −ln(1.25) = −0.223, below it
+    const Judgement j = judge_comparison(three_cases(10, 25.0));
+    EXPECT_EQ(j.verdict, stats::Verdict::improved);
+    EXPECT_TRUE(j.regressed_cases.empty());
+    EXPECT_EQ(j.cases[2].verdict, stats::Verdict::regressed);  // its own verdict still says so
+}
+
+TEST(Judge, OneCaseIsNeverMixed) {
+    JudgeInput in = three_cases(10);
+    in.case_ids = {"only"};
+    for (auto& r : in.d) {
+        r = {r[0]};
+    }
+    EXPECT_EQ(judge_comparison(in).verdict, stats::Verdict::improved);
+}
+
+TEST(Judge, ARegressedConstraintMakesTheVerdictRegressed) {
+    JudgeInput in = three_cases(10, 25.0);
+    in.constraints = {{"peak_mem", 2.0}};
+    for (std::size_t r = 0; r < in.d.size(); ++r) {
+        const double jitter = 0.001 * static_cast<double>(r % 3);
+        in.constraint_d["peak_mem"].push_back({-0.10 + jitter, -0.10 - jitter, -0.10});  // 10 % more memory
+    }
+    const Judgement j = judge_comparison(in);
+    EXPECT_EQ(j.pooled_verdict, stats::Verdict::improved);
+    EXPECT_EQ(j.verdict, stats::Verdict::regressed);
+    EXPECT_EQ(j.constraints["peak_mem"]["status"], "regressed");
+    EXPECT_NE(j.constraint_reason.find("peak_mem"), std::string::npos);
+}
+
+TEST(Judge, ASequentialVerdictIsTakenAtTheLooksRepeatedLevelNotTheNominalOne) {
+    JudgeInput in = three_cases(8, 25.0);
+    stats::SequentialPlan plan;
+    plan.block = 2;
+    plan.min_pairs = 6;
+    plan.max_pairs = 40;
+    in.plan = plan;
+    const Judgement j = judge_comparison(in);
+    // looks at 6, 8, 10, …, 40: 8 rounds is look 2 of 18, whose O'Brien–Fleming level is far above 95 %
+    EXPECT_EQ(j.look, 2U);
+    EXPECT_EQ(j.looks_planned, 18U);
+    EXPECT_GT(j.deciding_level, 0.99);
+    EXPECT_DOUBLE_EQ(j.deciding.confidence, j.deciding_level);
+    EXPECT_DOUBLE_EQ(j.nominal.confidence, 0.95);
+    EXPECT_GE(j.deciding.ci_high - j.deciding.ci_low, j.nominal.ci_high - j.nominal.ci_low);
+}
+
+TEST(Judge, BetweenLooksNothingIsDecided) {
+    JudgeInput in = three_cases(7, 25.0);
+    stats::SequentialPlan plan;
+    plan.block = 2;
+    plan.min_pairs = 6;
+    plan.max_pairs = 40;
+    in.plan = plan;
+    const Judgement j = judge_comparison(in);
+    EXPECT_EQ(j.look, 0U);
+    EXPECT_EQ(j.verdict, stats::Verdict::inconclusive);
+}
+
+TEST(Judge, RaggedRoundsAreRefused) {
+    JudgeInput in = three_cases(6);
+    in.d[3].pop_back();
+    EXPECT_THROW((void)judge_comparison(in), Error);
+}
+
+TEST(Judge, AtLookFollowsThePlan) {
+    stats::SequentialPlan plan;
+    plan.block = 2;
+    plan.min_pairs = 6;
+    plan.max_pairs = 11;
+    EXPECT_FALSE(at_look(plan, 5));
+    EXPECT_TRUE(at_look(plan, 6));
+    EXPECT_FALSE(at_look(plan, 7));
+    EXPECT_TRUE(at_look(plan, 10));
+    EXPECT_TRUE(at_look(plan, 11));  // the final look, a shorter last block
+}
+
+TEST(ScreenDecision, RejectsOnlyWhatTheCandidateCausedAndNeverSelects) {
+    using stats::Verdict;
+    EXPECT_EQ(screen_decision(Verdict::invalid, false, false), ScreenDecision::rejected);
+    EXPECT_EQ(screen_decision(Verdict::invalid, true, false), ScreenDecision::no_decision);
+    EXPECT_EQ(screen_decision(Verdict::regressed, false, false), ScreenDecision::rejected);
+    EXPECT_EQ(screen_decision(Verdict::below_minimum, false, false), ScreenDecision::rejected);
+    EXPECT_EQ(screen_decision(Verdict::equivalent, false, false), ScreenDecision::rejected);
+    EXPECT_EQ(screen_decision(Verdict::regressed, false, true), ScreenDecision::pass_to_confirm);
+    EXPECT_EQ(screen_decision(Verdict::improved, false, false), ScreenDecision::pass_to_confirm);
+    EXPECT_EQ(screen_decision(Verdict::mixed, false, false), ScreenDecision::pass_to_confirm);
+    EXPECT_EQ(screen_decision(Verdict::inconclusive, false, false), ScreenDecision::pass_to_confirm);
+    EXPECT_EQ(screen_decision_name(ScreenDecision::no_decision), "no_decision");
+}
+
+TEST(DescribeEffect, SaysFasterOrSlowerWithTheMetricsChange) {
+    EXPECT_EQ(describe_effect(std::log(2.0), stats::Direction::lower, "latency_us"), "2.00× faster (-50.0 % latency_us)");
+    EXPECT_EQ(describe_effect(-std::log(1.25), stats::Direction::lower, "latency_us"), "1.25× slower (+25.0 % latency_us)");
+    EXPECT_EQ(describe_effect(std::log(1.5), stats::Direction::higher, "requests_per_s"),
+              "1.50× higher requests_per_s (+50.0 %)");
+    EXPECT_EQ(describe_effect(std::nan(""), stats::Direction::lower, "x"), "no estimate");
+}
+
+}  // namespace
+}  // namespace cko::eval
