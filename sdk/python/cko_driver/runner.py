@@ -111,7 +111,15 @@ class _Runner:
     def _alive(self) -> List[_Subject]:
         return [self.subjects[r] for r in self.req.order if self.subjects[r].error is None]
 
+    def _mark(self, s: _Subject) -> None:
+        """Says on stderr which subject runs next, so that cko can attribute a crash (PROTOCOL.md)."""
+        if getattr(self, "_marked", None) is not s:
+            sys.stderr.write(f"cko: subject {s.subject.role} case {self.req.case.id}\n")
+            sys.stderr.flush()
+            self._marked = s
+
     def _timed_call(self, s: _Subject) -> float:
+        self._mark(s)
         self.w.reset(s.state)
         self.timer.before_each()
         return self.timer.time_ns(lambda: self.w.run(s.state))
@@ -189,6 +197,7 @@ class _Runner:
         for role in self.req.order:
             s = self.subjects[role]
             try:
+                self._mark(s)
                 s.state = self.w.prepare(s.subject, self.req)
             except Exception as e:
                 self._fail(s, "prepare", e)

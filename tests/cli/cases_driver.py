@@ -1,0 +1,50 @@
+#!/usr/bin/env python3
+"""A synthetic three-case workload for the loop tests, written with the Python SDK.
+
+Each subject directory holds model.json: {"factor": {case: speed-up}, "crash_on": case, "wrong_on":
+case, "error_on": case, "sleep_s": seconds}. A call's latency is BASE[case] / factor with a 0.3 %
+seeded jitter, so verdicts are known in advance; crash_on kills the driver with SIGSEGV while that
+subject runs (as a candidate's native code would), wrong_on reports a wrong result, error_on makes
+prepare fail the way a compile error does.
+"""
+import json
+import os
+import random
+import signal
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "sdk", "python"))
+from cko_driver import Workload, run_driver  # noqa: E402
+
+BASE_US = {"a": 100.0, "b": 250.0, "c": 40.0}
+
+
+def prepare(subject, request):
+    with open(os.path.join(subject.path, "model.json")) as f:
+        model = json.load(f)
+    case = request.case.id
+    if model.get("error_on") == case:
+        raise RuntimeError("nvcc: kernel.cu(12): error: identifier \"blockDimx\" is undefined")
+    rng = random.Random(f"{request.seed}/{subject.role}/{case}")
+    return {"model": model, "case": case, "rng": rng}
+
+
+def run(state):
+    if state["model"].get("crash_on") == state["case"]:
+        os.kill(os.getpid(), signal.SIGSEGV)
+    time.sleep(state["model"].get("sleep_s", 0.0))
+
+
+def latency(state, _elapsed_ns):
+    factor = state["model"].get("factor", {}).get(state["case"], 1.0)
+    return BASE_US[state["case"]] / factor * (1.0 + 0.003 * state["rng"].uniform(-1.0, 1.0))
+
+
+def check(state):
+    wrong = state["model"].get("wrong_on") == state["case"]
+    return {"max_rel_err": 0.5 if wrong else 0.0}
+
+
+if __name__ == "__main__":
+    sys.exit(run_driver(Workload.from_functions(prepare, run, check, primary_value=latency), warmup_s=0.0))

@@ -1,0 +1,247 @@
+#!/usr/bin/env bash
+# The loop on a three-case workload as a first user meets it (issue [07]): a pair is a round over
+# every case, the reference is the experiment's base, the interval printed is the one that decided,
+# crashes are attributed, causes are shown, exit codes agree on every path, progress is visible,
+# regressed cases are never hidden, and the history tells it all.
+. "$(dirname "$0")/lib.sh"
+set -o pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+driver="$here/cases_driver.py"
+export PYTHONPATH="$here/../../sdk/python"
+field() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(eval(sys.argv[1]))' "$1"; }
+check() { python3 -c "$1" "$out" || fail "$2"; }   # python over the last output (as sys.argv[1])
+
+# model DIR JSON: a subject directory whose model.json is JSON.
+model() { mkdir -p "$1"; printf '%s\n' "$2" > "$1/model.json"; }
+
+# target DIR [extra spec lines]: a three-case Target driven by cases_driver.py; max_pairs 40 as the template.
+target() {
+  local dir=$1; shift
+  model "$dir/original" '{"factor": {}}'
+  mkdir -p "$dir/cases"
+  for c in a b c; do echo "{\"case\": \"$c\"}" > "$dir/cases/$c.json"; done
+  cp "$driver" "$dir/driver.py"
+  cat > "$dir/cko.toml" <<TOML
+[target]
+name = "three-cases"
+claim_layer = "kernel"
+original = "original"
+change_scope = ["original/model.json"]
+[cases]
+dir = "cases"
+ids = ["a", "b", "c"]
+[driver]
+argv = ["python3", "driver.py"]
+capabilities = ["single_subject", "paired_in_process"]
+identity_paths = ["driver.py"]
+env_allow = ["PATH", "PYTHONPATH"]
+[objective]
+primary = { name = "latency_us", unit = "us", direction = "lower", aggregation = "median" }
+minimum_effect_pct = 5.0
+[correctness]
+metric = "max_rel_err"
+operator = "<="
+threshold = 1e-6
+[statistics]
+min_pairs = 6
+max_pairs = 40
+samples_per_call = 3
+$*
+TOML
+  sed -i "s#argv = \[\"python3\", \"driver.py\"\]#argv = [\"python3\", \"$dir/driver.py\"]#" "$dir/cko.toml"
+}
+new_exp() {  # new_exp ROOT CANDIDATE_DIR [flags]: prints the experiment id
+  local root=$1 cand=$2; shift 2
+  expect_rc 0 "$CKO" experiment new --root "$root" --candidate "$cand" --hypothesis "h" --mechanism m \
+    --failure-closes mechanism --no-falsifier-reason r --json "$@"
+  printf '%s' "$out" | field 'd["id"]'
+}
+
+T="$tmp/t"; A="$T/art"
+target "$T"
+expect_rc 0 "$CKO" target freeze --spec "$T/cko.toml" --root "$A"
+
+# 9. No baseline yet: the comparison says so.  1. An A/A screen of a 3-case Target with max_pairs
+# 40 ends in a verdict (20 rounds at most), every case with the same number of pairs.
+expect_rc 0 "$CKO" experiment new --root "$A" --control --json
+aa=$(printf '%s' "$out" | field 'd["id"]')
+check 'import json,sys; d=json.loads(sys.argv[1]); assert d["control"] is True and d["changed_files"] == [], d' \
+  "--control did not freeze an A/A control"
+expect_rc 1 "$CKO" screen "$aa" --root "$A" --json
+check '
+import json, sys, collections
+o = json.loads(sys.argv[1])["result"]["outputs"]
+assert o["verdict"] == "equivalent" and o["decision"] == "rejected", (o["verdict"], o["reason"])
+per = collections.Counter(p["case"] for p in o["pairs"])
+assert set(per) == {"a", "b", "c"} and len(set(per.values())) == 1, per
+assert len(o["d"]) == per["a"] and len(o["per_case"]) == 3, (len(o["d"]), per)
+assert any("no baseline" in n for n in o["notes"]), o["notes"]
+assert o["exit_code"] == 1
+' "the 3-case A/A screen did not end in an equivalent verdict with equal pairs per case"
+
+expect_rc 0 "$CKO" baseline --root "$A" --calls-per-case 1 --aa-pairs 6
+contains "$out" "A/A check (original against itself)"
+
+# 10. A candidate 2.4x and 6.7x faster on a and b but 15 % slower on c: never a plain improved.
+model "$T/mixed" '{"factor": {"a": 2.4, "b": 6.7, "c": 0.85}}'
+mx=$(new_exp "$A" "$T/mixed")
+expect_rc 1 "$CKO" confirm "$mx" --root "$A" --json
+check '
+import json, sys
+o = json.loads(sys.argv[1])["result"]["outputs"]
+assert o["verdict"] == "mixed" and o["pooled_verdict"] == "improved", o["verdict"]
+assert o["regressed_cases"] == ["c"], o["regressed_cases"]
+v = {c["case_id"]: c["verdict"] for c in o["per_case"]}
+assert v == {"a": "improved", "b": "improved", "c": "regressed"}, v
+assert not any("no baseline" in n for n in o["notes"]), o["notes"]
+' "a pooled improvement hid the regressed case"
+mx_conf=$(printf '%s' "$out" | field 'd["id"]')
+expect_rc 2 "$CKO" champion select --root "$A" --experiment "$mx" --confirm "$mx_conf"
+contains "$err" "--accept-regression"
+contains "$err" "c"
+
+# 3. The interval printed is the one that decided, with its look and level (a 2.5x speed-up on every
+# case decides at an early look, whose repeated interval is wider than the nominal 95 % one).
+model "$T/fast" '{"factor": {"a": 2.5, "b": 2.5, "c": 2.5}}'
+fast=$(new_exp "$A" "$T/fast")
+expect_rc 0 "$CKO" confirm "$fast" --root "$A"
+contains "$out" "repeated interval"
+contains "$out" "against original"
+contains "$out" "× faster ("
+contains "$out" "case a"
+expect_rc 0 "$CKO" show "$(printf '%s' "$out" | head -n1 | awk '{print $2}' | tr -d :)" --root "$A" --json
+fast_conf=$(printf '%s' "$out" | field 'd["id"]')
+check '
+import json, sys
+o = json.loads(sys.argv[1])["result"]["outputs"]
+assert o["deciding"]["look"] >= 1 and o["deciding"]["level"] > 0.95, o["deciding"]
+assert o["estimate"]["confidence"] == o["deciding"]["level"], o["estimate"]["confidence"]
+assert o["nominal_estimate"]["confidence"] == 0.95
+assert len(o["d"]) < 40, len(o["d"])
+' "the deciding interval was not recorded"
+expect_rc 0 "$CKO" champion select --root "$A" --experiment "$fast" --confirm "$fast_conf"
+
+# 2. --base is honoured: a control frozen on the original after a champion exists is compared with
+# the original (not the champion), says so, and cannot be selected; the fix offered is possible.
+# (the control frozen at the start, base original, confirmed now that a champion exists)
+expect_rc 1 "$CKO" confirm "$aa" --root "$A" --json
+check '
+import json, sys
+o = json.loads(sys.argv[1])["result"]["outputs"]
+assert o["reference"]["label"] == "original" and o["reference"]["kind"] == "original", o["reference"]
+assert o["verdict"] == "equivalent", (o["verdict"], o["reason"])
+' "an A/A control on the original was compared with the champion"
+model "$T/faster" '{"factor": {"a": 3.5, "b": 3.5, "c": 3.5}}'
+on_orig=$(new_exp "$A" "$T/faster" --base original)
+expect_rc 0 "$CKO" confirm "$on_orig" --root "$A"
+contains "$out" "reference original"
+oc=$(printf '%s' "$out" | head -n1 | awk '{print $2}' | tr -d :)
+expect_rc 2 "$CKO" champion select --root "$A" --experiment "$on_orig" --confirm "$oc"
+contains "$err" "--base champion"
+on_champ=$(new_exp "$A" "$T/faster" --base champion)
+expect_rc 0 "$CKO" screen "$on_champ" --root "$A" --json
+check '
+import json, sys
+o = json.loads(sys.argv[1])["result"]["outputs"]
+assert o["reference"]["kind"] == "champion" and o["reference"]["label"].startswith("exp-"), o["reference"]
+' "--base champion was not the reference"
+
+# Re-freezing the same candidate against the same base is reported as such.
+expect_rc 2 "$CKO" experiment new --root "$A" --candidate "$T/fast" --hypothesis "reworded" --mechanism m2 \
+  --failure-closes mechanism --no-falsifier-reason r
+contains "$err" "already frozen"
+contains "$err" "$fast"
+
+# 4. A candidate that crashes the driver (SIGSEGV while it runs) on case b is invalid, naming the case.
+model "$T/crash" '{"factor": {"a": 2.0, "b": 2.0, "c": 2.0}, "crash_on": "b"}'
+cr=$(new_exp "$A" "$T/crash" --base original)
+expect_rc 1 "$CKO" confirm "$cr" --root "$A" --json
+check '
+import json, sys
+r = json.loads(sys.argv[1])["result"]
+o = r["outputs"]
+assert r["state"] == "succeeded" and o["verdict"] == "invalid", (r["state"], o.get("verdict"))
+assert o["infrastructure_failure"] is False
+assert "crashed" in o["reason"] and "case b" in o["reason"] and "candidate was running" in o["reason"], o["reason"]
+assert "reference_alone" in o["pairs"][-1]
+' "a crashing candidate was not invalid"
+
+# 5. Causes are shown: a compile error in the candidate reaches the verdict's reason.
+model "$T/broken" '{"error_on": "a"}'
+br=$(new_exp "$A" "$T/broken" --base original)
+expect_rc 1 "$CKO" screen "$br" --root "$A" --json
+check '
+import json, sys
+o = json.loads(sys.argv[1])["result"]["outputs"]
+assert o["verdict"] == "invalid" and "blockDimx" in o["reason"], o["reason"]
+' "the driver's note about a compile error was not in the reason"
+
+# 7. The same exit code through --detach + wait as directly (a regressed candidate: 1).
+model "$T/slow" '{"factor": {"a": 0.5, "b": 0.5, "c": 0.5}}'
+sl=$(new_exp "$A" "$T/slow" --base original)
+expect_rc 1 "$CKO" screen "$sl" --root "$A"
+sl2=$(new_exp "$A" "$T/slow" --base original --minimum-effect-pct 4)
+expect_rc 0 "$CKO" screen "$sl2" --root "$A" --detach
+inv=$(printf '%s' "$out" | tr -d '\n')
+expect_rc 1 "$CKO" wait "$inv" --root "$A"
+expect_rc 1 "$CKO" status "$inv" --root "$A"
+
+# 8. A detached comparison shows its progress; 7. wait --timeout expiring is not the operation timing out.
+model "$T/sleepy" '{"factor": {"a": 1.0, "b": 1.0, "c": 1.0}, "sleep_s": 0.05}'
+zz=$(new_exp "$A" "$T/sleepy" --base original)
+expect_rc 0 "$CKO" screen "$zz" --root "$A" --detach
+inv=$(printf '%s' "$out" | tr -d '\n')
+expect_rc 5 "$CKO" wait "$inv" --root "$A" --timeout 4 --json
+contains "$err" "still_running"
+expect_rc 0 "$CKO" status "$inv" --root "$A" --json
+check '
+import json, sys
+p = json.loads(sys.argv[1])["progress"]
+assert p["pairs_done"] >= 1 and p["pairs_at_most"] == 20 and p["elapsed_s"] > 0, p
+' "status shows no progress for a running comparison"
+expect_rc 0 "$CKO" status "$inv" --root "$A"
+contains "$out" "of at most 20 pairs"
+expect_rc 0 "$CKO" cancel "$inv" --root "$A"
+"$CKO" wait "$inv" --root "$A" >/dev/null 2>&1
+
+# Errors in one go: every missing field at once.
+expect_rc 2 "$CKO" experiment new --root "$A" --candidate "$T/fast"
+contains "$err" "hypothesis"
+contains "$err" "mechanism"
+contains "$err" "falsifier"
+
+# History, ls in time order, show by short id and by selection id, champion export.
+expect_rc 0 "$CKO" history --root "$A"
+contains "$out" "experiment"
+contains "$out" "select"
+contains "$out" "A/A control"
+expect_rc 0 "$CKO" history --root "$A" --json
+check '
+import json, sys
+h = json.loads(sys.argv[1])
+types = [e["type"] for e in h["entries"]]
+assert types[0] == "experiment" and "baseline" in types and "select" in types, types
+t = [e["t_unix_s"] for e in h["entries"]]
+assert t == sorted(t), t
+c = [e for e in h["entries"] if e["type"] == "confirm" and e["verdict"] == "mixed"]
+assert c and c[0]["regressed_cases"] == ["c"] and c[0]["reference"] == "original", c
+assert h["totals"]["wall_s"] > 0
+' "the history is incomplete"
+expect_rc 0 "$CKO" show "${fast:0:10}" --root "$A"
+contains "$out" "hypothesis"
+sel=$(ls "$A/champion/selections" | head -n1 | sed 's/\.json$//')
+expect_rc 0 "$CKO" show "$sel" --root "$A" --json
+contains "$out" "$fast"
+expect_rc 0 "$CKO" champion export --root "$A" --to "$tmp/exported"
+grep -q '"a": 2.5' "$tmp/exported/model.json" || fail "champion export did not write the champion's files"
+expect_rc 2 "$CKO" champion export --root "$A" --to "$tmp/exported"
+
+# 6. A driver edited after the freeze is an error of the Target: exit 3, nothing measured, no verdict.
+echo "# edited" >> "$T/driver.py"
+n_before=$(ls "$A/invocations" | wc -l)
+expect_rc 3 "$CKO" screen "$sl" --root "$A"
+contains "$err" "error[driver_changed]"
+[ "$(ls "$A/invocations" | wc -l)" = "$n_before" ] || fail "an edited driver still produced an invocation"
+
+expect_rc 0 "$CKO" fsck --root "$A"
+echo "loop_cases: ok"
