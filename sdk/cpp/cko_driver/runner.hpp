@@ -153,6 +153,7 @@ class Runner {
     }
     for (const auto& role : r_.order) {
       SubjectSlot& s = slots_[role];
+      mark(s);
       guard(s, "prepare", [&] { s.run = w_.prepare(*s.subject, r_); });
       if (!s.failed && !s.run) fail(s, "prepare", "returned no SubjectRun");
     }
@@ -171,6 +172,7 @@ class Runner {
   const Options& o_;
   std::map<std::string, SubjectSlot> slots_;
   std::vector<std::string> notes_;
+  const SubjectSlot* marked_ = nullptr;
 
   void fail(SubjectSlot& s, const char* stage, const std::string& what) {
     s.failed = true;
@@ -195,7 +197,14 @@ class Runner {
       if (!slots_[role].failed) out.push_back(&slots_[role]);
     return out;
   }
+  // Says on stderr which subject runs next, so that cko can attribute a crash (docs/PROTOCOL.md).
+  void mark(const SubjectSlot& s) {
+    if (marked_ == &s) return;
+    std::cerr << "cko: subject " << s.subject->role << " case " << r_.case_.id << std::endl;
+    marked_ = &s;
+  }
   double timed_call(SubjectSlot& s) {
+    mark(s);
     s.run->reset();
     t_.before_each();
     return t_.time_ns([&] { s.run->run(); });
