@@ -244,4 +244,15 @@ contains "$err" "error[driver_changed]"
 [ "$(ls "$A/invocations" | wc -l)" = "$n_before" ] || fail "an edited driver still produced an invocation"
 
 expect_rc 0 "$CKO" fsck --root "$A"
+
+# 5. A misspelled correctness metric at freeze says so (not "the original fails"), and the smoke's
+# logs stay where the message says.
+M="$tmp/m"
+target "$M"
+sed -i 's/metric = "max_rel_err"/metric = "max_rel_er"/' "$M/cko.toml"
+expect_rc 2 "$CKO" target freeze --spec "$M/cko.toml" --root "$M/art"
+contains "$err" 'reported no metric "max_rel_er"'
+logs=$(printf '%s' "$err" | sed -n 's/.*driver logs are kept in \([^)]*\)).*/\1/p')
+[ -n "$logs" ] && ls "$logs"/invocations/*/driver/*/stderr.txt >/dev/null 2>&1 || fail "the failed freeze's logs are not where the message says: $err"
+rm -rf "$logs"
 echo "loop_cases: ok"

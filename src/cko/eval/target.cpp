@@ -126,6 +126,31 @@ Json hash_identity_paths(const store::Store& store, const TargetSpec& spec) {
     return out;
 }
 
+namespace {
+
+// Copies the invocations of a failed freeze (request, stdout/stderr of each smoke call) to a fresh
+// directory under $TMPDIR; returns it, or "" when there was nothing to keep.
+std::string keep_failed_freeze_logs(const fs::path& staging, const std::string& name) {
+    std::error_code ec;
+    const fs::path invocations = staging / "invocations";
+    if (!fs::is_directory(invocations, ec) || fs::is_empty(invocations, ec)) {
+        return "";
+    }
+    const fs::path keep = fs::temp_directory_path(ec) /
+                          fmt::format("cko-failed-freeze-{}-{}-{}", name, ::getpid(), unix_seconds_now());
+    fs::create_directories(keep, ec);
+    fs::copy(invocations, keep / "invocations", fs::copy_options::recursive | fs::copy_options::skip_symlinks, ec);
+    if (ec) {
+        return "";
+    }
+    for (const auto& e : fs::recursive_directory_iterator(keep, ec)) {
+        fs::permissions(e.path(), fs::perms::owner_write, fs::perm_options::add, ec);
+    }
+    return keep.string();
+}
+
+}  // namespace
+
 FreezeOutcome freeze_target(const FreezeOptions& options) {
     TargetSpec spec = read_target_spec(options.spec);
     spec.base_dir = real(spec.base_dir);
@@ -138,9 +163,18 @@ FreezeOutcome freeze_target(const FreezeOptions& options) {
     if (!spec.diagnostic) {
         const auto problems = workload_problems(spec);
         if (!problems.empty()) {
+            // Every problem at once: a user fixes them in one go, not one freeze at a time.
+            std::vector<std::string> lines;
+            Json list = Json::array();
+            for (const auto& p : problems) {
+                lines.push_back(fmt::format("{}: {}; {}", p.field, p.problem, p.fix));
+                list.push_back(Json{{"field", p.field}, {"problem", p.problem}, {"fix", p.fix}});
+            }
             const SpecProblem& p = problems.front();
-            throw Error(p.code, fmt::format("{}: {}; {}", p.field, p.problem, p.fix),
-                        Json{{"field", p.field}, {"fix", p.fix}, {"problems", problems.size()}});
+            throw Error(p.code,
+                        problems.size() == 1 ? lines.front()
+                                             : fmt::format("{} problems: {}", problems.size(), fmt::join(lines, " | ")),
+                        Json{{"field", p.field}, {"fix", p.fix}, {"problems", list}});
         }
     }
     const fs::path parent = real(options.root.has_parent_path() ? options.root.parent_path() : fs::path("."));
@@ -206,12 +240,29 @@ FreezeOutcome freeze_target(const FreezeOptions& options) {
                                          : std::nan("");
                 if (ref.status != driver::CorrectnessStatus::passed ||
                     !correctness_passes(spec.correctness_operator, value, spec.correctness_threshold)) {
+                    // Say why: a metric the driver does not report is a misspelling, not a failing original.
+                    std::string why;
+                    if (ref.correctness_metrics.count(spec.correctness_metric) == 0) {
+                        std::vector<std::string> reported;
+                        for (const auto& [name, v] : ref.correctness_metrics) {
+                            reported.push_back(name);
+                        }
+                        why = fmt::format("; the driver reported no metric \"{}\" ({}): check correctness.metric",
+                                          spec.correctness_metric,
+                                          reported.empty() ? std::string("it reported none")
+                                                           : fmt::format("it reported: {}", fmt::join(reported, ", ")));
+                    }
+                    for (const auto& note : smoke.result->environment.value("notes", Json::array())) {
+                        if (note.is_string()) {
+                            why += "; driver note: " + note.get<std::string>();
+                        }
+                    }
                     throw Error(ErrorCode::invalid_spec,
-                                fmt::format("the original fails its own correctness rule on case {} ({} {} {} {}, driver "
-                                            "status {}); fix the rule or the driver before freezing",
+                                fmt::format("the original does not pass its own correctness rule on case {} ({} {} {} {}, "
+                                            "driver status {}){}; fix the rule or the driver before freezing",
                                             id, spec.correctness_metric, value, spec.correctness_operator,
-                                            spec.correctness_threshold, driver::correctness_status_name(ref.status)),
-                                Json{{"field", "correctness"}, {"case", id}, {"fix", "make the original pass its rule"}});
+                                            spec.correctness_threshold, driver::correctness_status_name(ref.status), why),
+                                Json{{"field", "correctness.metric"}, {"case", id}, {"fix", "make the original pass its rule"}});
                 }
             }
             record["smoke"] = outcome.smoke_invocations;
@@ -221,6 +272,16 @@ FreezeOutcome freeze_target(const FreezeOptions& options) {
         rename_no_replace(staging, final_root);
         fsync_directory(parent);
         outcome.target = record;
+    } catch (const Error& e) {
+        // Nothing is frozen, but the driver's logs of the smoke are kept where the message says.
+        const std::string kept = keep_failed_freeze_logs(staging, spec.name);
+        remove_tree_forcibly(staging);
+        if (kept.empty()) {
+            throw;
+        }
+        Json details = e.details();
+        details["logs"] = kept;
+        throw Error(e.code(), fmt::format("{} (the smoke's driver logs are kept in {})", e.what(), kept), details);
     } catch (...) {
         remove_tree_forcibly(staging);
         throw;

@@ -37,13 +37,44 @@ public:
     }
     [[nodiscard]] bool has(std::string_view key) const { return t_ != nullptr && t_->contains(key); }
 
+    // "missing", or "missing (found \"minimum_efect_pct\": did you mean minimum_effect_pct?)" when a
+    // key that nothing reads is within two edits of it.
+    [[nodiscard]] std::string missing(std::string_view key) const {
+        if (t_ != nullptr) {
+            for (const auto& [k, v] : *t_) {
+                const std::string other(k.str());
+                if (other != key && edit_distance(other, key) <= 2) {
+                    return fmt::format("missing (found \"{}\": did you mean {}?)", other, key);
+                }
+            }
+        }
+        return "missing";
+    }
+
+    static std::size_t edit_distance(std::string_view a, std::string_view b) {
+        std::vector<std::size_t> row(b.size() + 1);
+        for (std::size_t j = 0; j <= b.size(); ++j) {
+            row[j] = j;
+        }
+        for (std::size_t i = 1; i <= a.size(); ++i) {
+            std::size_t diagonal = row[0];
+            row[0] = i;
+            for (std::size_t j = 1; j <= b.size(); ++j) {
+                const std::size_t above = row[j];
+                row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+                diagonal = above;
+            }
+        }
+        return row[b.size()];
+    }
+
     std::string string(std::string_view key, const char* fix, std::optional<std::string> fallback = std::nullopt) {
         const toml::node* n = node(key);
         if (n == nullptr) {
             if (fallback) {
                 return *fallback;
             }
-            bad(field(key), "missing", fix);
+            bad(field(key), missing(key), fix);
         }
         if (!n->is_string()) {
             bad(field(key), fmt::format("expected a string, got {}", type_of(*n)), fix);
@@ -61,7 +92,7 @@ public:
             if (fallback) {
                 return *fallback;
             }
-            bad(field(key), "missing", fix);
+            bad(field(key), missing(key), fix);
         }
         double v = 0;
         if (n->is_integer()) {
@@ -107,7 +138,7 @@ public:
         const toml::node* n = node(key);
         if (n == nullptr) {
             if (required) {
-                bad(field(key), "missing", fix);
+                bad(field(key), missing(key), fix);
             }
             return {};
         }
@@ -148,16 +179,37 @@ public:
         if (t_ == nullptr) {
             return;
         }
+        std::vector<std::string> unknown;
         for (const auto& [k, v] : *t_) {
             const std::string key(k.str());
             const bool known = seen_.contains(key) ||
                                std::find(extra_known.begin(), extra_known.end(), key) != extra_known.end();
             if (!known) {
-                std::vector<std::string> names(seen_.begin(), seen_.end());
-                bad(field(key), "unknown key",
-                    fmt::format("remove it or use one of: {}", fmt::join(names, ", ")));
+                unknown.push_back(key);
             }
         }
+        if (unknown.empty()) {
+            return;
+        }
+        // Every unknown key of the table at once, each with its nearest known name.
+        std::vector<std::string> names(seen_.begin(), seen_.end());
+        std::vector<std::string> hints;
+        for (const auto& key : unknown) {
+            std::string best;
+            std::size_t best_distance = 3;
+            for (const auto& n : names) {
+                const std::size_t d = edit_distance(key, n);
+                if (d < best_distance) {
+                    best = n;
+                    best_distance = d;
+                }
+            }
+            hints.push_back(best.empty() ? key : fmt::format("{} (did you mean {}?)", key, best));
+        }
+        bad(field(unknown.front()), unknown.size() == 1 ? "unknown key" : fmt::format("unknown keys: {}", fmt::join(hints, ", ")),
+            unknown.size() == 1 && hints.front() != unknown.front()
+                ? fmt::format("rename it: {}", hints.front())
+                : fmt::format("remove them or use one of: {}", fmt::join(names, ", ")));
     }
 
     static std::string type_of(const toml::node& n) {

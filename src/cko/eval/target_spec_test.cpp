@@ -154,6 +154,37 @@ INSTANTIATE_TEST_SUITE_P(
         BadSpec{"[statistics]", "[statistcs]\n[statistics]", "statistcs"},
         BadSpec{"[cases]\ndir = \"cases\"\n", "[cases]\n", "cases.dir"}));
 
+std::string error_of(const std::string& text) {
+    try {
+        (void)parse_target_spec(text, "/t/cko.toml");
+    } catch (const Error& e) {
+        return e.what();
+    }
+    return "";
+}
+
+TEST(TargetSpec, AMisspelledRequiredKeySuggestsTheRightOne) {
+    const std::string msg = error_of(replace(kGood, "minimum_effect_pct = 0.5", "minimum_efect_pct = 0.5"));
+    EXPECT_NE(msg.find("objective.minimum_effect_pct: missing"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("did you mean minimum_effect_pct"), std::string::npos) << msg;
+}
+
+TEST(TargetSpec, EveryUnknownKeyOfATableIsNamedAtOnce) {
+    const std::string msg =
+        error_of(replace(kGood, "confidence = 0.95\n", "confidense = 0.95\nmax_pair = 3\nconfidence = 0.95\n"));
+    EXPECT_NE(msg.find("confidense (did you mean confidence?)"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("max_pair (did you mean max_pairs?)"), std::string::npos) << msg;
+}
+
+TEST(TargetSpec, ACaseRegressionToleranceIsReadAndBounded) {
+    const TargetSpec s = parse_target_spec(replace(kGood, "minimum_effect_pct = 0.5", "minimum_effect_pct = 0.5\nmax_case_regression_pct = 2"), "/t/cko.toml");
+    EXPECT_DOUBLE_EQ(s.max_case_regression_pct, 2.0);
+    EXPECT_DOUBLE_EQ(parse_target_spec(kGood, "/t/cko.toml").max_case_regression_pct, 0.0);
+    EXPECT_NE(error_of(replace(kGood, "minimum_effect_pct = 0.5", "minimum_effect_pct = 0.5\nmax_case_regression_pct = -1"))
+                  .find("objective.max_case_regression_pct"),
+              std::string::npos);
+}
+
 TEST(TargetSpec, SyntaxErrorsNameTheLine) {
     try {
         (void)parse_target_spec("[target\nname = 1", "spec.toml");
