@@ -64,6 +64,9 @@ printf '%-10s %-22s %-24s %-14s %s\n' confirm "$fast" "$c1" "$v_c1" -
 printf '%-10s %-22s %-24s %-14s %s\n' screen "$wrong" "$s2" "$v_s2" "$d_s2"
 printf '%-10s %-22s %-24s %-14s %s\n' confirm "$wrong" "$c2" "$v_c2" -
 printf '%-10s %-22s %-24s %-14s %s\n' audit champion "$a1" "$v_a1" -
+
+say "history (cko history --root ...)"
+"$CKO" history --root "$root"
 echo
 echo "evidence kept in $root (cko ls --root $root)"
 ok=1
