@@ -40,4 +40,3 @@ contains "$err" '"jsn"'
 echo '{"json": true, "json": false}' > "$tmp/dup.json"
 expect_rc 2 "$CKO" self-check --request "$tmp/dup.json"
 contains "$err" 'error[json_duplicate_key]'
-exit 0
