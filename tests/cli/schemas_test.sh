@@ -112,6 +112,12 @@ env CKO_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1 CKO_NVIDIA_SMI=/nonexistent/
 "$CKO" profile nsys "$fx/nsys/vec.sqlite" --json > "$docs/nsys.json"
 "$CKO" profile torch "$fx/torch/torch_trace.json" --json --tool-version 2.11 > "$docs/torch.json"
 "$CKO" profile torch "$fx/torch/h200_matmul_trace.json.gz" --json > "$docs/torch-gz.json"
+mkdir "$tmp/bin"  # profile collect ncu, with a fake ncu on PATH that prints the raw fixture
+printf '#!/bin/sh\nif [ "$1" = --version ]; then echo "Version 2025.3.1.0 (build 1)"; exit 0; fi\ncat "%s"\n' \
+  "$fx/ncu/ncu_raw.csv" > "$tmp/bin/ncu"
+chmod +x "$tmp/bin/ncu"
+env PATH="$tmp/bin:$PATH" "$CKO" profile collect ncu --out "$tmp/collect" --json -- ./vec 1 > "$docs/ncu-collect.json"
+grep -q '"collection"' "$docs/ncu-collect.json"
 for f in "$docs"/*.json; do expect_rc 0 "$py" "$validate" --document "$f"; done
 # A broken copy of each kind is refused, naming the JSON path.
 edit_doc() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); exec(sys.argv[2]); json.dump(d, open(sys.argv[3], "w"))' "$@"; }
