@@ -1,15 +1,26 @@
-// Throughput of `cko profile torch` on a synthetic Kineto trace (bench/gen_kineto_trace.py).
+// Throughput of `cko profile torch` on a synthetic Kineto trace (bench/gen_kineto_trace.py): the
+// whole verb as a user runs it (text and --json, in process, output discarded), and its phases,
+// each one including the ones before it: read, read+tokenize, +parse, +summarize (= the import).
 // Set CKO_KINETO_BENCH_TRACE to a trace file (e.g. 512 MB); without it a 64 MB one is generated.
+#include "cko/cli/command.hpp"
 #include "cko/profile/kineto/kineto_trace.hpp"
+#include "cko/profile/kineto/trace_event.hpp"
+#include "cko/profile/kineto/trace_reader.hpp"
+#include "cko/profile/kineto/trace_tokenizer.hpp"
 
 #include <benchmark/benchmark.h>
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
 #include <string>
+#include <vector>
 
 namespace {
 namespace fs = std::filesystem;
+namespace kineto = cko::profile::kineto;
 
 fs::path bench_trace() {
     if (const char* env = std::getenv("CKO_KINETO_BENCH_TRACE"); env != nullptr && *env != '\0') {
@@ -27,22 +38,113 @@ fs::path bench_trace() {
     return path;
 }
 
-void BM_ImportKinetoTrace(benchmark::State& state) {
+// Phase sinks: count what the tokenizer hands over, or parse each event and drop it.
+struct CountingSink : kineto::TraceSink {
+    std::int64_t events = 0;
+    void on_member(std::string_view, std::string_view) override {}
+    void on_event(std::string_view) override { ++events; }
+};
+struct ParsingSink : kineto::TraceSink {
+    std::int64_t events = 0;
+    kineto::TraceEventParser parser;
+    kineto::TraceEvent event;
+    void on_member(std::string_view, std::string_view) override {}
+    void on_event(std::string_view raw) override {
+        parser.parse(raw, static_cast<std::uint64_t>(events), event);
+        ++events;
+    }
+};
+
+template <typename Body>
+void run_phase(benchmark::State& state, Body body) {
     const fs::path path = bench_trace();
     if (path.empty()) {
         state.SkipWithError("could not generate the trace (python3 missing?)");
         return;
     }
-    const auto bytes = static_cast<std::int64_t>(fs::file_size(path));
     std::int64_t events = 0;
     for (auto _ : state) {
-        const auto trace = cko::profile::kineto::import_kineto_trace(path);
-        events += trace.summary.events;
-        benchmark::DoNotOptimize(trace.summary.kernel_time_ns);
+        events += body(path);
     }
-    state.SetBytesProcessed(bytes * state.iterations());
+    state.SetBytesProcessed(static_cast<std::int64_t>(fs::file_size(path)) * state.iterations());
     state.SetItemsProcessed(events);
 }
-BENCHMARK(BM_ImportKinetoTrace)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// 1. Read: the file's bytes in the reader's 4 MiB chunks, nothing else (the floor of any import).
+void BM_KinetoPhase1Read(benchmark::State& state) {
+    run_phase(state, [](const fs::path& path) {
+        std::ifstream in(path, std::ios::binary);
+        std::vector<char> chunk(std::size_t{4} << 20);
+        std::int64_t bytes = 0;
+        while (in.read(chunk.data(), static_cast<std::streamsize>(chunk.size())) || in.gcount() > 0) {
+            bytes += in.gcount();
+        }
+        benchmark::DoNotOptimize(bytes);
+        return std::int64_t{0};
+    });
+}
+BENCHMARK(BM_KinetoPhase1Read)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// 2. + SHA-256 and tokenizing into events (stream_trace_file with a sink that only counts).
+void BM_KinetoPhase2Tokenize(benchmark::State& state) {
+    run_phase(state, [](const fs::path& path) {
+        CountingSink sink;
+        kineto::TraceTokenizer tokenizer(sink);
+        (void)kineto::stream_trace_file(path, tokenizer);
+        return sink.events;
+    });
+}
+BENCHMARK(BM_KinetoPhase2Tokenize)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// 3. + parsing every event (simdjson on-demand, exact timestamps), results dropped.
+void BM_KinetoPhase3Parse(benchmark::State& state) {
+    run_phase(state, [](const fs::path& path) {
+        ParsingSink sink;
+        kineto::TraceTokenizer tokenizer(sink);
+        (void)kineto::stream_trace_file(path, tokenizer);
+        return sink.events;
+    });
+}
+BENCHMARK(BM_KinetoPhase3Parse)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// 4. + summarizing: the whole import (import_kineto_trace).
+void BM_KinetoPhase4Summarize(benchmark::State& state) {
+    run_phase(state, [](const fs::path& path) {
+        const auto trace = kineto::import_kineto_trace(path);
+        benchmark::DoNotOptimize(trace.summary.kernel_time_ns);
+        return trace.summary.events;
+    });
+}
+BENCHMARK(BM_KinetoPhase4Summarize)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// The verb a user runs, whole, in process: `cko profile torch FILE [--json]`, output discarded.
+void BM_ProfileTorchVerb(benchmark::State& state) {
+    const fs::path path = bench_trace();
+    if (path.empty()) {
+        state.SkipWithError("could not generate the trace (python3 missing?)");
+        return;
+    }
+    std::vector<std::string> words = {"cko", "profile", "torch", path.string()};
+    if (state.range(0) != 0) {
+        words.emplace_back("--json");
+    }
+    std::vector<char*> argv;
+    for (auto& w : words) {
+        argv.push_back(w.data());
+    }
+    std::ostringstream sink;
+    std::streambuf* const saved = std::cout.rdbuf(sink.rdbuf());
+    int rc = 0;
+    for (auto _ : state) {
+        sink.str("");
+        rc |= cko::cli::run_cli(static_cast<int>(argv.size()), argv.data());
+    }
+    std::cout.rdbuf(saved);
+    if (rc != 0) {
+        state.SkipWithError("cko profile torch failed");
+    }
+    state.SetBytesProcessed(static_cast<std::int64_t>(fs::file_size(path)) * state.iterations());
+}
+BENCHMARK(BM_ProfileTorchVerb)->ArgName("json")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace

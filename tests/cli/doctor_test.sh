@@ -104,4 +104,3 @@ expect_rc 3 "$CKO" doctor --spec "$tmp/t/cko.toml"
 contains "$out" "objective.primary.direction"
 expect_rc 0 "$CKO" doctor --spec "$ex/cko.toml"
 contains "$out" "cko target freeze --spec"
-exit 0

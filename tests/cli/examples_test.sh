@@ -21,4 +21,3 @@ for role in ("reference", "candidate"):
 ' || fail "unexpected result from $driver"
 done
 expect_rc 0 "$CKO" fsck --root "$tmp/art"
-exit 0

@@ -1,11 +1,15 @@
 # Shared helpers for the CLI tests: sourced, never run.
+# Any command that fails outside a condition (`if`, `||`, `&&`) fails the script at once, naming its
+# line: a python assert block, a pipeline (pipefail) or a $(...) assignment needs no `|| fail` to
+# count. A command expected to fail goes through expect_rc, or is written `cmd || true`.
 # expect_rc RC CMD...  runs CMD, fails the test unless it exits with RC; output in $out/$err.
-set -u
+set -Eeuo pipefail
+trap 'rc=$?; echo "  FAIL: ${BASH_SOURCE[0]##*/}:$LINENO: \`$BASH_COMMAND\` exited $rc" >&2; exit "$rc"' ERR
 fail() { echo "  FAIL: $*" >&2; exit 1; }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 expect_rc() {
-  local want=$1; shift
-  "$@" >"$tmp/out" 2>"$tmp/err"; local got=$?
+  local want=$1 got=0; shift
+  "$@" >"$tmp/out" 2>"$tmp/err" || got=$?
   out=$(cat "$tmp/out"); err=$(cat "$tmp/err")
   [ "$got" -eq "$want" ] || fail "'$*' exited $got, expected $want; stderr: $err"
 }

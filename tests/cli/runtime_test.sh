@@ -76,4 +76,3 @@ import sys; p=sys.argv[1]; b=bytearray(open(p,'rb').read()); b[5]^=1; open(p,'wb
 PY
 expect_rc 1 "$CKO" fsck --root "$root"
 contains "$out" "DAMAGE"
-exit 0

@@ -58,12 +58,12 @@ export FAKE_PIDS="$tmp/lost.pids"
 owner=$!  # cko itself, not a subshell: it must die without writing a result
 for _ in $(seq 100); do [ -s "$FAKE_PIDS" ] && break; sleep 0.1; done
 [ -s "$FAKE_PIDS" ] || { kill -KILL "$owner"; fail "the hanging driver never started"; }
-kill -KILL "$owner"; wait "$owner" 2>/dev/null
+kill -KILL "$owner"; wait "$owner" 2>/dev/null || true  # 137: killed, as intended
 unset FAKE_PIDS
 lost=$(grep -l '"hang"' "$B"/invocations/*/request.json | while read -r f; do
          d=$(dirname "$f"); [ -e "$d/result.json" ] || basename "$d"; done)
 [ -n "$lost" ] || fail "no unfinished invocation after killing its owner"
-"$CKO" status "$lost" --root "$B" --json >"$tmp/status.json" 2>&1  # exits nonzero for lost
+expect_rc 3 "$CKO" status "$lost" --root "$B" --json  # lost: an environment outcome, exit 3
 read -r p1 p2 < "$tmp/lost.pids"
 for p in $p1 $p2; do  # the driver and its child must be gone; never leave them behind
   if [ -r "/proc/$p/stat" ] && ! grep -q ') Z ' "/proc/$p/stat"; then kill -KILL "$p"; fail "status left pid $p alive"; fi
@@ -97,6 +97,45 @@ expect_rc 0 "$py" "$validate" --document "$tmp/error.json" --schema error-v1
 expect_rc 2 "$CKO" baseline --root "$tmp/nowhere" --json
 printf '%s' "$out" > "$tmp/error2.json"
 expect_rc 0 "$py" "$validate" --document "$tmp/error2.json" --schema error-v1
+
+# ---- The documents of doctor, help and the profile verbs, on the fixtures.
+fx="$repo/tests/fixtures"
+docs="$tmp/docs"; mkdir -p "$docs"
+"$CKO" doctor --json > "$docs/doctor.json"
+env CKO_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1 CKO_NVIDIA_SMI=/nonexistent/nvidia-smi \
+  "$CKO" doctor --json --require-gpu > "$docs/doctor-blocked.json" || [ $? -eq 3 ]
+"$CKO" help --json > "$docs/help.json"
+"$CKO" profile ncu "$fx/ncu/ncu_raw.csv" --json > "$docs/ncu-raw.json"
+"$CKO" profile ncu "$fx/ncu/ncu_details.csv" --json --device h200-sxm > "$docs/ncu-details.json"
+"$CKO" profile ncu "$fx/ncu/ncu_counters_not_permitted.txt" --json > "$docs/ncu-refused.json" || [ $? -eq 3 ]
+"$CKO" profile diff "$fx/ncu/ncu_flops_raw.csv" "$fx/ncu/ncu_flops_raw_b.csv" --json > "$docs/ncu-diff.json"
+"$CKO" profile nsys "$fx/nsys/vec.sqlite" --json > "$docs/nsys.json"
+"$CKO" profile torch "$fx/torch/torch_trace.json" --json --tool-version 2.11 > "$docs/torch.json"
+"$CKO" profile torch "$fx/torch/h200_matmul_trace.json.gz" --json > "$docs/torch-gz.json"
+mkdir "$tmp/bin"  # profile collect ncu, with a fake ncu on PATH that prints the raw fixture
+printf '#!/bin/sh\nif [ "$1" = --version ]; then echo "Version 2025.3.1.0 (build 1)"; exit 0; fi\ncat "%s"\n' \
+  "$fx/ncu/ncu_raw.csv" > "$tmp/bin/ncu"
+chmod +x "$tmp/bin/ncu"
+env PATH="$tmp/bin:$PATH" "$CKO" profile collect ncu --out "$tmp/collect" --json -- ./vec 1 > "$docs/ncu-collect.json"
+grep -q '"collection"' "$docs/ncu-collect.json"
+for f in "$docs"/*.json; do expect_rc 0 "$py" "$validate" --document "$f"; done
+# A broken copy of each kind is refused, naming the JSON path.
+edit_doc() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); exec(sys.argv[2]); json.dump(d, open(sys.argv[3], "w"))' "$@"; }
+edit_doc "$docs/doctor.json" 'd["items"][0]["status"] = "fine"' "$tmp/bad-doctor.json"
+edit_doc "$docs/ncu-details.json" 'd["launches"][1]["unmodeled"] = "3"' "$tmp/bad-ncu.json"
+edit_doc "$docs/ncu-diff.json" 'd["unmatched"][0]["side"] = "C"' "$tmp/bad-diff.json"
+edit_doc "$docs/nsys.json" 'd["reports"]["cuda_gpu_kern_sum"]["rows"][0]["count"] = -1' "$tmp/bad-nsys.json"
+edit_doc "$docs/torch.json" 'd["traces"][0]["summary"]["flows"]["p99"] = 1' "$tmp/bad-torch.json"
+expect_rc 1 "$py" "$validate" --document "$tmp/bad-doctor.json"
+contains "$out" "\$.items[0].status: [doctor-v1] 'fine' is not one of"
+expect_rc 1 "$py" "$validate" --document "$tmp/bad-ncu.json"
+contains "$out" "\$.launches[1].unmodeled: [ncu-report-v1] '3' is not of type 'integer'"
+expect_rc 1 "$py" "$validate" --document "$tmp/bad-diff.json"
+contains "$out" "\$.unmatched[0].side: [ncu-diff-v1] 'C' is not one of"
+expect_rc 1 "$py" "$validate" --document "$tmp/bad-nsys.json"
+contains "$out" "\$.reports.cuda_gpu_kern_sum.rows[0].count: [profile-nsys-v1] -1 is less than the minimum of 0"
+expect_rc 1 "$py" "$validate" --document "$tmp/bad-torch.json"
+contains "$out" "\$.traces[0].summary.flows: [profile-torch-v1] Additional properties are not allowed ('p99' was unexpected)"
 
 # ---- Corrupted copies are refused, naming the file and the JSON path.
 N="$tmp/neg"
@@ -133,4 +172,3 @@ cp -r "$A" "$N2" && chmod -R u+w "$N2"
 echo '{"format_version":"cko/mystery-v1","id":"x"}' > "$N2/mystery.json"
 expect_rc 1 "$py" "$validate" "$N2"
 contains "$out" "INVALID $N2/mystery.json: \$.format_version: unknown format_version cko/mystery-v1"
-exit 0

@@ -7,6 +7,20 @@ contains "$out" "cko 0."
 
 expect_rc 0 "$CKO" help
 contains "$out" "self-check"
+# help is a verb like the others: --json gives the verb table, --request works, bad flags are usage.
+expect_rc 0 "$CKO" help --json
+printf '%s' "$out" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["format_version"] == "cko/help-v1", d
+names = {v["name"]: v for v in d["verbs"]}
+assert {"doctor", "baseline", "confirm", "champion", "profile", "help"} <= set(names), names
+assert {v["name"] for v in names["profile"]["verbs"]} >= {"ncu", "nsys", "torch", "diff"}, names["profile"]'
+echo '{"json": true}' > "$tmp/help.json"
+expect_rc 0 "$CKO" help --request "$tmp/help.json"
+contains "$out" '"format_version": "cko/help-v1"'
+expect_rc 2 "$CKO" help --no-such-flag
+contains "$err" "error[usage]"
 
 # A usage error: one line on stderr with the code; exit 2.
 expect_rc 2 "$CKO" no-such-verb
@@ -40,4 +54,3 @@ contains "$err" '"jsn"'
 echo '{"json": true, "json": false}' > "$tmp/dup.json"
 expect_rc 2 "$CKO" self-check --request "$tmp/dup.json"
 contains "$err" 'error[json_duplicate_key]'
-exit 0

@@ -81,4 +81,3 @@ expect_rc 2 "$CKO" profile torch "$tmp/empty.json"
 contains "$err" "error[empty_input]"
 expect_rc 2 "$CKO" profile torch "$vec"
 contains "$err" "error[binary_input]"
-exit 0

@@ -196,11 +196,31 @@ void print_error(const Error& e, bool json) {
     }
 }
 
+// Every verb under `app`: name, summary, and the verbs of a group (e.g. `profile`).
+Json verb_table(const CLI::App& app) {
+    Json out = Json::array();
+    for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+        Json row{{"name", sub->get_name()}, {"summary", sub->get_description()}};
+        const Json children = verb_table(*sub);
+        if (!children.empty()) {
+            row["verbs"] = children;
+        }
+        out.push_back(row);
+    }
+    return out;
+}
+
 void build_app(CLI::App& app) {
     app.set_version_flag("--version", std::string("cko ") + CKO_VERSION);
     app.require_subcommand(1);
     app.fallthrough(false);
-    app.add_subcommand("help", "Show the verbs and what they do");
+    // `cko help`: the top-level help (app.help() would describe the help verb itself), or with
+    // --json the verb table as one document; a verb like any other, so --request works too.
+    add_verb(app, "help", "Show the verbs and what they do", [&app] {
+        return CommandResult{app.get_formatter()->make_help(&app, "cko", CLI::AppFormatMode::Normal),
+                             Json{{"format_version", "cko/help-v1"}, {"version", CKO_VERSION},
+                                  {"verbs", verb_table(app)}}};
+    });
     register_self_check(app);
     register_doctor(app);
     register_target(app);
@@ -250,10 +270,8 @@ int run_cli(int argc, char** argv) {
             throw Error(ErrorCode::usage, fmt::format("{} (run 'cko help')", message));
         }
         Verb* verb = selected_verb();
-        if (verb == nullptr) {
-            // `cko help`: the top-level help (app.help() would describe the help verb itself).
-            std::cout << app.get_formatter()->make_help(&app, "cko", CLI::AppFormatMode::Normal);
-            return 0;
+        if (verb == nullptr) {  // require_subcommand(1) makes every successful parse select a verb
+            throw Error(ErrorCode::usage, "no verb given (run 'cko help')");
         }
         g_json_output = verb->json;
         CommandResult result = verb->handler();

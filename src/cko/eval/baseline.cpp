@@ -12,6 +12,22 @@
 
 namespace cko::eval {
 
+namespace {
+
+// A foreign GPU process (or clocks held low) during a call: the baseline says so and ends, like a
+// confirm; its samples are not a resolution of this machine.
+struct Contaminated {
+    std::vector<std::string> reasons;
+};
+
+void require_clean(const Measurement& m) {
+    if (!m.contamination.empty()) {
+        throw Contaminated{m.contamination};
+    }
+}
+
+}  // namespace
+
 std::uint64_t seed_from(const std::string& text) {
     return std::stoull(sha256_hex(text).substr(0, 15), nullptr, 16);
 }
@@ -66,6 +82,7 @@ OperationOutcome run_baseline(const Target& target, const BaselineOptions& optio
                 if (m.error) {
                     throw *m.error;
                 }
+                require_clean(m);
                 const auto& s = m.subjects.at("reference");
                 if (!s.correct) {
                     throw Error(ErrorCode::invalid_spec,
@@ -103,6 +120,7 @@ OperationOutcome run_baseline(const Target& target, const BaselineOptions& optio
                 if (m.error) {
                     throw *m.error;
                 }
+                require_clean(m);
                 sum += stats::paired_log_ratio(m.subjects.at("reference").primary_median(),
                                                m.subjects.at("candidate").primary_median(), direction);
             }
@@ -116,6 +134,13 @@ OperationOutcome run_baseline(const Target& target, const BaselineOptions& optio
                              {"verdict", stats::verdict_name(aa_verdict)}};
         outputs["resolution"] = resolution.to_json();
         out.verdict = std::string(stats::verdict_name(aa_verdict));
+    } catch (const Contaminated& c) {
+        reason = fmt::format("the measurement window was contaminated: {}", fmt::join(c.reasons, "; "));
+        outputs["verdict"] = "invalid";
+        outputs["contamination"] = c.reasons;
+        outputs["reason"] = reason;
+        out.verdict = "invalid";
+        out.exit_code = 1;
     } catch (const Error& e) {
         failure = e;
         reason = e.what();

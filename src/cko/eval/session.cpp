@@ -250,7 +250,8 @@ void require_budget(const Target& target, double planned_wall_s) {
                                 planned_wall_s, std::max(0.0, spec.wall_seconds_budget - wall), spec.wall_seconds_budget),
                     Json{{"spent_wall_s", wall}, {"budget_wall_s", spec.wall_seconds_budget}});
     }
-    if (!target.gpu_uuids().empty() && gpu >= spec.gpu_seconds_budget) {
+    // 0 (also what an unset gpu_seconds_budget reads as) grants no limit, like the wall budget.
+    if (!target.gpu_uuids().empty() && spec.gpu_seconds_budget > 0 && gpu >= spec.gpu_seconds_budget) {
         throw Error(ErrorCode::budget_exhausted,
                     fmt::format("the Target's GPU budget is spent ({:.0f} of {:.0f} GPU seconds used)", gpu,
                                 spec.gpu_seconds_budget),

@@ -488,7 +488,7 @@ TargetSpec parse_target_spec(std::string_view text, const fs::path& spec_path) {
     if (s.command_timeout_s > s.operation_timeout_s) {
         bad("limits.command_timeout_s", "exceeds operation_timeout_s", "one call cannot outlast the operation; lower it");
     }
-    s.gpu_seconds_budget = limits.number("gpu_seconds_budget", "GPU seconds this Target may spend (0 for CPU work)", 0);
+    s.gpu_seconds_budget = limits.number("gpu_seconds_budget", "GPU seconds this Target may spend (0 = unlimited)", 0);
     s.wall_seconds_budget = limits.number("wall_seconds_budget", "wall seconds this Target may spend (0 = unlimited)", 0);
     if (s.gpu_seconds_budget < 0 || s.wall_seconds_budget < 0) {
         bad(s.gpu_seconds_budget < 0 ? "limits.gpu_seconds_budget" : "limits.wall_seconds_budget", "negative", "use 0 or more");

@@ -61,7 +61,7 @@ struct TargetSpec {
     double operation_timeout_s = 3600;
     double resource_wait_timeout_s = 120;
     double cleanup_timeout_s = 30;
-    double gpu_seconds_budget = 0;  // 0 = none granted (CPU workloads)
+    double gpu_seconds_budget = 0;  // 0 (or unset) = unlimited, like wall_seconds_budget
     double wall_seconds_budget = 0;  // 0 = unlimited
     std::optional<std::int64_t> deadline_unix_s;
     std::string deadline_text;

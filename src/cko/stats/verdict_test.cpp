@@ -83,12 +83,32 @@ TEST(Classify, ZeroMinimumEffectStillNeedsAStrictlyPositiveLowerBound) {
     EXPECT_THROW((void)classify(interval_pct(0.01, 1.0), -1.0, kMinPairs), Error);
 }
 
-TEST(Classify, NeverReturnsInvalid) {
-    for (double low = -5.0; low <= 5.0; low += 0.25) {
-        for (double high = low; high <= 5.0; high += 0.25) {
-            EXPECT_NE(verdict_for(low, high), Verdict::invalid);
+// Every interval of a grid against the rule as DESIGN.md §6 words it, one verdict per condition
+// (checked here as plain inequalities in percent, not through classify's log-space code), and each
+// of the five statistical verdicts reached somewhere: `invalid` is the caller's, never the rule's.
+TEST(Classify, EachIntervalGetsTheVerdictOfItsCondition) {
+    const double m = kMinEffectPct;
+    std::set<Verdict> seen;
+    for (int lo = -20; lo <= 20; ++lo) {
+        for (int hi = lo; hi <= 20; ++hi) {
+            const double low = lo * 0.25;
+            const double high = hi * 0.25;
+            Verdict want = Verdict::inconclusive;
+            if (low >= m && low > 0) {
+                want = Verdict::improved;
+            } else if (high < 0) {
+                want = Verdict::regressed;
+            } else if (low > 0 && high < m) {
+                want = Verdict::below_minimum;
+            } else if (-m < low && high < m) {
+                want = Verdict::equivalent;
+            }
+            EXPECT_EQ(verdict_for(low, high), want) << "[" << low << "%, " << high << "%]";
+            seen.insert(verdict_for(low, high));
         }
     }
+    EXPECT_EQ(seen, (std::set<Verdict>{Verdict::improved, Verdict::regressed, Verdict::below_minimum,
+                                       Verdict::equivalent, Verdict::inconclusive}));
 }
 
 TEST(ClassifyConstraint, ComparesTheIntervalWithTheToleratedRegression) {

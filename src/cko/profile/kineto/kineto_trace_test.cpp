@@ -83,6 +83,8 @@ TEST(KinetoTrace, CountsTheRealTorchTraceExactly) {
     EXPECT_EQ(s.flows.launch_to_gpu.p50_ns, 129575);
     EXPECT_EQ(s.flows.launch_to_gpu.p90_ns, 198658);
     EXPECT_EQ(s.flows.launch_to_gpu.max_ns, 242508);
+    // Nearest rank of 40 latencies: p99 is rank ceil(0.99 * 40) = 40, the maximum.
+    EXPECT_EQ(s.flows.launch_to_gpu.p99_ns, 242508);
     EXPECT_EQ(s.memcpy.at("Memcpy DtoH (Device -> Pinned)").time.count, 5);
     EXPECT_EQ(s.memcpy.at("Memcpy DtoH (Device -> Pinned)").time.total_ns, 8095);
     EXPECT_EQ(s.memcpy.at("Memcpy DtoH (Device -> Pinned)").bytes, 20);
@@ -149,7 +151,11 @@ TEST(KinetoTrace, GzipGivesTheSameSummary) {
     const KinetoTrace plain = import_kineto_trace(kFixture);
     const KinetoTrace packed = import_kineto_trace(gz);
     EXPECT_TRUE(packed.gzip);
+    // The same figures as the plain file, checked against the known counts (not only each other).
     EXPECT_EQ(packed.summary.to_json(), plain.summary.to_json());
+    EXPECT_EQ(packed.summary.events, 314);
+    EXPECT_EQ(packed.summary.kernel_time_ns, 1840249);
+    EXPECT_EQ(packed.summary.flows.linked, 40);
     EXPECT_NE(packed.source.report_sha256, plain.source.report_sha256);
 
     const std::string bytes = read_all(gz);

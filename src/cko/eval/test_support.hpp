@@ -1,0 +1,119 @@
+// Tests of the eval layer: a Target frozen in a scratch dir, driven by tests/cli/fake_driver.py.
+#pragma once
+
+#include "cko/eval/champion.hpp"
+#include "cko/eval/experiment.hpp"
+#include "cko/eval/target.hpp"
+#include "cko/run/invocation.hpp"
+#include "cko/store/test_support.hpp"
+#include "cko/util/error.hpp"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace cko::eval::testing {
+namespace fs = std::filesystem;
+
+// A frozen one-case Target whose driver is tests/cli/fake_driver.py (tests run in the source tree).
+class FrozenTargetTest : public store::testing::ScratchTest {
+protected:
+    void SetUp() override {
+        ScratchTest::SetUp();
+        freeze("");
+    }
+
+    // Freezes a fresh Target (behaviour: the fake driver's, e.g. "ok"); extra lines go in [limits].
+    void freeze(const std::string& extra_limits, const std::string& behaviour = "ok") {
+        target_.reset();
+        store_.reset();
+        const fs::path t = dir_ / fmt::format("t{}", ++freezes_);  // ("t" + to_string: GCC 12 -Wrestrict)
+        put(t / "original" / "k.cu", "kernel v0\n");
+        put(t / "cases" / "c.json", "{}");
+        const std::string driver = (fs::current_path() / "tests" / "cli" / "fake_driver.py").string();
+        put(t / "cko.toml", R"([target]
+name = "champion-test"
+claim_layer = "kernel"
+original = "original"
+change_scope = ["original/k.cu"]
+[cases]
+dir = "cases"
+ids = ["c"]
+[driver]
+argv = ["python3", ")" + driver + R"(", ")" + behaviour + R"("]
+capabilities = ["single_subject"]
+env_allow = ["PATH"]
+[objective]
+primary = { name = "latency_us", unit = "us", direction = "lower", aggregation = "median" }
+minimum_effect_pct = 5.0
+[correctness]
+metric = "max_rel_err"
+operator = "<="
+threshold = 1e-6
+[limits]
+command_timeout_s = 60
+operation_timeout_s = 600
+)" + extra_limits + "\n");
+        FreezeOptions o;
+        o.spec = t / "cko.toml";
+        o.root = t / "art";
+        o.probe_tools = false;
+        (void)freeze_target(o);
+        store_.emplace(store::Store::open(o.root));
+        target_.emplace(Target::open(*store_));
+    }
+
+    // A candidate directory with its own content, frozen as an experiment.
+    std::string experiment(const std::string& content) {
+        const fs::path c = dir_ / fmt::format("cand-{}", ++candidates_);
+        put(c / "k.cu", content);
+        ExperimentSpec e;
+        e.candidate = c;
+        e.hypothesis = "h";
+        e.mechanism = "m";
+        e.failure_closes = "mechanism";
+        e.no_falsifier_reason = "test";
+        return create_experiment(*target_, e).at("id").get<std::string>();
+    }
+
+    std::string digest_of(const std::string& experiment_id) const {
+        return load_experiment(*store_, experiment_id).at("candidate").at("digest").get<std::string>();
+    }
+    std::string original_digest() const { return target_->record().at("original").at("digest").get<std::string>(); }
+
+    // A finished invocation of `kind` with the outputs the champion rules read (planted, not measured).
+    std::string planted(const std::string& kind, const std::string& experiment_id, const std::string& verdict,
+                        const std::string& reference_digest, double gpu_seconds = 0) {
+        run::Invocation inv = run::Invocation::create(*store_, kind, Json{{"experiment_id", experiment_id}}, run::Limits{},
+                                                      nullptr);
+        inv.add_gpu_seconds(gpu_seconds);
+        (void)inv.finish(run::InvocationState::succeeded, "planted by the test",
+                         Json{{"experiment_id", experiment_id}, {"verdict", verdict},
+                              {"reference", {{"label", "x"}, {"digest", reference_digest}}}});
+        return inv.id();
+    }
+
+    std::string champion() const { return read_champion(*store_).experiment_id.value_or("original"); }
+
+    static ErrorCode code_of(const std::function<void()>& f, std::string* message = nullptr) {
+        try {
+            f();
+        } catch (const Error& e) {
+            if (message != nullptr) {
+                *message = e.what();
+            }
+            return e.code();
+        }
+        return ErrorCode::internal;  // "did not throw"
+    }
+
+    std::optional<store::Store> store_;
+    std::optional<Target> target_;
+    int freezes_ = 0;
+    int candidates_ = 0;
+};
+
+}  // namespace cko::eval::testing
