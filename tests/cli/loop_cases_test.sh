@@ -202,7 +202,7 @@ assert p["pairs_done"] >= 1 and p["pairs_at_most"] == 20 and p["elapsed_s"] > 0,
 expect_rc 0 "$CKO" status "$inv" --root "$A"
 contains "$out" "of at most 20 pairs"
 expect_rc 0 "$CKO" cancel "$inv" --root "$A"
-"$CKO" wait "$inv" --root "$A" >/dev/null 2>&1
+expect_rc 4 "$CKO" wait "$inv" --root "$A"   # cancelled: exit 4, as a direct run would
 
 # Errors in one go: every missing field at once.
 expect_rc 2 "$CKO" experiment new --root "$A" --candidate "$T/fast"

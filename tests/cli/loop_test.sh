@@ -96,7 +96,7 @@ import json, os, sys
 assert json.load(sys.stdin)["champion"] == os.environ["EXP"]'
 # A2 was confirmed against the original, which is no longer the champion: stale, refused.
 expect_rc 2 "$CKO" champion select --root "$tmp/a/art" --experiment "$exp_a2" --confirm "$conf_a2"
-contains "$err" "confirm again against the current champion"
+contains "$err" "--base champion"
 expect_rc 2 "$CKO" champion restore --root "$tmp/a/art"
 contains "$err" "--reason"
 expect_rc 0 "$CKO" champion restore --root "$tmp/a/art" --reason "demo of restore"

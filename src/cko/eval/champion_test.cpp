@@ -49,7 +49,7 @@ TEST_F(ChampionTest, AConfirmAgainstAFormerChampionIsStale) {
     (void)select_champion(*target_, a, conf_a);
     std::string message;
     EXPECT_EQ(code_of([&] { (void)select_champion(*target_, b, conf_b); }, &message), ErrorCode::not_eligible);
-    EXPECT_NE(message.find("confirm again against the current champion"), std::string::npos) << message;
+    EXPECT_NE(message.find("--base champion"), std::string::npos) << message;
     EXPECT_EQ(champion(), a);
     // Confirmed against the champion as it is now, b may take over.
     const std::string again = planted("confirm", b, "improved", digest_of(a));
