@@ -115,7 +115,7 @@ void register_store(CLI::App& app) {
 
     auto* show = add_verb(app, "show", "Show one record (target, exp-…, inv-…, snapshot digest)", [root, id] {
         const Json j = show_record(store::Store::open(*root), *id);
-        return CommandResult{j.dump(2), j, 0};
+        return CommandResult{printable_json(j), j, 0};
     });
     add_root_option(show, *root);
     show->add_option("id", *id, "Record id")->required();
