@@ -6,10 +6,12 @@
 #include "cko/eval/session.hpp"
 #include "cko/stats/stats.hpp"
 #include "cko/util/error.hpp"
+#include "cko/util/files.hpp"
 
 #include <fmt/format.h>
 
 #include <map>
+#include <optional>
 #include <random>
 
 namespace cko::eval {
@@ -117,7 +119,12 @@ OperationOutcome run_comparison(const Target& target, const CompareOptions& o,
         throw Error(ErrorCode::not_eligible, "a diagnostic Target has no workload to compare");
     }
     const std::string kind(comparison_kind_name(o.kind));
+    // The one-confirm rule is decided and its invocation created under one per-experiment lock, so
+    // two confirms started together cannot both pass the check.
+    std::optional<store::StoreLock> decision;
     if (o.kind == ComparisonKind::confirm) {
+        require_safe_name(o.experiment_id, "experiment id");
+        decision.emplace(target.store().lock_named("confirm-" + o.experiment_id));
         require_first_confirm(target, o);
     } else if (!o.retry_of.empty()) {
         throw Error(ErrorCode::invalid_argument, "--retry-of is only for confirm");
@@ -144,6 +151,7 @@ OperationOutcome run_comparison(const Target& target, const CompareOptions& o,
         request["retry_reason"] = o.retry_reason;
     }
     run::Invocation inv = run::Invocation::create(target.store(), kind, request, limits, o.cancel);
+    decision.reset();  // the confirm now exists: a later confirm sees it
     announce(inv.id());
 
     Json outputs{{"experiment_id", o.experiment_id}, {"reference", reference_json}, {"candidate", candidate_json},
