@@ -339,7 +339,12 @@ InvocationStatus wait_invocation(const store::Store& store, const std::string& i
 
 std::vector<std::string> list_invocations(const store::Store& store) {
     std::vector<std::string> ids;
-    for (const auto& entry : fs::directory_iterator(store.real_path_of("invocations"))) {
+    const fs::path dir = store.real_path_of("invocations");
+    std::error_code ec;
+    if (!fs::is_directory(fs::symlink_status(dir, ec))) {
+        return ids;  // a root made by hand, or one whose layout a crash cut short: no invocations
+    }
+    for (const auto& entry : fs::directory_iterator(dir)) {
         const std::string name = entry.path().filename().string();
         // Only whole invocations: staging directories are hidden, and a directory without its
         // request (made by a cko from before staged creation, cut short) is not one; fsck notes it.

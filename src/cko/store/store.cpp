@@ -254,8 +254,8 @@ void Store::append_ledger_line(std::string_view relative, const std::string& sha
             const ssize_t n = ::pwrite(fd, line.data(), line.size(), tail.complete_size);
             err = n == static_cast<ssize_t>(line.size()) ? 0 : (n < 0 ? errno : ENOSPC);
         }
-        if (err == 0 && (!fault_point() || ::fsync(fd) != 0)) {
-            err = errno != 0 ? errno : ENOSPC;
+        if (err == 0) {
+            err = !fault_point() ? ENOSPC : (::fsync(fd) != 0 ? errno : 0);
         }
         if (err != 0) {
             (void)!::ftruncate(fd, tail.complete_size);
@@ -410,8 +410,9 @@ fs::path Store::stage_directory(std::string_view relative) const {
     const fs::path final_path = real_path_of(relative);
     make_directories(final_path.parent_path());
     std::string pattern = (final_path.parent_path() / fmt::format(".staging-{}-XXXXXX", final_path.filename().string())).string();
-    if (!fault_point() || ::mkdtemp(pattern.data()) == nullptr) {
-        const int err = errno != 0 ? errno : ENOSPC;
+    const bool space = fault_point();
+    if (!space || ::mkdtemp(pattern.data()) == nullptr) {
+        const int err = space ? errno : ENOSPC;
         throw Error(ErrorCode::io_error, fmt::format("cannot create a staging directory for {}: {}", relative, std::strerror(err)),
                     Json{{"path", std::string(relative)}});
     }

@@ -117,7 +117,10 @@ Watchdog::Watchdog(pid_t pgid, std::chrono::milliseconds deadline, std::chrono::
     }
     if (::kill(-pgid, SIGTERM) == 0) {
         ::kill(-pgid, SIGCONT);
-        sleep_ms(grace_ms > 0 ? grace_ms : 0);
+        // The grace ends early once the group is gone (nothing to wait for then).
+        for (long waited = 0; waited < grace_ms && ::kill(-pgid, 0) == 0; waited += 20) {
+            sleep_ms(20);
+        }
         ::kill(-pgid, SIGKILL);
     }
     ::_exit(0);
