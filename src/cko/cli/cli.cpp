@@ -50,7 +50,13 @@ bool wants_json(int argc, char** argv) {
 
 std::string scalar_text(const Json& value, const std::string& key) {
     if (value.is_string()) {
-        return value.get<std::string>();
+        const auto& text = value.get_ref<const std::string&>();
+        if (text.find('\0') != std::string::npos) {  // argv words end at a NUL: it would truncate silently
+            throw Error(ErrorCode::invalid_request,
+                        fmt::format("request key \"{}\": the string holds a NUL character (\\u0000); remove it", key),
+                        Json{{"key", key}});
+        }
+        return text;
     }
     if (value.is_number()) {
         return value.dump();
@@ -192,7 +198,7 @@ std::vector<std::string> merge_request(CLI::App& app, int argc, char** argv) {
 void print_error(const Error& e, bool json) {
     std::fprintf(stderr, "cko: error[%s]: %s\n", std::string(error_code_name(e.code())).c_str(), e.what());
     if (json) {
-        std::cout << e.to_json().dump(2) << '\n';
+        std::cout << printable_json(e.to_json()) << '\n';
     }
 }
 
@@ -276,7 +282,7 @@ int run_cli(int argc, char** argv) {
         g_json_output = verb->json;
         CommandResult result = verb->handler();
         if (verb->json) {
-            std::cout << result.json.dump(2) << '\n';
+            std::cout << printable_json(result.json) << '\n';
         } else {
             std::cout << result.text;
             if (!result.text.empty() && result.text.back() != '\n') {

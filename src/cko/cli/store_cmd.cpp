@@ -223,7 +223,7 @@ std::string show_text(const Json& j) {
                            j.value("mechanism", ""), j.at("base").value("kind", ""), j.value("minimum_effect_pct", 0.0),
                            fmt::join(j.value("changed_files", std::vector<std::string>{}), " "), id);
     }
-    return j.dump(2) + "\n";
+    return printable_json(j) + "\n";
 }
 
 }  // namespace

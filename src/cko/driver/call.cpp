@@ -2,6 +2,7 @@
 #include "cko/driver/call.hpp"
 
 #include "cko/util/files.hpp"
+#include "cko/util/utf8.hpp"
 
 #include <fmt/format.h>
 
@@ -16,7 +17,9 @@ std::string tail_of(const fs::path& file, std::size_t max_bytes) {
     std::ifstream in(file, std::ios::binary);
     std::string text((std::istreambuf_iterator<char>(in)), {});
     if (text.size() > max_bytes) {
-        text = "…" + text.substr(text.size() - max_bytes);
+        // Cut on a character boundary; the bytes themselves may still be ill-formed (the Error
+        // that carries the tail replaces those).
+        text = "…" + std::string(utf8_tail(text, max_bytes));
     }
     while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) {
         text.pop_back();
@@ -78,13 +81,22 @@ CallReport call_driver(run::Invocation& invocation, const DriverSpec& driver, co
     }
     const ProcessResult& p = report.outcome.process;
     const fs::path result_path = report.outcome.output_dir / "result.json";
-    const bool has_result = fs::exists(result_path);
+    std::error_code ec;
+    const auto result_status = fs::symlink_status(result_path, ec);
+    const bool has_result = fs::exists(result_status);
     if (p.cancelled || p.timed_out || !p.exited || p.exit_code != 0) {
         report.error = judge_process(report, invocation.limits().command);
     } else if (!has_result) {
         report.error = Error(ErrorCode::missing_result,
                              fmt::format("the driver exited 0 but wrote no {} (it must write result_path from the "
                                          "request, or exit nonzero when it cannot run)",
+                                         result_path.string()),
+                             Json{{"call_dir", report.outcome.call_dir.string()}});
+    } else if (!fs::is_regular_file(result_status) || fs::hard_link_count(result_path, ec) != 1) {
+        // Never read through a link: it could name any file outside the store.
+        report.error = Error(ErrorCode::invalid_driver_result,
+                             fmt::format("{} is a symbolic link, a hard link or not a regular file; write the result "
+                                         "itself there",
                                          result_path.string()),
                              Json{{"call_dir", report.outcome.call_dir.string()}});
     } else {

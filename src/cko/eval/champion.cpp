@@ -50,6 +50,15 @@ Champion read_champion(const store::Store& store) {
     c.record = store.read_record(kCurrent);
     c.file_sha256 = sha256_file_hex(store.path_of(kCurrent));
     c.digest = c.record.at("digest");
+    // The pointer is only as good as the selection record it cites (a hand-edited pointer is refused).
+    const Json& sel = c.record.at("selection");
+    const Json selection = store.read_verified(store::RecordRef{sel.at("id"), sel.at("sha256"), sel.at("path")});
+    if (selection.at("digest") != c.record.at("digest") || selection.at("experiment_id") != c.record.at("experiment_id")) {
+        throw Error(ErrorCode::invalid_record,
+                    fmt::format("{} names {} but its selection record {} selected {}; the pointer was altered (run cko fsck)",
+                                kCurrent, c.record.at("digest").dump(), sel.at("path").get<std::string>(),
+                                selection.at("digest").dump()));
+    }
     if (!c.record.at("experiment_id").is_null()) {
         c.experiment_id = c.record.at("experiment_id").get<std::string>();
     }
@@ -120,11 +129,14 @@ Json select_champion(const Target& target, const std::string& experiment_id, con
                    {"accepted_regressions", regressed},
                    {"selected_unix_s", unix_seconds_now()}};
     selection["id"] = content_id("sel", selection);
-    const auto ref = store.write_record("champion/selections/" + selection["id"].get<std::string>() + ".json", selection);
-    store.compare_and_swap(kCurrent, current.file_sha256,
-                           Json{{"format_version", "cko/champion-v1"}, {"id", "champion"},
-                                {"experiment_id", experiment_id}, {"digest", selection["digest"]},
-                                {"selection", ref.to_json()}});
+    // The selection record is written only if the swap happens (under the same lock).
+    store.swap_with_record(kCurrent, current.file_sha256,
+                           "champion/selections/" + selection["id"].get<std::string>() + ".json", selection,
+                           [&](const store::RecordRef& ref) {
+                               return Json{{"format_version", "cko/champion-v1"}, {"id", "champion"},
+                                           {"experiment_id", experiment_id}, {"digest", selection["digest"]},
+                                           {"selection", ref.to_json()}};
+                           });
     return selection;
 }
 
@@ -187,10 +199,13 @@ Json restore_original(const Target& target, const std::string& audit_id, const s
                    {"digest", target.record().at("original").at("digest")},
                    {"selected_unix_s", unix_seconds_now()}};
     selection["id"] = content_id("sel", selection);
-    const auto ref = store.write_record("champion/selections/" + selection["id"].get<std::string>() + ".json", selection);
-    store.compare_and_swap(kCurrent, current.file_sha256,
-                           Json{{"format_version", "cko/champion-v1"}, {"id", "champion"}, {"experiment_id", nullptr},
-                                {"digest", selection["digest"]}, {"selection", ref.to_json()}});
+    store.swap_with_record(kCurrent, current.file_sha256,
+                           "champion/selections/" + selection["id"].get<std::string>() + ".json", selection,
+                           [&](const store::RecordRef& ref) {
+                               return Json{{"format_version", "cko/champion-v1"}, {"id", "champion"},
+                                           {"experiment_id", nullptr}, {"digest", selection["digest"]},
+                                           {"selection", ref.to_json()}};
+                           });
     return selection;
 }
 

@@ -8,10 +8,12 @@
 #include "cko/eval/session.hpp"
 #include "cko/stats/stats.hpp"
 #include "cko/util/error.hpp"
+#include "cko/util/files.hpp"
 
 #include <fmt/format.h>
 
 #include <chrono>
+#include <optional>
 #include <random>
 
 namespace cko::eval {
@@ -235,9 +237,17 @@ std::string_view comparison_kind_name(ComparisonKind kind) noexcept {
 
 OperationOutcome run_comparison(const Target& target, const CompareOptions& o,
                                 const std::function<void(const std::string&)>& announce) {
-    const ComparisonPlan plan = plan_comparison(target, o);
     const std::string kind(comparison_kind_name(o.kind));
+    // The one-confirm rule is decided and its invocation created under one per-experiment lock, so
+    // two confirms started together cannot both pass the check.
+    std::optional<store::StoreLock> decision;
+    if (o.kind == ComparisonKind::confirm) {
+        require_safe_name(o.experiment_id, "experiment id");
+        decision.emplace(target.store().lock_named("confirm-" + o.experiment_id));
+    }
+    const ComparisonPlan plan = plan_comparison(target, o);
     run::Invocation inv = run::Invocation::create(target.store(), kind, plan.request, limits_for(target.spec()), o.cancel);
+    decision.reset();  // the confirm now exists: a later confirm sees it
     announce(inv.id());
 
     Json outputs{{"experiment_id", o.experiment_id}, {"reference", plan.reference_json}, {"candidate", plan.candidate_json},

@@ -146,7 +146,7 @@ std::string history_text(const Json& h) {
         if (type == "select" || type == "restore") {
             text += fmt::format("{:<9} {:<10} {:<22} champion -> {}{}\n", when, type, e.value("id", ""),
                                 e.value("experiment_id", Json("original")).get<std::string>(),
-                                type == "select" ? " (confirm " + e.value("confirm", "") + ")" : "");
+                                type == "select" ? fmt::format(" (confirm {})", e.value("confirm", "")) : std::string());
             continue;
         }
         std::string effect = "-";
@@ -159,7 +159,7 @@ std::string history_text(const Json& h) {
             verdict = e.value("state", "?");
         }
         if (!e.value("decision", "").empty()) {
-            verdict += "/" + e.value("decision", "").substr(0, 4);
+            verdict += fmt::format("/{}", e.value("decision", "").substr(0, 4));
         }
         const std::string subject = type == "baseline" ? "A/A check" : e.value("candidate", e.value("experiment_id", ""));
         text += fmt::format("{:<9} {:<10} {:<22} {:<22} {:<22} {:<14} {:<36} {:>5} {:>7.1f} {:>7.1f}\n", when, type,

@@ -252,13 +252,18 @@ void positive(const std::string& field, double v, const char* what) {
     }
 }
 
-// Relative paths inside the Target folder: no absolute paths, no "..".
-void require_relative(const std::string& field, const std::string& path) {
+// Relative paths inside the Target folder: no absolute paths, no "..", no link leading out.
+void require_relative(const fs::path& base, const std::string& field, const std::string& path) {
     const fs::path p(path);
     const bool escapes = std::any_of(p.begin(), p.end(), [](const fs::path& c) { return c == ".."; });
     if (p.is_absolute() || escapes) {
         bad(field, fmt::format("\"{}\" leaves the Target folder", path),
             "give a path relative to the directory of cko.toml, without '..'");
+    }
+    try {
+        (void)resolve_inside(base, path, field);
+    } catch (const Error& e) {
+        bad(field, e.what(), "copy the files into the Target folder instead of linking to them");
     }
 }
 
@@ -394,16 +399,16 @@ TargetSpec parse_target_spec(std::string_view text, const fs::path& spec_path) {
     s.claim_layer = target.string("claim_layer", "say what a win would claim: \"kernel\", \"workload\" or \"serving\"");
     one_of("target.claim_layer", s.claim_layer, {"kernel", "workload", "serving"});
     s.original = target.string("original", "name the file or directory holding the original code");
-    require_relative("target.original", s.original);
+    require_relative(s.base_dir, "target.original", s.original);
     s.change_scope = target.strings("change_scope", "list the paths (globs) a candidate may change, e.g. [\"src/softmax.cu\"]", true);
     for (std::size_t i = 0; i < s.change_scope.size(); ++i) {
-        require_relative(fmt::format("target.change_scope[{}]", i), s.change_scope[i]);
+        require_relative(s.base_dir, fmt::format("target.change_scope[{}]", i), s.change_scope[i]);
     }
     target.close();
 
     Table cases = top.table("cases", true, "add [cases] with dir and ids");
     s.cases_dir = cases.string("dir", "name the directory holding <id>.json per case");
-    require_relative("cases.dir", s.cases_dir);
+    require_relative(s.base_dir, "cases.dir", s.cases_dir);
     s.case_ids = cases.strings("ids", "list the case ids, e.g. [\"main\"]", true);
     std::set<std::string> ids;
     for (std::size_t i = 0; i < s.case_ids.size(); ++i) {
@@ -425,9 +430,16 @@ TargetSpec parse_target_spec(std::string_view text, const fs::path& spec_path) {
     }
     s.identity_paths = driver.strings("identity_paths", "list the driver's own files (hashed: editing them needs a new Target)", false, true);
     for (std::size_t i = 0; i < s.identity_paths.size(); ++i) {
-        require_relative(fmt::format("driver.identity_paths[{}]", i), s.identity_paths[i]);
+        require_relative(s.base_dir, fmt::format("driver.identity_paths[{}]", i), s.identity_paths[i]);
     }
     s.env_allow = driver.strings("env_allow", "list the environment variables the driver may see, e.g. [\"PATH\"]", false, true);
+    for (std::size_t i = 0; i < s.env_allow.size(); ++i) {
+        const std::string& name = s.env_allow[i];
+        if (name.empty() || name.find_first_of(std::string("=\0", 2)) != std::string::npos) {
+            bad(fmt::format("driver.env_allow[{}]", i), fmt::format("\"{}\" is not a variable name", name),
+                "list names only (e.g. \"PATH\"); values come from cko's environment");
+        }
+    }
     driver.close();
 
     Table objective = top.table("objective", true, "add [objective] with primary and minimum_effect_pct");

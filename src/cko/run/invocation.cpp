@@ -2,6 +2,7 @@
 #include "cko/run/invocation.hpp"
 
 #include "cko/util/clock.hpp"
+#include "cko/util/fault.hpp"
 #include "cko/util/files.hpp"
 #include "cko/util/sha256.hpp"
 
@@ -14,6 +15,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <fstream>
+#include <sys/stat.h>
 #include <thread>
 #include <unistd.h>
 
@@ -23,16 +25,31 @@ namespace {
 
 double seconds(std::chrono::nanoseconds d) { return static_cast<double>(d.count()) / 1e9; }
 
+// Appends one whole line (or nothing: a failed write is cut back off) and fsyncs it. O_NOFOLLOW: a
+// link planted in place of the log is refused, never written through.
 void append_line(const fs::path& file, const std::string& line) {
-    const int fd = ::open(file.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    const int fd = ::open(file.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
     if (fd < 0) {
-        throw Error(ErrorCode::io_error, fmt::format("cannot append to {}: {}", file.string(), std::strerror(errno)));
+        throw Error(ErrorCode::io_error, fmt::format("cannot append to {}: {}", file.string(), std::strerror(errno)),
+                    Json{{"path", file.string()}});
     }
-    const ssize_t n = ::write(fd, line.data(), line.size());
-    const bool ok = n == static_cast<ssize_t>(line.size()) && ::fsync(fd) == 0;
+    struct stat st {};
+    const bool sized = ::fstat(fd, &st) == 0;
+    int err = fault_point() ? 0 : ENOSPC;
+    if (err == 0) {
+        const ssize_t n = ::write(fd, line.data(), line.size());
+        err = n == static_cast<ssize_t>(line.size()) ? 0 : (n < 0 ? errno : ENOSPC);
+    }
+    if (err == 0 && ::fsync(fd) != 0) {
+        err = errno;
+    }
+    if (err != 0 && sized) {
+        (void)!::ftruncate(fd, st.st_size);
+    }
     ::close(fd);
-    if (!ok) {
-        throw Error(ErrorCode::io_error, fmt::format("cannot append to {}", file.string()));
+    if (err != 0) {
+        throw Error(ErrorCode::io_error, fmt::format("cannot append to {}: {}", file.string(), std::strerror(err)),
+                    Json{{"path", file.string()}, {"errno", err}});
     }
 }
 
@@ -91,13 +108,29 @@ Invocation Invocation::create(const store::Store& store, const std::string& kind
     Invocation inv(store, id, limits, cancel);
     inv.kind_ = kind;
     inv.started_unix_ns_ = now;
-    fs::create_directories(inv.dir() / "driver");
-    store.write_record(inv.relative_dir() + "/request.json",
-                       Json{{"format_version", "cko/invocation-request-v1"}, {"id", id}, {"kind", kind},
-                            {"created_unix_ns", now}, {"owner", owner.to_json()},
-                            {"limits", limits.to_json()}, {"request", request}});
-    inv.event("created", Json{{"kind", kind}});
+    // Built in a staging directory and renamed into place: nobody ever sees an invocation
+    // directory without its request and first event (a crash leaves a stale staging directory).
+    const fs::path staging = store.stage_directory(inv.relative_dir());
+    try {
+        make_directories(staging / "driver");
+        write_file_create_once(staging / "request.json",
+                               canonical_json(Json{{"format_version", "cko/invocation-request-v1"}, {"id", id},
+                                                   {"kind", kind}, {"created_unix_ns", now},
+                                                   {"owner", owner.to_json()}, {"limits", limits.to_json()},
+                                                   {"request", request}}),
+                               0444);
+        append_line(staging / "events.jsonl", inv.event_line("created", Json{{"kind", kind}}));
+        store.publish_directory(staging, inv.relative_dir(), {"request.json"});
+    } catch (...) {
+        remove_tree_forcibly(staging);
+        throw;
+    }
     return inv;
+}
+
+std::string Invocation::event_line(const std::string& type, const Json& data) {
+    return canonical_json(Json{{"seq", seq_++}, {"t_unix_ns", unix_nanoseconds_now()}, {"type", type}, {"data", data}}) +
+           "\n";
 }
 
 fs::path Invocation::dir() const { return store_.root() / relative_dir(); }
@@ -105,9 +138,7 @@ fs::path Invocation::dir() const { return store_.root() / relative_dir(); }
 bool Invocation::past_deadline() const { return std::chrono::steady_clock::now() >= deadline_; }
 
 void Invocation::event(const std::string& type, const Json& data) {
-    append_line(dir() / "events.jsonl",
-                canonical_json(Json{{"seq", seq_++}, {"t_unix_ns", unix_nanoseconds_now()}, {"type", type}, {"data", data}}) +
-                    "\n");
+    append_line(store_.real_path_of(relative_dir() + "/events.jsonl"), event_line(type, data));
 }
 
 CallOutcome Invocation::call(const CallSpec& spec) {
@@ -116,7 +147,7 @@ CallOutcome Invocation::call(const CallSpec& spec) {
     out.relative_dir = fmt::format("{}/driver/{:04d}", relative_dir(), out.number);
     out.call_dir = store_.root() / out.relative_dir;
     out.output_dir = out.call_dir / "out";
-    fs::create_directories(out.output_dir);
+    make_directories(store_.real_path_of(out.relative_dir + "/out"));
 
     Json request = spec.request;
     request["output_dir"] = out.output_dir.string();
@@ -156,10 +187,24 @@ CallOutcome Invocation::call(const CallSpec& spec) {
         event("call_failed_to_start", Json{{"call", out.number}, {"error", e.to_json()["error"]}});
         throw;
     }
-    // Every non-directory below output_dir, as a relative path (drivers may use subfolders).
+    // The driver may have replaced its output directory (or the call directory) with a link:
+    // then nothing it left is read, listed, chmodded or ledgered.
+    struct stat out_st {};
+    const fs::path checked_out = store_.real_path_of(out.relative_dir + "/out");
+    if (::lstat(checked_out.c_str(), &out_st) != 0 || !S_ISDIR(out_st.st_mode)) {
+        const Error e(ErrorCode::symlink_refused,
+                      fmt::format("the driver replaced its output directory {} (with a link or a file); nothing in "
+                                  "it was read",
+                                  out.relative_dir + "/out"),
+                      Json{{"call_dir", out.relative_dir}});
+        event("call_tampered", Json{{"call", out.number}, {"error", e.to_json()["error"]}});
+        throw e;
+    }
+    // Every non-directory below output_dir, as a relative path (drivers may use subfolders);
+    // lexically: fs::relative would resolve a link and name its target (".." and worse).
     for (const auto& entry : fs::recursive_directory_iterator(out.output_dir)) {
         if (!entry.is_directory() || entry.is_symlink()) {
-            out.output_files.push_back(fs::relative(entry.path(), out.output_dir).string());
+            out.output_files.push_back(entry.path().lexically_relative(out.output_dir).string());
         }
     }
     std::sort(out.output_files.begin(), out.output_files.end());
@@ -170,7 +215,12 @@ CallOutcome Invocation::call(const CallSpec& spec) {
         store_.ledger_file(out.relative_dir + "/" + name);
     }
     for (const auto& name : out.output_files) {
-        if (fs::is_regular_file(fs::symlink_status(out.output_dir / name))) {
+        // A name that cannot be a store path (non-UTF-8, spaces, links, hard links to a file
+        // elsewhere) stays unledgered: the
+        // result check refuses it as an undeclared output, and fsck lists it as a note.
+        struct stat st {};
+        if (is_safe_relative_path(name) && ::lstat((out.output_dir / name).c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+            st.st_nlink == 1) {
             store_.ledger_file(out.relative_dir + "/out/" + name);
         }
     }
@@ -289,9 +339,18 @@ InvocationStatus wait_invocation(const store::Store& store, const std::string& i
 
 std::vector<std::string> list_invocations(const store::Store& store) {
     std::vector<std::string> ids;
-    for (const auto& entry : fs::directory_iterator(store.root() / "invocations")) {
+    const fs::path dir = store.real_path_of("invocations");
+    std::error_code ec;
+    if (!fs::is_directory(fs::symlink_status(dir, ec))) {
+        return ids;  // a root made by hand, or one whose layout a crash cut short: no invocations
+    }
+    for (const auto& entry : fs::directory_iterator(dir)) {
         const std::string name = entry.path().filename().string();
-        if (name.starts_with("inv-")) {
+        // Only whole invocations: staging directories are hidden, and a directory without its
+        // request (made by a cko from before staged creation, cut short) is not one; fsck notes it.
+        std::error_code ec;
+        if (name.starts_with("inv-") && entry.is_directory(ec) && !entry.is_symlink(ec) &&
+            fs::is_regular_file(fs::symlink_status(entry.path() / "request.json", ec))) {
             ids.push_back(name);
         }
     }

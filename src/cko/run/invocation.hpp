@@ -88,6 +88,7 @@ public:
 
 private:
     Invocation(const store::Store& store, std::string id, Limits limits, const std::atomic<bool>* cancel);
+    std::string event_line(const std::string& type, const Json& data);
 
     const store::Store& store_;
     std::string id_;

@@ -23,9 +23,25 @@ struct LedgerLine {
 
 // Files that are mutable by design or live outside the ledger's scope.
 bool is_unledgered_by_design(const std::string& rel) {
-    return rel == ".lock" || rel == std::string(kLedger) || rel == std::string(kStoreMarker) ||
+    return rel == ".lock" || rel.starts_with(std::string(kLocksDir) + "/") || rel == std::string(kLedger) || rel == std::string(kStoreMarker) ||
            rel == "champion/current.json" || rel == "handoff.md" || rel.ends_with("/events.jsonl") ||
            rel.ends_with("/monitor.jsonl") || rel.find("/workspace/") != std::string::npos;
+}
+
+// What a driver left in (or in place of) its call's output directory: not evidence by itself.
+bool is_driver_output(const std::string& rel) {
+    return rel.starts_with("invocations/") && rel.find("/driver/") != std::string::npos &&
+           (rel.find("/out/") != std::string::npos || rel.ends_with("/out"));
+}
+
+// True if no component of `rel` below the root is a symlink: fsck never reads through one.
+bool inside_without_links(const Store& store, const std::string& rel) {
+    try {
+        (void)store.real_path_of(rel);
+        return true;
+    } catch (const Error&) {
+        return false;
+    }
 }
 
 void check_snapshot(const Store& store, const std::string& digest, FsckReport& report) {
@@ -38,13 +54,13 @@ void check_snapshot(const Store& store, const std::string& digest, FsckReport& r
         return;
     }
     std::set<std::string> listed;
+    std::error_code ec;
     for (const auto& e : snap.entries) {
         const std::string rel = snap.kind == "file" ? dir + "/files" : dir + "/files/" + e.path;
         listed.insert(rel);
         const fs::path p = store.root() / rel;
-        std::error_code ec;
-        if (!fs::is_regular_file(fs::symlink_status(p, ec))) {
-            report.findings.push_back({"missing", rel, "listed in the manifest, not on disk", true});
+        if (!inside_without_links(store, rel) || !fs::is_regular_file(fs::symlink_status(p, ec))) {
+            report.findings.push_back({"missing", rel, "listed in the manifest, not on disk (or behind a link)", true});
             continue;
         }
         const std::string got = sha256_file_hex(p);
@@ -54,9 +70,9 @@ void check_snapshot(const Store& store, const std::string& digest, FsckReport& r
             report.findings.push_back({"altered", rel, fmt::format("sha256 {} != manifest {}", got, e.sha256), true});
         }
     }
-    if (snap.kind == "directory") {
+    if (snap.kind == "directory" && fs::is_directory(fs::symlink_status(store.root() / dir / "files", ec))) {
         for (const auto& entry : fs::recursive_directory_iterator(store.root() / dir / "files")) {
-            const std::string rel = fs::relative(entry.path(), store.root()).string();
+            const std::string rel = entry.path().lexically_relative(store.root()).string();
             if (!entry.is_directory() && !listed.contains(rel)) {
                 report.findings.push_back({"extra_file", rel, "not in the snapshot manifest", true});
             }
@@ -80,7 +96,7 @@ Json FsckReport::to_json() const {
     for (const auto& f : findings) {
         list.push_back(Json{{"kind", f.kind}, {"path", f.path}, {"detail", f.detail}, {"damage", f.damage}});
     }
-    return Json{{"format_version", "cko/fsck-v1"}, {"files_checked", files_checked},
+    return Json{{"format_version", "cko/fsck-v1"}, {"files_checked", files_checked}, {"ledger_head", ledger_head},
                 {"bytes_hashed", bytes_hashed}, {"damaged", damaged()}, {"findings", list}};
 }
 
@@ -93,27 +109,92 @@ std::string FsckReport::to_text() const {
     return out;
 }
 
-FsckReport fsck_store(const Store& store) {
-    FsckReport report;
-    const fs::path root = store.root();
-    // The ledger: one canonical line per create-once file.
+namespace {
+
+// The ledger, line by line: each line's prev must be the sha256 of the line before it. A last line
+// without its newline is a torn tail (a write cut short by a crash or a full disk): reported, not
+// damage, and cut off by the next append.
+std::map<std::string, LedgerLine> read_ledger(const fs::path& root, FsckReport& report) {
     std::map<std::string, LedgerLine> ledger;
     const std::string text = read_file_capped(root / kLedger, std::uint64_t{1} << 30);
-    std::istringstream lines(text);
-    std::string line;
     std::size_t number = 0;
-    while (std::getline(lines, line)) {
+    std::size_t begin = 0;
+    std::string previous;   // the previous line's bytes
+    bool chained = false;   // a line with prev was seen: from then on every line needs one
+    while (begin < text.size()) {
+        const std::size_t nl = text.find('\n', begin);
         ++number;
+        if (nl == std::string::npos) {
+            report.findings.push_back({"torn_tail", std::string(kLedger),
+                                       fmt::format("line {} has no newline ({} bytes): a write cut short; the next "
+                                                   "write cuts it off",
+                                                   number, text.size() - begin),
+                                       false});
+            break;
+        }
+        const std::string line = text.substr(begin, nl - begin);
+        begin = nl + 1;
         try {
             const Json j = parse_json_strict(line, {}, fmt::format("{} line {}", kLedger, number));
+            if (j.contains("prev")) {
+                const std::string want = previous.empty() ? "" : sha256_hex(previous);
+                if (j.at("prev").get<std::string>() != want) {
+                    report.findings.push_back({"chain_broken", std::string(kLedger),
+                                               fmt::format("line {} does not follow line {} (prev {} != {}): a "
+                                                           "line was rewritten, removed or inserted",
+                                                           number, number - 1, j.at("prev").get<std::string>(), want),
+                                               true});
+                }
+                chained = true;
+            } else if (chained) {
+                report.findings.push_back({"chain_broken", std::string(kLedger),
+                                           fmt::format("line {} has no prev after chained lines", number), true});
+            }
             ledger[j.at("path").get<std::string>()] = {j.at("sha256").get<std::string>(), j.at("size").get<std::uint64_t>()};
         } catch (const std::exception& e) {
             report.findings.push_back({"unparsable", std::string(kLedger), fmt::format("line {}: {}", number, e.what()), true});
         }
+        previous = line;
     }
+    report.ledger_head = previous.empty() ? "" : sha256_hex(previous);
+    return ledger;
+}
+
+// The champion pointer must be backed by its selection record, byte for byte.
+void check_champion(const Store& store, FsckReport& report) {
+    const std::string rel = "champion/current.json";
+    std::error_code ec;
+    if (!fs::exists(fs::symlink_status(store.root() / rel, ec))) {
+        return;
+    }
+    try {
+        const Json current = store.read_record(rel);
+        const Json& sel = current.at("selection");
+        const Json selection =
+            store.read_verified(RecordRef{sel.at("id").get<std::string>(), sel.at("sha256").get<std::string>(),
+                                          sel.at("path").get<std::string>()});
+        if (selection.at("digest") != current.at("digest") ||
+            selection.at("experiment_id") != current.at("experiment_id")) {
+            throw Error(ErrorCode::invalid_record, "its digest or experiment does not match its selection record");
+        }
+    } catch (const std::exception& e) {
+        report.findings.push_back({"champion_unbacked", rel, e.what(), true});
+    }
+}
+
+}  // namespace
+
+FsckReport fsck_store(const Store& store) {
+    FsckReport report;
+    const fs::path root = store.root();
+    const std::map<std::string, LedgerLine> ledger = read_ledger(root, report);
     for (const auto& [rel, expected] : ledger) {
         const fs::path p = root / rel;
         std::error_code ec;
+        if (!inside_without_links(store, rel)) {
+            report.findings.push_back({"symlink", rel, "in the ledger, but a link stands on its path (not followed)", true});
+            continue;
+        }
         if (!fs::is_regular_file(fs::symlink_status(p, ec))) {
             report.findings.push_back({"missing", rel, "in the ledger, not on disk", true});
             continue;
@@ -125,6 +206,7 @@ FsckReport fsck_store(const Store& store) {
             report.findings.push_back({"altered", rel, fmt::format("sha256 {} != ledger {}", got, expected.sha256), true});
         }
     }
+    check_champion(store, report);
     // Snapshots carry their own manifest; everything else must be in the ledger or mutable by design.
     for (const auto& entry : fs::directory_iterator(root / "objects" / "sha256")) {
         const std::string name = entry.path().filename().string();
@@ -134,16 +216,39 @@ FsckReport fsck_store(const Store& store) {
         }
         check_snapshot(store, name, report);
     }
+    // Never follows a link (recursive_directory_iterator does not descend into one by default).
     for (auto it = fs::recursive_directory_iterator(root); it != fs::recursive_directory_iterator(); ++it) {
-        const std::string rel = fs::relative(it->path(), root).string();
+        const std::string rel = it->path().lexically_relative(root).string();
+        std::error_code ec;
+        const auto status = it->symlink_status(ec);
         if (rel == "objects") {
             it.disable_recursion_pending();
             continue;
         }
-        if (it->is_directory() || ledger.contains(rel) || is_unledgered_by_design(rel)) {
+        const std::string name = it->path().filename().string();
+        if (fs::is_directory(status) && name.starts_with(".staging-")) {
+            report.findings.push_back({"stale_temp", rel, "a directory staged by an interrupted operation, never published", false});
+            it.disable_recursion_pending();
             continue;
         }
-        if (it->path().filename().string().find(".tmp-") != std::string::npos) {
+        if (fs::is_directory(status) && it.depth() == 1 && rel.starts_with("invocations/inv-") &&
+            !fs::exists(fs::symlink_status(it->path() / "request.json", ec))) {
+            report.findings.push_back({"half_made", rel, "an invocation directory without its request.json (cut short "
+                                                         "before invocations were staged); ignored by every reader",
+                                       false});
+            continue;
+        }
+        if (fs::is_symlink(status)) {
+            // In a driver's output directory it is what the driver left (its call was refused);
+            // anywhere else something tampered with the store.
+            report.findings.push_back({"symlink", rel, "a symbolic link inside the store (never followed)",
+                                       !is_driver_output(rel)});
+            continue;
+        }
+        if (fs::is_directory(status) || ledger.contains(rel) || is_unledgered_by_design(rel)) {
+            continue;
+        }
+        if (name.find(".tmp-") != std::string::npos || name.ends_with(".cas-tmp")) {
             report.findings.push_back({"stale_temp", rel, "left by an interrupted write", false});
             continue;
         }
@@ -156,10 +261,14 @@ FsckReport fsck_store(const Store& store) {
                 parses = false;
             }
         }
-        report.findings.push_back({parses ? "unledgered" : "unparsable", rel,
-                                   parses ? "not in the ledger (a write interrupted before its ledger line)"
-                                          : "not in the ledger and not valid JSON",
-                                   !parses});
+        // A driver's undeclared output (refused when its call was judged) is not evidence.
+        const bool driver_output = is_driver_output(rel);
+        report.findings.push_back({parses || driver_output ? "unledgered" : "unparsable", rel,
+                                   driver_output ? "a driver output that was not ledgered (refused as undeclared, or "
+                                                   "its call was cut short)"
+                                   : parses      ? "not in the ledger (a write interrupted before its ledger line)"
+                                                 : "not in the ledger and not valid JSON",
+                                   !parses && !driver_output});
     }
     return report;
 }

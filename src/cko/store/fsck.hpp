@@ -9,7 +9,9 @@
 namespace cko::store {
 
 struct FsckFinding {
-    std::string kind;  // "altered", "missing", "unparsable", "unledgered", "stale_temp", "extra_file"
+    // "altered", "missing", "unparsable", "unledgered", "stale_temp", "extra_file", "torn_tail",
+    // "chain_broken", "symlink", "half_made", "champion_unbacked"
+    std::string kind;
     std::string path;  // relative to the root
     std::string detail;
     bool damage = false;  // damage makes fsck exit 1; the others are reported only
@@ -18,6 +20,7 @@ struct FsckFinding {
 struct FsckReport {
     std::size_t files_checked = 0;
     std::size_t bytes_hashed = 0;
+    std::string ledger_head;  // sha256 of the ledger's last line: note it to detect a rewritten tail later
     std::vector<FsckFinding> findings;
     [[nodiscard]] bool damaged() const;
     [[nodiscard]] Json to_json() const;

@@ -296,29 +296,51 @@ Snapshot load_snapshot(const Store& store, const std::string& digest) {
 }
 
 void materialize_snapshot(const Store& store, const Snapshot& snapshot, const fs::path& destination) {
-    const fs::path payload = store.root() / snapshot_dir(snapshot.digest) / "files";
+    const fs::path payload = store.real_path_of(snapshot_dir(snapshot.digest) + "/files");
     if (fs::exists(fs::symlink_status(destination))) {
         throw Error(ErrorCode::already_exists,
                     fmt::format("{} exists; materialization needs a fresh path", destination.string()));
     }
     // Copies, not hard links: a hard link shares the store's inode, and a driver running as root
-    // (permission bits do not stop root) could then alter the evidence itself.
-    const auto place = [](const fs::path& from, const fs::path& to) {
+    // (permission bits do not stop root) could then alter the evidence itself. Each copy is
+    // re-hashed against the manifest: what gets measured is what was frozen, or nothing.
+    const auto place = [&](const fs::path& from, const fs::path& to, const ManifestEntry& e) {
+        struct stat st {};
+        if (::lstat(from.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
+            throw Error(ErrorCode::invalid_record,
+                        fmt::format("snapshot {}: {} is missing or not a regular file; the evidence was altered "
+                                    "(run cko fsck)",
+                                    snapshot.digest, e.path.empty() ? "its file" : e.path),
+                        Json{{"digest", snapshot.digest}, {"path", e.path}});
+        }
         fs::copy_file(from, to);
         ::chmod(to.c_str(), 0444);
+        const std::string got = sha256_file_hex(to);
+        if (got != e.sha256) {
+            throw Error(ErrorCode::invalid_record,
+                        fmt::format("snapshot {}: {} has sha256 {}, the manifest says {}; the frozen code was "
+                                    "altered and is not measured (run cko fsck)",
+                                    snapshot.digest, e.path.empty() ? "its file" : e.path, got, e.sha256),
+                        Json{{"digest", snapshot.digest}, {"path", e.path}, {"sha256", got}, {"expected", e.sha256}});
+        }
     };
-    if (snapshot.kind == "file") {
-        fs::create_directories(destination.parent_path());
-        place(payload, destination);
-        return;
+    try {
+        if (snapshot.kind == "file") {
+            fs::create_directories(destination.parent_path());
+            place(payload, destination, snapshot.entries.at(0));
+            return;
+        }
+        fs::create_directories(destination);
+        for (const auto& e : snapshot.entries) {
+            const fs::path to = destination / e.path;
+            fs::create_directories(to.parent_path());
+            place(store.real_path_of(snapshot_dir(snapshot.digest) + "/files/" + e.path), to, e);
+        }
+        make_read_only(destination);
+    } catch (...) {
+        remove_tree_forcibly(destination);
+        throw;
     }
-    fs::create_directories(destination);
-    for (const auto& e : snapshot.entries) {
-        const fs::path to = destination / e.path;
-        fs::create_directories(to.parent_path());
-        place(payload / e.path, to);
-    }
-    make_read_only(destination);
 }
 
 }  // namespace cko::store

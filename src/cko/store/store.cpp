@@ -2,6 +2,7 @@
 #include "cko/store/store.hpp"
 
 #include "cko/util/error.hpp"
+#include "cko/util/fault.hpp"
 #include "cko/util/files.hpp"
 #include "cko/util/sha256.hpp"
 
@@ -137,38 +138,150 @@ Store Store::open_or_create(const fs::path& root) {
 
 StoreLock Store::lock(std::chrono::milliseconds wait) const { return StoreLock(root_ / ".lock", wait); }
 
+StoreLock Store::lock_named(std::string_view name, std::chrono::milliseconds wait) const {
+    require_safe_name(name, "lock name");
+    make_directories(root_ / kLocksDir);
+    return StoreLock(real_path_of(fmt::format("{}/{}.lock", kLocksDir, name)), wait);
+}
+
 fs::path Store::path_of(std::string_view relative) const { return checked(root_, relative); }
+
+fs::path Store::real_path_of(std::string_view relative) const {
+    const fs::path joined = checked(root_, relative);
+    fs::path walk = root_;
+    for (const auto& part : joined.lexically_relative(root_)) {
+        walk /= part;
+        struct stat st {};
+        if (::lstat(walk.c_str(), &st) != 0) {
+            if (errno == ENOENT) {
+                break;  // the rest does not exist yet: nothing to follow
+            }
+            throw Error(ErrorCode::io_error, fmt::format("cannot stat {}: {}", walk.string(), std::strerror(errno)),
+                        Json{{"path", walk.string()}});
+        }
+        if (S_ISLNK(st.st_mode)) {
+            throw Error(ErrorCode::symlink_refused,
+                        fmt::format("{} inside the store is a symbolic link; cko never follows a link in "
+                                    "the store (something replaced a store directory or file with one)",
+                                    walk.lexically_relative(root_).string()),
+                        Json{{"path", walk.lexically_relative(root_).string()}});
+        }
+    }
+    return joined;
+}
 
 bool Store::exists(std::string_view relative) const {
     std::error_code ec;
-    return fs::exists(path_of(relative), ec);
+    return fs::exists(fs::symlink_status(real_path_of(relative), ec));
 }
+
+std::string ledger_line(std::string_view relative, const std::string& sha256, std::uint64_t size,
+                        const std::string& previous_line_sha256) {
+    return canonical_json(Json{{"path", std::string(relative)}, {"prev", previous_line_sha256},
+                               {"sha256", sha256}, {"size", size}});
+}
+
+namespace {
+
+[[noreturn]] void ledger_io_error(const fs::path& root, const std::string& what, int err) {
+    throw Error(ErrorCode::io_error,
+                fmt::format("cannot append to the ledger of {}: {}: {}", root.string(), what, std::strerror(err)),
+                Json{{"root", root.string()}, {"errno", err}});
+}
+
+// The ledger's last complete line and where it ends. A torn tail (bytes after the last newline,
+// left by a crash inside a write) is not a line: the next append cuts it off first.
+struct LedgerTail {
+    std::string last_line;
+    off_t complete_size = 0;
+};
+
+LedgerTail read_ledger_tail(int fd, off_t size, const fs::path& root) {
+    LedgerTail tail;
+    std::string buffer;
+    off_t pos = size;
+    constexpr off_t kChunk = 4096;
+    // Read backwards until two newlines (or the start) bound the last complete line.
+    while (pos > 0) {
+        const off_t from = pos > kChunk ? pos - kChunk : 0;
+        std::string chunk(static_cast<std::size_t>(pos - from), '\0');
+        const ssize_t n = ::pread(fd, chunk.data(), chunk.size(), from);
+        if (n != static_cast<ssize_t>(chunk.size())) {
+            ledger_io_error(root, "cannot read its tail", n < 0 ? errno : EIO);
+        }
+        buffer.insert(0, chunk);
+        pos = from;
+        const std::size_t last_nl = buffer.rfind('\n');
+        if (last_nl == std::string::npos) {
+            continue;
+        }
+        const std::size_t prev_nl = last_nl == 0 ? std::string::npos : buffer.rfind('\n', last_nl - 1);
+        if (prev_nl != std::string::npos || pos == 0) {
+            const std::size_t begin = prev_nl == std::string::npos ? 0 : prev_nl + 1;
+            tail.last_line = buffer.substr(begin, last_nl - begin);
+            tail.complete_size = pos + static_cast<off_t>(last_nl) + 1;
+            return tail;
+        }
+    }
+    return tail;  // no complete line at all
+}
+
+}  // namespace
 
 void Store::append_ledger_line(std::string_view relative, const std::string& sha256,
                                std::uint64_t size) const {
-    const std::string line =
-        canonical_json(Json{{"path", std::string(relative)}, {"sha256", sha256}, {"size", size}}) + "\n";
-    const int fd = ::open((root_ / kLedger).c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+    const fs::path ledger = real_path_of(kLedger);
+    const int fd = ::open(ledger.c_str(), O_RDWR | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0) {
-        throw Error(ErrorCode::io_error, fmt::format("cannot open the ledger of {}: {}", root_.string(),
-                                                     std::strerror(errno)));
+        ledger_io_error(root_, "cannot open it", errno);
     }
-    const ssize_t n = ::write(fd, line.data(), line.size());
-    const bool ok = n == static_cast<ssize_t>(line.size()) && ::fsync(fd) == 0;
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) {
+        const int err = errno;
+        ::close(fd);
+        ledger_io_error(root_, "cannot stat it", err);
+    }
+    try {
+        const LedgerTail tail = read_ledger_tail(fd, st.st_size, root_);
+        if (tail.complete_size != st.st_size && ::ftruncate(fd, tail.complete_size) != 0) {
+            ledger_io_error(root_, "cannot cut off a torn last line", errno);
+        }
+        const std::string line =
+            ledger_line(relative, sha256, size, tail.last_line.empty() ? "" : sha256_hex(tail.last_line)) + "\n";
+        // Whole lines or nothing: a short or failed write (ENOSPC) is cut back off before we report it.
+        int err = fault_point() ? 0 : ENOSPC;
+        if (err == 0) {
+            const ssize_t n = ::pwrite(fd, line.data(), line.size(), tail.complete_size);
+            err = n == static_cast<ssize_t>(line.size()) ? 0 : (n < 0 ? errno : ENOSPC);
+        }
+        if (err == 0) {
+            err = !fault_point() ? ENOSPC : (::fsync(fd) != 0 ? errno : 0);
+        }
+        if (err != 0) {
+            (void)!::ftruncate(fd, tail.complete_size);
+            (void)::fsync(fd);
+            ledger_io_error(root_, fmt::format("cannot write the line for {}", relative), err);
+        }
+    } catch (...) {
+        ::close(fd);
+        throw;
+    }
     ::close(fd);
-    if (!ok) {
-        throw Error(ErrorCode::io_error, fmt::format("cannot append to the ledger of {}", root_.string()));
-    }
 }
 
-RecordRef Store::write_file(std::string_view relative, std::string_view bytes, std::string_view id) const {
-    const fs::path target = path_of(relative);
-    const StoreLock held = lock();
-    fs::create_directories(target.parent_path());
+RecordRef Store::write_file_locked(std::string_view relative, std::string_view bytes, std::string_view id) const {
+    const fs::path target = real_path_of(relative);
+    make_directories(target.parent_path());
+    (void)real_path_of(relative);  // a directory made just now cannot be a link, one found may be
     write_file_create_once(target, bytes, 0444);
     const std::string digest = sha256_hex(bytes);
     append_ledger_line(relative, digest, bytes.size());
     return RecordRef{std::string(id), digest, std::string(relative)};
+}
+
+RecordRef Store::write_file(std::string_view relative, std::string_view bytes, std::string_view id) const {
+    const StoreLock held = lock();
+    return write_file_locked(relative, bytes, id);
 }
 
 RecordRef Store::write_record(std::string_view relative, const Json& record) const {
@@ -179,20 +292,72 @@ RecordRef Store::write_record(std::string_view relative, const Json& record) con
     return write_file(relative, canonical_json(record), record["id"].get<std::string>());
 }
 
-void Store::ledger_file(std::string_view relative) const {
-    const fs::path target = path_of(relative);
-    const StoreLock held = lock();
-    ::chmod(target.c_str(), 0444);
-    append_ledger_line(relative, sha256_file_hex(target), fs::file_size(target));
+void Store::ledger_file_locked(std::string_view relative) const {
+    const fs::path target = real_path_of(relative);
+    // Opened once without following a link; chmod, size and digest all come from that descriptor.
+    const int fd = ::open(target.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    if (fd < 0) {
+        const int err = errno;
+        throw Error(err == ELOOP ? ErrorCode::symlink_refused : ErrorCode::io_error,
+                    fmt::format("cannot open {} to ledger it: {}", relative, std::strerror(err)),
+                    Json{{"path", std::string(relative)}});
+    }
+    struct stat st {};
+    std::string digest;
+    try {
+        if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+            throw Error(ErrorCode::special_file, fmt::format("{} is not a regular file; it cannot be ledgered", relative),
+                        Json{{"path", std::string(relative)}});
+        }
+        if (st.st_nlink > 1) {  // shares its inode with a file elsewhere: chmod would change that one too
+            throw Error(ErrorCode::special_file,
+                        fmt::format("{} has {} hard links; a file shared with another place cannot be evidence",
+                                    relative, st.st_nlink),
+                        Json{{"path", std::string(relative)}});
+        }
+        ::fchmod(fd, 0444);
+        digest = sha256_fd_hex(fd);
+    } catch (...) {
+        ::close(fd);
+        throw;
+    }
+    ::close(fd);
+    append_ledger_line(relative, digest, static_cast<std::uint64_t>(st.st_size));
 }
+
+void Store::ledger_file(std::string_view relative) const {
+    const StoreLock held = lock();
+    ledger_file_locked(relative);
+}
+
+namespace {
+
+void replace_pointer(const fs::path& target, const std::string& bytes) {
+    const fs::path temp = target.parent_path() / fmt::format(".{}.cas-tmp", target.filename().string());
+    std::error_code ec;
+    fs::remove(temp, ec);
+    write_file_create_once(temp, bytes);
+    if (!fault_point()) {
+        fs::remove(temp, ec);
+        throw Error(ErrorCode::io_error, fmt::format("cannot replace {}: {}", target.string(), std::strerror(ENOSPC)));
+    }
+    if (::rename(temp.c_str(), target.c_str()) != 0) {  // replacing is the point; the lock makes it a CAS
+        const int err = errno;
+        fs::remove(temp, ec);
+        throw Error(ErrorCode::io_error, fmt::format("cannot replace {}: {}", target.string(), std::strerror(err)));
+    }
+    fsync_directory(target.parent_path());
+}
+
+}  // namespace
 
 std::string Store::compare_and_swap(std::string_view relative, const std::string& expected_sha256,
                                    const Json& value) const {
-    const fs::path target = path_of(relative);
+    const fs::path target = real_path_of(relative);
     const StoreLock held = lock();
     std::string current;
     std::error_code ec;
-    if (fs::exists(target, ec)) {
+    if (fs::exists(fs::symlink_status(target, ec))) {
         current = sha256_file_hex(target);
     }
     if (current != expected_sha256) {
@@ -203,16 +368,85 @@ std::string Store::compare_and_swap(std::string_view relative, const std::string
                     Json{{"path", std::string(relative)}, {"expected", expected_sha256}, {"found", current}});
     }
     const std::string bytes = canonical_json(value);
-    const fs::path temp = target.parent_path() / fmt::format(".{}.cas-tmp", target.filename().string());
-    fs::remove(temp, ec);
-    write_file_create_once(temp, bytes);
-    fs::rename(temp, target);  // replacing is the point here, and the lock makes it a CAS
-    fsync_directory(target.parent_path());
+    replace_pointer(target, bytes);
     return sha256_hex(bytes);
 }
 
+RecordRef Store::swap_with_record(std::string_view pointer, const std::string& expected_sha256,
+                                  std::string_view record_relative, const Json& record,
+                                  const std::function<Json(const RecordRef&)>& make_pointer) const {
+    const fs::path target = real_path_of(pointer);
+    const StoreLock held = lock();
+    std::string current;
+    std::error_code ec;
+    if (fs::exists(fs::symlink_status(target, ec))) {
+        current = sha256_file_hex(target);
+    }
+    if (current != expected_sha256) {
+        throw Error(ErrorCode::cas_conflict,
+                    fmt::format("{} changed since it was read (expected sha256 \"{}\", found \"{}\"); "
+                                "nothing was recorded; read it again and retry",
+                                pointer, expected_sha256, current),
+                    Json{{"path", std::string(pointer)}, {"expected", expected_sha256}, {"found", current}});
+    }
+    const std::string bytes = canonical_json(record);
+    RecordRef ref{record.at("id").get<std::string>(), sha256_hex(bytes), std::string(record_relative)};
+    const fs::path record_path = real_path_of(record_relative);
+    if (fs::exists(fs::symlink_status(record_path, ec))) {
+        if (sha256_file_hex(record_path) != ref.sha256) {
+            throw Error(ErrorCode::already_exists,
+                        fmt::format("{} already exists with other content; records are create-once", record_relative),
+                        Json{{"path", std::string(record_relative)}});
+        }
+        // The same record, left by a run killed before its swap: reuse it.
+    } else {
+        (void)write_file_locked(record_relative, bytes, ref.id);
+    }
+    replace_pointer(target, canonical_json(make_pointer(ref)));
+    return ref;
+}
+
+fs::path Store::stage_directory(std::string_view relative) const {
+    const fs::path final_path = real_path_of(relative);
+    make_directories(final_path.parent_path());
+    std::string pattern = (final_path.parent_path() / fmt::format(".staging-{}-XXXXXX", final_path.filename().string())).string();
+    const bool space = fault_point();
+    if (!space || ::mkdtemp(pattern.data()) == nullptr) {
+        const int err = space ? errno : ENOSPC;
+        throw Error(ErrorCode::io_error, fmt::format("cannot create a staging directory for {}: {}", relative, std::strerror(err)),
+                    Json{{"path", std::string(relative)}});
+    }
+    ::chmod(pattern.c_str(), 0755);
+    return fs::path(pattern);
+}
+
+void Store::publish_directory(const fs::path& staging, std::string_view relative,
+                              const std::vector<std::string>& ledgered_files) const {
+    const fs::path final_path = real_path_of(relative);
+    const StoreLock held = lock();
+    rename_no_replace(staging, final_path);
+    fsync_directory(final_path.parent_path());
+    for (const auto& file : ledgered_files) {
+        ledger_file_locked(fmt::format("{}/{}", relative, file));
+    }
+}
+
+Json Store::read_verified(const RecordRef& ref) const {
+    const fs::path p = real_path_of(ref.path);
+    const std::string bytes = read_file_capped(p, std::uint64_t{64} << 20);
+    const std::string got = sha256_hex(bytes);
+    if (got != ref.sha256) {
+        throw Error(ErrorCode::invalid_record,
+                    fmt::format("{} does not match the digest recorded for it (sha256 {}, expected {}); the "
+                                "evidence was altered: run cko fsck",
+                                ref.path, got, ref.sha256),
+                    Json{{"path", ref.path}, {"sha256", got}, {"expected", ref.sha256}});
+    }
+    return parse_json_strict(bytes, {}, ref.path);
+}
+
 Json Store::read_record(std::string_view relative) const {
-    return read_json_file(path_of(relative));
+    return read_json_file(real_path_of(relative));
 }
 
 }  // namespace cko::store

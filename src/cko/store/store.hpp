@@ -5,8 +5,10 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace cko::store {
 
@@ -25,6 +27,8 @@ public:
     ~StoreLock();
     StoreLock(const StoreLock&) = delete;
     StoreLock& operator=(const StoreLock&) = delete;
+    StoreLock(StoreLock&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
+    StoreLock& operator=(StoreLock&&) = delete;
 
 private:
     int fd_ = -1;
@@ -43,6 +47,11 @@ public:
     [[nodiscard]] const std::filesystem::path& root() const noexcept { return root_; }
 
     [[nodiscard]] StoreLock lock(std::chrono::milliseconds wait = std::chrono::seconds(30)) const;
+    // A lock for one decision that spans several writes (e.g. "confirm-<experiment>": the
+    // one-confirm rule is checked and the confirm invocation created while it is held). Lives in
+    // <root>/.locks/<name>.lock; independent of lock(), so writes inside it still work.
+    [[nodiscard]] StoreLock lock_named(std::string_view name,
+                                       std::chrono::milliseconds wait = std::chrono::seconds(60)) const;
 
     // Writes `record` as canonical JSON at `relative` (create-once; takes the lock) and appends
     // {path, sha256, size} to the ledger that `cko fsck` checks. The record must carry
@@ -59,17 +68,50 @@ public:
     std::string compare_and_swap(std::string_view relative, const std::string& expected_sha256,
                                  const Json& value) const;
 
+    // A pointer swap that leaves evidence only when it happens: under one lock, checks that
+    // `pointer` still hashes to `expected_sha256` (else cas_conflict and nothing is written),
+    // writes `record` create-once at `record_relative` (ledgered; an identical record already
+    // there is reused, so a retry after a crash works), then replaces `pointer` with
+    // make_pointer(record's ref). Returns the record's ref.
+    RecordRef swap_with_record(std::string_view pointer, const std::string& expected_sha256,
+                               std::string_view record_relative, const Json& record,
+                               const std::function<Json(const RecordRef&)>& make_pointer) const;
+
+    // A directory built completely before it appears: stage_directory makes an empty hidden
+    // directory beside `relative`'s final place; publish_directory renames it to `relative`
+    // (never replacing) and ledgers the listed files (relative to the new directory). A crash
+    // leaves either nothing at `relative` or the whole directory (plus, at worst, a stale
+    // staging directory or unledgered files that fsck notes).
+    [[nodiscard]] std::filesystem::path stage_directory(std::string_view relative) const;
+    void publish_directory(const std::filesystem::path& staging, std::string_view relative,
+                           const std::vector<std::string>& ledgered_files) const;
+
     [[nodiscard]] Json read_record(std::string_view relative) const;
+    // Reads the record `ref` names and checks that its bytes still hash to ref.sha256
+    // (invalid_record otherwise): evidence one record cites is never used unverified.
+    [[nodiscard]] Json read_verified(const RecordRef& ref) const;
     [[nodiscard]] bool exists(std::string_view relative) const;
     [[nodiscard]] std::filesystem::path path_of(std::string_view relative) const;
+    // path_of, after checking on disk that no existing component is a symlink (symlink_refused):
+    // nothing the store writes, chmods or hashes through this path can be outside the root.
+    [[nodiscard]] std::filesystem::path real_path_of(std::string_view relative) const;
 
 private:
     explicit Store(std::filesystem::path root) : root_(std::move(root)) {}
     void append_ledger_line(std::string_view relative, const std::string& sha256, std::uint64_t size) const;
+    RecordRef write_file_locked(std::string_view relative, std::string_view bytes, std::string_view id) const;
+    void ledger_file_locked(std::string_view relative) const;
     std::filesystem::path root_;
 };
 
 inline constexpr std::string_view kStoreMarker = "store.json";
 inline constexpr std::string_view kLedger = "ledger.jsonl";
+inline constexpr std::string_view kLocksDir = ".locks";
+
+// One ledger line: {path, prev, sha256, size}, where prev is the sha256 of the previous line's
+// bytes (without its newline; "" for the first line), so that rewriting a record together with its
+// line breaks the chain at the next line.
+[[nodiscard]] std::string ledger_line(std::string_view relative, const std::string& sha256, std::uint64_t size,
+                                      const std::string& previous_line_sha256);
 
 }  // namespace cko::store

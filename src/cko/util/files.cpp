@@ -2,6 +2,7 @@
 #include "cko/util/files.hpp"
 
 #include "cko/util/error.hpp"
+#include "cko/util/fault.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -33,6 +34,14 @@ namespace {
     }
     throw Error(code, fmt::format("{} {}: {}", what, path.string(), std::strerror(err)),
                 nlohmann::json{{"path", path.string()}, {"errno", err}});
+}
+
+// A fault point (util/fault.hpp) on the durable write path: may end the process, or fail the step
+// with ENOSPC exactly as a full disk would.
+void durable_step(const std::string& what, const fs::path& path) {
+    if (!fault_point()) {
+        throw_errno(ENOSPC, what, path);
+    }
 }
 
 class Fd {
@@ -88,6 +97,7 @@ std::string temp_name_for(const fs::path& path) {
 }  // namespace
 
 void fsync_directory(const fs::path& dir) {
+    durable_step("cannot fsync directory", dir);
     const Fd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
     if (fd.get() < 0) {
         throw_errno(errno, "cannot open directory", dir);
@@ -97,7 +107,27 @@ void fsync_directory(const fs::path& dir) {
     }
 }
 
+void make_directories(const fs::path& dir) {
+    std::error_code ec;
+    if (fs::is_directory(fs::symlink_status(dir, ec))) {
+        return;
+    }
+    if (dir.has_parent_path() && dir.parent_path() != dir) {
+        make_directories(dir.parent_path());
+    }
+    durable_step("cannot create directory", dir);
+    if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
+        throw_errno(errno, "cannot create directory", dir);
+    }
+    if (!fs::is_directory(fs::symlink_status(dir, ec))) {
+        throw Error(ErrorCode::symlink_refused,
+                    fmt::format("{} is not a directory (a link or a file stands in its place)", dir.string()),
+                    nlohmann::json{{"path", dir.string()}});
+    }
+}
+
 void rename_no_replace(const fs::path& from, const fs::path& to) {
+    durable_step(fmt::format("cannot rename {} to", from.string()), to);
     const int err = try_rename_no_replace(from, to);
     if (err == EEXIST || err == ENOTEMPTY) {
         throw Error(ErrorCode::already_exists, fmt::format("{} already exists", to.string()),
@@ -147,13 +177,16 @@ void write_file_create_once(const fs::path& path, std::string_view bytes, unsign
         {
             const Fd fd(raw);
             step(AtomicWriteStep::temp_created);
+            durable_step("cannot write", temp);
             write_all(fd.get(), bytes, temp);
             step(AtomicWriteStep::temp_written);
+            durable_step("cannot fsync", temp);
             if (::fsync(fd.get()) != 0) {
                 throw_errno(errno, "cannot fsync", temp);
             }
             step(AtomicWriteStep::temp_synced);
         }
+        durable_step("cannot rename into place", path);
         const int err = try_rename_no_replace(temp, path);
         if (err == EEXIST) {
             throw Error(ErrorCode::already_exists,
@@ -230,6 +263,22 @@ bool is_safe_name(std::string_view name) noexcept {
     return true;
 }
 
+bool is_safe_relative_path(std::string_view relative) noexcept {
+    if (relative.empty()) {
+        return false;
+    }
+    for (;;) {
+        const std::size_t slash = relative.find('/');
+        if (!is_safe_name(relative.substr(0, slash))) {
+            return false;
+        }
+        if (slash == std::string_view::npos) {
+            return true;
+        }
+        relative.remove_prefix(slash + 1);
+    }
+}
+
 void require_safe_name(std::string_view name, std::string_view field) {
     if (!is_safe_name(name)) {
         throw Error(ErrorCode::unsafe_path,
@@ -256,6 +305,37 @@ fs::path safe_join(const fs::path& root, std::string_view relative, std::string_
         rest = slash == std::string_view::npos ? std::string_view{} : rest.substr(slash + 1);
     }
     return out;
+}
+
+fs::path resolve_inside(const fs::path& folder, std::string_view relative, std::string_view field) {
+    char buf[PATH_MAX];
+    if (::realpath(folder.c_str(), buf) == nullptr) {
+        return folder / std::string(relative);  // no folder yet: nothing on disk to follow
+    }
+    const fs::path base(buf);
+    const fs::path wanted = base / std::string(relative);
+    // The longest prefix that exists, resolved; the rest appended as written.
+    fs::path existing = wanted;
+    fs::path rest;
+    std::error_code ec;
+    while (!fs::exists(fs::symlink_status(existing, ec)) && existing.has_relative_path() && existing != base) {
+        rest = rest.empty() ? existing.filename() : existing.filename() / rest;
+        existing = existing.parent_path();
+    }
+    if (::realpath(existing.c_str(), buf) == nullptr) {
+        throw_errno(errno, fmt::format("{}: cannot resolve", field), existing);
+    }
+    const fs::path resolved = rest.empty() ? fs::path(buf) : fs::path(buf) / rest;
+    const std::string r = resolved.lexically_normal().string();
+    const std::string b = base.string();
+    if (r != b && !r.starts_with(b == "/" ? b : b + "/")) {
+        throw Error(ErrorCode::unsafe_path,
+                    fmt::format("{}: \"{}\" resolves to {}, outside the spec's folder {} (through a symbolic "
+                                "link); copy the files into the folder instead",
+                                field, relative, r, b),
+                    nlohmann::json{{"field", field}, {"value", relative}, {"resolved", r}, {"folder", b}});
+    }
+    return resolved;
 }
 
 TreeRoot TreeRoot::open(const fs::path& root) {

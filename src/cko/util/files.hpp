@@ -26,6 +26,11 @@ void write_file_create_once(const std::filesystem::path& path, std::string_view 
 
 void fsync_directory(const std::filesystem::path& dir);
 
+// mkdir -p that reports failures as cko errors (io_error with the path and errno, e.g. ENOSPC)
+// instead of std::filesystem exceptions, and refuses a symlink where a directory should be
+// (symlink_refused). Each directory created is a fault point (util/fault.hpp).
+void make_directories(const std::filesystem::path& dir);
+
 // Removes a tree that may hold read-only files and directories (materialized snapshots, stagings):
 // makes everything writable first. Never follows symlinks; errors are ignored (best effort).
 void remove_tree_forcibly(const std::filesystem::path& dir) noexcept;
@@ -36,6 +41,8 @@ void rename_no_replace(const std::filesystem::path& from, const std::filesystem:
 
 // A name that may become one path component: [A-Za-z0-9._-]{1,128}, not "." or "..".
 [[nodiscard]] bool is_safe_name(std::string_view name) noexcept;
+// True if every '/'-separated component of `relative` is a safe name (what safe_join accepts).
+[[nodiscard]] bool is_safe_relative_path(std::string_view relative) noexcept;
 // Throws unsafe_path naming `field` (e.g. "cases.ids[2]") and the rule.
 void require_safe_name(std::string_view name, std::string_view field);
 
@@ -43,6 +50,13 @@ void require_safe_name(std::string_view name, std::string_view field);
 // is_safe_name: no "..", no absolute path, no empty component. Does not touch the filesystem.
 [[nodiscard]] std::filesystem::path safe_join(const std::filesystem::path& root,
                                               std::string_view relative, std::string_view field);
+
+// `relative` under `folder`, resolved through the file system (symlinks followed, as the spec's
+// user meant them), refused with unsafe_path naming `field` if the result lies outside
+// realpath(folder): a link on the way ("via/src" with `via` a link, a linked cases dir) cannot lead
+// out. Parts that do not exist yet are joined lexically. Returns the resolved path.
+[[nodiscard]] std::filesystem::path resolve_inside(const std::filesystem::path& folder, std::string_view relative,
+                                                   std::string_view field);
 
 // A directory resolved once with realpath; paths below it are resolved component by component and
 // any symlink on the way is refused, so nothing read "inside" can lead outside.

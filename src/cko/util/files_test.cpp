@@ -119,6 +119,13 @@ TEST(SafeNames, AcceptsTheAllowedAlphabetOnly) {
     EXPECT_FALSE(is_safe_name("caf\xc3\xa9"));
 }
 
+TEST(SafeNames, RelativePathsAreCheckedComponentByComponent) {
+    EXPECT_TRUE(is_safe_relative_path("out/sub/result.json"));
+    for (const char* bad : {"", "a//b", "../x", "a/..", "/abs", "x/\xff.bin", "a b"}) {
+        EXPECT_FALSE(is_safe_relative_path(bad)) << bad;
+    }
+}
+
 TEST(SafeJoin, RefusesTraversalAndAbsolutePaths) {
     EXPECT_EQ(safe_join("/root", "cases/main.json", "f"), fs::path("/root/cases/main.json"));
     for (const char* bad : {"../etc/passwd", "cases/../../x", "/etc/passwd", "", "a//b", "a/./b"}) {
@@ -128,6 +135,28 @@ TEST(SafeJoin, RefusesTraversalAndAbsolutePaths) {
         } catch (const Error& e) {
             EXPECT_EQ(e.code(), ErrorCode::unsafe_path) << bad;
             EXPECT_EQ(e.details()["field"], "cases.dir");
+        }
+    }
+}
+
+// Issue 11 item 9: `original = "via/src"` with `via` a link out of the spec folder was accepted.
+TEST_F(FilesTest, ResolveInsideRefusesLinksLeadingOut) {
+    const fs::path spec = dir_ / "spec";
+    const fs::path elsewhere = dir_ / "elsewhere";
+    fs::create_directories(spec / "real" / "src");
+    fs::create_directories(elsewhere / "src");
+    fs::create_directory_symlink(elsewhere, spec / "via");
+    fs::create_directory_symlink(spec / "real", spec / "inner");  // a link that stays inside is fine
+    EXPECT_EQ(resolve_inside(spec, "real/src", "target.original"), fs::canonical(spec / "real" / "src"));
+    EXPECT_EQ(resolve_inside(spec, "inner/src", "target.original"), fs::canonical(spec / "real" / "src"));
+    EXPECT_EQ(resolve_inside(spec, "real/not-yet/x.cu", "f"), fs::canonical(spec / "real") / "not-yet" / "x.cu");
+    for (const char* bad : {"via/src", "via", "via/missing/x"}) {
+        try {
+            (void)resolve_inside(spec, bad, "target.original");
+            FAIL() << "accepted " << bad;
+        } catch (const Error& e) {
+            EXPECT_EQ(e.code(), ErrorCode::unsafe_path) << bad;
+            EXPECT_EQ(e.details()["field"], "target.original");
         }
     }
 }

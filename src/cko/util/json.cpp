@@ -3,6 +3,7 @@
 
 #include "cko/util/error.hpp"
 #include "cko/util/files.hpp"
+#include "cko/util/utf8.hpp"
 
 #include <fmt/format.h>
 
@@ -173,7 +174,7 @@ std::string json_path_append_key(std::string_view parent, std::string_view key) 
     if (is_plain_key(key)) {
         return fmt::format("{}.{}", parent, key);
     }
-    return fmt::format("{}[{}]", parent, Json(std::string(key)).dump());
+    return fmt::format("{}[{}]", parent, printable_json(Json(std::string(key)), -1));
 }
 
 std::string json_path_append_index(std::string_view parent, std::size_t index) {
@@ -198,14 +199,25 @@ Json read_json_file(const std::filesystem::path& path, const JsonLimits& limits)
     return parse_json_strict(bytes, limits, path.string());
 }
 
-std::string canonical_json(const Json& value) {
-    require_finite(value, "$");
+namespace {
+
+// The one place where ill-formed UTF-8 becomes U+FFFD on the way out (nlohmann's own `replace`
+// handler leaves object keys alone, so the value is made valid first, only when it needs it).
+std::string dump_valid_utf8(const Json& value, int indent) {
     try {
-        return value.dump(-1, ' ', false, Json::error_handler_t::strict);
-    } catch (const nlohmann::json::type_error& e) {
-        throw Error(ErrorCode::json_invalid_utf8,
-                    fmt::format("cannot write JSON with an ill-formed UTF-8 string: {}", e.what()));
+        return value.dump(indent, ' ', false, Json::error_handler_t::strict);
+    } catch (const nlohmann::json::type_error&) {
+        return json_with_valid_utf8(value).dump(indent, ' ', false, Json::error_handler_t::replace);
     }
 }
+
+}  // namespace
+
+std::string canonical_json(const Json& value) {
+    require_finite(value, "$");
+    return dump_valid_utf8(value, -1);
+}
+
+std::string printable_json(const Json& value, int indent) { return dump_valid_utf8(value, indent); }
 
 }  // namespace cko

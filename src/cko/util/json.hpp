@@ -29,8 +29,14 @@ struct JsonLimits {
 
 // Canonical bytes: object keys sorted by UTF-8 bytes, no insignificant whitespace, UTF-8 output
 // (no \u escapes for non-ASCII), shortest round-trip numbers. The same value always gives the same
-// bytes. Throws json_non_finite for NaN/Infinity and json_invalid_utf8 for ill-formed strings.
+// bytes. Throws json_non_finite for NaN/Infinity. Ill-formed UTF-8 in a string (bytes from the
+// outside world: file names, driver output) is written as U+FFFD, so every stored document is
+// valid UTF-8 and no outside byte can make a record unwritable.
 [[nodiscard]] std::string canonical_json(const Json& value);
+
+// A document to print (stdout, --json): indented, never throws, always valid UTF-8 (ill-formed
+// bytes become U+FFFD, as in canonical_json).
+[[nodiscard]] std::string printable_json(const Json& value, int indent = 2);
 
 // Path syntax used in error messages: $, $.key, $["odd key"], $[3].
 [[nodiscard]] std::string json_path_append_key(std::string_view parent, std::string_view key);

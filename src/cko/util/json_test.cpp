@@ -117,14 +117,19 @@ TEST(CanonicalJson, RefusesNonFiniteWithPath) {
     }
 }
 
-TEST(CanonicalJson, RefusesInvalidUtf8) {
-    Json j{{"name", std::string("\xff")}};
-    try {
-        (void)canonical_json(j);
-        FAIL() << "invalid UTF-8 written";
-    } catch (const Error& e) {
-        EXPECT_EQ(e.code(), ErrorCode::json_invalid_utf8);
-    }
+TEST(CanonicalJson, WritesInvalidUtf8AsReplacementCharacter) {
+    // A driver's file name or stderr must never make a record unwritable (issue 11, item 4).
+    const Json j{{"name", std::string("a\xff\xc3")}, {std::string("k\xfe"), 1}};
+    const std::string bytes = canonical_json(j);
+    EXPECT_EQ(bytes, "{\"k\xEF\xBF\xBD\":1,\"name\":\"a\xEF\xBF\xBD\xEF\xBF\xBD\"}");
+    EXPECT_EQ(canonical_json(parse_json_strict(bytes)), bytes);  // stored bytes parse back strictly
+}
+
+TEST(PrintableJson, NeverThrowsOnIllFormedBytes) {
+    const Json j{{"path", std::string("/tmp/\x80x")}};
+    const std::string out = printable_json(j);
+    EXPECT_NE(out.find("/tmp/\xEF\xBF\xBDx"), std::string::npos);
+    EXPECT_NO_THROW((void)parse_json_strict(out));
 }
 
 }  // namespace

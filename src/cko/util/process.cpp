@@ -2,6 +2,7 @@
 // everything it started at a deadline or on cancel.
 #include "cko/util/process.hpp"
 
+#include "cko/util/containment.hpp"
 #include "cko/util/error.hpp"
 #include "cko/util/process_spawn.hpp"
 
@@ -248,6 +249,10 @@ ProcessResult run_process(const ProcessSpec& spec) {
     validate(spec);
     std::vector<std::string> env = scrubbed_environment(spec.env_allow, spec.env_set);
     const std::string program = resolve_program(spec, env);
+    // Everything the child starts inherits this marker, so processes that leave its group (setsid
+    // daemons) are still found and killed when it ends.
+    const std::string token = new_containment_token();
+    env.push_back(std::string(kContainmentVariable) + "=" + token);
     if (!spec.working_dir.empty()) {
         std::error_code ec;
         if (!std::filesystem::is_directory(spec.working_dir, ec)) {
@@ -280,6 +285,15 @@ ProcessResult run_process(const ProcessSpec& spec) {
 
     ProcessResult result;
     result.pid = child.pid();
+    // Kills the child's group if we die (SIGKILL included) or hang past the deadline; ended before
+    // the leader is reaped, so that it can never signal a reused group id.
+    const auto grace_for_watchdog = std::clamp(spec.kill_grace, std::chrono::milliseconds{0}, std::chrono::milliseconds{60000});
+    std::optional<Watchdog> watchdog;
+    watchdog.emplace(result.pid,
+                     spec.timeout.count() > 0 && spec.timeout < kForever
+                         ? spec.timeout + grace_for_watchdog + kMinDrain + std::chrono::seconds(1)
+                         : std::chrono::milliseconds{0},
+                     grace_for_watchdog);
     if (spec.on_spawn) {
         spec.on_spawn(result.pid);  // an exception here still kills and reaps the child (~ChildProcess)
     }
@@ -319,6 +333,9 @@ ProcessResult run_process(const ProcessSpec& spec) {
             // left in it would keep our pipes open and outlive the measurement.
             result.leftovers_killed = group_has_other_live_members(result.pid, result.pid);
             child.signal_group(SIGKILL);
+            if (kill_marked_processes(token) > 0) {  // escaped the group: setsid, daemon()
+                result.leftovers_killed = true;
+            }
             drain_until = now + std::max<std::chrono::milliseconds>(grace, kMinDrain);
         }
         if (leader_ended && ((!out.open() && !err.open()) || now >= drain_until)) {
@@ -382,6 +399,7 @@ ProcessResult run_process(const ProcessSpec& spec) {
         }
     }
 
+    watchdog.reset();
     const int status = child.reap();
     if (WIFEXITED(status)) {
         result.exited = true;

@@ -67,8 +67,10 @@ struct ProcessResult {
 // cko::Error: invalid_argument (empty argv, NUL bytes, bad variable names), io_error (a capture
 // file cannot be opened or written), spawn_failed (the program cannot be found or executed, or
 // working_dir cannot be entered). Safe to call from several threads at once; installs no signal
-// handlers. Members that leave the process group (setsid) are beyond its reach, and output still
-// arriving kill_grace after the group was killed is not waited for.
+// handlers. Processes that leave the group (setsid, daemons) are found by the environment marker
+// of util/containment.hpp and killed when the leader ends (unless they scrubbed their
+// environment); a watchdog process kills the group if we die first. Output still arriving
+// kill_grace after the group was killed is not waited for.
 [[nodiscard]] ProcessResult run_process(const ProcessSpec& spec);
 
 // Where run_process would find `name` in environment `env` ("NAME=value" entries): `name` itself if

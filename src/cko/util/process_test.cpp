@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -195,7 +196,8 @@ TEST_F(ProcessTest, EnvironmentIsScrubbedToTheAllowListPlusExplicitValues) {
         names.insert(line.substr(0, line.find('=')));
     }
     EXPECT_EQ(names,
-              (std::set<std::string>{"PATH", "CKO_PROCESS_TEST_ALLOWED", "CKO_PROCESS_TEST_SET"}));
+              (std::set<std::string>{"PATH", "CKO_PROCESS_TEST_ALLOWED", "CKO_PROCESS_TEST_SET",
+                                     "CKO_CONTAINMENT_TOKEN"}));  // the containment marker
     const std::string env = read_file(spec.stdout_path);
     EXPECT_NE(env.find("CKO_PROCESS_TEST_ALLOWED=kept\n"), std::string::npos);
     EXPECT_NE(env.find("CKO_PROCESS_TEST_SET=given value\n"), std::string::npos);
@@ -395,6 +397,39 @@ TEST_F(ProcessTest, LeaderExitDoesNotWaitForABackgroundedGrandchild) {
     EXPECT_FALSE(result.timed_out);
     EXPECT_LT(elapsed, spec.kill_grace);
     EXPECT_TRUE(gone_within(read_pid(pid_file), 2s));
+}
+
+// Issue 11 item 7: a setsid daemon started by a driver survived it (5 of 5).
+TEST_F(ProcessTest, ASetsidDaemonDoesNotOutliveItsLeader) {
+    const std::filesystem::path pid_file = dir_ / "daemon.pid";
+    ProcessSpec spec = spec_for(shell("setsid sleep 1000 </dev/null >/dev/null 2>&1 & echo $! > \"$1\"; sleep 0.3; exit 0",
+                                      {pid_file.string()}));
+    const ProcessResult result = run_process(spec);
+    EXPECT_TRUE(result.exited);
+    EXPECT_TRUE(result.leftovers_killed);
+    EXPECT_TRUE(gone_within(read_pid(pid_file), 2s));
+}
+
+// Issue 11 item 7: after cko was SIGKILLed its driver ran on past its timeout.
+TEST_F(ProcessTest, TheWatchdogKillsTheChildWhenWeAreKilled) {
+    const std::filesystem::path pid_file = dir_ / "child.pid";
+    const pid_t runner = ::fork();
+    ASSERT_GE(runner, 0);
+    if (runner == 0) {
+        ProcessSpec spec = spec_for(shell("echo $$ > \"$1\"; exec sleep 1000", {pid_file.string()}));
+        spec.timeout = 600s;
+        (void)run_process(spec);
+        ::_exit(0);
+    }
+    const auto until = Clock::now() + 5s;
+    while (Clock::now() < until && (!std::filesystem::exists(pid_file) || std::filesystem::file_size(pid_file) == 0)) {
+        std::this_thread::sleep_for(10ms);
+    }
+    const pid_t child = read_pid(pid_file);
+    ::kill(runner, SIGKILL);
+    int status = 0;
+    ::waitpid(runner, &status, 0);
+    EXPECT_TRUE(gone_within(child, 3s));
 }
 
 TEST_F(ProcessTest, CancelFlagStopsTheProcess) {

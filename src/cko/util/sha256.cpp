@@ -82,14 +82,7 @@ std::string sha256_hex(std::istream& in) {
     return h.finish_hex();
 }
 
-std::string sha256_file_hex(const std::filesystem::path& path) {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        const int err = errno;
-        throw Error(err == ENOENT ? ErrorCode::not_found : ErrorCode::io_error,
-                    fmt::format("cannot open {} for hashing: {}", path.string(), std::strerror(err)),
-                    nlohmann::json{{"path", path.string()}});
-    }
+std::string sha256_fd_hex(int fd) {
     Sha256 h;
     std::string buffer(std::size_t{1} << 16, '\0');
     for (;;) {
@@ -99,18 +92,34 @@ std::string sha256_file_hex(const std::filesystem::path& path) {
         }
         if (n < 0) {
             const int err = errno;
-            ::close(fd);
-            throw Error(ErrorCode::io_error,
-                        fmt::format("read error hashing {}: {}", path.string(), std::strerror(err)),
-                        nlohmann::json{{"path", path.string()}});
+            throw Error(ErrorCode::io_error, fmt::format("read error while hashing: {}", std::strerror(err)),
+                        nlohmann::json{{"errno", err}});
         }
         if (n == 0) {
             break;
         }
         h.update(std::string_view(buffer.data(), static_cast<std::size_t>(n)));
     }
-    ::close(fd);
     return h.finish_hex();
+}
+
+std::string sha256_file_hex(const std::filesystem::path& path) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        const int err = errno;
+        throw Error(err == ENOENT ? ErrorCode::not_found : ErrorCode::io_error,
+                    fmt::format("cannot open {} for hashing: {}", path.string(), std::strerror(err)),
+                    nlohmann::json{{"path", path.string()}});
+    }
+    try {
+        std::string hex = sha256_fd_hex(fd);
+        ::close(fd);
+        return hex;
+    } catch (const Error& e) {
+        ::close(fd);
+        throw Error(ErrorCode::io_error, fmt::format("{}: {}", path.string(), e.what()),
+                    nlohmann::json{{"path", path.string()}});
+    }
 }
 
 std::string content_id(std::string_view prefix, const nlohmann::json& value) {

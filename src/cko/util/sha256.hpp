@@ -35,6 +35,8 @@ private:
 [[nodiscard]] std::string sha256_hex(std::string_view bytes);
 [[nodiscard]] std::string sha256_hex(std::istream& in);
 [[nodiscard]] std::string sha256_file_hex(const std::filesystem::path& path);
+// Hashes what is left to read from an open descriptor (the caller keeps and closes it).
+[[nodiscard]] std::string sha256_fd_hex(int fd);
 
 // "<prefix>-<first 16 hex digits of sha256(canonical_json(value))>": the same record content
 // always gets the same id.

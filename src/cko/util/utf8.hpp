@@ -1,0 +1,25 @@
+// UTF-8 for everything cko prints or stores: outside bytes (stderr, file names, paths) made well-formed in one place.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace cko {
+
+// True if `text` is well-formed UTF-8 (no overlong forms, no surrogates, nothing above U+10FFFF).
+[[nodiscard]] bool is_valid_utf8(std::string_view text) noexcept;
+
+// `text` with every ill-formed sequence replaced by U+FFFD (one per maximal ill-formed subpart, as
+// Unicode recommends); well-formed text comes back unchanged.
+[[nodiscard]] std::string utf8_or_replaced(std::string_view text);
+
+// Every string (keys included) inside `value` made well-formed with utf8_or_replaced.
+[[nodiscard]] nlohmann::json json_with_valid_utf8(const nlohmann::json& value);
+
+// The last at most `max_bytes` bytes of `text`, never starting inside a UTF-8 character.
+[[nodiscard]] std::string_view utf8_tail(std::string_view text, std::size_t max_bytes) noexcept;
+
+}  // namespace cko
