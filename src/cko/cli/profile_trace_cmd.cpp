@@ -150,6 +150,9 @@ std::string nsys_text(const nsys::NsysExport& e, std::size_t top) {
     std::string out =
         fmt::format("{}  (Nsight Systems {}, export schema {}, sha256 {})\n", e.path,
                     e.source.tool_version, e.schema_version, e.source.report_sha256.substr(0, 16));
+    for (const auto& note : e.notes) {
+        out += "  note: " + note + "\n";
+    }
     for (const auto& gpu : e.gpus) {
         out += fmt::format("  GPU {}: {} ({} SMs)\n", gpu.value("id", Json(-1)).dump(),
                            gpu.value("name", "?"), gpu.value("smCount", Json()).dump());
