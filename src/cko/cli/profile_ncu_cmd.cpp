@@ -121,6 +121,9 @@ std::string report_text(const NcuReport& report, const Json& json) {
     if (!report.counters_permitted()) {
         out += "counters not permitted: " + report.advice + "\n";
     }
+    for (const auto& note : report.notes) {
+        out += "note: " + note + "\n";
+    }
     if (!report.launches.empty()) {
         out += fmt::format("{:>4}  {:<28}  {:<14} {:<11} {:>11} {:>6} {:>6} {:>6} {:>8}\n", "id",
                            "kernel", "grid", "block", "duration", "dram%", "sm%", "occ%", "facts");

@@ -3,8 +3,10 @@
 #include "cko/profile/ncu/ncu_csv.hpp"
 
 #include "cko/profile/ncu/report_builder.hpp"
+#include "cko/profile/utf8_repair.hpp"
 #include "cko/util/error.hpp"
 #include "cko/util/files.hpp"
+#include "cko/util/json.hpp"
 #include "cko/util/sha256.hpp"
 
 #include <fmt/format.h>
@@ -138,6 +140,7 @@ public:
                 report_.source.dialect = "ncu-output";
                 return std::move(report_);
             }
+            refuse_log_without_kernels();
             throw Error(ErrorCode::unsupported_format,
                         fmt::format("no Nsight Compute CSV header (a quoted row with \"ID\" and "
                                     "\"Kernel Name\") in {} lines; export with `ncu --csv --page "
@@ -351,6 +354,45 @@ private:
         }
     }
 
+    // NCU's own lines and nothing else, or an ==ERROR== / "No kernels were profiled": NCU ran and
+    // profiled no kernel. Say that, in NCU's words, rather than suggest another export.
+    void refuse_log_without_kernels() const {
+        std::string_view error;
+        std::string_view no_kernels;
+        std::size_t tool_lines = 0;
+        for (const std::string_view text : tokenizer_.other_lines()) {
+            if (text.starts_with("==")) {
+                ++tool_lines;
+            }
+            if (error.empty() && text.starts_with("==ERROR==")) {
+                error = text;
+            }
+            if (no_kernels.empty() && text.find("No kernels were profiled") != std::string_view::npos) {
+                no_kernels = text;
+            }
+        }
+        const bool only_tool_lines = tool_lines > 0 && tool_lines == report_.other_lines;
+        if (error.empty() && no_kernels.empty() && !only_tool_lines) {
+            return;
+        }
+        const std::string_view said = !error.empty() ? error : no_kernels;
+        std::string message = fmt::format(
+            "the NCU output holds no profiled kernel ({} lines, no CSV rows)", report_.other_lines);
+        message += said.empty()
+                       ? std::string("; NCU attached but profiled nothing: check the --kernel-name "
+                                     "/ --launch-skip / --launch-count filters and that the "
+                                     "program launches kernels")
+                       : fmt::format("; NCU said: \"{}\"", said);
+        Json details = {{"lines", report_.other_lines}};
+        if (!error.empty()) {
+            details["ncu_error"] = std::string(error);
+        }
+        if (!no_kernels.empty()) {
+            details["ncu_warning"] = std::string(no_kernels);
+        }
+        throw Error(ErrorCode::empty_input, message, details);
+    }
+
     void find_device_name() {
         for (std::size_t k = 0; k < report_.keys.size(); ++k) {
             if (report_.keys[k].name != "device__attribute_display_name" ||
@@ -384,6 +426,17 @@ NcuReport parse_ncu_csv(std::string_view text, const NcuParseOptions& options) {
                     "the NCU export is empty; did the profiled program launch any kernel?");
     }
     reject_binary(text);
+    if (!is_valid_utf8(text)) {
+        // Latin-1 kernel, process or host names: every invalid byte becomes U+FFFD before any
+        // string is cut out, so names, metrics and facts are valid UTF-8 in every output mode.
+        // U+FFFD holds no quote, comma or line break, so the CSV structure is unchanged.
+        std::string repaired;
+        const std::size_t bytes = repair_utf8(text, repaired);
+        NcuReport report = Parser(repaired, options).run();
+        report.notes.push_back(fmt::format(
+            "{} byte(s) of invalid UTF-8 (e.g. Latin-1 names) replaced with U+FFFD", bytes));
+        return report;
+    }
     return Parser(text, options).run();
 }
 

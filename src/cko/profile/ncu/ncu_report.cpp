@@ -139,6 +139,7 @@ nlohmann::json report_to_json(const NcuReport& report) {
     }
     out["unmodeled"] = std::move(unmodeled);
     out["tool_messages"] = report.tool_messages;
+    out["notes"] = report.notes;
     return out;
 }
 

@@ -71,6 +71,7 @@ struct NcuReport {
     // Facts about the collection itself, e.g. collection.counters_not_permitted.
     std::vector<Fact> report_facts;
     std::string advice;  // what a person can do about a report-level fact
+    std::vector<std::string> notes;  // how the text was read (e.g. invalid UTF-8 repaired)
 
     [[nodiscard]] bool counters_permitted() const noexcept;
 };
