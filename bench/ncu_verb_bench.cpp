@@ -70,10 +70,21 @@ const fs::path& input(const std::string& page, std::size_t mb) {
     if (const auto it = made.find(key); it != made.end()) {
         return it->second;
     }
-    static const fs::path dir = [] {
-        std::string pattern = (fs::temp_directory_path() / "cko-ncu-verb-bench-XXXXXX").string();
-        return fs::path(::mkdtemp(pattern.data()));
-    }();
+    // The inputs (about 230 MB) live in one temporary directory, removed when the bench exits.
+    struct TempDir {
+        fs::path path;
+        TempDir() {
+            std::string pattern =
+                (fs::temp_directory_path() / "cko-ncu-verb-bench-XXXXXX").string();
+            path = ::mkdtemp(pattern.data());
+        }
+        ~TempDir() {
+            std::error_code ec;
+            fs::remove_all(path, ec);
+        }
+    };
+    static const TempDir temp;
+    const fs::path& dir = temp.path;
     const fs::path path = dir / (key + ".csv");
     // Built in a child process: exec keeps the spawning process's memory high-water mark in the
     // child's ru_maxrss, so the bench itself must never hold the 100 MB text.
