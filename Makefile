@@ -1,4 +1,4 @@
-# The front door: `make demo`, `make test`, `make bench`, `make static`.
+# The front door: `make demo`, `make test`, `make bench`, `make static`, `make fuzz`.
 BUILD        ?= build
 STATIC_BUILD ?= build-static
 JOBS         ?= $(shell nproc)
@@ -8,7 +8,7 @@ CMAKE_FLAGS  ?=
 
 PORTABLE_BUILD ?= build-portable
 
-.PHONY: all deps configure build test demo bench static portable clean
+.PHONY: all deps configure build test demo bench static portable fuzz clean
 
 all: build
 
@@ -56,5 +56,10 @@ portable: deps
 	  [ -z "$$bad" ] || { echo "$(PORTABLE_BUILD)/cko depends on more than glibc:"; echo "$$bad"; exit 1; }
 	@echo "portable binary: $(PORTABLE_BUILD)/cko (glibc $$(ldd --version | head -n1 | grep -o '[0-9.]*$$') or newer)"
 
+# libFuzzer targets (clang, ASan+UBSan) in build-fuzz/, each run FUZZ_SECONDS (default 30).
+FUZZ_SECONDS ?= 30
+fuzz: deps
+	FUZZ_SECONDS=$(FUZZ_SECONDS) bash scripts/fuzz.sh
+
 clean:
-	rm -rf $(BUILD) $(STATIC_BUILD) $(PORTABLE_BUILD)
+	rm -rf $(BUILD) $(STATIC_BUILD) $(PORTABLE_BUILD) build-fuzz

@@ -241,6 +241,17 @@ void build_app(CLI::App& app) {
 
 bool json_output() noexcept { return g_json_output; }
 
+namespace {
+std::function<void(std::ostream&)>& json_writer() {
+    static std::function<void(std::ostream&)> writer;
+    return writer;
+}
+}  // namespace
+
+void stream_json_output(std::function<void(std::ostream&)> writer) {
+    json_writer() = std::move(writer);
+}
+
 CLI::App* add_verb(CLI::App& parent, const std::string& name, const std::string& description,
                    Handler handler) {
     auto verb = std::make_unique<Verb>();
@@ -256,6 +267,7 @@ CLI::App* add_verb(CLI::App& parent, const std::string& name, const std::string&
 
 int run_cli(int argc, char** argv) {
     verbs().clear();
+    json_writer() = nullptr;
     const bool json_hint = wants_json(argc, argv);
     CLI::App app{"cko: evidence-based GPU performance work", "cko"};
     try {
@@ -281,7 +293,10 @@ int run_cli(int argc, char** argv) {
         }
         g_json_output = verb->json;
         CommandResult result = verb->handler();
-        if (verb->json) {
+        if (verb->json && json_writer()) {
+            json_writer()(std::cout);
+            json_writer() = nullptr;
+        } else if (verb->json) {
             std::cout << printable_json(result.json) << '\n';
         } else {
             std::cout << result.text;

@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include <functional>
+#include <ostream>
 #include <string>
 
 namespace cko::cli {
@@ -17,6 +18,10 @@ struct CommandResult {
     Json json = Json::object();
     int exit_code = 0;
 };
+
+// Called by a handler under --json: the document is written by `writer` instead of dumping
+// CommandResult::json, so one too large for a DOM (every metric of every NCU launch) is streamed.
+void stream_json_output(std::function<void(std::ostream&)> writer);
 
 using Handler = std::function<CommandResult()>;
 

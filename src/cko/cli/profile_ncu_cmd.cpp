@@ -14,6 +14,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
+#include <optional>
+#include <ostream>
 
 namespace cko::cli {
 namespace {
@@ -42,7 +44,7 @@ std::string dim3_text(const std::optional<std::array<std::int64_t, 3>>& d) {
 
 std::string fact_text(const NcuLaunch& launch, std::string_view id, double scale,
                       const char* format) {
-    const profile::Fact* f = launch.find(id);
+    const profile::ncu::LaunchFact* f = launch.find(id);
     return f == nullptr ? "-" : fmt::format(fmt::runtime(format), f->value * scale);
 }
 
@@ -66,53 +68,55 @@ std::vector<std::string> device_keys() {
     return keys;
 }
 
-// The report as JSON, with a roofline placement per launch when the device is known.
-Json report_json(const NcuReport& report, const ReportArgs& args) {
-    Json out = profile::ncu::report_to_json(report);
+// The device the roofline is placed against, or the note saying why there is none.
+struct RooflineDevice {
+    const DevicePeaks* device = nullptr;
+    std::string note;
+};
+
+RooflineDevice roofline_device(const NcuReport& report, const ReportArgs& args) {
     const std::string device_name = args.device.empty() ? report.device_name : args.device;
-    const DevicePeaks* device = profile::find_device_peaks(device_name);
-    if (device == nullptr && !args.device.empty()) {
+    RooflineDevice out;
+    out.device = profile::find_device_peaks(device_name);
+    if (out.device == nullptr && !args.device.empty()) {
         throw Error(ErrorCode::invalid_argument,
                     fmt::format("--device '{}' is not in the peak table; known: {}", args.device,
                                 fmt::join(device_keys(), ", ")),
                     {{"known", device_keys()}});
     }
-    if (device == nullptr) {
-        out["device"] = nullptr;
-        out["roofline_note"] =
-            device_name.empty()
-                ? fmt::format(
-                      "no roofline: the report does not name its device; pass --device "
-                      "(one of {})",
-                      fmt::join(device_keys(), ", "))
-                : fmt::format(
-                      "no roofline: the device '{}' is not in the peak table; pass "
-                      "--device (one of {})",
-                      device_name, fmt::join(device_keys(), ", "));
-        return out;
-    }
-    out["device"] = profile::device_peaks_to_json(*device);
-    const auto precision = precision_option(args.precision);
-    for (std::size_t i = 0; i < report.launches.size(); ++i) {
-        const auto in = profile::ncu::roofline_input(report.launches[i], precision);
-        if (!in) {
-            continue;
-        }
-        const profile::RooflinePlacement placement = profile::place_on_roofline(in->input, *device);
-        Json roofline = profile::placement_to_json(placement, *device);
-        roofline["bytes_from"] = in->bytes_from.empty() ? Json() : Json(in->bytes_from);
-        roofline["facts"] = Json::array();
-        for (const profile::Fact& f :
-             profile::roofline_facts(placement, report.launches[i].scope)) {
-            roofline["facts"].push_back(
-                {{"id", f.id}, {"value", f.value}, {"unit", profile::base_unit_name(f.unit)}});
-        }
-        out["launches"][i]["roofline"] = std::move(roofline);
+    if (out.device == nullptr) {
+        out.note = device_name.empty()
+                       ? fmt::format(
+                             "no roofline: the report does not name its device; pass --device "
+                             "(one of {})",
+                             fmt::join(device_keys(), ", "))
+                       : fmt::format(
+                             "no roofline: the device '{}' is not in the peak table; pass "
+                             "--device (one of {})",
+                             device_name, fmt::join(device_keys(), ", "));
     }
     return out;
 }
 
-std::string report_text(const NcuReport& report, const Json& json) {
+// One launch's roofline placement as JSON; null when it lacks the inputs.
+Json launch_roofline(const NcuLaunch& launch, const DevicePeaks& device,
+                     std::optional<Precision> precision) {
+    const auto in = profile::ncu::roofline_input(launch, precision);
+    if (!in) {
+        return Json();
+    }
+    const profile::RooflinePlacement placement = profile::place_on_roofline(in->input, device);
+    Json roofline = profile::placement_to_json(placement, device);
+    roofline["bytes_from"] = in->bytes_from.empty() ? Json() : Json(in->bytes_from);
+    roofline["facts"] = Json::array();
+    for (const profile::Fact& f : profile::roofline_facts(placement, launch.scope)) {
+        roofline["facts"].push_back(
+            {{"id", f.id}, {"value", f.value}, {"unit", profile::base_unit_name(f.unit)}});
+    }
+    return roofline;
+}
+
+std::string report_text(const NcuReport& report, const RooflineDevice& roofline) {
     std::string out = fmt::format(
         "ncu {} export: {} launches (NCU {}, sha256 {})\n", layout_name(report.layout),
         report.launches.size(),
@@ -120,6 +124,9 @@ std::string report_text(const NcuReport& report, const Json& json) {
         report.source.report_sha256.substr(0, 12));
     if (!report.counters_permitted()) {
         out += "counters not permitted: " + report.advice + "\n";
+    }
+    for (const auto& note : report.notes) {
+        out += "note: " + note + "\n";
     }
     if (!report.launches.empty()) {
         out += fmt::format("{:>4}  {:<28}  {:<14} {:<11} {:>11} {:>6} {:>6} {:>6} {:>8}\n", "id",
@@ -134,11 +141,10 @@ std::string report_text(const NcuReport& report, const Json& json) {
                            fact_text(l, "sm.throughput_pct", 1, "{:.1f}"),
                            fact_text(l, "occupancy.achieved_pct", 1, "{:.1f}"), l.facts.size());
     }
-    if (json.contains("roofline_note")) {
-        out += json["roofline_note"].get<std::string>() + "\n";
-    } else if (json.contains("device")) {
-        out += fmt::format("roofline against {} (see --json)\n",
-                           json["device"]["name"].get<std::string>());
+    if (roofline.device == nullptr) {
+        out += roofline.note + "\n";
+    } else {
+        out += fmt::format("roofline against {} (see --json)\n", roofline.device->name);
     }
     out += fmt::format("{} unmodeled metrics listed; every metric is kept in --json\n",
                        report.unmodeled.size());
@@ -151,13 +157,36 @@ profile::ncu::NcuParseOptions parse_options(const ReportArgs& args) {
     return options;
 }
 
-CommandResult report_result(const NcuReport& report, const ReportArgs& args) {
-    Json json = report_json(report, args);
-    std::string text = report_text(report, json);
+// Text builds no JSON; --json streams the document (every metric of every launch) as it goes.
+CommandResult report_result(NcuReport report, const ReportArgs& args, Json extra_top = Json()) {
+    const RooflineDevice roofline = roofline_device(report, args);
+    const auto precision = precision_option(args.precision);
     // A collection without counters is an environment problem, reported, not an error.
-    return CommandResult{
-        std::move(text), std::move(json),
-        report.counters_permitted() ? 0 : static_cast<int>(ExitClass::environment)};
+    const int exit_code = report.counters_permitted() ? 0 : static_cast<int>(ExitClass::environment);
+    if (!json_output()) {
+        return CommandResult{report_text(report, roofline), Json::object(), exit_code};
+    }
+    auto shared = std::make_shared<const NcuReport>(std::move(report));
+    stream_json_output([shared, roofline, precision, extra_top](std::ostream& out) {
+        profile::ncu::ReportJsonExtras extras;
+        if (roofline.device == nullptr) {
+            extras.top["device"] = nullptr;
+            extras.top["roofline_note"] = roofline.note;
+        } else {
+            extras.top["device"] = profile::device_peaks_to_json(*roofline.device);
+            extras.launch = [&](std::size_t i) {
+                Json r = launch_roofline(shared->launches[i], *roofline.device, precision);
+                return r.is_null() ? Json() : Json{{"roofline", std::move(r)}};
+            };
+        }
+        if (extra_top.is_object()) {
+            for (const auto& [k, v] : extra_top.items()) {
+                extras.top[k] = v;
+            }
+        }
+        profile::ncu::write_report_json(*shared, out, extras);
+    });
+    return CommandResult{"", Json::object(), exit_code};
 }
 
 void add_report_options(CLI::App* verb, ReportArgs& args) {
@@ -180,8 +209,8 @@ std::string diff_text(const profile::ncu::NcuDiff& diff, const NcuReport& a, con
     std::string out =
         fmt::format("{} launch pairs, {} unmatched\n", diff.pairs.size(), diff.unmatched.size());
     for (const auto& p : diff.pairs) {
-        const profile::Fact* da = a.launches[p.a_index].find("duration");
-        const profile::Fact* db = b.launches[p.b_index].find("duration");
+        const profile::ncu::LaunchFact* da = a.launches[p.a_index].find("duration");
+        const profile::ncu::LaunchFact* db = b.launches[p.b_index].find("duration");
         std::string change = "duration -";
         for (const auto& d : p.deltas) {
             if (d.id == "duration" && d.delta_pct && da != nullptr && db != nullptr) {
@@ -247,9 +276,8 @@ void register_profile_ncu(CLI::App& profile) {
     CLI::App* ncu =
         add_verb(profile, "ncu", "Parse an Nsight Compute CSV export into facts", [args] {
             require_argument(args->file, "FILE", "cko profile ncu FILE");
-            const NcuReport report =
-                profile::ncu::read_ncu_report(args->file, parse_options(*args));
-            return report_result(report, *args);
+            return report_result(profile::ncu::read_ncu_report(args->file, parse_options(*args)),
+                                 *args);
         });
     // Positionals are checked in the handlers, not with required(): --request fills them later.
     ncu->add_option("file", args->file, "CSV from ncu --csv (--page raw or --page details)");
@@ -282,13 +310,18 @@ void register_profile_ncu(CLI::App& profile) {
                      options.timeout = std::chrono::milliseconds(
                          static_cast<std::int64_t>(collect_args->timeout_s * 1000));
                      options.work_dir = make_work_dir(collect_args->out_dir);
-                     const auto result = profile::ncu::collect_ncu(options);
-                     CommandResult out = report_result(result.report, collect_args->report);
-                     out.json["collection"] = {{"argv", result.argv},
-                                               {"process", result.process.to_json()},
-                                               {"export", result.export_path.string()},
-                                               {"stderr", result.stderr_path.string()}};
-                     out.text += fmt::format("export kept at {}\n", result.export_path.string());
+                     auto result = profile::ncu::collect_ncu(options);
+                     Json collection = {{"collection",
+                                         {{"argv", result.argv},
+                                          {"process", result.process.to_json()},
+                                          {"export", result.export_path.string()},
+                                          {"stderr", result.stderr_path.string()}}}};
+                     CommandResult out = report_result(std::move(result.report),
+                                                       collect_args->report, std::move(collection));
+                     if (!json_output()) {
+                         out.text +=
+                             fmt::format("export kept at {}\n", result.export_path.string());
+                     }
                      return out;
                  });
     collect->add_option("command", collect_args->command, "The command to profile, after --");

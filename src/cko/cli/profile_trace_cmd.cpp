@@ -84,8 +84,12 @@ std::string kineto_text(const kineto::KinetoTrace& t, std::size_t top) {
         dev.is_array() && !dev.empty() ? dev[0].value("name", "?") : "-",
         t.identity.cuda_runtime_version ? std::to_string(*t.identity.cuda_runtime_version) : "-",
         t.identity.cupti_version ? std::to_string(*t.identity.cupti_version) : "-");
-    out += fmt::format("  {} events, {} complete; kernel time {} ns\n\n", s.events,
+    out += fmt::format("  {} events, {} complete; kernel time {} ns\n", s.events,
                        s.complete_events, s.kernel_time_ns);
+    for (const auto& note : t.notes) {
+        out += "  note: " + note + "\n";
+    }
+    out += "\n";
 
     std::vector<std::pair<std::string, kineto::DurationStats>> kernels(s.kernels.begin(),
                                                                        s.kernels.end());
@@ -128,7 +132,7 @@ std::string kineto_text(const kineto::KinetoTrace& t, std::size_t top) {
     const auto& f = s.flows;
     const auto& l = f.launch_to_gpu;
     out += fmt::format(
-        "Launch -> GPU start (ac2g flows): {} linked, {} launches without GPU work, {} GPU rows "
+        "Launch -> GPU start (launch flows): {} linked, {} launches without GPU work, {} GPU rows "
         "without launch\n  min {}  p50 {}  p90 {}  p99 {}  max {} ns\n\n",
         f.linked, f.unmatched_starts, f.unmatched_finishes, l.min_ns, l.p50_ns, l.p90_ns, l.p99_ns,
         l.max_ns);
@@ -146,6 +150,9 @@ std::string nsys_text(const nsys::NsysExport& e, std::size_t top) {
     std::string out =
         fmt::format("{}  (Nsight Systems {}, export schema {}, sha256 {})\n", e.path,
                     e.source.tool_version, e.schema_version, e.source.report_sha256.substr(0, 16));
+    for (const auto& note : e.notes) {
+        out += "  note: " + note + "\n";
+    }
     for (const auto& gpu : e.gpus) {
         out += fmt::format("  GPU {}: {} ({} SMs)\n", gpu.value("id", Json(-1)).dump(),
                            gpu.value("name", "?"), gpu.value("smCount", Json()).dump());

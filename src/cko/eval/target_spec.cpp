@@ -5,6 +5,8 @@
 #include "cko/util/files.hpp"
 
 #include <fmt/format.h>
+#include "cko/eval/toml_guard.hpp"
+
 #include <toml++/toml.h>
 
 #include <algorithm>
@@ -372,6 +374,7 @@ CorrectnessGate parse_correctness_gate(const std::string& text, const std::strin
 }
 
 TargetSpec parse_target_spec(std::string_view text, const fs::path& spec_path) {
+    refuse_non_ascii_outside_strings(text, spec_path);
     toml::table root;
     try {
         root = toml::parse(text, spec_path.string());

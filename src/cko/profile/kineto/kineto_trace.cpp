@@ -4,6 +4,7 @@
 #include "cko/profile/kineto/trace_event.hpp"
 #include "cko/profile/kineto/trace_reader.hpp"
 #include "cko/profile/kineto/trace_tokenizer.hpp"
+#include "cko/profile/utf8_repair.hpp"
 #include "cko/util/error.hpp"
 
 #include <algorithm>
@@ -26,6 +27,10 @@ public:
 
     void on_member(std::string_view key, std::string_view raw_value) override {
         Json value;
+        std::string scratch;
+        std::string key_scratch;
+        raw_value = repairs.repaired(raw_value, scratch);
+        key = repairs.repaired(key, key_scratch);
         try {
             value = parse_json_strict(raw_value, JsonLimits{TraceTokenizer::kMaxItemBytes, 64},
                                       path_ + ":" + std::string(key));
@@ -65,7 +70,16 @@ public:
     }
 
     void on_event(std::string_view raw_event) override {
-        parser_.parse(raw_event, index_, event_);
+        if (!is_valid_utf8(raw_event)) {
+            // Latin-1 bytes in a name or an arg: repaired to U+FFFD (the JSON stays valid, the
+            // bytes were inside strings) and counted for the notes; simdjson refuses bad UTF-8.
+            const std::string_view fixed = repairs.repaired(raw_event, repaired_event_);
+            const std::size_t length = fixed.size();
+            repaired_event_.append(TraceTokenizer::kPadding, ' ');
+            parser_.parse(std::string_view(repaired_event_.data(), length), index_, event_);
+        } else {
+            parser_.parse(raw_event, index_, event_);
+        }
         builder.add(event_, index_);
         ++index_;
     }
@@ -73,8 +87,10 @@ public:
     TraceIdentity identity;
     bool saw_schema_version = false;
     TraceSummaryBuilder builder;
+    Utf8Repairs repairs;
 
 private:
+    std::string repaired_event_;
     std::string path_;
     TraceEventParser parser_;
     TraceEvent event_;
@@ -125,6 +141,7 @@ Json KinetoTrace::to_json() const {
                 {"source", source_to_json(source)},
                 {"identity", identity.to_json()},
                 {"summary", summary.to_json()},
+                {"notes", notes},
                 {"facts", facts}};
 }
 
@@ -148,12 +165,55 @@ KinetoTrace import_kineto_trace(const std::filesystem::path& path,
                     {{"path", path.string()}, {"field", "traceEvents"}});
     }
     KinetoTrace trace;
+    trace.summary = sink.builder.finish();
+    const TraceSummary& s = trace.summary;
+    const bool gpu_modelled = !s.kernels.empty() || !s.memcpy.empty() || !s.memset.empty();
+    if (!s.unmodeled_gpu_categories.empty()) {
+        std::string list;
+        std::int64_t total = 0;
+        for (const auto& [cat, n] : s.unmodeled_gpu_categories) {
+            list += (list.empty() ? "'" : ", '") + cat + "' (" + std::to_string(n) + ")";
+            total += n;
+        }
+        if (!gpu_modelled) {
+            // Principle 4: an empty GPU table would be a silent miscount. Refuse instead.
+            throw Error(ErrorCode::unsupported_format,
+                        path.string() + " holds " + std::to_string(total) +
+                            " events that look like GPU work (a correlation id with a device or "
+                            "stream) under categories cko does not model: " +
+                            list +
+                            "; no kernel, memcpy or memset category it knows is present, so a "
+                            "summary would report an idle GPU. Categories read: see "
+                            "docs/profile-traces.md",
+                        {{"path", path.string()},
+                         {"field", "cat"},
+                         {"gpu_like_categories", s.unmodeled_gpu_categories}});
+        }
+        trace.notes.push_back(std::to_string(total) +
+                              " GPU-looking events under categories cko does not model are not in "
+                              "the kernel, stream or memory tables: " +
+                              list);
+    }
+    if (s.camel_case_events > 0) {
+        trace.notes.push_back(
+            "categories spelled as torch 1.8-1.9 wrote them (Kernel, Memcpy, Memset, Runtime, "
+            "Operator, ...): read as kernel, gpu_memcpy, gpu_memset, cuda_runtime, cpu_op");
+    }
+    if (s.rounded_timestamps > 0) {
+        trace.notes.push_back(std::to_string(s.rounded_timestamps) +
+                              " ts/dur values had more than 3 fraction digits of microseconds "
+                              "(sub-nanosecond, e.g. a trace rewritten with float arithmetic); "
+                              "each was rounded to the nearest nanosecond");
+    }
+    if (const std::string note = sink.repairs.note(); !note.empty()) {
+        trace.notes.push_back(note);
+    }
     trace.path = path.string();
     trace.file_bytes = read.file_bytes;
     trace.gzip = read.gzip;
-    trace.source = Source{read.sha256, "kineto", tool_version, kDialect, kParserVersion};
+    trace.source = Source{read.sha256, "kineto", tool_version,
+                          s.camel_case_events > 0 ? kDialectCamelCase : kDialect, kParserVersion};
     trace.identity = std::move(sink.identity);
-    trace.summary = sink.builder.finish();
     return trace;
 }
 

@@ -14,6 +14,8 @@
 namespace cko::profile::kineto {
 
 inline constexpr const char* kDialect = "kineto-chrome-trace-v1";
+// torch 1.8-1.9: the same layout, categories spelled "Kernel", "Memcpy", "Runtime", "Operator"...
+inline constexpr const char* kDialectCamelCase = "kineto-chrome-trace-v1-camelcase";
 inline constexpr const char* kParserVersion = "cko-kineto-1";
 
 // What the trace says about where it was recorded. Absent fields stay absent.
@@ -41,6 +43,9 @@ struct KinetoTrace {
     Source source;
     TraceIdentity identity;
     TraceSummary summary;
+    // What a reader must know about how the numbers were read: dialect spellings, GPU-looking
+    // events not modelled, rounded timestamps, repaired UTF-8.
+    std::vector<std::string> notes;
 
     // Per-kernel-name facts: instances, total and mean duration (ns).
     [[nodiscard]] std::vector<Fact> kernel_facts() const;
@@ -49,8 +54,10 @@ struct KinetoTrace {
 
 // Reads one trace. tool_version is the torch version when the caller knows it (the trace does
 // not record it). Throws cko::Error: empty_input, binary_input, malformed_input (bad JSON, bad
-// gzip, inexact timestamps), truncated_input, missing_field (schemaVersion, traceEvents, ts/dur
-// of a complete event), unsupported_format (schemaVersion other than 1), io_error.
+// gzip, timestamps that are not plain decimals), truncated_input, missing_field (schemaVersion,
+// traceEvents, ts/dur of a complete event), unsupported_format (schemaVersion other than 1; GPU-
+// looking events under unknown categories with no known GPU category, which would otherwise read
+// as an idle GPU), io_error. Invalid UTF-8 anywhere is repaired to U+FFFD and noted.
 [[nodiscard]] KinetoTrace import_kineto_trace(const std::filesystem::path& path,
                                               const std::string& tool_version = "");
 

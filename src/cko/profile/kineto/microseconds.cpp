@@ -1,11 +1,14 @@
-// Exact decimal microseconds → integer nanoseconds (never via double).
+// Decimal microseconds → integer nanoseconds (never via double): exact, or rounded in decimal.
 #include "cko/profile/kineto/microseconds.hpp"
 
 #include <limits>
 
 namespace cko::profile::kineto {
 
-std::optional<std::int64_t> microseconds_text_to_ns(std::string_view text) noexcept {
+std::optional<std::int64_t> microseconds_text_to_ns(std::string_view text, bool* rounded) noexcept {
+    if (rounded != nullptr) {
+        *rounded = false;
+    }
     std::size_t i = 0;
     const bool negative = !text.empty() && text[0] == '-';
     if (negative) {
@@ -27,6 +30,8 @@ std::optional<std::int64_t> microseconds_text_to_ns(std::string_view text) noexc
     }
     std::uint64_t fraction = 0;
     int fraction_digits = 0;
+    bool round_up = false;    // the first dropped digit is 5 or more
+    bool any_dropped = false;  // some dropped digit is not zero
     if (i < text.size() && text[i] == '.') {
         ++i;
         const std::size_t fraction_start = i;
@@ -34,8 +39,12 @@ std::optional<std::int64_t> microseconds_text_to_ns(std::string_view text) noexc
             if (fraction_digits < 3) {
                 fraction = fraction * 10 + static_cast<std::uint64_t>(text[i] - '0');
                 ++fraction_digits;
-            } else if (text[i] != '0') {
-                return std::nullopt;  // sub-nanosecond precision would be lost
+            } else {
+                if (fraction_digits == 3 && text[i] >= '5') {
+                    round_up = true;
+                }
+                any_dropped = any_dropped || text[i] != '0';
+                ++fraction_digits;  // counts past 3 only to find the first dropped digit
             }
             ++i;
         }
@@ -49,7 +58,10 @@ std::optional<std::int64_t> microseconds_text_to_ns(std::string_view text) noexc
     for (; fraction_digits < 3; ++fraction_digits) {
         fraction *= 10;
     }
-    const std::uint64_t ns = whole * 1000 + fraction;
+    const std::uint64_t ns = whole * 1000 + fraction + (round_up ? 1 : 0);
+    if (rounded != nullptr) {
+        *rounded = any_dropped;
+    }
     if (ns > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
         return std::nullopt;
     }

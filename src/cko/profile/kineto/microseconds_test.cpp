@@ -1,4 +1,4 @@
-// Kineto microsecond text becomes exact integer nanoseconds, or is refused; never rounded.
+// Kineto microsecond text becomes exact integer nanoseconds up to 3 digits, rounded beyond, or is refused.
 #include "cko/profile/kineto/microseconds.hpp"
 
 #include <gtest/gtest.h>
@@ -21,8 +21,22 @@ TEST(MicrosecondsText, PadsShortFractionsAndIntegers) {
     EXPECT_EQ(microseconds_text_to_ns("1.250000"), 1250);  // trailing zeros lose nothing
 }
 
-TEST(MicrosecondsText, RefusesWhatWouldNeedRounding) {
-    EXPECT_FALSE(microseconds_text_to_ns("1.2345"));  // sub-nanosecond digit
+TEST(MicrosecondsText, RoundsSubNanosecondDigitsAndSaysSo) {
+    bool rounded = false;
+    EXPECT_EQ(microseconds_text_to_ns("1.2344", &rounded), 1234);
+    EXPECT_TRUE(rounded);
+    EXPECT_EQ(microseconds_text_to_ns("1.2345", &rounded), 1235);  // ties away from zero
+    EXPECT_EQ(microseconds_text_to_ns("-1.2345", &rounded), -1235);
+    EXPECT_EQ(microseconds_text_to_ns("0.9999", &rounded), 1000);
+    EXPECT_EQ(microseconds_text_to_ns("1616000000130.000000001", &rounded), 1616000000130000);
+    EXPECT_TRUE(rounded);
+    EXPECT_EQ(microseconds_text_to_ns("3.250", &rounded), 3250);
+    EXPECT_FALSE(rounded);
+    EXPECT_EQ(microseconds_text_to_ns("3.2500000", &rounded), 3250);
+    EXPECT_FALSE(rounded);  // trailing zeros lose nothing
+}
+
+TEST(MicrosecondsText, RefusesWhatIsNotAPlainDecimal) {
     EXPECT_FALSE(microseconds_text_to_ns("1e3"));
     EXPECT_FALSE(microseconds_text_to_ns(""));
     EXPECT_FALSE(microseconds_text_to_ns("1."));

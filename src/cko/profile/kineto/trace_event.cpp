@@ -1,4 +1,4 @@
-// simdjson on-demand parsing of one Kineto event, with exact microsecond → ns timestamps.
+// simdjson on-demand parsing of one Kineto event, with decimal microsecond → ns timestamps.
 #include "cko/profile/kineto/trace_event.hpp"
 
 #include "cko/profile/kineto/microseconds.hpp"
@@ -79,13 +79,16 @@ void TraceEventParser::parse(std::string_view raw, std::uint64_t index, TraceEve
             out.tid = optional_int(value);
         } else if (key == "ts" || key == "dur") {
             const std::string_view token = trim_token(value.raw_json_token());
-            const auto ns = microseconds_text_to_ns(token);
+            bool rounded = false;
+            const auto ns = microseconds_text_to_ns(token, &rounded);
             if (!ns) {
                 bad_event(index,
                           "has " + std::string(key) + " '" + std::string(token) +
-                              "', not an exact decimal number of microseconds",
+                              "', not a plain decimal number of microseconds (no exponent, "
+                              "within int64 nanoseconds)",
                           raw);
             }
+            out.rounded_timestamps += rounded ? 1 : 0;
             (key == "ts" ? out.ts_ns : out.dur_ns) = ns;
             (key == "ts" ? out.ts_text : out.dur_text) = token;
         } else if (key == "id") {

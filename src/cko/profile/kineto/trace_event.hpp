@@ -20,6 +20,7 @@ struct TraceEvent {
     std::optional<std::int64_t> dur_ns;
     std::string_view ts_text;  // raw token, for error messages
     std::string_view dur_text;
+    int rounded_timestamps = 0;  // of ts and dur, how many had sub-nanosecond digits (rounded)
     std::optional<std::int64_t> id;  // flow id
     // args
     std::optional<std::int64_t> device;
@@ -37,7 +38,7 @@ public:
 
     // Parses one event object; `raw` must be followed by at least 64 readable bytes. Throws
     // cko::Error(malformed_input) naming the event index when the object is not valid JSON or a
-    // timestamp is not an exact decimal.
+    // timestamp is not a plain decimal.
     void parse(std::string_view raw, std::uint64_t index, TraceEvent& out);
 
 private:

@@ -1,6 +1,7 @@
 // Accumulates Kineto events into per-kernel, per-stream, memory, API, flow and annotation tables.
 #include "cko/profile/kineto/trace_summary.hpp"
 
+#include "cko/profile/kineto/event_category.hpp"
 #include "cko/util/error.hpp"
 
 #include <algorithm>
@@ -77,6 +78,7 @@ Json FlowStats::to_json() const {
 }
 
 void TraceSummaryBuilder::add(const TraceEvent& event, std::uint64_t index) {
+    summary_.rounded_timestamps += event.rounded_timestamps;
     ++summary_.events;
     if (event.ph == "X") {
         add_complete(event, index);
@@ -88,7 +90,7 @@ void TraceSummaryBuilder::add(const TraceEvent& event, std::uint64_t index) {
 }
 
 void TraceSummaryBuilder::add_flow(const TraceEvent& event) {
-    if (event.cat != "ac2g" || !event.id || !event.ts_ns || event.ph == "t") {
+    if (!is_launch_flow(event) || !event.id || !event.ts_ns || event.ph == "t") {
         ++summary_.flows.other_flows;
         return;
     }
@@ -134,30 +136,59 @@ void TraceSummaryBuilder::add_complete(const TraceEvent& event, std::uint64_t in
     summary_.last_end_ns = std::max(summary_.last_end_ns, ts + dur);
     slot(summary_.categories, event.cat).add(dur);
 
-    const std::string_view cat = event.cat;
-    if (cat == "kernel") {
+    const CategoryMeaning meaning = category_meaning(event.cat);
+    if (meaning.spelling == CategorySpelling::camel_case) {
+        ++summary_.camel_case_events;
+    }
+    const EventCategory category = meaning.category;
+    switch (category) {
+    case EventCategory::kernel:
         slot(summary_.kernels, event.name).add(dur);
         summary_.kernel_time_ns += dur;
-    } else if (cat == "gpu_memcpy" || cat == "gpu_memset") {
-        auto& op = slot(cat == "gpu_memcpy" ? summary_.memcpy : summary_.memset, event.name);
+        break;
+    case EventCategory::gpu_memcpy:
+    case EventCategory::gpu_memset: {
+        auto& op = slot(category == EventCategory::gpu_memcpy ? summary_.memcpy : summary_.memset,
+                        event.name);
         op.time.add(dur);
         op.bytes += event.bytes.value_or(0);
-    } else if (cat == "cuda_runtime") {
+        break;
+    }
+    case EventCategory::cuda_runtime:
         slot(summary_.runtime_calls, event.name).add(dur);
-    } else if (cat == "cuda_driver") {
+        break;
+    case EventCategory::cuda_driver:
         slot(summary_.driver_calls, event.name).add(dur);
-    } else if (cat == "user_annotation" || cat == "gpu_user_annotation") {
-        auto& a = summary_.annotations[{std::string(cat), std::string(event.name)}];
+        break;
+    case EventCategory::user_annotation:
+    case EventCategory::gpu_user_annotation: {
+        // Keyed by the current spelling, so both generations' annotations land together.
+        auto& a =
+            summary_.annotations[{std::string(category_name(category)), std::string(event.name)}];
         a.time.add(dur);
         a.first_start_ns = std::min(a.first_start_ns, ts);
         a.last_end_ns = std::max(a.last_end_ns, ts + dur);
+        break;
     }
-    if (cat == "kernel" || cat == "gpu_memcpy" || cat == "gpu_memset") {
+    case EventCategory::cpu_op:
+        break;
+    case EventCategory::other:
+        // GPU work under a category cko does not know: counted so it is never silently lost.
+        if (looks_like_gpu_activity(event)) {
+            ++slot(summary_.unmodeled_gpu_categories, event.cat);
+        }
+        break;
+    }
+    if (category == EventCategory::kernel || category == EventCategory::gpu_memcpy ||
+        category == EventCategory::gpu_memset) {
         // GPU rows carry device/stream in args; Kineto also mirrors them as pid/tid.
         const std::int64_t device = event.device.value_or(event.pid.value_or(-1));
         const std::int64_t stream = event.stream.value_or(event.tid.value_or(-1));
         auto& s = summary_.streams[{device, stream}];
-        (cat == "kernel" ? s.kernels : cat == "gpu_memcpy" ? s.memcpy : s.memset).add(dur);
+        (category == EventCategory::kernel       ? s.kernels
+         : category == EventCategory::gpu_memcpy ? s.memcpy
+                                                 : s.memset)
+            .add(dur);
     }
 }
 
@@ -244,7 +275,13 @@ Json TraceSummary::to_json() const {
     for (const auto& [ph, n] : unmodeled_phases) {
         phases[ph] = n;
     }
+    Json gpu_like = Json::object();
+    for (const auto& [cat, n] : unmodeled_gpu_categories) {
+        gpu_like[cat] = n;
+    }
     j["unmodeled"] = Json{{"phases", phases},
+                          {"gpu_like_categories", gpu_like},
+                          {"rounded_timestamps", rounded_timestamps},
                           {"non_integer_scope_events", non_integer_scope_events},
                           {"negative_durations", negative_durations}};
     return j;

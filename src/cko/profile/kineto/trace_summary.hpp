@@ -64,7 +64,7 @@ struct LatencyStats {
 };
 
 struct FlowStats {
-    std::int64_t starts = 0;            // ph "s" with cat ac2g
+    std::int64_t starts = 0;            // ph "s" of a launch flow (ac2g, or async/launch)
     std::int64_t finishes = 0;          // ph "f" with cat ac2g
     std::int64_t linked = 0;            // ids seen with both
     std::int64_t unmatched_starts = 0;  // launches with no GPU activity in the trace
@@ -90,6 +90,11 @@ struct TraceSummary {
     std::map<std::pair<std::string, std::string>, AnnotationStats> annotations;  // (cat, name)
     FlowStats flows;
     std::map<std::string, std::int64_t, std::less<>> unmodeled_phases;  // M, i, C, ...
+    // Complete events under an unknown category that carry GPU-activity args (correlation with
+    // device or stream), by category: GPU work this summary does not model.
+    std::map<std::string, std::int64_t, std::less<>> unmodeled_gpu_categories;
+    std::int64_t camel_case_events = 0;
+    std::int64_t rounded_timestamps = 0;  // ts/dur values rounded to the nanosecond  // events under a torch 1.8-1.9 category spelling
     std::int64_t non_integer_scope_events = 0;  // X events with string pid/tid ("Spans")
     std::int64_t negative_durations = 0;        // skipped from every statistic
     std::int64_t first_ts_ns = std::numeric_limits<std::int64_t>::max();

@@ -34,6 +34,11 @@ public:
 
     // Advances to the next CSV row; false at the end of the text.
     bool next(CsvRow& row);
+    // Continues from a byte offset (a row's start returned earlier): re-reading one row.
+    void seek(std::size_t offset) noexcept {
+        pos_ = offset;
+        row_terminated_ = true;
+    }
 
     // Lines that were not CSV, in order.
     [[nodiscard]] const std::vector<std::string_view>& other_lines() const noexcept {

@@ -3,14 +3,17 @@
 #include "cko/profile/ncu/ncu_csv.hpp"
 
 #include "cko/profile/ncu/report_builder.hpp"
+#include "cko/profile/utf8_repair.hpp"
 #include "cko/util/error.hpp"
 #include "cko/util/files.hpp"
+#include "cko/util/json.hpp"
 #include "cko/util/sha256.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <array>
+#include <future>
 #include <cmath>
 #include <set>
 #include <span>
@@ -116,8 +119,9 @@ NcuLaunch launch_identity(std::span<const std::string_view> cells, const Columns
 
 class Parser {
 public:
-    Parser(std::string_view text, const NcuParseOptions& options)
-        : tokenizer_(text, options.limits), builder_(report_, tokenizer_) {
+    Parser(std::shared_ptr<const std::string> text, const NcuParseOptions& options)
+        : tokenizer_(*text, options.limits), builder_(report_, tokenizer_) {
+        report_.text = std::move(text);
         report_.source.report_sha256 = options.report_sha256;
         report_.source.tool = "ncu";
         report_.source.tool_version = options.tool_version;
@@ -138,6 +142,7 @@ public:
                 report_.source.dialect = "ncu-output";
                 return std::move(report_);
             }
+            refuse_log_without_kernels();
             throw Error(ErrorCode::unsupported_format,
                         fmt::format("no Nsight Compute CSV header (a quoted row with \"ID\" and "
                                     "\"Kernel Name\") in {} lines; export with `ncu --csv --page "
@@ -224,6 +229,10 @@ private:
         }
         std::vector<std::uint32_t> units(metric_columns.size(), builder_.unit(""));
         bool first = true;
+        MetricLayout& layout = report_.metric_layout;
+        layout.columns.assign(metric_columns.begin(), metric_columns.end());
+        layout.keys = keys;
+        layout.units = units;
         while (tokenizer_.next(row_)) {
             check_row(header_.size());
             if (first && cell(row_.cells, columns_.id).empty()) {  // NCU's units row
@@ -231,12 +240,13 @@ private:
                 for (std::size_t m = 0; m < metric_columns.size(); ++m) {
                     units[m] = builder_.unit(row_.cells[metric_columns[m]]);
                 }
+                layout.units = units;
                 first = false;
                 continue;
             }
             first = false;
             const std::size_t launch = builder_.add_launch(launch_identity(row_.cells, columns_));
-            report_.launches[launch].metrics.reserve(metric_columns.size());
+            report_.launches[launch].metric_rows.push_back(row_.offset);
             for (std::size_t m = 0; m < metric_columns.size(); ++m) {
                 builder_.add_metric(launch, keys[m], units[m], row_.cells[metric_columns[m]],
                                     row_.offset);
@@ -267,6 +277,12 @@ private:
         const std::size_t min_cells =
             1 + std::max({columns_.id, columns_.kernel, columns_.metric_name, columns_.metric_unit,
                           columns_.metric_value});
+        MetricLayout& layout = report_.metric_layout;
+        layout.has_section = columns_.section != kNone;
+        layout.section = layout.has_section ? columns_.section : 0;
+        layout.name = columns_.metric_name;
+        layout.unit = columns_.metric_unit;
+        layout.value = columns_.metric_value;
         std::string current_key;
         std::size_t launch = kNone;
         std::unordered_map<std::string, std::size_t> launches;
@@ -280,10 +296,12 @@ private:
                 const auto [it, inserted] = launches.emplace(launch_key, report_.launches.size());
                 if (inserted) {
                     const std::size_t previous_size =
-                        launch == kNone ? 0 : report_.launches[launch].metrics.size();
+                        launch == kNone ? 0 : report_.launches[launch].metric_rows.size();
                     const std::size_t index =
                         builder_.add_launch(launch_identity(row_.cells, columns_));
-                    report_.launches[index].metrics.reserve(previous_size);
+                    report_.launches[index].metric_rows.reserve(previous_size);
+                    report_.launches[index].metric_keys.reserve(previous_size);
+                    report_.launches[index].metric_units.reserve(previous_size);
                 }
                 launch = it->second;
                 current_key = launch_key;
@@ -295,9 +313,13 @@ private:
                 continue;
             }
             const std::uint32_t key = builder_.key(section, metric);
-            builder_.add_metric(launch, key,
-                                builder_.unit_of(key, row_.cells[columns_.metric_unit]),
-                                row_.cells[columns_.metric_value], row_.offset);
+            const std::uint32_t unit = builder_.unit_of(key, row_.cells[columns_.metric_unit]);
+            NcuLaunch& l = report_.launches[launch];
+            l.metric_rows.push_back(row_.offset);
+            l.metric_keys.push_back(key);
+            l.metric_units.push_back(unit);
+            builder_.add_metric(launch, key, unit, row_.cells[columns_.metric_value],
+                                row_.offset);
         }
     }
 
@@ -351,19 +373,57 @@ private:
         }
     }
 
-    void find_device_name() {
-        for (std::size_t k = 0; k < report_.keys.size(); ++k) {
-            if (report_.keys[k].name != "device__attribute_display_name" ||
-                report_.launches.empty()) {
-                continue;
+    // NCU's own lines and nothing else, or an ==ERROR== / "No kernels were profiled": NCU ran and
+    // profiled no kernel. Say that, in NCU's words, rather than suggest another export.
+    void refuse_log_without_kernels() const {
+        std::string_view error;
+        std::string_view no_kernels;
+        std::size_t tool_lines = 0;
+        for (const std::string_view text : tokenizer_.other_lines()) {
+            if (text.starts_with("==")) {
+                ++tool_lines;
             }
-            for (const RawMetric& m : report_.launches.front().metrics) {
-                if (m.key == k) {
-                    report_.device_name = m.value;
-                    return;
-                }
+            if (error.empty() && text.starts_with("==ERROR==")) {
+                error = text;
+            }
+            if (no_kernels.empty() && text.find("No kernels were profiled") != std::string_view::npos) {
+                no_kernels = text;
             }
         }
+        const bool only_tool_lines = tool_lines > 0 && tool_lines == report_.other_lines;
+        if (error.empty() && no_kernels.empty() && !only_tool_lines) {
+            return;
+        }
+        const std::string_view said = !error.empty() ? error : no_kernels;
+        std::string message = fmt::format(
+            "the NCU output holds no profiled kernel ({} lines, no CSV rows)", report_.other_lines);
+        message += said.empty()
+                       ? std::string("; NCU attached but profiled nothing: check the --kernel-name "
+                                     "/ --launch-skip / --launch-count filters and that the "
+                                     "program launches kernels")
+                       : fmt::format("; NCU said: \"{}\"", said);
+        Json details = {{"lines", report_.other_lines}};
+        if (!error.empty()) {
+            details["ncu_error"] = std::string(error);
+        }
+        if (!no_kernels.empty()) {
+            details["ncu_warning"] = std::string(no_kernels);
+        }
+        throw Error(ErrorCode::empty_input, message, details);
+    }
+
+    void find_device_name() {
+        const bool named = std::any_of(report_.keys.begin(), report_.keys.end(), [](const auto& k) {
+            return k.name == "device__attribute_display_name";
+        });
+        if (!named || report_.launches.empty()) {
+            return;
+        }
+        for_each_metric(report_, report_.launches.front(), [&](const MetricView& m) {
+            if (report_.device_name.empty() && m.name == "device__attribute_display_name") {
+                report_.device_name = std::string(m.value);
+            }
+        });
     }
 
     NcuReport report_;
@@ -379,19 +439,45 @@ private:
 }  // namespace
 
 NcuReport parse_ncu_csv(std::string_view text, const NcuParseOptions& options) {
+    return parse_ncu_text(std::make_shared<const std::string>(text), options);
+}
+
+NcuReport parse_ncu_text(std::shared_ptr<const std::string> owned, const NcuParseOptions& options) {
+    const std::string_view text = *owned;
     if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
         throw Error(ErrorCode::empty_input,
                     "the NCU export is empty; did the profiled program launch any kernel?");
     }
     reject_binary(text);
-    return Parser(text, options).run();
+    if (!is_valid_utf8(text)) {
+        // Latin-1 kernel, process or host names: every invalid byte becomes U+FFFD before any
+        // string is cut out, so names, metrics and facts are valid UTF-8 in every output mode.
+        // U+FFFD holds no quote, comma or line break, so the CSV structure is unchanged.
+        auto repaired = std::make_shared<std::string>();
+        const std::size_t bytes = repair_utf8(text, *repaired);
+        owned.reset();  // the caller's copy, if it has one, is the only one left
+        NcuReport report = Parser(std::move(repaired), options).run();
+        report.notes.push_back(fmt::format(
+            "{} byte(s) of invalid UTF-8 (e.g. Latin-1 names) replaced with U+FFFD", bytes));
+        return report;
+    }
+    return Parser(std::move(owned), options).run();
 }
 
 NcuReport read_ncu_report(const std::filesystem::path& path, NcuParseOptions options,
                           std::uint64_t max_bytes) {
-    const std::string text = read_file_capped(path, max_bytes);
-    options.report_sha256 = sha256_hex(text);
-    return parse_ncu_csv(text, options);
+    auto text = std::make_shared<const std::string>(read_file_capped(path, max_bytes));
+    // The hash (identity) and the parse both read every byte: on two cores they overlap.
+    auto hash = std::async(std::launch::async, [text] { return sha256_hex(*text); });
+    NcuReport report;
+    try {
+        report = parse_ncu_text(text, options);
+    } catch (...) {
+        hash.wait();
+        throw;
+    }
+    report.source.report_sha256 = hash.get();
+    return report;
 }
 
 }  // namespace cko::profile::ncu

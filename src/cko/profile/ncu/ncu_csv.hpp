@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -24,7 +25,11 @@ struct NcuParseOptions {
 // duplicate_header, missing_field, truncated_input, malformed_input, field_too_long, unknown_unit
 // (a metric the semantic layer computes with has a unit outside the unit table). Output holding
 // ERR_NVGPUCTRPERM gives a report with the counters-not-permitted fact.
+// The report keeps a copy of `text` (NcuReport::text) to read metrics back from.
 [[nodiscard]] NcuReport parse_ncu_csv(std::string_view text, const NcuParseOptions& options = {});
+// The same without the copy: the report shares `text`.
+[[nodiscard]] NcuReport parse_ncu_text(std::shared_ptr<const std::string> text,
+                                       const NcuParseOptions& options = {});
 
 // Reads the file whole (up to max_bytes), hashes it, and parses it.
 [[nodiscard]] NcuReport read_ncu_report(const std::filesystem::path& path,

@@ -17,7 +17,7 @@ const NcuReport& details_report() {
 }
 
 double fact(const NcuLaunch& launch, std::string_view id) {
-    const Fact* f = launch.find(id);
+    const LaunchFact* f = launch.find(id);
     EXPECT_NE(f, nullptr) << "launch " << *launch.scope.launch_id << " lacks " << id;
     return f == nullptr ? -1 : f->value;
 }
@@ -64,14 +64,24 @@ TEST(NcuRawPage, DurationsInNanosecondsMatchTheCsv) {
     }
 }
 
+std::vector<std::pair<std::string, std::string>> metrics_of(const NcuReport& r,
+                                                             const NcuLaunch& l) {
+    std::vector<std::pair<std::string, std::string>> out;
+    for_each_metric(r, l, [&](const MetricView& m) {
+        out.emplace_back(std::string(m.name), std::string(m.value));
+    });
+    return out;
+}
+
 TEST(NcuRawPage, KeepsEveryMetricOfEveryLaunchAsPrinted) {
-    for (const NcuLaunch& l : raw_report().launches) {
-        EXPECT_EQ(l.metrics.size(), 566u - 11u);  // all columns but the 11 identity columns
-    }
     const NcuReport& r = raw_report();
-    const RawMetric& clock = r.launches[0].metrics[30 - 11];
-    EXPECT_EQ(r.keys[clock.key].name, "device__attribute_clock_rate");
-    EXPECT_EQ(clock.value, "1,980,000");
+    for (const NcuLaunch& l : r.launches) {
+        EXPECT_EQ(l.metric_count, 566u - 11u);  // all columns but the 11 identity columns
+        EXPECT_EQ(metrics_of(r, l).size(), 566u - 11u);
+    }
+    const auto clock = metrics_of(r, r.launches[0])[30 - 11];
+    EXPECT_EQ(clock.first, "device__attribute_clock_rate");
+    EXPECT_EQ(clock.second, "1,980,000");
 }
 
 TEST(NcuRawPage, ReadsThousandsSeparatorsAndConvertsUnits) {
@@ -189,7 +199,8 @@ TEST(NcuDetailsPage, KeepsEveryMetricRow) {
     std::size_t metrics = 0;
     std::size_t rules = 0;
     for (const NcuLaunch& l : details_report().launches) {
-        metrics += l.metrics.size();
+        metrics += l.metric_count;
+        EXPECT_EQ(metrics_of(details_report(), l).size(), l.metric_count);
         rules += l.rules.size();
     }
     EXPECT_EQ(metrics + rules, 664u);  // every data row of the file

@@ -218,9 +218,81 @@ bool is_not_available(std::string_view text) noexcept {
     return text == "n/a" || text == "N/A";
 }
 
+namespace {
+
+// Plain decimals with at most 15 significant digits ("1,978,863,004.21", "-0.5", "128"), the
+// bulk of every export: the digits form an integer below 2^53 and 10^k (k <= 15) is exact, so one
+// IEEE division gives the correctly rounded value, the same double from_chars gives (Clinger's
+// fast path). Anything else (exponents, more digits, odd separators) returns nullopt and takes
+// the general path. A benchmark showed from_chars at a third of the raw-page import time.
+std::optional<double> plain_decimal(std::string_view text) noexcept {
+    static constexpr std::array<double, 16> kPow10 = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                                      1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+    std::size_t i = 0;
+    const bool negative = text[0] == '-';
+    if (negative || text[0] == '+') {
+        ++i;
+    }
+    std::uint64_t mantissa = 0;
+    int digits = 0;
+    int fraction = 0;
+    int run = 0;  // digits since the last separator, in the integer part
+    bool seen_separator = false;
+    bool in_fraction = false;
+    const std::size_t start = i;
+    for (; i < text.size(); ++i) {
+        const char c = text[i];
+        if (c >= '0' && c <= '9') {
+            mantissa = mantissa * 10 + static_cast<std::uint64_t>(c - '0');
+            if (mantissa != 0 || digits != 0) {
+                ++digits;
+            }
+            if (in_fraction) {
+                if (++fraction > 15) {
+                    return std::nullopt;
+                }
+            } else {
+                ++run;
+            }
+            if (digits > 15) {
+                return std::nullopt;
+            }
+        } else if (c == ',' && !in_fraction) {
+            if (run == 0 || run > 3 || (seen_separator && run != 3)) {
+                return std::nullopt;
+            }
+            seen_separator = true;
+            run = 0;
+        } else if (c == '.' && !in_fraction) {
+            if (seen_separator && run != 3) {
+                return std::nullopt;
+            }
+            in_fraction = true;
+            if (i + 1 == text.size()) {
+                return std::nullopt;  // "1." : let the general path decide
+            }
+        } else {
+            return std::nullopt;
+        }
+    }
+    if (i == start || (!in_fraction && seen_separator && run != 3) || (in_fraction && fraction == 0)) {
+        return std::nullopt;
+    }
+    if (start < text.size() && text[start] == '.') {
+        return std::nullopt;  // ".5": general path
+    }
+    const double value = static_cast<double>(mantissa) / kPow10[static_cast<std::size_t>(fraction)];
+    return negative ? -value : value;
+}
+
+}  // namespace
+
 std::optional<double> parse_ncu_number(std::string_view text) noexcept {
     if (text.empty() || text.size() > 64) {
         return std::nullopt;
+    }
+    if (const auto fast = plain_decimal(text)) {
+        return fast;
     }
     // Copy without thousands separators; a separator must sit between digits of the integer part.
     std::array<char, 64> buf{};

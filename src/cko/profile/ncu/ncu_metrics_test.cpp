@@ -3,7 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <set>
+#include <string>
 
 namespace cko::profile::ncu {
 namespace {
@@ -65,6 +67,37 @@ TEST(NcuSemantics, FmaCountsTwoFlopsPerThreadInstruction) {
     EXPECT_EQ(
         classify_metric("", "sm__sass_thread_inst_executed_op_ffma_pred_on.sum.per_second").kind,
         MetricMeaning::Kind::none);
+}
+
+}  // namespace
+}  // namespace cko::profile::ncu
+
+namespace cko::profile::ncu {
+namespace {
+
+// The fast path for plain decimals must give exactly the double strtod gives, and refuse what the
+// general path refuses.
+TEST(NcuNumber, FastPathMatchesStrtodExactly) {
+    for (const char* text :
+         {"0", "-0", "1", "+7", "128", "0.1", "0.3", "1.05", "203.39", "-12.5", "1,980,000",
+          "1,978,863,004.21", "123456789012345", "0.000000000000001", "999999999999999",
+          "3.141592653589793", "6,016", "7,751.57", "100", "0.00"}) {
+        std::string plain;
+        for (const char* c = text; *c != '\0'; ++c) {
+            if (*c != ',') {
+                plain += *c;
+            }
+        }
+        const auto got = parse_ncu_number(text);
+        ASSERT_TRUE(got.has_value()) << text;
+        EXPECT_EQ(*got, std::strtod(plain.c_str(), nullptr)) << text;
+    }
+    for (const char* bad : {"1,23", "12,3456", ",123", ".", "-", "1.2.3", "1,234.5,6", "abc",
+                            "1e", "0x10"}) {
+        EXPECT_FALSE(parse_ncu_number(bad).has_value()) << bad;
+    }
+    EXPECT_EQ(parse_ncu_number("1e3"), 1000.0);          // exponent: general path
+    EXPECT_EQ(parse_ncu_number("12345678901234567"), 12345678901234567.0);  // > 15 digits
 }
 
 }  // namespace

@@ -1,7 +1,10 @@
-// JSON forms of an NCU report and the counters-not-permitted fact.
+// NCU report access: fact lookup, metrics read back from the text, the counters-not-permitted fact.
 #include "cko/profile/ncu/ncu_report.hpp"
 
+#include "cko/profile/ncu/csv_tokenizer.hpp"
+
 #include <algorithm>
+#include <sstream>
 
 namespace cko::profile::ncu {
 
@@ -9,10 +12,47 @@ std::string_view layout_name(NcuLayout layout) noexcept {
     return layout == NcuLayout::raw ? "raw" : "details";
 }
 
-const Fact* NcuLaunch::find(std::string_view fact_id) const noexcept {
-    const auto it = std::lower_bound(facts.begin(), facts.end(), fact_id,
-                                     [](const Fact& f, std::string_view id) { return f.id < id; });
+const LaunchFact* NcuLaunch::find(std::string_view fact_id) const noexcept {
+    const auto it =
+        std::lower_bound(facts.begin(), facts.end(), fact_id,
+                         [](const LaunchFact& f, std::string_view id) { return f.id < id; });
     return it != facts.end() && it->id == fact_id ? &*it : nullptr;
+}
+
+Fact NcuLaunch::to_fact(const LaunchFact& fact) const {
+    return Fact{std::string(fact.id), fact.value, fact.unit, scope, std::string(fact.metric)};
+}
+
+void for_each_metric(const NcuReport& report, const NcuLaunch& launch,
+                     const std::function<void(const MetricView&)>& fn) {
+    if (!report.text || launch.metric_rows.empty()) {
+        return;
+    }
+    // The text was tokenized once already; limits were checked then.
+    CsvTokenizer tokenizer(*report.text, CsvLimits{report.text->size() + 1});
+    CsvRow row;
+    const MetricLayout& layout = report.metric_layout;
+    const auto cell = [&](std::size_t i) {
+        return i < row.cells.size() ? row.cells[i] : std::string_view();
+    };
+    for (std::size_t r = 0; r < launch.metric_rows.size(); ++r) {
+        tokenizer.seek(static_cast<std::size_t>(launch.metric_rows[r]));
+        if (!tokenizer.next(row)) {
+            return;
+        }
+        if (report.layout == NcuLayout::raw) {
+            for (std::size_t m = 0; m < layout.columns.size(); ++m) {
+                const MetricKey& key = report.keys[layout.keys[m]];
+                fn(MetricView{key.section, key.name, report.units[layout.units[m]],
+                              cell(layout.columns[m]), layout.keys[m], layout.units[m]});
+            }
+        } else {
+            const bool indexed = r < launch.metric_keys.size() && r < launch.metric_units.size();
+            fn(MetricView{layout.has_section ? cell(layout.section) : std::string_view(),
+                          cell(layout.name), cell(layout.unit), cell(layout.value),
+                          indexed ? launch.metric_keys[r] : 0, indexed ? launch.metric_units[r] : 0});
+        }
+    }
 }
 
 bool NcuReport::counters_permitted() const noexcept {
@@ -57,89 +97,15 @@ nlohmann::json rule_to_json(const RuleFinding& rule) {
     return out;
 }
 
-nlohmann::json launch_to_json(const NcuReport& report, const NcuLaunch& launch) {
-    nlohmann::json out = nlohmann::json::object();
-    out["id"] = launch.scope.launch_id ? nlohmann::json(*launch.scope.launch_id) : nlohmann::json();
-    out["kernel"] = launch.scope.kernel;
-    out["grid"] = launch.scope.grid ? nlohmann::json(*launch.scope.grid) : nlohmann::json();
-    out["block"] = launch.scope.block ? nlohmann::json(*launch.scope.block) : nlohmann::json();
-    out["scope"] = scope_to_json(launch.scope);
-    if (launch.process_id) {
-        out["process_id"] = *launch.process_id;
-    }
-    if (!launch.compute_capability.empty()) {
-        out["compute_capability"] = launch.compute_capability;
-    }
-    nlohmann::json facts = nlohmann::json::array();
-    std::vector<const Fact*> stalls;
-    for (const Fact& f : launch.facts) {
-        nlohmann::json j{{"id", f.id},
-                         {"value", f.value},
-                         {"unit", std::string(base_unit_name(f.unit))},
-                         {"metric", f.metric}};
-        facts.push_back(std::move(j));
-        if (f.id.starts_with("stall.")) {
-            stalls.push_back(&f);
-        }
-    }
-    out["facts"] = std::move(facts);
-    // The three largest stall reasons, as the report states them (ties: by id).
-    std::stable_sort(stalls.begin(), stalls.end(),
-                     [](const Fact* a, const Fact* b) { return a->value > b->value; });
-    nlohmann::json top = nlohmann::json::array();
-    for (std::size_t i = 0; i < stalls.size() && i < 3; ++i) {
-        top.push_back({{"id", stalls[i]->id}, {"value", stalls[i]->value}});
-    }
-    out["top_stalls"] = std::move(top);
-    nlohmann::json rules = nlohmann::json::array();
-    for (const RuleFinding& r : launch.rules) {
-        rules.push_back(rule_to_json(r));
-    }
-    out["rules"] = std::move(rules);
-    nlohmann::json metrics = nlohmann::json::array();
-    for (const RawMetric& m : launch.metrics) {
-        const MetricKey& key = report.keys[m.key];
-        nlohmann::json j{{"name", key.name}, {"unit", report.units[m.unit]}, {"value", m.value}};
-        if (!key.section.empty()) {
-            j["section"] = key.section;
-        }
-        metrics.push_back(std::move(j));
-    }
-    out["metrics"] = std::move(metrics);
-    out["unmodeled"] = launch.unmodeled;
-    return out;
+nlohmann::json report_to_json(const NcuReport& report) {
+    std::ostringstream out;
+    write_report_json(report, out);
+    return nlohmann::json::parse(out.str());
 }
 
-nlohmann::json report_to_json(const NcuReport& report) {
-    nlohmann::json out{{"format_version", "cko/ncu-report-v1"},
-                       {"source", source_to_json(report.source)},
-                       {"layout", std::string(layout_name(report.layout))},
-                       {"units_row", report.units_row},
-                       {"counters_permitted", report.counters_permitted()},
-                       {"other_lines", report.other_lines}};
-    if (!report.device_name.empty()) {
-        out["device_name"] = report.device_name;
-    }
-    nlohmann::json launches = nlohmann::json::array();
-    for (const NcuLaunch& l : report.launches) {
-        launches.push_back(launch_to_json(report, l));
-    }
-    out["launches"] = std::move(launches);
-    nlohmann::json facts = nlohmann::json::array();
-    for (const Fact& f : report.report_facts) {
-        facts.push_back(fact_to_json(f));
-    }
-    out["report_facts"] = std::move(facts);
-    if (!report.advice.empty()) {
-        out["advice"] = report.advice;
-    }
-    nlohmann::json unmodeled = nlohmann::json::array();
-    for (const Unmodeled& u : report.unmodeled) {
-        unmodeled.push_back(unmodeled_to_json(u));
-    }
-    out["unmodeled"] = std::move(unmodeled);
-    out["tool_messages"] = report.tool_messages;
-    return out;
+nlohmann::json launch_to_json(const NcuReport& report, const NcuLaunch& launch) {
+    const auto index = static_cast<std::size_t>(&launch - report.launches.data());
+    return report_to_json(report)["launches"][index];
 }
 
 }  // namespace cko::profile::ncu

@@ -7,6 +7,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
+#include <functional>
+#include <iosfwd>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -25,11 +29,25 @@ struct MetricKey {
     std::string name;
 };
 
-// One metric of one launch, as printed: indices into NcuReport::keys / units, the value text.
-struct RawMetric {
-    std::uint32_t key = 0;
-    std::uint32_t unit = 0;
-    std::string value;
+// One metric of one launch as printed, viewed in the report's text (valid while a copy of the
+// report lives; the value of a cell with "" escapes views a buffer valid during the callback).
+struct MetricView {
+    std::string_view section;  // empty on the raw page
+    std::string_view name;
+    std::string_view unit;
+    std::string_view value;
+    std::uint32_t key = 0;   // index into NcuReport::keys
+    std::uint32_t unit_index = 0;  // index into NcuReport::units
+};
+
+// One fact of one launch: its scope is the launch's. `id` and `metric` view strings the report
+// owns (NcuReport::strings), so a fact costs 48 bytes, not a Fact with its own Scope copy: a
+// 100 MB export holds millions of them (see docs/profile-ncu.md, Speed).
+struct LaunchFact {
+    std::string_view id;
+    double value = 0;
+    BaseUnit unit = BaseUnit::count;
+    std::string_view metric;  // the tool's metric(s) it came from
 };
 
 // A rule result of the details page: a fact about the report, never advice of ours.
@@ -48,12 +66,30 @@ struct NcuLaunch {
     std::string process_name;
     std::string host;
     std::string compute_capability;
-    std::vector<RawMetric> metrics;
-    std::vector<Fact> facts;  // sorted by id
+    // Where the launch's metrics are in NcuReport::text: the raw page's one row, or each metric
+    // row of the details page. Metrics are read back from there (for_each_metric), not copied.
+    std::vector<std::uint64_t> metric_rows;
+    std::vector<std::uint32_t> metric_keys;   // details page: the key and unit of each row
+    std::vector<std::uint32_t> metric_units;
+    std::size_t metric_count = 0;
+    std::vector<LaunchFact> facts;  // sorted by id
     std::vector<RuleFinding> rules;
     std::size_t unmodeled = 0;  // metrics with an unknown unit or a text value
 
-    [[nodiscard]] const Fact* find(std::string_view fact_id) const noexcept;
+    [[nodiscard]] const LaunchFact* find(std::string_view fact_id) const noexcept;
+    // The fact as the shared fact model has it, with the launch's scope.
+    [[nodiscard]] Fact to_fact(const LaunchFact& fact) const;
+};
+
+// Where each metric sits in a row, for reading metrics back out of the text.
+struct MetricLayout {
+    // raw page: per metric column, its column index, key and unit (the units row's)
+    std::vector<std::uint32_t> columns;
+    std::vector<std::uint32_t> keys;
+    std::vector<std::uint32_t> units;
+    // details page: the cells holding section, name, unit and value
+    std::size_t section = 0, name = 0, unit = 0, value = 0;
+    bool has_section = false;
 };
 
 struct NcuReport {
@@ -71,9 +107,20 @@ struct NcuReport {
     // Facts about the collection itself, e.g. collection.counters_not_permitted.
     std::vector<Fact> report_facts;
     std::string advice;  // what a person can do about a report-level fact
+    std::vector<std::string> notes;  // how the text was read (e.g. invalid UTF-8 repaired)
+
+    // The CSV text the launches' metrics are read from, and the strings LaunchFacts view;
+    // shared, so copies of a report stay valid.
+    std::shared_ptr<const std::string> text;
+    std::shared_ptr<std::deque<std::string>> strings;
+    MetricLayout metric_layout;
 
     [[nodiscard]] bool counters_permitted() const noexcept;
 };
+
+// Calls `fn` for every metric of `launch`, in file order, re-reading its rows from report.text.
+void for_each_metric(const NcuReport& report, const NcuLaunch& launch,
+                     const std::function<void(const MetricView&)>& fn);
 
 // The fact id and advice of a collection NCU refused with ERR_NVGPUCTRPERM.
 inline constexpr std::string_view kCountersNotPermitted = "collection.counters_not_permitted";
@@ -82,7 +129,22 @@ inline constexpr std::string_view kCountersNotPermitted = "collection.counters_n
 void mark_counters_not_permitted(NcuReport& report);
 
 [[nodiscard]] nlohmann::json rule_to_json(const RuleFinding& rule);
-// {id, kernel, grid, block, scope, facts[], top_stalls[], rules[], metrics[], unmodeled}
+
+// What a caller adds to the document: top-level members, and members of each launch object
+// (e.g. its roofline placement; null for none).
+struct ReportJsonExtras {
+    nlohmann::json top = nlohmann::json::object();
+    std::function<nlohmann::json(std::size_t launch)> launch;
+};
+
+// Writes the `cko/ncu-report-v2` document to `out` as it goes: no DOM of the whole report exists,
+// only one launch's small members at a time (ncu_report_json.cpp).
+void write_report_json(const NcuReport& report, std::ostream& out,
+                       const ReportJsonExtras& extras = {});
+// The same document as a DOM, for tests and small reports: parsed from write_report_json, so
+// there is one printer. Launch JSON: {id, kernel, grid, block, scope, facts[], top_stalls[],
+// rules[], metrics[[key, unit, value]...], unmodeled}; key and unit index the report's
+// metric_keys ({name, section}) and metric_units.
 [[nodiscard]] nlohmann::json launch_to_json(const NcuReport& report, const NcuLaunch& launch);
 [[nodiscard]] nlohmann::json report_to_json(const NcuReport& report);
 

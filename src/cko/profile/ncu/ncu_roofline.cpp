@@ -5,7 +5,7 @@ namespace cko::profile::ncu {
 
 std::optional<LaunchRooflineInput> roofline_input(const NcuLaunch& launch,
                                                   std::optional<Precision> precision) {
-    const Fact* duration = launch.find("duration");
+    const LaunchFact* duration = launch.find("duration");
     if (duration == nullptr || duration->value <= 0) {
         return std::nullopt;
     }
@@ -13,23 +13,23 @@ std::optional<LaunchRooflineInput> roofline_input(const NcuLaunch& launch,
     out.input.duration_ns = duration->value;
     if (precision) {
         out.input.precision = *precision;
-        if (const Fact* f = launch.find("flop." + std::string(precision_name(*precision)))) {
+        if (const LaunchFact* f = launch.find("flop." + std::string(precision_name(*precision)))) {
             out.input.flops = f->value;
         }
     } else {
         for (const Precision p :
              {Precision::fp32, Precision::fp64, Precision::fp16, Precision::bf16}) {
-            const Fact* f = launch.find("flop." + std::string(precision_name(p)));
+            const LaunchFact* f = launch.find("flop." + std::string(precision_name(p)));
             if (f != nullptr && (!out.input.flops || f->value > *out.input.flops)) {
                 out.input.flops = f->value;
                 out.input.precision = p;
             }
         }
     }
-    const Fact* bytes = launch.find("dram.bytes");
-    const Fact* read = launch.find("dram.bytes_read");
-    const Fact* write = launch.find("dram.bytes_write");
-    const Fact* rate = launch.find("dram.throughput");
+    const LaunchFact* bytes = launch.find("dram.bytes");
+    const LaunchFact* read = launch.find("dram.bytes_read");
+    const LaunchFact* write = launch.find("dram.bytes_write");
+    const LaunchFact* rate = launch.find("dram.throughput");
     if (bytes != nullptr) {
         out.input.dram_bytes = bytes->value;
         out.bytes_from = "dram.bytes";

@@ -25,7 +25,20 @@ bool compatible(BaseUnit expected, BaseUnit got) {
 }  // namespace
 
 ReportBuilder::ReportBuilder(NcuReport& report, const CsvTokenizer& tokenizer)
-    : report_(report), tokenizer_(tokenizer) {}
+    : report_(report), tokenizer_(tokenizer) {
+    if (!report_.strings) {
+        report_.strings = std::make_shared<std::deque<std::string>>();
+    }
+}
+
+std::string_view ReportBuilder::intern(std::string_view text) {
+    if (const auto it = interned_.find(text); it != interned_.end()) {
+        return it->second;
+    }
+    const std::string_view kept = report_.strings->emplace_back(text);  // deque: never moves
+    interned_.emplace(std::string(text), kept);
+    return kept;
+}
 
 std::uint32_t ReportBuilder::key(std::string_view section, std::string_view name) {
     if (previous_key_ != kNoKey) {
@@ -122,7 +135,7 @@ void ReportBuilder::note_unmodeled(std::size_t launch, std::uint32_t key, std::u
 
 void ReportBuilder::add_metric(std::size_t launch, std::uint32_t key, std::uint32_t unit,
                                std::string_view value, std::size_t row_offset) {
-    report_.launches[launch].metrics.push_back(RawMetric{key, unit, std::string(value)});
+    ++report_.launches[launch].metric_count;
     const KeyInfo& info = keys_[key];
     const std::optional<UnitConversion>& conv = unit_conversions_[unit];
     if (info.meaning.kind == MetricMeaning::Kind::none) {
@@ -168,7 +181,7 @@ void ReportBuilder::add_metric(std::size_t launch, std::uint32_t key, std::uint3
     if (slot.set && slot.priority <= priority) {
         return;  // an earlier table row (or the first sm__/smsp__ twin) already gave it
     }
-    slot = SlotValue{true, priority, *number * conv->factor, key};
+    slot = SlotValue{*number * conv->factor, key, static_cast<std::uint16_t>(priority), true};
 }
 
 void ReportBuilder::finish() {
@@ -178,30 +191,32 @@ void ReportBuilder::finish() {
             double value = 0;
             std::string metrics;
         };
-        std::map<std::string, FlopSum> flops;
+        std::map<std::string_view, FlopSum> flops;
         const std::vector<SlotValue>& values = launch_slots_[li];
+        launch.facts.reserve(values.size() + launch.rules.size());
         for (std::size_t s = 0; s < values.size(); ++s) {
             if (!values[s].set) {
                 continue;
             }
             const MetricMeaning& m = slots_[s].meaning;
-            const std::string metric = describe(values[s].key);
+            KeyInfo& key = keys_[values[s].key];
+            if (key.description.empty()) {
+                key.description = intern(describe(values[s].key));
+            }
             if (m.kind == MetricMeaning::Kind::flop) {
-                FlopSum& sum = flops[m.fact_id];
+                FlopSum& sum = flops[intern(m.fact_id)];
                 sum.value += values[s].value * m.flop_weight;
-                sum.metrics += sum.metrics.empty() ? metric : "+" + metric;
+                if (!sum.metrics.empty()) {
+                    sum.metrics += '+';
+                }
+                sum.metrics += key.description;
                 continue;
             }
-            Fact f;
-            f.id = m.fact_id;
-            f.value = values[s].value;
-            f.unit = m.unit;
-            f.scope = launch.scope;
-            f.metric = metric;
-            launch.facts.push_back(std::move(f));
+            launch.facts.push_back(
+                LaunchFact{intern(m.fact_id), values[s].value, m.unit, key.description});
         }
         for (auto& [id, sum] : flops) {
-            launch.facts.push_back(Fact{id, sum.value, BaseUnit::flop, launch.scope, sum.metrics});
+            launch.facts.push_back(LaunchFact{id, sum.value, BaseUnit::flop, intern(sum.metrics)});
         }
         for (const RuleFinding& rule : launch.rules) {
             if (!rule.estimated_speedup_pct) {
@@ -210,16 +225,18 @@ void ReportBuilder::finish() {
             // Several findings of one rule: the fact is the largest estimate the report states.
             const std::string id = "rule." + rule.name + ".estimated_speedup_pct";
             const auto it = std::find_if(launch.facts.begin(), launch.facts.end(),
-                                         [&](const Fact& f) { return f.id == id; });
+                                         [&](const LaunchFact& f) { return f.id == id; });
             if (it == launch.facts.end()) {
-                launch.facts.push_back(Fact{id, *rule.estimated_speedup_pct, BaseUnit::percent,
-                                            launch.scope, rule.section + ": " + rule.name});
+                launch.facts.push_back(LaunchFact{intern(id), *rule.estimated_speedup_pct,
+                                                  BaseUnit::percent,
+                                                  intern(rule.section + ": " + rule.name)});
             } else {
                 it->value = std::max(it->value, *rule.estimated_speedup_pct);
             }
         }
         std::sort(launch.facts.begin(), launch.facts.end(),
-                  [](const Fact& a, const Fact& b) { return a.id < b.id; });
+                  [](const LaunchFact& a, const LaunchFact& b) { return a.id < b.id; });
+        std::vector<SlotValue>().swap(launch_slots_[li]);  // done with it: memory back now
     }
 }
 

@@ -36,6 +36,9 @@ public:
     // Builds every launch's facts (sorted by id).
     void finish();
 
+    // A string kept in the report (NcuReport::strings) for LaunchFacts to view, stored once.
+    [[nodiscard]] std::string_view intern(std::string_view text);
+
 private:
     struct StringHash {
         using is_transparent = void;
@@ -53,17 +56,19 @@ private:
         // last time is checked before hashing (kNoKey: none yet).
         std::uint32_t next = kNoKey;
         std::uint32_t last_unit = kNoKey;
+        std::string_view description;  // interned describe(key), once a fact needs it
     };
     static constexpr std::uint32_t kNoKey = 0xffffffffU;
     // One fact a launch can have (a flop slot is one op of one precision).
     struct Slot {
         MetricMeaning meaning;
     };
+    // 16 bytes: one per fact slot per launch until finish() (a 100 MB raw page has 10^7).
     struct SlotValue {
-        bool set = false;
-        std::size_t priority = 0;
         double value = 0;
         std::uint32_t key = 0;
+        std::uint16_t priority = 0;
+        bool set = false;
     };
 
     [[nodiscard]] std::uint32_t lookup_key(std::string_view section, std::string_view name);
@@ -82,6 +87,7 @@ private:
     std::vector<std::optional<UnitConversion>> unit_conversions_;
     std::vector<Slot> slots_;
     std::vector<std::vector<SlotValue>> launch_slots_;
+    std::unordered_map<std::string, std::string_view, StringHash, std::equal_to<>> interned_;
 };
 
 }  // namespace cko::profile::ncu

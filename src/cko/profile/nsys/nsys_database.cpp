@@ -1,4 +1,4 @@
-// SQLite access for the Nsight Systems importer; every missing table or column fails by name.
+// SQLite access for the Nsight Systems importer; every missing or mistyped table or column fails by name.
 #include "cko/profile/nsys/nsys_database.hpp"
 
 #include "cko/util/error.hpp"
@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cctype>
 #include <fstream>
+#include <map>
 
 namespace cko::profile::nsys {
 namespace {
@@ -39,14 +40,45 @@ std::string quoted_identifier(std::string_view name) {
     return out + "\"";
 }
 
+// SQLite's affinity of a declared type (https://sqlite.org/datatype3.html, 3.1), as cko needs it.
+std::optional<ColumnType> affinity(std::string declared) {
+    for (char& c : declared) {
+        c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    }
+    if (declared.find("INT") != std::string::npos) {
+        return ColumnType::integer;
+    }
+    if (declared.find("CHAR") != std::string::npos || declared.find("CLOB") != std::string::npos ||
+        declared.find("TEXT") != std::string::npos) {
+        return ColumnType::text;
+    }
+    return std::nullopt;
+}
+
+std::string_view type_name(ColumnType t) {
+    return t == ColumnType::integer ? "INTEGER" : "TEXT";
+}
+
+// "3.24.14" → 3; nullopt when the text does not start with digits.
+std::optional<int> major_version(std::string_view version) {
+    int major = 0;
+    std::size_t i = 0;
+    while (i < version.size() && i < 6 && version[i] >= '0' && version[i] <= '9') {
+        major = major * 10 + (version[i] - '0');
+        ++i;
+    }
+    return i == 0 ? std::nullopt : std::optional<int>(major);
+}
+
 }  // namespace
 
-const std::vector<std::string>& accepted_schema_versions() {
-    static const std::vector<std::string> versions = {"3.20.3", "3.25.0"};
+const std::vector<std::string>& schema_versions_with_fixtures() {
+    static const std::vector<std::string> versions = {"3.20.3", "3.24.14", "3.25.0"};
     return versions;
 }
 
-Statement::Statement(sqlite3* db, std::string_view sql) : db_(db), sql_(sql) {
+Statement::Statement(sqlite3* db, std::string_view sql, Utf8Repairs* repairs)
+    : db_(db), sql_(sql), repairs_(repairs) {
     if (sqlite3_prepare_v2(db, sql_.c_str(), static_cast<int>(sql_.size()), &stmt_, nullptr) !=
         SQLITE_OK) {
         throw Error(ErrorCode::malformed_input,
@@ -94,10 +126,16 @@ std::int64_t Statement::int64(int column) const {
 
 std::string Statement::text(int column) const {
     const auto* p = sqlite3_column_text(stmt_, column);
-    return p == nullptr
-               ? std::string()
-               : std::string(reinterpret_cast<const char*>(p),
-                             static_cast<std::size_t>(sqlite3_column_bytes(stmt_, column)));
+    std::string out =
+        p == nullptr ? std::string()
+                     : std::string(reinterpret_cast<const char*>(p),
+                                   static_cast<std::size_t>(sqlite3_column_bytes(stmt_, column)));
+    if (repairs_ != nullptr) {
+        repairs_->repair(out);
+    } else {
+        repair_utf8_in_place(out);
+    }
+    return out;
 }
 
 NsysDatabase::NsysDatabase(const std::filesystem::path& path) : path_(path) {
@@ -133,6 +171,9 @@ NsysDatabase::NsysDatabase(const std::filesystem::path& path) : path_(path) {
         while (tables.step()) {
             tables_.insert(tables.text(0));
         }
+        if (!has_table("META_DATA_EXPORT") && has_table("EXPORT_META_DATA")) {
+            refuse_schema_2();
+        }
         require_columns("META_DATA_EXPORT", {"name", "value"});
         Statement version(
             db_, "SELECT value FROM META_DATA_EXPORT WHERE name = 'EXPORT_SCHEMA_VERSION'");
@@ -149,14 +190,15 @@ NsysDatabase::NsysDatabase(const std::filesystem::path& path) : path_(path) {
                             std::to_string(rows),
                         {{"path", path.string()}, {"field", "EXPORT_SCHEMA_VERSION"}});
         }
-        const auto& accepted = accepted_schema_versions();
-        if (std::find(accepted.begin(), accepted.end(), schema_version_) == accepted.end()) {
+        // Compatibility is probed table by table (require_columns); the version is identity.
+        // Only another major version is refused up front: its layout is not this one.
+        if (major_version(schema_version_) != 3) {
             throw Error(ErrorCode::unsupported_format,
                         path.string() + " has export schema " + schema_version_ +
-                            "; cko reads the schema versions it has fixtures for",
+                            "; cko reads schema 3.x exports (Nsight Systems 2021.2 or newer)",
                         {{"path", path.string()},
                          {"schema_version", schema_version_},
-                         {"accepted", accepted}});
+                         {"with_fixtures", schema_versions_with_fixtures()}});
         }
     } catch (...) {
         sqlite3_close(db_);
@@ -165,19 +207,42 @@ NsysDatabase::NsysDatabase(const std::filesystem::path& path) : path_(path) {
     }
 }
 
+void NsysDatabase::refuse_schema_2() const {
+    std::string version = "2.x";
+    if (has_column("EXPORT_META_DATA", "name") && has_column("EXPORT_META_DATA", "value")) {
+        Statement v(db_, "SELECT value FROM EXPORT_META_DATA WHERE name = 'EXPORT_SCHEMA_VERSION'",
+                    &repairs_);
+        if (v.step()) {
+            version = v.text(0);
+        }
+    }
+    throw Error(ErrorCode::unsupported_format,
+                path_.string() + " is an export of schema " + version +
+                    " (its metadata is in EXPORT_META_DATA); cko reads schema 3.x exports: "
+                    "re-export the .nsys-rep with Nsight Systems 2021.2 or newer (`nsys export "
+                    "--type sqlite`)",
+                {{"path", path_.string()}, {"schema_version", version}});
+}
+
 NsysDatabase::~NsysDatabase() {
     string_lookup_.reset();
     sqlite3_close(db_);
 }
 
 std::string NsysDatabase::metadata(std::string_view name) const {
-    Statement lookup(db_, "SELECT value FROM META_DATA_EXPORT WHERE name = ?1");
+    Statement lookup(db_, "SELECT value FROM META_DATA_EXPORT WHERE name = ?1", &repairs_);
     lookup.bind_text(1, name);
     std::string value;
     while (lookup.step()) {
         value = lookup.text(0);
     }
     return value;
+}
+
+ColumnType NsysDatabase::expected_type(std::string_view column) noexcept {
+    return column == "value" || column == "name" || column == "label" || column == "text"
+               ? ColumnType::text
+               : ColumnType::integer;
 }
 
 bool NsysDatabase::has_table(std::string_view table) const {
@@ -204,11 +269,32 @@ void NsysDatabase::require_columns(std::string_view table,
                     path_.string() + " lacks the table " + std::string(table),
                     {{"path", path_.string()}, {"table", std::string(table)}});
     }
-    const std::set<std::string> present = columns(table);
+    std::map<std::string, std::string> declared;  // column → declared type
+    {
+        Statement info(db_, "PRAGMA table_info(" + quoted_identifier(table) + ")", &repairs_);
+        while (info.step()) {
+            declared.emplace(info.text(1), info.text(2));
+        }
+    }
     std::vector<std::string> missing;
     for (const auto& c : required) {
-        if (present.count(c) == 0) {
+        const auto it = declared.find(c);
+        if (it == declared.end()) {
             missing.push_back(c);
+            continue;
+        }
+        const ColumnType want = expected_type(c);
+        if (affinity(it->second) != want) {
+            throw Error(ErrorCode::unsupported_format,
+                        path_.string() + ": column " + std::string(table) + "." + c +
+                            " is declared '" + it->second + "'; cko reads it as " +
+                            std::string(type_name(want)) +
+                            " (an export whose layout differs from Nsight Systems' own?)",
+                        {{"path", path_.string()},
+                         {"table", std::string(table)},
+                         {"column", c},
+                         {"declared_type", it->second},
+                         {"expected_type", type_name(want)}});
         }
     }
     if (!missing.empty()) {
@@ -226,7 +312,7 @@ void NsysDatabase::require_columns(std::string_view table,
 std::optional<std::string> NsysDatabase::string_id(std::int64_t id) const {
     if (!string_lookup_) {
         string_lookup_ =
-            std::make_unique<Statement>(db_, "SELECT value FROM StringIds WHERE id = ?1");
+            std::make_unique<Statement>(db_, "SELECT value FROM StringIds WHERE id = ?1", &repairs_);
     }
     string_lookup_->reset();
     string_lookup_->bind_int64(1, id);

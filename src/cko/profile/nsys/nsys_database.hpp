@@ -1,5 +1,7 @@
-// Read-only access to an Nsight Systems SQLite export: schema version, tables, columns, queries.
+// Read-only access to an Nsight Systems SQLite export: schema version, tables, typed columns, queries.
 #pragma once
+
+#include "cko/profile/utf8_repair.hpp"
 
 #include <cstdint>
 #include <filesystem>
@@ -16,13 +18,16 @@ struct sqlite3_stmt;
 namespace cko::profile::nsys {
 
 // Export schema versions cko has a fixture for (see docs/profile-traces.md): the real export
-// tests/fixtures/nsys/vec.sqlite (3.20.3) and the databases the tests build (3.25.0).
-[[nodiscard]] const std::vector<std::string>& accepted_schema_versions();
+// tests/fixtures/nsys/vec.sqlite (3.20.3), tests/fixtures/nsys/schema_3_24_14.sql and the
+// databases the tests build (3.25.0). Other 3.x versions are read too when every table and
+// column cko needs is present with its type: compatibility is probed, not pinned.
+[[nodiscard]] const std::vector<std::string>& schema_versions_with_fixtures();
 
-// One prepared statement; step() returns false when done.
+// One prepared statement; step() returns false when done. text() is always valid UTF-8: invalid
+// bytes (Latin-1 names) become U+FFFD and are counted in `repairs` when given.
 class Statement {
 public:
-    Statement(sqlite3* db, std::string_view sql);
+    Statement(sqlite3* db, std::string_view sql, Utf8Repairs* repairs = nullptr);
     ~Statement();
     Statement(const Statement&) = delete;
     Statement& operator=(const Statement&) = delete;
@@ -39,14 +44,20 @@ private:
     sqlite3* db_;
     sqlite3_stmt* stmt_ = nullptr;
     std::string sql_;
+    Utf8Repairs* repairs_;
 };
+
+// The storage class a column must have, checked against its declared type by SQLite's affinity
+// rules (INT → integer; CHAR, CLOB, TEXT → text).
+enum class ColumnType { integer, text };
 
 class NsysDatabase {
 public:
     // Opens read-only and immutable (the user's export is never written or locked), checks that
-    // it is an SQLite database with META_DATA_EXPORT naming an accepted EXPORT_SCHEMA_VERSION.
-    // Throws not_found/io_error, empty_input, unsupported_format (not SQLite, unknown schema),
-    // missing_field (no META_DATA_EXPORT or EXPORT_SCHEMA_VERSION).
+    // it is an SQLite database with META_DATA_EXPORT naming a 3.x EXPORT_SCHEMA_VERSION.
+    // Throws not_found/io_error, empty_input, unsupported_format (not SQLite; schema 2.x, whose
+    // metadata is in EXPORT_META_DATA, or another major version, naming it), missing_field (no
+    // META_DATA_EXPORT or EXPORT_SCHEMA_VERSION).
     explicit NsysDatabase(const std::filesystem::path& path);
     ~NsysDatabase();
     NsysDatabase(const NsysDatabase&) = delete;
@@ -57,20 +68,30 @@ public:
     [[nodiscard]] std::string metadata(std::string_view name) const;
     [[nodiscard]] bool has_table(std::string_view table) const;
     [[nodiscard]] std::set<std::string> columns(std::string_view table) const;
-    // Fails closed: missing_field naming the table and the absent columns.
+    // Fails closed: missing_field naming the table and the absent columns; unsupported_format
+    // naming a column whose declared type does not hold the values cko reads from it. The type
+    // expected is text for name/value/label/text columns, integer for every other.
     void require_columns(std::string_view table, const std::vector<std::string>& required) const;
+    [[nodiscard]] static ColumnType expected_type(std::string_view column) noexcept;
     [[nodiscard]] bool has_column(std::string_view table, std::string_view column) const;
 
-    [[nodiscard]] Statement prepare(std::string_view sql) const { return Statement(db_, sql); }
+    [[nodiscard]] Statement prepare(std::string_view sql) const {
+        return Statement(db_, sql, &repairs_);
+    }
+    // Strings read so far that held invalid UTF-8 (repaired to U+FFFD).
+    [[nodiscard]] const Utf8Repairs& repairs() const noexcept { return repairs_; }
     // StringIds.value for an id; nullopt when the id is dangling.
     [[nodiscard]] std::optional<std::string> string_id(std::int64_t id) const;
     [[nodiscard]] const std::filesystem::path& path() const { return path_; }
 
 private:
+    [[noreturn]] void refuse_schema_2() const;
+
     std::filesystem::path path_;
     sqlite3* db_ = nullptr;
     std::set<std::string> tables_;
     std::string schema_version_;
+    mutable Utf8Repairs repairs_;
     mutable std::unique_ptr<Statement> string_lookup_;
 };
 

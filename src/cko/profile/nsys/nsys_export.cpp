@@ -114,7 +114,8 @@ Json NsysExport::to_json() const {
                 {"cuda_devices", cuda_devices},
                 {"reports", reports_json},
                 {"facts", facts},
-                {"unmodeled_tables", unmodeled_tables}};
+                {"unmodeled_tables", unmodeled_tables},
+                {"notes", notes}};
 }
 
 NsysExport import_nsys_export(const std::filesystem::path& path) {
@@ -140,6 +141,9 @@ NsysExport import_nsys_export(const std::filesystem::path& path) {
         if (!is_read_table(t) && !t.starts_with("sqlite_")) {
             out.unmodeled_tables.push_back(std::move(t));
         }
+    }
+    if (const std::string note = db.repairs().note(); !note.empty()) {
+        out.notes.push_back(note);
     }
     return out;
 }

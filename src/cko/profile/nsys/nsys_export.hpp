@@ -21,6 +21,7 @@ struct NsysExport {
     Json cuda_devices = Json::array();          // TARGET_INFO_CUDA_DEVICE rows
     std::vector<StatsReport> reports;           // stats_report_names() order
     std::vector<std::string> unmodeled_tables;  // tables present that cko does not read
+    std::vector<std::string> notes;             // e.g. strings whose invalid UTF-8 was repaired
 
     [[nodiscard]] const StatsReport& report(const std::string& name) const;
     // Per kernel name (cuda_gpu_kern_sum): instances, total, mean, median, min, max (ns).

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets with clang (ASan+UBSan) in build-fuzz/, seeds each corpus from the
+# fixtures, and runs each target for FUZZ_SECONDS (default 30). A crash leaves its input in
+# build-fuzz/crashes/<target>/ and fails the run; turn it into a regression test.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${FUZZ_SECONDS:-30}
+build=${FUZZ_BUILD:-build-fuzz}
+jobs=$(nproc)
+launcher=()
+command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+command -v clang++ >/dev/null || { echo "fuzz: clang++ not found (make deps installs clang)" >&2; exit 1; }
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
+  -DCKO_FUZZ=ON -DCKO_SANITIZE=address,undefined "${launcher[@]}" >/dev/null
+targets=(fuzz_json_strict fuzz_driver_result fuzz_target_spec fuzz_ncu_csv fuzz_kineto fuzz_nsys)
+cmake --build "$build" -j "$jobs" --target "${targets[@]}"
+
+# Seeds: the fixtures each parser reads (copied: libFuzzer adds to the first corpus directory).
+seed() {  # seed TARGET FILE...
+  mkdir -p "$build/corpus/$1"
+  local target=$1; shift
+  for f in "$@"; do [ -f "$f" ] && cp "$f" "$build/corpus/$target/"; done
+  return 0
+}
+seed fuzz_json_strict tests/fixtures/torch/latin1_trace.json tests/fuzz/json/*
+seed fuzz_driver_result tests/fuzz/driver_result/*
+seed fuzz_target_spec examples/*/cko.toml tests/fuzz/target_spec/*
+seed fuzz_ncu_csv tests/fixtures/ncu/ncu_flops_raw.csv tests/fixtures/ncu/ncu_details_latin1.csv \
+  tests/fixtures/ncu/ncu_no_kernels.txt tests/fixtures/ncu/ncu_counters_not_permitted.txt tests/fuzz/ncu/*
+seed fuzz_kineto tests/fixtures/torch/torch18_camelcase_trace.json tests/fixtures/torch/latin1_trace.json \
+  tests/fixtures/torch/h200_matmul_trace.json.gz tests/fuzz/kineto/*
+mkdir -p "$build/corpus/fuzz_nsys"
+for sql in tests/fixtures/nsys/*.sql; do
+  out="$build/corpus/fuzz_nsys/$(basename "$sql" .sql).sqlite"
+  rm -f "$out"
+  python3 -c "import sqlite3, sys; db = sqlite3.connect(sys.argv[2]); db.executescript(open(sys.argv[1]).read()); db.commit()" "$sql" "$out"
+done
+cp tests/fuzz/nsys/* "$build/corpus/fuzz_nsys/" 2>/dev/null || true
+
+max_len() {
+  case $1 in fuzz_nsys) echo 65536;; fuzz_kineto|fuzz_ncu_csv) echo 32768;; *) echo 8192;; esac
+}
+failed=()
+for t in "${targets[@]}"; do
+  mkdir -p "$build/crashes/$t"
+  echo "== $t for ${seconds}s"
+  if ! ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1 \
+      "$build/fuzz/$t" "$build/corpus/$t" -max_total_time="$seconds" -max_len="$(max_len "$t")" \
+      -rss_limit_mb=2048 -timeout=20 -print_final_stats=1 \
+      -artifact_prefix="$build/crashes/$t/" 2>"$build/$t.log"; then
+    tail -40 "$build/$t.log"
+    failed+=("$t")
+  else
+    grep -E "^stat::number_of_executed_units|^Done" "$build/$t.log" | tr '\n' ' '; echo
+  fi
+done
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "fuzz: crashes in ${failed[*]}; inputs under $build/crashes/" >&2
+  exit 1
+fi
+echo "fuzz: ${#targets[@]} targets ran ${seconds}s each without a crash"

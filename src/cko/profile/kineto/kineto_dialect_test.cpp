@@ -1,0 +1,145 @@
+// Dialects and damage the importer must read by meaning: torch 1.8-1.9 CamelCase categories, GPU
+// work under unknown categories, Latin-1 bytes, timestamps with sub-nanosecond digits.
+#include "cko/profile/kineto/kineto_trace.hpp"
+
+#include "cko/profile/utf8_repair.hpp"
+#include "cko/util/error.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+namespace cko::profile::kineto {
+namespace {
+namespace fs = std::filesystem;
+
+class TempFile {
+public:
+    explicit TempFile(const std::string& text) {
+        std::string pattern = (fs::temp_directory_path() / "cko-kineto-dialect-XXXXXX").string();
+        dir_ = ::mkdtemp(pattern.data());
+        path_ = dir_ / "trace.json";
+        std::ofstream(path_, std::ios::binary) << text;
+    }
+    ~TempFile() { fs::remove_all(dir_); }
+    [[nodiscard]] const fs::path& path() const { return path_; }
+
+private:
+    fs::path dir_;
+    fs::path path_;
+};
+
+bool has_note(const KinetoTrace& t, std::string_view text) {
+    for (const auto& n : t.notes) {
+        if (n.find(text) != std::string::npos) {
+            return true;
+        }
+    }
+    return false;
+}
+
+// Counted by hand from the fixture (tests/fixtures/torch/torch18_camelcase_trace.json, written in
+// the shape torch 1.8-1.9 exported): 24 events, 13 complete; gemm 8+10 us, add 4 us; one HtoD copy
+// of 4096 bytes (6 us) and one memset of 1024 bytes (2 us); async/launch flows with latencies
+// 15, 15, 7, 5, 4 us.
+TEST(KinetoDialect, CamelCaseCategoriesOfTorch18AreCountedExactly) {
+    const KinetoTrace t = import_kineto_trace("tests/fixtures/torch/torch18_camelcase_trace.json");
+    const TraceSummary& s = t.summary;
+    EXPECT_EQ(t.source.dialect, kDialectCamelCase);
+    EXPECT_EQ(s.events, 24);
+    EXPECT_EQ(s.complete_events, 13);
+    EXPECT_EQ(s.camel_case_events, 13);
+    ASSERT_EQ(s.kernels.size(), 2u);
+    EXPECT_EQ(s.kernels.at("void gemm_kernel<float, 64>(float const*, float const*, float*)").count,
+              2);
+    EXPECT_EQ(s.kernels.at("void add_kernel(float*, float const*, int)").total_ns, 4000);
+    EXPECT_EQ(s.kernel_time_ns, 22000);
+    EXPECT_EQ(s.memcpy.at("Memcpy HtoD (Pageable -> Device)").bytes, 4096);
+    EXPECT_EQ(s.memcpy.at("Memcpy HtoD (Pageable -> Device)").time.total_ns, 6000);
+    EXPECT_EQ(s.memset.at("Memset (Device)").bytes, 1024);
+    EXPECT_EQ(s.runtime_calls.at("cudaLaunchKernel").count, 3);
+    EXPECT_EQ(s.runtime_calls.at("cudaLaunchKernel").total_ns, 16000);
+    ASSERT_EQ(s.streams.size(), 1u);
+    const StreamStats& stream = s.streams.at({0, 7});
+    EXPECT_EQ(stream.kernels.count, 3);
+    EXPECT_EQ(stream.memcpy.count, 1);
+    EXPECT_EQ(stream.memset.count, 1);
+    EXPECT_EQ(s.flows.starts, 5);
+    EXPECT_EQ(s.flows.linked, 5);
+    EXPECT_EQ(s.flows.other_flows, 0);
+    EXPECT_EQ(s.flows.launch_to_gpu.min_ns, 4000);
+    EXPECT_EQ(s.flows.launch_to_gpu.p50_ns, 7000);
+    EXPECT_EQ(s.flows.launch_to_gpu.max_ns, 15000);
+    EXPECT_TRUE(s.unmodeled_gpu_categories.empty());
+    EXPECT_TRUE(has_note(t, "torch 1.8-1.9"));
+}
+
+std::string one_trace(const std::string& events) {
+    return R"({"schemaVersion": 1, "traceEvents": [)" + events + "]}";
+}
+
+const std::string kGpuLikeEvent =
+    R"({"ph": "X", "cat": "GpuKernelV9", "name": "k", "pid": 0, "tid": 7, "ts": 10, "dur": 2,
+        "args": {"device": 0, "stream": 7, "correlation": 3}})";
+
+TEST(KinetoDialect, GpuWorkUnderUnknownCategoriesIsNeverAnIdleGpu) {
+    const TempFile only_unknown(one_trace(kGpuLikeEvent + "," + kGpuLikeEvent));
+    try {
+        (void)import_kineto_trace(only_unknown.path());
+        FAIL() << "a trace whose GPU work cko cannot read was summarised as an idle GPU";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.code(), ErrorCode::unsupported_format);
+        EXPECT_NE(std::string(e.what()).find("'GpuKernelV9' (2)"), std::string::npos) << e.what();
+    }
+    // With known GPU work beside it, the unknown rows are named in the notes and counted.
+    const TempFile mixed(one_trace(kGpuLikeEvent + R"(,
+        {"ph": "X", "cat": "kernel", "name": "k2", "pid": 0, "tid": 7, "ts": 20, "dur": 1,
+         "args": {"device": 0, "stream": 7, "correlation": 4}},
+        {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 0, "dur": 40}
+    )"));
+    const KinetoTrace t = import_kineto_trace(mixed.path());
+    EXPECT_EQ(t.summary.unmodeled_gpu_categories.at("GpuKernelV9"), 1);
+    EXPECT_EQ(t.summary.kernels.size(), 1u);
+    EXPECT_TRUE(has_note(t, "GpuKernelV9"));
+    EXPECT_EQ(t.to_json()["summary"]["unmodeled"]["gpu_like_categories"]["GpuKernelV9"], 1);
+}
+
+TEST(KinetoDialect, CpuOnlyTracesStayAccepted) {
+    const TempFile cpu(one_trace(
+        R"({"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1, "ts": 0, "dur": 4})"));
+    const KinetoTrace t = import_kineto_trace(cpu.path());
+    EXPECT_TRUE(t.summary.kernels.empty());
+    EXPECT_TRUE(t.notes.empty());
+}
+
+// Latin-1 bytes in a kernel name, an annotation, an arg cko never reads, and a top-level member.
+TEST(KinetoDialect, Latin1BytesAreRepairedAndNoted) {
+    const KinetoTrace t = import_kineto_trace("tests/fixtures/torch/latin1_trace.json");
+    const std::string kernel = "gemm_\xEF\xBF\xBDkernel";
+    ASSERT_EQ(t.summary.kernels.count(kernel), 1u);
+    EXPECT_EQ(t.summary.kernels.at(kernel).count, 2);
+    EXPECT_EQ(t.summary.kernels.at(kernel).total_ns, 6000);
+    EXPECT_EQ(t.summary.annotations.count({"user_annotation", "r\xEF\xBF\xBDsum\xEF\xBF\xBD step"}),
+              1u);
+    EXPECT_TRUE(has_note(t, "5 string(s) held invalid UTF-8"));
+    EXPECT_TRUE(has_note(t, "6 byte(s) replaced"));
+    std::string text;
+    ASSERT_NO_THROW(text = t.to_json().dump());
+    EXPECT_TRUE(is_valid_utf8(text));
+}
+
+TEST(KinetoDialect, SubNanosecondDigitsAreRoundedAndNoted) {
+    const TempFile rounded(one_trace(
+        R"({"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 100.0004, "dur": 2.0005},
+           {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 110.25, "dur": 1.999999999})"));
+    const KinetoTrace t = import_kineto_trace(rounded.path());
+    EXPECT_EQ(t.summary.kernels.at("k").total_ns, 2001 + 2000);
+    EXPECT_EQ(t.summary.first_ts_ns, 100000);
+    EXPECT_EQ(t.summary.rounded_timestamps, 3);
+    EXPECT_TRUE(has_note(t, "3 ts/dur values"));
+}
+
+}  // namespace
+}  // namespace cko::profile::kineto

@@ -1,0 +1,255 @@
+// The `cko/ncu-report-v2` document written as it goes: per launch, facts and metrics go straight
+// from the report (and its text) to the output, never through a DOM.
+#include "cko/profile/ncu/ncu_report.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <ostream>
+
+namespace cko::profile::ncu {
+namespace {
+
+// Why not nlohmann: a DOM of every metric of every launch costs ~700 bytes a metric, 10x a 100 MB
+// export (bench/ncu_verb_bench.cpp). Strings here are valid UTF-8 already (the parser repairs the
+// text first), so escaping is only quotes, backslashes and control characters.
+class JsonStream {
+public:
+    explicit JsonStream(std::ostream& out) : out_(out) { buffer_.reserve(kFlushBytes + 4096); }
+    ~JsonStream() { flush(); }
+    JsonStream(const JsonStream&) = delete;
+    JsonStream& operator=(const JsonStream&) = delete;
+
+    void raw(std::string_view text) {
+        buffer_.append(text);
+        maybe_flush();
+    }
+    void string(std::string_view text) {
+        buffer_.push_back('"');
+        if (std::none_of(text.begin(), text.end(), [](char ch) {
+                const auto c = static_cast<unsigned char>(ch);
+                return c < 0x20 || c == '"' || c == '\\';
+            })) {
+            buffer_.append(text);  // nearly every string: nothing to escape
+            buffer_.push_back('"');
+            maybe_flush();
+            return;
+        }
+        std::size_t start = 0;
+        for (std::size_t i = 0; i < text.size(); ++i) {
+            const auto c = static_cast<unsigned char>(text[i]);
+            if (c >= 0x20 && c != '"' && c != '\\') {
+                continue;
+            }
+            buffer_.append(text.substr(start, i - start));
+            switch (c) {
+            case '"': buffer_ += "\\\""; break;
+            case '\\': buffer_ += "\\\\"; break;
+            case '\n': buffer_ += "\\n"; break;
+            case '\r': buffer_ += "\\r"; break;
+            case '\t': buffer_ += "\\t"; break;
+            default: fmt::format_to(std::back_inserter(buffer_), "\\u{:04x}", c);
+            }
+            start = i + 1;
+        }
+        buffer_.append(text.substr(start));
+        buffer_.push_back('"');
+        maybe_flush();
+    }
+    void number(double v) {
+        if (std::isfinite(v)) {
+            fmt::format_to(std::back_inserter(buffer_), "{}", v);
+        } else {
+            buffer_ += "null";  // as nlohmann writes non-finite numbers
+        }
+    }
+    void integer(std::uint64_t v) {
+        char digits[24];
+        const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, v);
+        buffer_.append(digits, static_cast<std::size_t>(end - digits));
+    }
+    void key(std::string_view name) {
+        string(name);
+        buffer_.push_back(':');
+    }
+    void dom(const nlohmann::json& value) { raw(value.dump()); }
+    void flush() {
+        out_.write(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
+        buffer_.clear();
+    }
+
+private:
+    static constexpr std::size_t kFlushBytes = std::size_t{1} << 20;
+    void maybe_flush() {
+        if (buffer_.size() >= kFlushBytes) {
+            flush();
+        }
+    }
+    std::ostream& out_;
+    std::string buffer_;
+};
+
+void write_launch(JsonStream& js, const NcuReport& report, const NcuLaunch& launch,
+                  const nlohmann::json& extra) {
+    const auto optional_dom = [](const auto& v) { return v ? nlohmann::json(*v) : nlohmann::json(); };
+    js.raw("{");
+    js.key("id");
+    js.dom(optional_dom(launch.scope.launch_id));
+    js.raw(",");
+    js.key("kernel");
+    js.string(launch.scope.kernel);
+    js.raw(",");
+    js.key("grid");
+    js.dom(optional_dom(launch.scope.grid));
+    js.raw(",");
+    js.key("block");
+    js.dom(optional_dom(launch.scope.block));
+    js.raw(",");
+    js.key("scope");
+    js.dom(scope_to_json(launch.scope));
+    if (launch.process_id) {
+        js.raw(",");
+        js.key("process_id");
+        js.dom(*launch.process_id);
+    }
+    if (!launch.compute_capability.empty()) {
+        js.raw(",");
+        js.key("compute_capability");
+        js.string(launch.compute_capability);
+    }
+    js.raw(",");
+    js.key("facts");
+    js.raw("[");
+    std::vector<const LaunchFact*> stalls;
+    bool first = true;
+    for (const LaunchFact& f : launch.facts) {
+        js.raw(first ? "{" : ",{");
+        first = false;
+        js.key("id");
+        js.string(f.id);
+        js.raw(",");
+        js.key("value");
+        js.number(f.value);
+        js.raw(",");
+        js.key("unit");
+        js.string(base_unit_name(f.unit));
+        js.raw(",");
+        js.key("metric");
+        js.string(f.metric);
+        js.raw("}");
+        if (f.id.starts_with("stall.")) {
+            stalls.push_back(&f);
+        }
+    }
+    js.raw("],");
+    // The three largest stall reasons, as the report states them (ties: by id).
+    std::stable_sort(stalls.begin(), stalls.end(),
+                     [](const LaunchFact* a, const LaunchFact* b) { return a->value > b->value; });
+    js.key("top_stalls");
+    js.raw("[");
+    for (std::size_t i = 0; i < stalls.size() && i < 3; ++i) {
+        js.raw(i == 0 ? "{" : ",{");
+        js.key("id");
+        js.string(stalls[i]->id);
+        js.raw(",");
+        js.key("value");
+        js.number(stalls[i]->value);
+        js.raw("}");
+    }
+    js.raw("],");
+    js.key("rules");
+    nlohmann::json rules = nlohmann::json::array();
+    for (const RuleFinding& r : launch.rules) {
+        rules.push_back(rule_to_json(r));
+    }
+    js.dom(rules);
+    js.raw(",");
+    js.key("metrics");
+    js.raw("[");
+    first = true;
+    // [key, unit, "value"]: names and units once at the top (metric_keys, metric_units), so a
+    // raw page's JSON stays about the size of its CSV instead of ten times it.
+    for_each_metric(report, launch, [&](const MetricView& m) {
+        js.raw(first ? "[" : ",[");
+        first = false;
+        js.integer(m.key);
+        js.raw(",");
+        js.integer(m.unit_index);
+        js.raw(",");
+        js.string(m.value);
+        js.raw("]");
+    });
+    js.raw("],");
+    js.key("unmodeled");
+    js.dom(launch.unmodeled);
+    if (extra.is_object()) {
+        for (const auto& [name, value] : extra.items()) {
+            js.raw(",");
+            js.key(name);
+            js.dom(value);
+        }
+    }
+    js.raw("}");
+}
+
+}  // namespace
+
+void write_report_json(const NcuReport& report, std::ostream& out, const ReportJsonExtras& extras) {
+    JsonStream js(out);
+    nlohmann::json head{{"format_version", "cko/ncu-report-v2"},
+                        {"source", source_to_json(report.source)},
+                        {"layout", std::string(layout_name(report.layout))},
+                        {"units_row", report.units_row},
+                        {"counters_permitted", report.counters_permitted()},
+                        {"other_lines", report.other_lines}};
+    if (!report.device_name.empty()) {
+        head["device_name"] = report.device_name;
+    }
+    nlohmann::json facts = nlohmann::json::array();
+    for (const Fact& f : report.report_facts) {
+        facts.push_back(fact_to_json(f));
+    }
+    head["report_facts"] = std::move(facts);
+    if (!report.advice.empty()) {
+        head["advice"] = report.advice;
+    }
+    nlohmann::json unmodeled = nlohmann::json::array();
+    for (const Unmodeled& u : report.unmodeled) {
+        unmodeled.push_back(unmodeled_to_json(u));
+    }
+    head["unmodeled"] = std::move(unmodeled);
+    head["tool_messages"] = report.tool_messages;
+    head["notes"] = report.notes;
+    nlohmann::json keys = nlohmann::json::array();
+    for (const MetricKey& k : report.keys) {
+        nlohmann::json key{{"name", k.name}};
+        if (!k.section.empty()) {
+            key["section"] = k.section;
+        }
+        keys.push_back(std::move(key));
+    }
+    head["metric_keys"] = std::move(keys);
+    head["metric_units"] = report.units;
+    for (const auto& [name, value] : extras.top.items()) {
+        head[name] = value;
+    }
+    // The small members first, as one object without its closing brace; then the launches.
+    std::string text = head.dump();
+    text.pop_back();
+    js.raw(text);
+    js.raw(head.empty() ? "" : ",");
+    js.key("launches");
+    js.raw("[");
+    for (std::size_t i = 0; i < report.launches.size(); ++i) {
+        if (i > 0) {
+            js.raw(",");
+        }
+        write_launch(js, report, report.launches[i],
+                     extras.launch ? extras.launch(i) : nlohmann::json());
+    }
+    js.raw("]}\n");
+}
+
+}  // namespace cko::profile::ncu

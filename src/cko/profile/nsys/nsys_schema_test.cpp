@@ -1,0 +1,140 @@
+// Exports are read when the tables and columns cko needs are there with their types, whatever the
+// 3.x schema version; schema 2.x, mistyped columns and Latin-1 strings behave as documented.
+#include "cko/profile/nsys/nsys_export.hpp"
+
+#include "cko/profile/utf8_repair.hpp"
+#include "cko/util/error.hpp"
+
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace cko::profile::nsys {
+namespace {
+namespace fs = std::filesystem;
+
+std::string read_all(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream out;
+    out << in.rdbuf();
+    return out.str();
+}
+
+// A database built from a fixture's SQL (plus extra statements) in a temporary directory.
+class SqlExport {
+public:
+    explicit SqlExport(const fs::path& sql_file, const std::string& extra_sql = "") {
+        std::string pattern = (fs::temp_directory_path() / "cko-nsys-schema-XXXXXX").string();
+        dir_ = ::mkdtemp(pattern.data());
+        path_ = dir_ / "export.sqlite";
+        sqlite3* db = nullptr;
+        sqlite3_open(path_.c_str(), &db);
+        const std::string sql = read_all(sql_file) + extra_sql;
+        char* error = nullptr;
+        if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error) != SQLITE_OK) {
+            ADD_FAILURE() << error;
+            sqlite3_free(error);
+        }
+        sqlite3_close(db);
+    }
+    ~SqlExport() { fs::remove_all(dir_); }
+    [[nodiscard]] const fs::path& path() const { return path_; }
+
+private:
+    fs::path dir_;
+    fs::path path_;
+};
+
+const fs::path k324 = "tests/fixtures/nsys/schema_3_24_14.sql";
+
+Error import_failure(const fs::path& path) {
+    try {
+        (void)import_nsys_export(path);
+    } catch (const Error& e) {
+        return e;
+    }
+    ADD_FAILURE() << "no error for " << path;
+    return Error(ErrorCode::internal, "none");
+}
+
+TEST(NsysSchema, Schema32414IsReadByItsColumnsAndNamedInTheIdentity) {
+    const SqlExport built(k324);
+    const NsysExport e = import_nsys_export(built.path());
+    EXPECT_EQ(e.schema_version, "3.24.14");
+    EXPECT_EQ(e.source.dialect, "nsys-sqlite-3.24.14");
+    EXPECT_EQ(e.source.tool_version, "2026.1.1.204");
+    EXPECT_EQ(e.report("cuda_gpu_kern_sum").to_csv(),
+              "Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),"
+              "StdDev (ns),Name\n"
+              "64.3,3600,3,1200.0,1200.0,1000,1400,200.0,\"scale(float*, float, int)\"\n"
+              "35.7,2000,1,2000.0,2000.0,2000,2000,0.0,"
+              "\"vec_add(const float*, const float*, float*, int)\"\n");
+    const auto& api = e.report("cuda_api_sum").rows;
+    ASSERT_EQ(api.size(), 3u);
+    EXPECT_EQ(api[0].name, "cudaMemcpy");
+    EXPECT_EQ(api[1].name, "cudaMalloc");
+    EXPECT_EQ(api[2].name, "cudaLaunchKernel");
+    EXPECT_EQ(api[2].count, 4);
+    EXPECT_EQ(api[2].total_ns, 26);
+    EXPECT_EQ(e.report("cuda_gpu_mem_time_sum").rows.at(0).name, "[CUDA memcpy Host-to-Device]");
+    EXPECT_EQ(e.gpus.at(0)["computeMajor"], 9);
+    EXPECT_TRUE(e.notes.empty());
+}
+
+TEST(NsysSchema, AnyThreeXVersionWithTheColumnsIsReadAndAnotherMajorIsNot) {
+    const SqlExport future(
+        k324, "UPDATE META_DATA_EXPORT SET value = '3.31.2' WHERE name = 'EXPORT_SCHEMA_VERSION';");
+    EXPECT_EQ(import_nsys_export(future.path()).source.dialect, "nsys-sqlite-3.31.2");
+    const SqlExport four(
+        k324, "UPDATE META_DATA_EXPORT SET value = '4.0.0' WHERE name = 'EXPORT_SCHEMA_VERSION';");
+    const Error e = import_failure(four.path());
+    EXPECT_EQ(e.code(), ErrorCode::unsupported_format);
+    EXPECT_NE(std::string(e.what()).find("4.0.0"), std::string::npos) << e.what();
+}
+
+TEST(NsysSchema, Schema2ExportIsRefusedNamingItsVersion) {
+    const SqlExport old("tests/fixtures/nsys/schema_2_export_meta_data.sql");
+    const Error e = import_failure(old.path());
+    EXPECT_EQ(e.code(), ErrorCode::unsupported_format);
+    EXPECT_NE(std::string(e.what()).find("schema 2.7.1"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("EXPORT_META_DATA"), std::string::npos) << e.what();
+}
+
+TEST(NsysSchema, AColumnOfTheWrongTypeFailsByName) {
+    // The same table with `start` declared REAL: its values are not the integer ns cko sums.
+    const SqlExport real_start(k324, R"(
+        ALTER TABLE CUPTI_ACTIVITY_KIND_RUNTIME RENAME TO old_runtime;
+        CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start REAL NOT NULL, end INTEGER NOT NULL,
+            nameId INTEGER NOT NULL);
+        INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME SELECT start, end, nameId FROM old_runtime;
+        DROP TABLE old_runtime;)");
+    const Error e = import_failure(real_start.path());
+    EXPECT_EQ(e.code(), ErrorCode::unsupported_format);
+    EXPECT_NE(std::string(e.what()).find("CUPTI_ACTIVITY_KIND_RUNTIME.start is declared 'REAL'"),
+              std::string::npos)
+        << e.what();
+    const SqlExport no_column(k324, "ALTER TABLE CUPTI_ACTIVITY_KIND_KERNEL DROP COLUMN shortName;");
+    EXPECT_EQ(import_failure(no_column.path()).code(), ErrorCode::missing_field);
+}
+
+TEST(NsysSchema, Latin1KernelNamesAndGpuNamesAreRepairedAndNoted) {
+    // 'scal\xE9' and 'H200 \xB5' in Latin-1: the bytes Nsight Systems copies from the system.
+    const SqlExport latin1(k324, R"(
+        UPDATE StringIds SET value = CAST(X'7363616CE9' AS TEXT) WHERE id = 1;
+        UPDATE TARGET_INFO_GPU SET name = CAST(X'4832303020B5' AS TEXT);)");
+    const NsysExport e = import_nsys_export(latin1.path());
+    EXPECT_EQ(e.report("cuda_gpu_kern_sum").rows.at(0).name, "scal\xEF\xBF\xBD");
+    EXPECT_EQ(e.gpus.at(0)["name"], "H200 \xEF\xBF\xBD");
+    ASSERT_EQ(e.notes.size(), 1u);
+    EXPECT_NE(e.notes[0].find("held invalid UTF-8"), std::string::npos) << e.notes[0];
+    std::string text;
+    ASSERT_NO_THROW(text = e.to_json().dump());
+    EXPECT_TRUE(is_valid_utf8(text));
+}
+
+}  // namespace
+}  // namespace cko::profile::nsys

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# `cko profile ncu` on NCU output that profiled nothing (quoting NCU) and on Latin-1 names (text
+# and --json give the same repaired answer).
+. "$(dirname "$0")/lib.sh"
+
+expect_rc 2 "$CKO" profile ncu tests/fixtures/ncu/ncu_no_kernels.txt
+contains "$err" "error[empty_input]"
+contains "$err" "no profiled kernel"
+contains "$err" '==ERROR== Failed to profile "gemm_kernel" in process 5151'
+case "$err" in *"--page"*) fail "an empty log should not suggest a re-export: $err";; esac
+
+latin1=tests/fixtures/ncu/ncu_details_latin1.csv
+expect_rc 0 "$CKO" profile ncu "$latin1"
+contains "$out" "scale_$(printf '\xef\xbf\xbd')naive"
+contains "$out" "note: 190 byte(s) of invalid UTF-8"
+expect_rc 0 "$CKO" profile ncu "$latin1" --json
+printf '%s' "$out" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+l = d["launches"]
+assert len(l) == 1 and l[0]["kernel"].startswith("scale_\ufffdnaive("), l[0]["kernel"]
+assert any("invalid UTF-8" in n for n in d["notes"]), d["notes"]
+assert len(l[0]["metrics"]) == 87 and len(l[0]["facts"]) == 48, (len(l[0]["metrics"]), len(l[0]["facts"]))
+' || fail "Latin-1 NCU JSON"
+echo "ncu_logs: ok"
