@@ -212,6 +212,7 @@ void build_app(CLI::App& app) {
     profile->require_subcommand(1);
     register_profile(*profile);
     register_compiler(app);
+    register_knowledge(app);
 }
 
 }  // namespace
