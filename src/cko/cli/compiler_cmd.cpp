@@ -114,7 +114,8 @@ std::string triton_text(const compiler::TritonCache& c) {
     for (const compiler::TritonKernel& k : c.kernels) {
         std::string stages;
         for (const compiler::TritonArtifact& a : k.artifacts) {
-            stages += (stages.empty() ? "" : ",") + a.stage;
+            stages += stages.empty() ? "" : ",";
+            stages += a.stage;
         }
         out += fmt::format("{:<24} {:>5} {:>6} {:>4} {:>7} {:<8} {:<8} {}\n", shorten(k.name, 24),
                            opt_text(k.num_warps), opt_text(k.num_stages), opt_text(k.num_ctas),
