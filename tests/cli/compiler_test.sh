@@ -2,6 +2,7 @@
 # Compiler evidence end to end: cko ptxas, cko sass (text, binary through a stand-in cuobjdump,
 # diff), cko triton, on the fixtures of tests/fixtures/compiler/; errors name the fix.
 . "$(dirname "$0")/lib.sh"
+here="$(cd "$(dirname "$0")" && pwd)"
 fx="$(cd "$(dirname "$0")/../fixtures/compiler" && pwd)"
 field() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(eval(sys.argv[1]))' "$1"; }
 
@@ -43,6 +44,25 @@ contains "$out" "only in B: mma_f16 [sm_100a]"
 expect_rc 0 "$CKO" triton "$fx/triton-cache" --no-sass --json
 [ "$(printf '%s' "$out" | field '[(k["name"], k["num_warps"], k["num_stages"], k["shared_bytes"], k["arch"]) for k in d["kernels"]]')" = \
   "[('add_kernel', 4, 2, 0, 'sm_90'), ('matmul_kernel', 8, 4, 65536, 'sm_80')]" ] || fail "triton: $out"
+
+# Every document validates against its schema (schemas/<format>.json, the real jsonschema); one
+# with an architecture outside the sm_NN[x] shape does not.
+py=""
+for p in ${CKO_SCHEMA_PYTHON:-} /usr/bin/python3 python3; do
+  if "$p" -c 'import jsonschema' 2>/dev/null; then py=$p; break; fi
+done
+[ -n "$py" ] || fail "no python3 with jsonschema (install python3-jsonschema: scripts/deps.sh)"
+"$CKO" ptxas "$fx/mix.multi.ptxas.txt" --json > "$tmp/d1.json"
+"$CKO" sass "$fx/mix.multi.cuobjdump.sass" --json > "$tmp/d2.json"
+"$CKO" sass diff "$fx/vec.sass" "$fx/mix.sm_80.nvdisasm.sass" --json > "$tmp/d3.json"
+"$CKO" triton "$fx/triton-cache" --cuobjdump "$tmp/cuobjdump" --json > "$tmp/d4.json"
+[ "$(field 'd["kernels"][0]["sass"]["input_kind"]' < "$tmp/d4.json")" = binary ] || fail "triton cubin not through SASS"
+expect_rc 0 "$py" "$here/../schemas/validate_store.py" --document "$tmp/d1.json" --document "$tmp/d2.json" \
+  --document "$tmp/d3.json" --document "$tmp/d4.json"
+contains "$out" "ok: 4 documents checked"
+sed 's/"sm_100a"/"sm_100aa"/' "$tmp/d2.json" > "$tmp/bad.json"
+expect_rc 1 "$py" "$here/../schemas/validate_store.py" --document "$tmp/bad.json"
+contains "$out" "sm_100aa"
 
 # Wrong inputs say what to pass instead.
 expect_rc 2 "$CKO" ptxas "$fx/vec.sass"

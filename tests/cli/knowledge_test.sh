@@ -33,6 +33,8 @@ contains "$err" "tc.wgmma-needs-sm90a.sources: a contract card needs the URL"
 "$CKO" profile ncu "$repo/tests/fixtures/ncu/ncu_details.csv" --json > "$tmp/ncu.json" || fail "profile ncu"
 expect_rc 0 "$CKO" knowledge query --arch sm_90 --cuda 13.0 --facts "$tmp/ncu.json" --json
 printf '%s' "$out" > "$tmp/answer.json"
+expect_rc 0 "$py" "$repo/tests/schemas/validate_store.py" --document "$tmp/answer.json"
+contains "$out" "knowledge-answer-v1           1 checked"
 applicable=$(field '" ".join(c["id"] for c in d["cards"] if c["applicability"] == "applicable")' < "$tmp/answer.json")
 for id in memory.dram-roof-is-the-ceiling occ.no-eligible-warps prof.memory-throughput-without-dram; do
   contains " $applicable " " $id "
