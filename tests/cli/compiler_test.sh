@@ -16,6 +16,10 @@ expect_rc 0 "$CKO" ptxas "$fx/ptxas_v.txt" --json
 expect_rc 0 "$CKO" ptxas "$fx/spill.sm_90.ptxas.txt" --json
 [ "$(printf '%s' "$out" | field '[x["value"] for x in d["functions"][0]["facts"] if x["id"]=="ptxas.spill_stores_bytes"]')" = "[276.0]" ] || fail "spill fact: $out"
 
+# cuobjdump -res-usage of a built fatbin goes through the same verb.
+expect_rc 0 "$CKO" ptxas "$fx/mix.multi.res-usage.txt" --json
+[ "$(printf '%s' "$out" | field 'd["source"]["dialect"] + " " + str(len(d["functions"])) + " " + str(d["functions"][2]["registers"])')" = "cuobjdump-res-usage 8 14" ] || fail "res-usage: $out"
+
 # SASS text: scale_vec4 has the 128-bit loads; an sm_90a wgmma kernel has HGMMA (both dialects).
 expect_rc 0 "$CKO" sass "$fx/vec.sass" --json
 [ "$(printf '%s' "$out" | field '[k["signatures"]["ldg_128"] for k in d["kernels"]]')" = "[0, 1, 0]" ] || fail "ldg_128: $out"

@@ -33,8 +33,9 @@ std::string shorten(const std::string& name, std::size_t width) {
 std::string opt_text(const std::optional<std::int64_t>& v) { return v ? std::to_string(*v) : "-"; }
 
 std::string ptxas_text(const compiler::PtxasReport& r) {
-    std::string out = fmt::format("ptxas -v: {} functions (sha256 {})\n", r.functions.size(),
-                                  r.source.report_sha256.substr(0, 12));
+    std::string out = fmt::format("{}: {} functions (sha256 {})\n",
+                                  r.source.dialect == "cuobjdump-res-usage" ? "cuobjdump -res-usage" : "ptxas -v",
+                                  r.functions.size(), r.source.report_sha256.substr(0, 12));
     out += fmt::format("{:<28} {:<8} {:>5} {:>4} {:>6} {:>7} {:>7} {:>7} {:>6}\n", "function", "arch",
                        "regs", "bar", "stack", "spill-s", "spill-l", "smem", "cmem");
     for (const PtxasFunction& f : r.functions) {
@@ -151,13 +152,13 @@ compiler::SassInputOptions sass_options(const SassArgs& args) {
 
 void register_compiler(CLI::App& app) {
     auto ptxas = std::make_shared<std::string>();
-    CLI::App* p = add_verb(app, "ptxas", "Resource usage per function from ptxas -v output", [ptxas] {
+    CLI::App* p = add_verb(app, "ptxas", "Resource usage per function from ptxas -v or cuobjdump -res-usage output", [ptxas] {
         require_value(*ptxas, "LOG", "cko ptxas LOG (the stderr of nvcc -Xptxas -v)");
         const compiler::TextInput in = compiler::read_text_input(*ptxas, 64 << 20, "ptxas log");
-        const compiler::PtxasReport r = compiler::parse_ptxas_log(in.text, in.sha256, in.path);
+        const compiler::PtxasReport r = compiler::parse_resource_report(in.text, in.sha256, in.path);
         return CommandResult{ptxas_text(r), compiler::ptxas_report_to_json(r), 0};
     });
-    p->add_option("log", *ptxas, "stderr of nvcc -Xptxas -v (or ptxas -v), CUDA 11-13");
+    p->add_option("log", *ptxas, "stderr of nvcc -Xptxas -v (or ptxas -v), CUDA 11-13, or cuobjdump -res-usage output");
 
     auto args = std::make_shared<SassArgs>();
     CLI::App* sass = add_verb(app, "sass", "Instruction mix and signatures of SASS (text or binary)", [args] {

@@ -116,7 +116,9 @@ void add_fact(PtxasFunction& f, const char* id, const std::optional<std::int64_t
     f.facts.push_back(std::move(fact));
 }
 
-void build_facts(PtxasFunction& f) {
+}  // namespace
+
+void build_ptxas_facts(PtxasFunction& f) {
     using U = profile::BaseUnit;
     add_fact(f, "ptxas.registers", f.registers, U::count);
     add_fact(f, "ptxas.barriers", f.barriers, U::count);
@@ -134,6 +136,8 @@ void build_facts(PtxasFunction& f) {
         add_fact(f, "ptxas.constant_bytes", total, U::byte);
     }
 }
+
+namespace {
 
 class LogParser {
 public:
@@ -178,7 +182,7 @@ public:
                         Json{{"path", std::string(source_name_)}});
         }
         for (PtxasFunction& f : report_.functions) {
-            build_facts(f);
+            build_ptxas_facts(f);
         }
         return std::move(report_);
     }

@@ -46,6 +46,19 @@ struct PtxasReport {
 [[nodiscard]] PtxasReport parse_ptxas_log(std::string_view text, std::string_view report_sha256,
                                           std::string_view source_name);
 
+// Fills f.facts (ptxas.registers, ptxas.spill_stores_bytes ...) from the fields that are known.
+void build_ptxas_facts(PtxasFunction& f);
+
+// `cuobjdump -res-usage BINARY` output: the same resource fields per function and architecture,
+// read from a built binary (no spill counts: cuobjdump does not print them). Dialect
+// "cuobjdump-res-usage"; throws missing_field when no function is listed.
+[[nodiscard]] PtxasReport parse_res_usage(std::string_view text, std::string_view report_sha256,
+                                          std::string_view source_name);
+
+// Either dialect, told apart by structure ("Resource usage:" lines are cuobjdump's).
+[[nodiscard]] PtxasReport parse_resource_report(std::string_view text, std::string_view report_sha256,
+                                                std::string_view source_name);
+
 // {"format_version":"cko/ptxas-report-v1", "source", "functions":[...], "warnings", ...}
 [[nodiscard]] Json ptxas_report_to_json(const PtxasReport& report);
 

@@ -138,3 +138,25 @@ TEST(PtxasLog, ALogWithoutFunctionsSaysHowToMakeOne) {
 
 }  // namespace
 }  // namespace cko::compiler
+
+namespace cko::compiler {
+namespace {
+
+TEST(ResUsage, CuobjdumpResourceUsageOfAFourArchitectureFatbin) {
+    const std::string text = read_file_capped("tests/fixtures/compiler/mix.multi.res-usage.txt", 1 << 20);
+    const PtxasReport r = parse_resource_report(text, "sha", "mix.multi.res-usage.txt");
+    EXPECT_EQ(r.source.dialect, "cuobjdump-res-usage");
+    ASSERT_EQ(r.functions.size(), 8u);
+    const PtxasFunction& f = r.functions[2];
+    EXPECT_EQ(f.symbol, "_Z17async_copy_reducePK6float4Pfi");
+    EXPECT_EQ(f.arch, "sm_90a");
+    EXPECT_EQ(f.registers, 14);
+    EXPECT_EQ(f.shared_bytes, 5120);  // the binary's figure includes reserved shared memory
+    EXPECT_EQ(f.constant_bytes.at(0), 548);
+    EXPECT_FALSE(f.spill_stores_bytes.has_value());
+    EXPECT_TRUE(f.unmodeled.empty());
+    EXPECT_EQ(r.other_lines, 0u);
+}
+
+}  // namespace
+}  // namespace cko::compiler
