@@ -119,6 +119,20 @@ std::string reason_line(const knowledge::Reason& r) {
     return line + "\n";
 }
 
+// What the card says, so that an answer can be read without opening the card file.
+std::string card_body(const knowledge::Card& c) {
+    if (c.kind == knowledge::CardKind::contract) {
+        std::string out = fmt::format("      claim: {}\n      does not claim: {}\n", c.claim,
+                                      fmt::join(c.does_not_claim, "; "));
+        for (const knowledge::SourceRef& s : c.sources) {
+            out += fmt::format("      source: {} <{}>\n", s.title, s.url);
+        }
+        return out;
+    }
+    return fmt::format("      direction: {}\n      cheapest falsifier: {}\n      competing explanations: {}\n",
+                       c.direction, c.cheapest_falsifier, fmt::join(c.competing_explanations, "; "));
+}
+
 std::string query_text(const knowledge::QueryResult& r, const Identity& id, const knowledge::FactSet& facts,
                        bool all) {
     std::string out = fmt::format("identity: arch {}, cc {}, CUDA {}, driver {}", id.arch.empty() ? "?" : id.arch,
@@ -140,6 +154,7 @@ std::string query_text(const knowledge::QueryResult& r, const Identity& id, cons
         out += fmt::format("  [{}] {} ({}): {}\n", applicability_name(a.applicability), a.card->id,
                            knowledge::card_kind_name(a.card->kind), a.card->title);
         if (a.applicability != Applicability::related || all) {
+            out += card_body(*a.card);
             for (const knowledge::Reason& reason : a.reasons) {
                 out += reason_line(reason);
             }
