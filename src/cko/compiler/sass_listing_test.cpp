@@ -117,6 +117,19 @@ TEST(SassListing, AFatbinWithFourArchitecturesKeepsTheirSuffixes) {
     EXPECT_EQ(l.unrecognized_lines, 0u);
 }
 
+TEST(SassListing, ABlackwellTcgen05KernelShowsUtchmmaInBothDialects) {
+    for (const char* name : {"tcgen05.sm_100a.cuobjdump.sass", "tcgen05.sm_100a.nvdisasm.sass"}) {
+        const SassListing l = parse_fixture(name);
+        ASSERT_EQ(l.kernels.size(), 1u) << name;
+        const SassKernel& k = l.kernels[0];
+        EXPECT_EQ(k.arch, "sm_100a") << name;
+        EXPECT_EQ(sig("utchmma", k), 1u) << name;  // a predicated "@!UP1 UTCHMMA ..."
+        EXPECT_EQ(sig("tensor_core", k), 1u) << name;
+        EXPECT_EQ(sig("hgmma", k), 0u) << name;
+        EXPECT_EQ(l.unrecognized_lines, 0u) << name;
+    }
+}
+
 TEST(SassListing, ArchitectureSpellingsAreAcceptedByShapeNotByList) {
     for (const char* a : {"sm_80", "sm_86", "sm_89", "sm_90", "sm_90a", "sm_100a", "sm_100f", "sm_103", "sm_120", "sm_121a"}) {
         EXPECT_TRUE(is_sm_arch(a)) << a;

@@ -14,8 +14,10 @@ constexpr std::array<O, 1> kQgmma{"QGMMA"};
 constexpr std::array<O, 1> kIgmma{"IGMMA"};
 constexpr std::array<O, 1> kHmma{"HMMA"};
 constexpr std::array<O, 1> kImma{"IMMA"};
-// Blackwell's tcgen05 MMA opcodes are left out until a fixture of ours shows their spelling.
-constexpr std::array<O, 6> kTensor{"HMMA", "IMMA", "DMMA", "HGMMA", "QGMMA", "IGMMA"};
+constexpr std::array<O, 1> kUtchmma{"UTCHMMA"};
+// Blackwell's other tcgen05 MMA kinds (fp8/fp6/fp4, integer, block-scaled) are left out until a
+// fixture of ours shows their spelling; UTCHMMA is tcgen05.mma kind::f16 (tcgen05.sm_100a.*).
+constexpr std::array<O, 7> kTensor{"HMMA", "IMMA", "DMMA", "HGMMA", "QGMMA", "IGMMA", "UTCHMMA"};
 constexpr std::array<O, 1> kUtmaldg{"UTMALDG"};
 constexpr std::array<O, 1> kUtmastg{"UTMASTG"};
 constexpr std::array<O, 1> kLdgsts{"LDGSTS"};
@@ -35,6 +37,7 @@ constexpr std::array kSignatures = {
     SassSignature{"igmma", kIgmma, "", "Hopper warpgroup MMA, integer"},
     SassSignature{"hmma", kHmma, "", "warp-level MMA, fp16/bf16/tf32 (mma.sync, wmma)"},
     SassSignature{"imma", kImma, "", "warp-level MMA, integer"},
+    SassSignature{"utchmma", kUtchmma, "", "Blackwell tcgen05 MMA into tensor memory, kind::f16 (sm_100a)"},
     SassSignature{"tensor_core", kTensor, "", "any tensor-core MMA opcode of the table"},
     SassSignature{"utmaldg", kUtmaldg, "", "TMA tensor load (cp.async.bulk.tensor global->shared)"},
     SassSignature{"utmastg", kUtmastg, "", "TMA tensor store (shared->global)"},

@@ -72,6 +72,7 @@ constexpr std::array kVocabulary = {
     FactIdSpec{"sass.has.igmma", P::sass, "count", "1 when IGMMA (Hopper integer warpgroup MMA) is present"},
     FactIdSpec{"sass.has.hmma", P::sass, "count", "1 when HMMA (warp-level MMA) is present"},
     FactIdSpec{"sass.has.imma", P::sass, "count", "1 when IMMA (integer warp-level MMA) is present"},
+    FactIdSpec{"sass.has.utchmma", P::sass, "count", "1 when UTCHMMA (Blackwell tcgen05 MMA, f16 kinds) is present"},
     FactIdSpec{"sass.has.tensor_core", P::sass, "count", "1 when any tensor-core MMA opcode is present"},
     FactIdSpec{"sass.has.utmaldg", P::sass, "count", "1 when a TMA tensor load is present"},
     FactIdSpec{"sass.has.utmastg", P::sass, "count", "1 when a TMA tensor store is present"},
