@@ -130,6 +130,21 @@ TEST(SassListing, ABlackwellTcgen05KernelShowsUtchmmaInBothDialects) {
     }
 }
 
+TEST(SassListing, Fp8WgmmaTmaStoreIntegerAndFp64MmaAndGlobalAtomics) {
+    const SassListing l = parse_fixture("more_ops.sm_90a.cuobjdump.sass");
+    ASSERT_EQ(l.kernels.size(), 3u);
+    const SassKernel& fp8 = kernel(l, "_Z9wgmma_fp8PKmPf");
+    EXPECT_EQ(sig("qgmma", fp8), 1u);
+    EXPECT_EQ(sig("hgmma", fp8), 0u);
+    EXPECT_EQ(sig("utmastg", kernel(l, "_Z14tma_store_tile14CUtensorMap_stPKf")), 1u);
+    const SassKernel& mixed = kernel(l, "_Z16imma_dmma_atomicPKiPKdPiPdS3_");
+    EXPECT_EQ(sig("imma", mixed), 1u);
+    EXPECT_EQ(mixed.opcode_counts.at("DMMA"), 1u);
+    EXPECT_EQ(sig("tensor_core", mixed), 2u);  // IMMA + DMMA
+    EXPECT_EQ(sig("global_atomic", mixed), 1u);  // ATOMG
+    EXPECT_EQ(l.unrecognized_lines, 0u);
+}
+
 TEST(SassListing, ArchitectureSpellingsAreAcceptedByShapeNotByList) {
     for (const char* a : {"sm_80", "sm_86", "sm_89", "sm_90", "sm_90a", "sm_100a", "sm_100f", "sm_103", "sm_120", "sm_121a"}) {
         EXPECT_TRUE(is_sm_arch(a)) << a;
