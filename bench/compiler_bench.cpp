@@ -16,7 +16,8 @@ namespace {
 const std::string& synthetic_dump() {
     static const std::string text = [] {
         const std::string fixture = cko::read_file_capped(
-            std::string(CKO_SOURCE_DIR) + "/tests/fixtures/compiler/spill.sm_90.cuobjdump.sass", 1 << 20);
+            std::string(CKO_SOURCE_DIR) + "/tests/fixtures/compiler/spill.sm_90.cuobjdump.sass",
+            1 << 20);
         const std::size_t body = fixture.find("Function : ");
         const std::size_t name_end = fixture.find('\n', body);
         const std::string rest = fixture.substr(name_end);
@@ -40,8 +41,8 @@ void BM_ParseSassText(benchmark::State& state) {
         benchmark::DoNotOptimize(l.kernels.data());
     }
     state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * text.size()));
-    state.counters["MB/s"] = benchmark::Counter(static_cast<double>(state.iterations() * text.size()) / 1e6,
-                                                benchmark::Counter::kIsRate);
+    state.counters["MB/s"] = benchmark::Counter(
+        static_cast<double>(state.iterations() * text.size()) / 1e6, benchmark::Counter::kIsRate);
     state.counters["kernels"] = static_cast<double>(kernels);
 }
 BENCHMARK(BM_ParseSassText)->Unit(benchmark::kMillisecond);
@@ -61,11 +62,13 @@ void BM_KnowledgeQuery(benchmark::State& state) {
     cko::knowledge::FactSet facts;
     // 7 launches × ~48 facts, as `cko profile ncu tests/fixtures/ncu/ncu_details.csv` gives.
     for (int launch = 0; launch < 7; ++launch) {
-        for (const auto& spec : {"ncu.dram.throughput_pct", "ncu.l1.hit_rate_pct", "ncu.l2.hit_rate_pct",
-                                 "ncu.scheduler.no_eligible_pct", "ncu.launch.waves_per_sm",
-                                 "ncu.memory.throughput_pct", "ncu.sm.throughput_pct"}) {
+        for (const auto& spec :
+             {"ncu.dram.throughput_pct", "ncu.l1.hit_rate_pct", "ncu.l2.hit_rate_pct",
+              "ncu.scheduler.no_eligible_pct", "ncu.launch.waves_per_sm",
+              "ncu.memory.throughput_pct", "ncu.sm.throughput_pct"}) {
             for (int k = 0; k < 7; ++k) {
-                facts.facts.push_back({spec, 10.0 * k, "%", "kernel_" + std::to_string(launch), "bench"});
+                facts.facts.push_back(
+                    {spec, 10.0 * k, "%", "kernel_" + std::to_string(launch), "bench"});
             }
         }
     }

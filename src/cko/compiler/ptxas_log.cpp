@@ -151,7 +151,8 @@ public:
         if (properties_for_ != npos && raw.size() > text.size() && !text.starts_with("ptxas")) {
             // The indented line right after `Function properties for X`.
             if (!apply_properties(text, report_.functions[properties_for_])) {
-                fail(number, text, "expected 'N bytes stack frame, N bytes spill stores, N bytes spill loads'");
+                fail(number, text,
+                     "expected 'N bytes stack frame, N bytes spill stores, N bytes spill loads'");
             }
             properties_for_ = npos;
             return;
@@ -174,12 +175,13 @@ public:
 
     PtxasReport finish() {
         if (report_.functions.empty()) {
-            throw Error(ErrorCode::missing_field,
-                        fmt::format("{}: no function is reported (no \"Compiling entry function\" or "
-                                    "\"Function properties for\" line): pass the stderr of "
-                                    "nvcc -Xptxas -v (or ptxas -v)",
-                                    source_name_),
-                        Json{{"path", std::string(source_name_)}});
+            throw Error(
+                ErrorCode::missing_field,
+                fmt::format("{}: no function is reported (no \"Compiling entry function\" or "
+                            "\"Function properties for\" line): pass the stderr of "
+                            "nvcc -Xptxas -v (or ptxas -v)",
+                            source_name_),
+                Json{{"path", std::string(source_name_)}});
         }
         for (PtxasFunction& f : report_.functions) {
             build_ptxas_facts(f);
@@ -190,7 +192,8 @@ public:
 private:
     static constexpr std::size_t npos = static_cast<std::size_t>(-1);
 
-    static bool split_ptxas_line(std::string_view text, std::string_view& kind, std::string_view& body) {
+    static bool split_ptxas_line(std::string_view text, std::string_view& kind,
+                                 std::string_view& body) {
         if (!text.starts_with("ptxas ")) {
             return false;
         }
@@ -207,7 +210,8 @@ private:
     void info(std::string_view body, std::size_t number) {
         std::string name;
         std::string arch;
-        if (body.starts_with("Compiling entry function ") || body.starts_with("Compiling function ")) {
+        if (body.starts_with("Compiling entry function ") ||
+            body.starts_with("Compiling function ")) {
             const bool entry = body.starts_with("Compiling entry");
             const std::string_view rest = body.substr(entry ? 25 : 19);
             if (!quoted_pair(rest, name, arch)) {
@@ -231,7 +235,8 @@ private:
             while (!items.empty()) {
                 const std::size_t comma = items.find(',');
                 const std::string_view item = trim(items.substr(0, comma));
-                items = comma == std::string_view::npos ? std::string_view() : items.substr(comma + 1);
+                items =
+                    comma == std::string_view::npos ? std::string_view() : items.substr(comma + 1);
                 if (!apply_used_item(item, f)) {
                     f.unmodeled.emplace_back(item);
                 }
@@ -242,7 +247,8 @@ private:
             std::string_view t = body.substr(15);
             double ms = 0;
             const auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), ms);
-            if (ec == std::errc() && trim(std::string_view(ptr, t.data() + t.size() - ptr)) == "ms") {
+            if (ec == std::errc() &&
+                trim(std::string_view(ptr, t.data() + t.size() - ptr)) == "ms") {
                 report_.functions[current_].compile_time_ms = ms;
                 return;
             }
@@ -281,7 +287,9 @@ private:
     std::size_t properties_for_ = npos;
 };
 
-Json optional_json(const std::optional<std::int64_t>& v) { return v ? Json(*v) : Json(); }
+Json optional_json(const std::optional<std::int64_t>& v) {
+    return v ? Json(*v) : Json();
+}
 
 }  // namespace
 

@@ -37,7 +37,7 @@ struct PtxasReport {
     std::vector<std::string> warnings;     // `ptxas warning : ...`
     std::vector<std::string> errors;       // `ptxas error/fatal : ...`
     std::vector<std::string> notes;        // other `ptxas info` lines (gmem, maxrregcount ...)
-    std::size_t other_lines = 0;           // lines that are not ptxas output (nvcc -v, program output)
+    std::size_t other_lines = 0;  // lines that are not ptxas output (nvcc -v, program output)
     profile::Source source;
 };
 
@@ -56,7 +56,8 @@ void build_ptxas_facts(PtxasFunction& f);
                                           std::string_view source_name);
 
 // Either dialect, told apart by structure ("Resource usage:" lines are cuobjdump's).
-[[nodiscard]] PtxasReport parse_resource_report(std::string_view text, std::string_view report_sha256,
+[[nodiscard]] PtxasReport parse_resource_report(std::string_view text,
+                                                std::string_view report_sha256,
                                                 std::string_view source_name);
 
 // {"format_version":"cko/ptxas-report-v1", "source", "functions":[...], "warnings", ...}

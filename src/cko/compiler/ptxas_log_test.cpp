@@ -98,8 +98,10 @@ TEST(PtxasLog, OlderSpellingsAndNvccNoiseAreRead) {
         "ptxas info    : Compiling entry function '_Z1kPf' for 'sm_80'\n"
         "ptxas info    : Function properties for _Z1kPf\n"
         "    8 bytes stack frame, 4 bytes spill stores, 4 bytes spill loads\n"
-        "ptxas info    : Used 255 registers, 16 bytes smem, 356 bytes cmem[0], 4 bytes cmem[2], 2 textures\n"
-        "ptxas warning : Registers are spilled to local memory in function '_Z1kPf', 4 bytes spill stores, 4 bytes spill loads\n",
+        "ptxas info    : Used 255 registers, 16 bytes smem, 356 bytes cmem[0], 4 bytes cmem[2], 2 "
+        "textures\n"
+        "ptxas warning : Registers are spilled to local memory in function '_Z1kPf', 4 bytes spill "
+        "stores, 4 bytes spill loads\n",
         "sha", "cuda11.txt");
     ASSERT_EQ(r.functions.size(), 1u);
     const PtxasFunction& f = r.functions[0];
@@ -143,7 +145,8 @@ namespace cko::compiler {
 namespace {
 
 TEST(ResUsage, CuobjdumpResourceUsageOfAFourArchitectureFatbin) {
-    const std::string text = read_file_capped("tests/fixtures/compiler/mix.multi.res-usage.txt", 1 << 20);
+    const std::string text =
+        read_file_capped("tests/fixtures/compiler/mix.multi.res-usage.txt", 1 << 20);
     const PtxasReport r = parse_resource_report(text, "sha", "mix.multi.res-usage.txt");
     EXPECT_EQ(r.source.dialect, "cuobjdump-res-usage");
     ASSERT_EQ(r.functions.size(), 8u);

@@ -37,7 +37,8 @@ bool apply_item(std::string_view key, std::int64_t value, PtxasFunction& f) {
 
 }  // namespace
 
-PtxasReport parse_res_usage(std::string_view text, std::string_view report_sha256, std::string_view source_name) {
+PtxasReport parse_res_usage(std::string_view text, std::string_view report_sha256,
+                            std::string_view source_name) {
     PtxasReport report;
     std::string arch;
     bool expect_usage = false;
@@ -53,7 +54,8 @@ PtxasReport parse_res_usage(std::string_view text, std::string_view report_sha25
             f.symbol = std::string(trim(s.substr(9, s.size() - 10)));
             f.name = demangle(f.symbol);
             f.arch = arch;
-            f.entry = true;  // cuobjdump lists kernels and device functions alike; ptxas -v tells them apart
+            f.entry = true;  // cuobjdump lists kernels and device functions alike; ptxas -v tells
+                             // them apart
             report.functions.push_back(std::move(f));
             expect_usage = true;
             return;
@@ -64,12 +66,15 @@ PtxasReport parse_res_usage(std::string_view text, std::string_view report_sha25
             while (!rest.empty()) {
                 const std::size_t space = rest.find(' ');
                 const std::string_view item = rest.substr(0, space);
-                rest = space == std::string_view::npos ? std::string_view() : trim(rest.substr(space));
+                rest =
+                    space == std::string_view::npos ? std::string_view() : trim(rest.substr(space));
                 const std::size_t colon = item.rfind(':');
                 std::int64_t value = 0;
-                const std::string_view v = colon == std::string_view::npos ? std::string_view() : item.substr(colon + 1);
+                const std::string_view v =
+                    colon == std::string_view::npos ? std::string_view() : item.substr(colon + 1);
                 const auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), value);
-                if (colon == std::string_view::npos || ec != std::errc() || ptr != v.data() + v.size()) {
+                if (colon == std::string_view::npos || ec != std::errc() ||
+                    ptr != v.data() + v.size()) {
                     throw Error(ErrorCode::malformed_input,
                                 fmt::format("{}:{}: '{}' is not KEY:NUMBER", source_name, number,
                                             valid_utf8(item.substr(0, 100))),
@@ -82,8 +87,9 @@ PtxasReport parse_res_usage(std::string_view text, std::string_view report_sha25
             expect_usage = false;
             return;
         }
-        if (s.empty() || s.starts_with("Fatbin") || s.starts_with("==") || s.starts_with("code version") ||
-            s.starts_with("host =") || s.starts_with("compile_size") || s == "Resource usage:" || s == "Common:" ||
+        if (s.empty() || s.starts_with("Fatbin") || s.starts_with("==") ||
+            s.starts_with("code version") || s.starts_with("host =") ||
+            s.starts_with("compile_size") || s == "Resource usage:" || s == "Common:" ||
             s.starts_with("GLOBAL:") || s.starts_with("identifier") || s.starts_with("producer")) {
             if (s.starts_with("GLOBAL:")) {
                 report.notes.push_back(fmt::format("{} ({})", s, arch.empty() ? "-" : arch));

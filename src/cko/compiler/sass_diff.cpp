@@ -8,7 +8,8 @@
 namespace cko::compiler {
 namespace {
 
-const SassKernel* find_kernel(const SassListing& l, const std::string& symbol, const std::string& arch) {
+const SassKernel* find_kernel(const SassListing& l, const std::string& symbol,
+                              const std::string& arch) {
     for (const SassKernel& k : l.kernels) {
         if (k.symbol == symbol && k.arch == arch) {
             return &k;
@@ -20,10 +21,11 @@ const SassKernel* find_kernel(const SassListing& l, const std::string& symbol, c
 Json changes_json(const std::vector<CountChange>& changes) {
     Json out = Json::array();
     for (const CountChange& c : changes) {
-        out.push_back(Json{{"name", c.name},
-                           {"a", c.a},
-                           {"b", c.b},
-                           {"delta", static_cast<std::int64_t>(c.b) - static_cast<std::int64_t>(c.a)}});
+        out.push_back(
+            Json{{"name", c.name},
+                 {"a", c.a},
+                 {"b", c.b},
+                 {"delta", static_cast<std::int64_t>(c.b) - static_cast<std::int64_t>(c.a)}});
     }
     return out;
 }
@@ -95,12 +97,9 @@ Json sass_diff_to_json(const SassDiff& diff, const SassReport& a, const SassRepo
                                {"signatures", changes_json(d.signatures)},
                                {"opcodes", changes_json(d.opcodes)}});
     }
-    return Json{{"format_version", "cko/sass-diff-v1"},
-                {"a", profile::source_to_json(a.source)},
-                {"b", profile::source_to_json(b.source)},
-                {"kernels", kernels},
-                {"only_in_a", side_json(diff.only_in_a)},
-                {"only_in_b", side_json(diff.only_in_b)}};
+    return Json{{"format_version", "cko/sass-diff-v1"},   {"a", profile::source_to_json(a.source)},
+                {"b", profile::source_to_json(b.source)}, {"kernels", kernels},
+                {"only_in_a", side_json(diff.only_in_a)}, {"only_in_b", side_json(diff.only_in_b)}};
 }
 
 }  // namespace cko::compiler

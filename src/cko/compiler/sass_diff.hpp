@@ -33,6 +33,7 @@ struct SassDiff {
 
 [[nodiscard]] SassDiff diff_sass(const SassReport& a, const SassReport& b);
 
-[[nodiscard]] Json sass_diff_to_json(const SassDiff& diff, const SassReport& a, const SassReport& b);
+[[nodiscard]] Json sass_diff_to_json(const SassDiff& diff, const SassReport& a,
+                                     const SassReport& b);
 
 }  // namespace cko::compiler

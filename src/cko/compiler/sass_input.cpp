@@ -3,8 +3,8 @@
 
 #include "cko/compiler/text_input.hpp"
 #include "cko/util/error.hpp"
-#include "cko/util/json.hpp"
 #include "cko/util/files.hpp"
+#include "cko/util/json.hpp"
 #include "cko/util/process.hpp"
 #include "cko/util/sha256.hpp"
 
@@ -44,12 +44,13 @@ std::vector<std::string> tool_environment() {
 }
 
 [[noreturn]] void tool_missing(const std::string& tool, const fs::path& input) {
-    throw Error(ErrorCode::tool_failed,
-                fmt::format("'{}' is a CUDA binary, and {} was not found (PATH, $CUDA_HOME/bin, "
-                            "/usr/local/cuda/bin): install the CUDA toolkit, pass --cuobjdump PATH, "
-                            "or pass a text dump made with `cuobjdump --dump-sass {}`",
-                            input.string(), tool, input.filename().string()),
-                Json{{"path", input.string()}, {"tool", tool}});
+    throw Error(
+        ErrorCode::tool_failed,
+        fmt::format("'{}' is a CUDA binary, and {} was not found (PATH, $CUDA_HOME/bin, "
+                    "/usr/local/cuda/bin): install the CUDA toolkit, pass --cuobjdump PATH, "
+                    "or pass a text dump made with `cuobjdump --dump-sass {}`",
+                    input.string(), tool, input.filename().string()),
+        Json{{"path", input.string()}, {"tool", tool}});
 }
 
 struct ToolRun {
@@ -63,7 +64,8 @@ ToolRun run_tool(const std::vector<std::string>& argv, const SassInputOptions& o
     std::string pattern =
         ((tmp != nullptr && *tmp != '\0') ? fs::path(tmp) : fs::path("/tmp")) / "cko-sass-XXXXXX";
     if (::mkdtemp(pattern.data()) == nullptr) {
-        throw Error(ErrorCode::io_error, "cannot create a temp directory for cuobjdump's output (set TMPDIR)");
+        throw Error(ErrorCode::io_error,
+                    "cannot create a temp directory for cuobjdump's output (set TMPDIR)");
     }
     const fs::path dir(pattern);
     ToolRun run;
@@ -91,9 +93,10 @@ ToolRun run_tool(const std::vector<std::string>& argv, const SassInputOptions& o
                     Json{{"argv", argv}});
     }
     if (run.result.stdout_truncated) {
-        throw Error(ErrorCode::file_too_large,
-                    fmt::format("'{}' printed more than {} bytes", argv.front(), options.max_text_bytes),
-                    Json{{"argv", argv}});
+        throw Error(
+            ErrorCode::file_too_large,
+            fmt::format("'{}' printed more than {} bytes", argv.front(), options.max_text_bytes),
+            Json{{"argv", argv}});
     }
     return run;
 }
@@ -106,13 +109,15 @@ std::string tool_version(const std::string& tool, const SassInputOptions& option
         return {};
     }
     const std::size_t end = run.stdout_text.find_first_of(" \r\n", v + 3);
-    return run.stdout_text.substr(v + 3, end == std::string::npos ? std::string::npos : end - v - 3);
+    return run.stdout_text.substr(v + 3,
+                                  end == std::string::npos ? std::string::npos : end - v - 3);
 }
 
 }  // namespace
 
 BinaryKind sniff_binary(std::string_view head) noexcept {
-    if (head.starts_with("\x7f" "ELF")) {
+    if (head.starts_with("\x7f"
+                         "ELF")) {
         return BinaryKind::elf;
     }
     if (head.starts_with("\x50\xed\x55\xba")) {  // fatbin magic 0xBA55ED50, little-endian

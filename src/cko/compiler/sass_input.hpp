@@ -17,7 +17,8 @@ CKO_CLOSED_ENUM(BinaryKind, CKO_BINARY_KINDS, binary_kind_name, binary_kind_from
 [[nodiscard]] BinaryKind sniff_binary(std::string_view first_bytes) noexcept;
 
 struct SassInputOptions {
-    // The disassembler: a path, or a name looked up in PATH, $CUDA_HOME/bin and /usr/local/cuda/bin.
+    // The disassembler: a path, or a name looked up in PATH, $CUDA_HOME/bin and
+    // /usr/local/cuda/bin.
     std::string cuobjdump = "cuobjdump";
     std::chrono::milliseconds timeout{std::chrono::seconds(120)};
     std::uint64_t max_text_bytes = std::uint64_t{512} << 20;
@@ -28,6 +29,7 @@ struct SassInputOptions {
 
 // Reads `path`: text is parsed as it is; a binary goes through `cuobjdump --dump-sass` (tool_failed
 // with the three ways out when the tool is missing or fails).
-[[nodiscard]] SassReport load_sass(const std::filesystem::path& path, const SassInputOptions& options);
+[[nodiscard]] SassReport load_sass(const std::filesystem::path& path,
+                                   const SassInputOptions& options);
 
 }  // namespace cko::compiler

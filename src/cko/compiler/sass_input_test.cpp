@@ -44,11 +44,14 @@ protected:
 };
 
 TEST_F(FakeTool, ABinaryGoesThroughCuobjdumpAndKeepsItsArchitectureSuffix) {
-    const std::string dump = fs::absolute("tests/fixtures/compiler/wgmma.sm_90a.cuobjdump.sass").string();
+    const std::string dump =
+        fs::absolute("tests/fixtures/compiler/wgmma.sm_90a.cuobjdump.sass").string();
     SassInputOptions options;
     options.cuobjdump = write_tool(
-        "if [ \"$1\" = --version ]; then echo 'Cuda compilation tools, release 13.0, V13.0.85'; exit 0; fi\n"
-        "[ \"$1\" = --dump-sass ] || exit 9\ncat '" + dump + "'\n");
+        "if [ \"$1\" = --version ]; then echo 'Cuda compilation tools, release 13.0, V13.0.85'; "
+        "exit 0; fi\n"
+        "[ \"$1\" = --dump-sass ] || exit 9\ncat '" +
+        dump + "'\n");
     const SassReport r = load_sass("tests/fixtures/compiler/wgmma.sm_90a.cubin", options);
     EXPECT_EQ(r.input_kind, "binary");
     EXPECT_EQ(r.source.tool, "cuobjdump");

@@ -137,13 +137,14 @@ public:
             total += k.instructions;
         }
         if (total == 0) {
-            throw Error(ErrorCode::unsupported_format,
-                        fmt::format("{}: no SASS instruction of any kernel found: pass the output of "
-                                    "`cuobjdump --dump-sass BINARY` or `nvdisasm CUBIN`, or the "
-                                    "binary itself",
-                                    source_name),
-                        Json{{"path", std::string(source_name)},
-                             {"unrecognized_lines", listing_.unrecognized_lines}});
+            throw Error(
+                ErrorCode::unsupported_format,
+                fmt::format("{}: no SASS instruction of any kernel found: pass the output of "
+                            "`cuobjdump --dump-sass BINARY` or `nvdisasm CUBIN`, or the "
+                            "binary itself",
+                            source_name),
+                Json{{"path", std::string(source_name)},
+                     {"unrecognized_lines", listing_.unrecognized_lines}});
         }
         // Kernels without instructions (cuobjdump prints an empty "Function" for some stubs) stay,
         // but listed with zero counts.
@@ -198,8 +199,9 @@ private:
 
     static bool is_metadata(std::string_view s) {
         static constexpr std::string_view kPrefixes[] = {
-            "code version", "host =", "compile_size", "identifier", "producer", ".headerflags",
-            ".elftype", "Section", "==", "..", ".", "//", "Fatbin", "_",
+            "code version", "host =",  "compile_size", "identifier", "producer", ".headerflags",
+            ".elftype",     "Section", "==",           "..",         ".",        "//",
+            "Fatbin",       "_",
         };
         for (std::string_view p : kPrefixes) {
             if (s.starts_with(p)) {

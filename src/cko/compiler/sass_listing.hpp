@@ -35,8 +35,8 @@ struct SassKernel {
 struct SassListing {
     SassDialect dialect = SassDialect::cuobjdump;
     std::vector<SassKernel> kernels;
-    std::vector<std::string> architectures;  // in order of appearance, distinct
-    std::size_t unrecognized_lines = 0;      // kept out of every count; see first_unrecognized
+    std::vector<std::string> architectures;       // in order of appearance, distinct
+    std::size_t unrecognized_lines = 0;           // kept out of every count; see first_unrecognized
     std::vector<std::string> first_unrecognized;  // up to 5, for the reader
 };
 

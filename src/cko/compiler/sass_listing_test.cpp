@@ -17,7 +17,8 @@ SassListing parse_fixture(const std::string& name) {
     return parse_sass_text(text, name);
 }
 
-const SassKernel& kernel(const SassListing& l, std::string_view symbol, std::string_view arch = "") {
+const SassKernel& kernel(const SassListing& l, std::string_view symbol,
+                         std::string_view arch = "") {
     for (const SassKernel& k : l.kernels) {
         if (k.symbol == symbol && (arch.empty() || k.arch == arch)) {
             return k;
@@ -60,7 +61,8 @@ TEST(SassListing, SignaturesMatchExactOpcodesNeverSubstrings) {
     EXPECT_EQ(sig("tensor_core", gemm), 0u);
     // RED is not REDUX, STS is not LDGSTS.
     EXPECT_FALSE(signature_matches(*find_signature("global_atomic"), split_opcode("REDUX.SUM")));
-    EXPECT_TRUE(signature_matches(*find_signature("global_atomic"), split_opcode("RED.E.ADD.F32.FTZ.RN")));
+    EXPECT_TRUE(
+        signature_matches(*find_signature("global_atomic"), split_opcode("RED.E.ADD.F32.FTZ.RN")));
 }
 
 TEST(SassListing, AnSm90aCubinWithWgmmaShowsHgmma) {
@@ -103,7 +105,8 @@ TEST(SassListing, TmaMbarrierAsyncCopyShufflesAtomicsAndSpills) {
     EXPECT_EQ(sig("block_barrier", copy), 1u);
     EXPECT_EQ(sig("hmma", kernel(mix, "_Z7mma_f16PKjS0_Pf")), 1u);
     const SassKernel spill = parse_fixture("spill.sm_90.cuobjdump.sass").kernels.at(0);
-    EXPECT_EQ(spill.opcode_counts.at("LDL") + spill.opcode_counts.at("STL"), sig("local_memory", spill));
+    EXPECT_EQ(spill.opcode_counts.at("LDL") + spill.opcode_counts.at("STL"),
+              sig("local_memory", spill));
     EXPECT_GT(sig("local_memory", spill), 100u);
 }
 
@@ -140,13 +143,14 @@ TEST(SassListing, Fp8WgmmaTmaStoreIntegerAndFp64MmaAndGlobalAtomics) {
     const SassKernel& mixed = kernel(l, "_Z16imma_dmma_atomicPKiPKdPiPdS3_");
     EXPECT_EQ(sig("imma", mixed), 1u);
     EXPECT_EQ(mixed.opcode_counts.at("DMMA"), 1u);
-    EXPECT_EQ(sig("tensor_core", mixed), 2u);  // IMMA + DMMA
+    EXPECT_EQ(sig("tensor_core", mixed), 2u);    // IMMA + DMMA
     EXPECT_EQ(sig("global_atomic", mixed), 1u);  // ATOMG
     EXPECT_EQ(l.unrecognized_lines, 0u);
 }
 
 TEST(SassListing, ArchitectureSpellingsAreAcceptedByShapeNotByList) {
-    for (const char* a : {"sm_80", "sm_86", "sm_89", "sm_90", "sm_90a", "sm_100a", "sm_100f", "sm_103", "sm_120", "sm_121a"}) {
+    for (const char* a : {"sm_80", "sm_86", "sm_89", "sm_90", "sm_90a", "sm_100a", "sm_100f",
+                          "sm_103", "sm_120", "sm_121a"}) {
         EXPECT_TRUE(is_sm_arch(a)) << a;
     }
     for (const char* a : {"sm_9", "sm_1000", "compute_90", "sm_90ab", "sm90"}) {

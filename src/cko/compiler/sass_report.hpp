@@ -11,7 +11,7 @@
 namespace cko::compiler {
 
 struct SassKernelFacts {
-    std::size_t index = 0;  // into listing.kernels
+    std::size_t index = 0;             // into listing.kernels
     std::vector<profile::Fact> facts;  // sass.instructions, sass.opcode.*, sass.has.*, sass.count.*
 };
 

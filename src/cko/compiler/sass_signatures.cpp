@@ -37,15 +37,17 @@ constexpr std::array kSignatures = {
     SassSignature{"igmma", kIgmma, "", "Hopper warpgroup MMA, integer"},
     SassSignature{"hmma", kHmma, "", "warp-level MMA, fp16/bf16/tf32 (mma.sync, wmma)"},
     SassSignature{"imma", kImma, "", "warp-level MMA, integer"},
-    SassSignature{"utchmma", kUtchmma, "", "Blackwell tcgen05 MMA into tensor memory, kind::f16 (sm_100a)"},
+    SassSignature{"utchmma", kUtchmma, "",
+                  "Blackwell tcgen05 MMA into tensor memory, kind::f16 (sm_100a)"},
     SassSignature{"tensor_core", kTensor, "", "any tensor-core MMA opcode of the table"},
     SassSignature{"utmaldg", kUtmaldg, "", "TMA tensor load (cp.async.bulk.tensor global->shared)"},
     SassSignature{"utmastg", kUtmastg, "", "TMA tensor store (shared->global)"},
     SassSignature{"ldgsts", kLdgsts, "", "async copy global->shared (cp.async)"},
     SassSignature{"ldg_128", kLdg, "128", "128-bit global load"},
     SassSignature{"stg_128", kStg, "128", "128-bit global store"},
-    SassSignature{"local_memory", kLocal, "",
-                  "local-memory load/store: register spills or a local array (ptxas -v tells which)"},
+    SassSignature{
+        "local_memory", kLocal, "",
+        "local-memory load/store: register spills or a local array (ptxas -v tells which)"},
     SassSignature{"mufu", kMufu, "", "special function unit (exp2, rcp, rsqrt, sin ...)"},
     SassSignature{"block_barrier", kBar, "", "CTA barrier (__syncthreads, named barriers)"},
     SassSignature{"mbarrier", kSyncs, "", "mbarrier operations (arrive, expect-tx, try-wait)"},
@@ -56,7 +58,9 @@ constexpr std::array kSignatures = {
 
 }  // namespace
 
-std::span<const SassSignature> sass_signatures() noexcept { return kSignatures; }
+std::span<const SassSignature> sass_signatures() noexcept {
+    return kSignatures;
+}
 
 const SassSignature* find_signature(std::string_view name) noexcept {
     for (const SassSignature& s : kSignatures) {

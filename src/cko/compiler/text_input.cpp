@@ -2,8 +2,8 @@
 #include "cko/compiler/text_input.hpp"
 
 #include "cko/util/error.hpp"
-#include "cko/util/json.hpp"
 #include "cko/util/files.hpp"
+#include "cko/util/json.hpp"
 #include "cko/util/sha256.hpp"
 
 #include <cxxabi.h>
@@ -65,9 +65,10 @@ TextInput read_text_input(const std::filesystem::path& path, std::uint64_t max_b
                     Json{{"path", path.string()}});
     }
     if (bytes.find('\0') != std::string::npos) {
-        throw Error(ErrorCode::binary_input,
-                    fmt::format("{} '{}' holds NUL bytes: it is not text output", what, path.string()),
-                    Json{{"path", path.string()}});
+        throw Error(
+            ErrorCode::binary_input,
+            fmt::format("{} '{}' holds NUL bytes: it is not text output", what, path.string()),
+            Json{{"path", path.string()}});
     }
     TextInput in;
     in.path = path.string();

@@ -25,7 +25,8 @@ struct TextInput {
 [[nodiscard]] std::string valid_utf8(std::string_view bytes);
 
 // Calls `line` for each line (without '\n' or a trailing '\r'), with its 1-based number.
-void for_each_line(std::string_view text, const std::function<void(std::string_view, std::size_t)>& line);
+void for_each_line(std::string_view text,
+                   const std::function<void(std::string_view, std::size_t)>& line);
 
 // Leading and trailing spaces and tabs removed.
 [[nodiscard]] std::string_view trim(std::string_view s) noexcept;

@@ -4,8 +4,8 @@
 #include "cko/compiler/sass_signatures.hpp"
 #include "cko/compiler/text_input.hpp"
 #include "cko/util/error.hpp"
-#include "cko/util/json.hpp"
 #include "cko/util/files.hpp"
+#include "cko/util/json.hpp"
 #include "cko/util/sha256.hpp"
 
 #include <fmt/format.h>
@@ -18,10 +18,11 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr std::uint64_t kMetadataCap = std::uint64_t{4} << 20;
-constexpr std::string_view kStages[] = {"source", "ttir", "ttgir", "llir", "ptx", "cubin", "amdgcn", "hsaco"};
+constexpr std::string_view kStages[] = {"source", "ttir",  "ttgir",  "llir",
+                                        "ptx",    "cubin", "amdgcn", "hsaco"};
 
-std::optional<std::int64_t> integer_field(const Json& meta, const char* key, const std::string& file,
-                                          bool required) {
+std::optional<std::int64_t> integer_field(const Json& meta, const char* key,
+                                          const std::string& file, bool required) {
     const auto it = meta.find(key);
     if (it == meta.end() || it->is_null()) {
         if (required) {
@@ -69,7 +70,8 @@ void read_target(const Json& meta, TritonKernel& k) {
         k.arch = fmt::format("sm_{}", arch.get<std::int64_t>());
     } else if (arch.is_string()) {
         const std::string a = arch.get<std::string>();
-        const bool digits = !a.empty() && std::all_of(a.begin(), a.end(), [](char c) { return c >= '0' && c <= '9'; });
+        const bool digits = !a.empty() && std::all_of(a.begin(), a.end(),
+                                                      [](char c) { return c >= '0' && c <= '9'; });
         k.arch = digits ? "sm_" + a : valid_utf8(a);
     }
     if (k.warp_size == std::nullopt) {
@@ -91,7 +93,8 @@ void read_ptx_header(const fs::path& ptx, TritonKernel& k) {
     });
 }
 
-void add_fact(TritonKernel& k, const char* id, const std::optional<std::int64_t>& v, profile::BaseUnit unit) {
+void add_fact(TritonKernel& k, const char* id, const std::optional<std::int64_t>& v,
+              profile::BaseUnit unit) {
     if (!v) {
         return;
     }
@@ -139,9 +142,10 @@ TritonKernel read_kernel(const fs::path& root, const fs::path& meta_path, const 
             if (!options.disassemble) {
                 k.sass_note = "cubin not disassembled (--no-sass)";
             } else if (find_cuda_tool(options.sass.cuobjdump).empty()) {
-                k.sass_note = fmt::format("cubin not disassembled: {} not found (install the CUDA "
-                                          "toolkit or pass --cuobjdump PATH)",
-                                          options.sass.cuobjdump);
+                k.sass_note = fmt::format(
+                    "cubin not disassembled: {} not found (install the CUDA "
+                    "toolkit or pass --cuobjdump PATH)",
+                    options.sass.cuobjdump);
             } else {
                 k.sass = load_sass(p, options.sass);
             }
@@ -158,7 +162,9 @@ TritonKernel read_kernel(const fs::path& root, const fs::path& meta_path, const 
     return k;
 }
 
-Json optional_json(const std::optional<std::int64_t>& v) { return v ? Json(*v) : Json(); }
+Json optional_json(const std::optional<std::int64_t>& v) {
+    return v ? Json(*v) : Json();
+}
 
 }  // namespace
 
@@ -174,7 +180,8 @@ TritonCache read_triton_cache(const fs::path& dir, const TritonOptions& options)
     TritonCache cache;
     cache.directory = dir.string();
     std::vector<fs::path> files;
-    for (auto it = fs::recursive_directory_iterator(dir, fs::directory_options::skip_permission_denied, ec);
+    for (auto it = fs::recursive_directory_iterator(
+             dir, fs::directory_options::skip_permission_denied, ec);
          it != fs::recursive_directory_iterator(); it.increment(ec)) {
         if (ec) {
             break;
@@ -201,12 +208,13 @@ TritonCache read_triton_cache(const fs::path& dir, const TritonOptions& options)
         cache.kernels.push_back(read_kernel(dir, f, meta, options));
     }
     if (cache.kernels.empty()) {
-        throw Error(ErrorCode::missing_field,
-                    fmt::format("no Triton kernel metadata (a JSON with \"name\" and \"num_warps\") "
-                                "under '{}': pass the cache directory Triton wrote "
-                                "($TRITON_CACHE_DIR, by default ~/.triton/cache) after a run",
-                                dir.string()),
-                    Json{{"path", dir.string()}});
+        throw Error(
+            ErrorCode::missing_field,
+            fmt::format("no Triton kernel metadata (a JSON with \"name\" and \"num_warps\") "
+                        "under '{}': pass the cache directory Triton wrote "
+                        "($TRITON_CACHE_DIR, by default ~/.triton/cache) after a run",
+                        dir.string()),
+            Json{{"path", dir.string()}});
     }
     std::stable_sort(cache.kernels.begin(), cache.kernels.end(),
                      [](const TritonKernel& a, const TritonKernel& b) {
@@ -220,7 +228,9 @@ Json triton_cache_to_json(const TritonCache& cache) {
     for (const TritonKernel& k : cache.kernels) {
         Json artifacts = Json::array();
         for (const TritonArtifact& a : k.artifacts) {
-            artifacts.push_back(Json{{"stage", a.stage}, {"path", a.path}, {"size_bytes", a.size_bytes},
+            artifacts.push_back(Json{{"stage", a.stage},
+                                     {"path", a.path},
+                                     {"size_bytes", a.size_bytes},
                                      {"sha256", a.sha256}});
         }
         Json facts = Json::array();

@@ -1,4 +1,5 @@
-// `cko triton DIR`: the kernels of a Triton cache directory (metadata JSON + ttir/ttgir/llir/ptx/cubin).
+// `cko triton DIR`: the kernels of a Triton cache directory (metadata JSON +
+// ttir/ttgir/llir/ptx/cubin).
 #pragma once
 
 #include "cko/compiler/sass_input.hpp"
@@ -29,11 +30,12 @@ struct TritonKernel {
     std::optional<std::int64_t> num_ctas;
     std::optional<std::int64_t> shared_bytes;
     std::optional<std::int64_t> maxnreg;
-    std::string backend;   // "cuda", "hip"
-    std::string arch;      // "sm_90" from target.arch 90, or the backend's own spelling ("gfx942")
+    std::string backend;  // "cuda", "hip"
+    std::string arch;     // "sm_90" from target.arch 90, or the backend's own spelling ("gfx942")
     std::optional<std::int64_t> warp_size;
     std::string triton_version;
-    std::string ptx_target;   // `.target` of the PTX (sm_90a when Triton used arch-specific features)
+    std::string
+        ptx_target;  // `.target` of the PTX (sm_90a when Triton used arch-specific features)
     std::string ptx_version;  // `.version`
     std::vector<TritonArtifact> artifacts;
     std::optional<SassReport> sass;  // the cubin through the SASS path
@@ -54,7 +56,8 @@ struct TritonOptions {
 
 // Throws not_found (not a directory) or missing_field (no kernel metadata under it), with the fix;
 // malformed_input naming the file and field for metadata whose num_warps is not an integer.
-[[nodiscard]] TritonCache read_triton_cache(const std::filesystem::path& dir, const TritonOptions& options);
+[[nodiscard]] TritonCache read_triton_cache(const std::filesystem::path& dir,
+                                            const TritonOptions& options);
 
 // {"format_version":"cko/triton-cache-v1", "kernels":[...]}
 [[nodiscard]] Json triton_cache_to_json(const TritonCache& cache);

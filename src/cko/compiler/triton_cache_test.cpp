@@ -57,10 +57,13 @@ TEST(TritonCache, KernelsWithLaunchParametersTargetAndArtifacts) {
 }
 
 TEST(TritonCache, TheCubinGoesThroughTheSassPathWhenTheToolExists) {
-    const fs::path dir = fs::temp_directory_path() / ("cko-triton-tool-" + std::to_string(::getpid()));
+    const fs::path dir =
+        fs::temp_directory_path() / ("cko-triton-tool-" + std::to_string(::getpid()));
     fs::create_directories(dir);
-    const std::string dump = fs::absolute("tests/fixtures/compiler/wgmma.sm_90a.cuobjdump.sass").string();
-    std::ofstream(dir / "cuobjdump") << "#!/bin/sh\n[ \"$1\" = --version ] && exit 0\ncat '" << dump << "'\n";
+    const std::string dump =
+        fs::absolute("tests/fixtures/compiler/wgmma.sm_90a.cuobjdump.sass").string();
+    std::ofstream(dir / "cuobjdump")
+        << "#!/bin/sh\n[ \"$1\" = --version ] && exit 0\ncat '" << dump << "'\n";
     ::chmod((dir / "cuobjdump").c_str(), 0755);
     TritonOptions o;
     o.sass.cuobjdump = (dir / "cuobjdump").string();
@@ -82,7 +85,8 @@ TEST(TritonCache, ADirectoryWithoutMetadataSaysWhereTritonWritesIt) {
 }
 
 TEST(TritonCache, ANonIntegerNumWarpsNamesTheFileAndField) {
-    const fs::path dir = fs::temp_directory_path() / ("cko-triton-bad-" + std::to_string(::getpid()));
+    const fs::path dir =
+        fs::temp_directory_path() / ("cko-triton-bad-" + std::to_string(::getpid()));
     fs::create_directories(dir / "K");
     std::ofstream(dir / "K" / "k.json") << R"({"name": "k", "num_warps": "4"})";
     try {
@@ -92,7 +96,8 @@ TEST(TritonCache, ANonIntegerNumWarpsNamesTheFileAndField) {
     } catch (const Error& e) {
         fs::remove_all(dir);
         EXPECT_EQ(e.code(), ErrorCode::malformed_input);
-        EXPECT_NE(std::string(e.what()).find("K/k.json: \"num_warps\""), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("K/k.json: \"num_warps\""), std::string::npos)
+            << e.what();
     }
 }
 

@@ -20,8 +20,8 @@ TEST(FactId, ExactIdsAreFoundWithTheirProducerAndUnit) {
 TEST(FactId, AWildcardStandsForOneNameSegmentOnly) {
     EXPECT_NE(lookup_fact_id("ncu.stall.long_scoreboard_pct"), nullptr);
     EXPECT_NE(lookup_fact_id("sass.opcode.HGMMA"), nullptr);
-    EXPECT_EQ(lookup_fact_id("ncu.stall._pct"), nullptr);        // empty middle
-    EXPECT_EQ(lookup_fact_id("ncu.stall.a.b_pct"), nullptr);     // a dot is not one segment
+    EXPECT_EQ(lookup_fact_id("ncu.stall._pct"), nullptr);         // empty middle
+    EXPECT_EQ(lookup_fact_id("ncu.stall.a.b_pct"), nullptr);      // a dot is not one segment
     EXPECT_EQ(lookup_fact_id("sass.opcode.LDG.E.128"), nullptr);  // opcodes are base opcodes
     EXPECT_TRUE(fact_id_matches("ncu.rule.*.estimated_speedup_pct",
                                 "ncu.rule.CPIStall.estimated_speedup_pct"));

@@ -25,7 +25,8 @@ TEST(NcuVocabulary, StallAndFlopFamiliesAreCovered) {
                                "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum"}) {
         const profile::ncu::MetricMeaning m = profile::ncu::classify_metric("", metric);
         ASSERT_FALSE(m.fact_id.empty()) << metric;
-        EXPECT_NE(lookup_fact_id(qualified_fact_id(Producer::ncu, m.fact_id)), nullptr) << m.fact_id;
+        EXPECT_NE(lookup_fact_id(qualified_fact_id(Producer::ncu, m.fact_id)), nullptr)
+            << m.fact_id;
     }
 }
 

@@ -26,7 +26,8 @@ public:
                     Json{{"path", std::string(file_)}, {"card", where_}, {"field", field}});
     }
 
-    void closed(const Json& obj, const std::string& field, std::initializer_list<std::string_view> keys) const {
+    void closed(const Json& obj, const std::string& field,
+                std::initializer_list<std::string_view> keys) const {
         if (!obj.is_object()) {
             fail(field, "must be an object");
         }
@@ -57,7 +58,8 @@ public:
         return it->get<std::string>();
     }
 
-    std::vector<std::string> texts(const Json& obj, const char* key, bool required, std::size_t min) const {
+    std::vector<std::string> texts(const Json& obj, const char* key, bool required,
+                                   std::size_t min) const {
         const auto it = obj.find(key);
         if (it == obj.end()) {
             if (required) {
@@ -128,14 +130,16 @@ IdentityConstraints read_identity(const Json& j, const CardReader& r) {
             r.fail("identity.families", "must be a non-empty list of families");
         }
         for (const Json& v : *f) {
-            const auto fam = v.is_string() ? arch_family_from_name(v.get<std::string>()) : std::nullopt;
+            const auto fam =
+                v.is_string() ? arch_family_from_name(v.get<std::string>()) : std::nullopt;
             if (!fam) {
                 std::string known;
                 for (std::string_view s : kArchFamilySpellings) {
                     known += known.empty() ? "" : ", ";
                     known += s;
                 }
-                r.fail("identity.families", fmt::format("{} is not a family; use one of {}", v.dump(), known));
+                r.fail("identity.families",
+                       fmt::format("{} is not a family; use one of {}", v.dump(), known));
             }
             c.families.push_back(*fam);
         }
@@ -149,7 +153,8 @@ IdentityConstraints read_identity(const Json& j, const CardReader& r) {
             }
             const auto v = it->is_string() ? parse_cc(it->get<std::string>()) : std::nullopt;
             if (!v) {
-                r.fail(std::string("identity.compute_capability.") + end, "must be \"MAJOR.MINOR\" such as \"9.0\"");
+                r.fail(std::string("identity.compute_capability.") + end,
+                       "must be \"MAJOR.MINOR\" such as \"9.0\"");
             }
             (std::string_view(end) == "min" ? c.cc_min : c.cc_max) = v;
         }
@@ -181,35 +186,53 @@ IdentityConstraints read_identity(const Json& j, const CardReader& r) {
 }  // namespace
 
 std::optional<Comparison> comparison_from_symbol(std::string_view s) noexcept {
-    if (s == "==") return Comparison::eq;
-    if (s == "!=") return Comparison::ne;
-    if (s == "<") return Comparison::lt;
-    if (s == "<=") return Comparison::le;
-    if (s == ">") return Comparison::gt;
-    if (s == ">=") return Comparison::ge;
+    if (s == "==")
+        return Comparison::eq;
+    if (s == "!=")
+        return Comparison::ne;
+    if (s == "<")
+        return Comparison::lt;
+    if (s == "<=")
+        return Comparison::le;
+    if (s == ">")
+        return Comparison::gt;
+    if (s == ">=")
+        return Comparison::ge;
     return std::nullopt;
 }
 
 std::string_view comparison_symbol(Comparison c) noexcept {
     switch (c) {
-        case Comparison::eq: return "==";
-        case Comparison::ne: return "!=";
-        case Comparison::lt: return "<";
-        case Comparison::le: return "<=";
-        case Comparison::gt: return ">";
-        case Comparison::ge: return ">=";
+    case Comparison::eq:
+        return "==";
+    case Comparison::ne:
+        return "!=";
+    case Comparison::lt:
+        return "<";
+    case Comparison::le:
+        return "<=";
+    case Comparison::gt:
+        return ">";
+    case Comparison::ge:
+        return ">=";
     }
     return "?";
 }
 
 bool compare(double v, Comparison c, double t) noexcept {
     switch (c) {
-        case Comparison::eq: return v == t;
-        case Comparison::ne: return v != t;
-        case Comparison::lt: return v < t;
-        case Comparison::le: return v <= t;
-        case Comparison::gt: return v > t;
-        case Comparison::ge: return v >= t;
+    case Comparison::eq:
+        return v == t;
+    case Comparison::ne:
+        return v != t;
+    case Comparison::lt:
+        return v < t;
+    case Comparison::le:
+        return v <= t;
+    case Comparison::gt:
+        return v > t;
+    case Comparison::ge:
+        return v >= t;
     }
     return false;
 }
@@ -220,13 +243,15 @@ Card card_from_json(const Json& j, std::string_view file, std::size_t index) {
         where = j["id"].get<std::string>();
     }
     const CardReader r(file, where);
-    r.closed(j, "", {"id", "title", "kind", "topics", "summary", "contract", "heuristic", "sources",
-                     "identity", "triggers", "trigger_mode", "last_reviewed"});
+    r.closed(j, "",
+             {"id", "title", "kind", "topics", "summary", "contract", "heuristic", "sources",
+              "identity", "triggers", "trigger_mode", "last_reviewed"});
     Card c;
     c.file = std::string(file);
     c.id = r.text(j, "id");
     for (char ch : c.id) {
-        if (!((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '.' || ch == '-' || ch == '_')) {
+        if (!((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '.' || ch == '-' ||
+              ch == '_')) {
             r.fail("id", "use lower-case letters, digits, '.', '-' and '_' only");
         }
     }
@@ -234,7 +259,9 @@ Card card_from_json(const Json& j, std::string_view file, std::size_t index) {
     const std::string kind = r.text(j, "kind");
     const auto k = card_kind_from_name(kind);
     if (!k) {
-        r.fail("kind", "must be \"contract\" (a primary source's claim) or \"heuristic\" (a direction to test)");
+        r.fail("kind",
+               "must be \"contract\" (a primary source's claim) or \"heuristic\" (a direction to "
+               "test)");
     }
     c.kind = *k;
     c.topics = r.texts(j, "topics", true, 1);
@@ -279,7 +306,8 @@ Card card_from_json(const Json& j, std::string_view file, std::size_t index) {
         }
         const auto h = j.find("heuristic");
         if (h == j.end()) {
-            r.fail("heuristic", "is required: {direction, cheapest_falsifier, competing_explanations}");
+            r.fail("heuristic",
+                   "is required: {direction, cheapest_falsifier, competing_explanations}");
         }
         r.closed(*h, "heuristic", {"direction", "cheapest_falsifier", "competing_explanations"});
         c.direction = r.text(*h, "direction");
@@ -300,9 +328,10 @@ Card card_from_json(const Json& j, std::string_view file, std::size_t index) {
             Trigger trig;
             trig.fact = tj.value("fact", "");
             if (fact::lookup_fact_id(trig.fact) == nullptr) {
-                r.fail(field + ".fact", fmt::format("\"{}\" is not in the fact vocabulary "
-                                                    "(src/cko/fact/fact_id.cpp; docs/knowledge.md lists it)",
-                                                    trig.fact));
+                r.fail(field + ".fact",
+                       fmt::format("\"{}\" is not in the fact vocabulary "
+                                   "(src/cko/fact/fact_id.cpp; docs/knowledge.md lists it)",
+                                   trig.fact));
             }
             const auto op = tj.contains("op") && tj["op"].is_string()
                                 ? comparison_from_symbol(tj["op"].get<std::string>())
@@ -334,15 +363,17 @@ Card card_from_json(const Json& j, std::string_view file, std::size_t index) {
 std::vector<Card> cards_from_document(const Json& doc, std::string_view file) {
     if (!doc.is_object() || doc.value("format_version", "") != "cko/knowledge-cards-v1" ||
         !doc.contains("cards") || !doc["cards"].is_array()) {
-        throw Error(ErrorCode::invalid_record,
-                    fmt::format("{}: a card file is {{\"format_version\": \"cko/knowledge-cards-v1\", "
-                                "\"cards\": [...]}}",
-                                file),
-                    Json{{"path", std::string(file)}});
+        throw Error(
+            ErrorCode::invalid_record,
+            fmt::format("{}: a card file is {{\"format_version\": \"cko/knowledge-cards-v1\", "
+                        "\"cards\": [...]}}",
+                        file),
+            Json{{"path", std::string(file)}});
     }
     for (const auto& [key, value] : doc.items()) {
         if (key != "format_version" && key != "cards") {
-            throw Error(ErrorCode::invalid_record, fmt::format("{}: unknown top-level key \"{}\"", file, key),
+            throw Error(ErrorCode::invalid_record,
+                        fmt::format("{}: unknown top-level key \"{}\"", file, key),
                         Json{{"path", std::string(file)}, {"field", key}});
         }
     }
@@ -364,7 +395,8 @@ std::vector<Card> load_cards(const std::string& dir) {
     } else {
         std::error_code ec;
         if (!fs::is_directory(dir, ec)) {
-            throw Error(ErrorCode::not_found, fmt::format("--cards {}: not a directory of card files", dir),
+            throw Error(ErrorCode::not_found,
+                        fmt::format("--cards {}: not a directory of card files", dir),
                         Json{{"path", dir}});
         }
         std::vector<fs::path> files;
@@ -382,17 +414,19 @@ std::vector<Card> load_cards(const std::string& dir) {
     std::set<std::string> ids;
     for (const Card& c : cards) {
         if (!ids.insert(c.id).second) {
-            throw Error(ErrorCode::invalid_record,
-                        fmt::format("{}: card id \"{}\" is used twice; ids must be unique", c.file, c.id),
-                        Json{{"path", c.file}, {"card", c.id}});
+            throw Error(
+                ErrorCode::invalid_record,
+                fmt::format("{}: card id \"{}\" is used twice; ids must be unique", c.file, c.id),
+                Json{{"path", c.file}, {"card", c.id}});
         }
     }
     return cards;
 }
 
 Json card_to_json(const Card& c) {
-    Json out{{"id", c.id}, {"title", c.title}, {"kind", std::string(card_kind_name(c.kind))},
-             {"topics", c.topics}, {"summary", c.summary}, {"last_reviewed", c.last_reviewed}};
+    Json out{
+        {"id", c.id},         {"title", c.title},     {"kind", std::string(card_kind_name(c.kind))},
+        {"topics", c.topics}, {"summary", c.summary}, {"last_reviewed", c.last_reviewed}};
     Json sources = Json::array();
     for (const SourceRef& s : c.sources) {
         sources.push_back(Json{{"url", s.url}, {"title", s.title}});

@@ -37,13 +37,15 @@ TEST(Card, AContractReadsWithItsSourceAndConstraints) {
 TEST(Card, EveryMistakeNamesTheCardAndTheField) {
     Json j = contract();
     j["sources"] = Json::array();
-    EXPECT_NE(error_of(j).find("t.contract.sources: a contract card needs the URL"), std::string::npos);
+    EXPECT_NE(error_of(j).find("t.contract.sources: a contract card needs the URL"),
+              std::string::npos);
     j = contract();
     j["sources"][0]["url"] = "http://example.com/x";
     EXPECT_NE(error_of(j).find("sources[0].url"), std::string::npos);
     j = contract();
     j["triggers"][0]["fact"] = "ncu.spill_bytes";
-    EXPECT_NE(error_of(j).find("\"ncu.spill_bytes\" is not in the fact vocabulary"), std::string::npos);
+    EXPECT_NE(error_of(j).find("\"ncu.spill_bytes\" is not in the fact vocabulary"),
+              std::string::npos);
     j = contract();
     j["triggers"][0]["op"] = "=~";
     EXPECT_NE(error_of(j).find("triggers[0].op"), std::string::npos);

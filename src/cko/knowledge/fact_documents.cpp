@@ -63,7 +63,8 @@ void add_fact_document(FactSet& set, const Json& doc, const std::string& file) {
         }
     } else if (format == "cko/triton-cache-v1") {
         for (const Json& k : doc.value("kernels", Json::array())) {
-            add_facts(set, k.value("facts", Json::array()), fact::Producer::triton, text(k, "name"), file);
+            add_facts(set, k.value("facts", Json::array()), fact::Producer::triton, text(k, "name"),
+                      file);
             if (k.contains("sass") && k["sass"].is_object()) {
                 add_sass_kernels(set, k["sass"], file);
             }
@@ -80,16 +81,18 @@ void add_fact_document(FactSet& set, const Json& doc, const std::string& file) {
             add_facts(set, Json::array({f}), spec->producer, text(f, "scope"), file);
         }
         if (set.facts.size() + set.outside_vocabulary == before) {
-            throw Error(ErrorCode::unsupported_format, fmt::format("--facts {}: its facts list is empty", file),
+            throw Error(ErrorCode::unsupported_format,
+                        fmt::format("--facts {}: its facts list is empty", file),
                         Json{{"path", file}});
         }
     } else {
-        throw Error(ErrorCode::unsupported_format,
-                    fmt::format("--facts {}: format_version \"{}\" holds no facts cko reads; pass the "
-                                "--json output of `cko profile ncu`, `cko sass`, `cko ptxas` or "
-                                "`cko triton` (or a document with a top-level \"facts\" list)",
-                                file, format),
-                    Json{{"path", file}, {"format_version", format}});
+        throw Error(
+            ErrorCode::unsupported_format,
+            fmt::format("--facts {}: format_version \"{}\" holds no facts cko reads; pass the "
+                        "--json output of `cko profile ncu`, `cko sass`, `cko ptxas` or "
+                        "`cko triton` (or a document with a top-level \"facts\" list)",
+                        file, format),
+            Json{{"path", file}, {"format_version", format}});
     }
     set.documents.push_back(fmt::format("{} ({})", file, format.empty() ? "facts" : format));
 }

@@ -9,10 +9,10 @@
 namespace cko::knowledge {
 
 struct ObservedFact {
-    std::string id;     // in the vocabulary: "ncu.stall.long_scoreboard_pct", "sass.has.hgmma"
+    std::string id;  // in the vocabulary: "ncu.stall.long_scoreboard_pct", "sass.has.hgmma"
     double value = 0;
     std::string unit;
-    std::string scope;  // the kernel (and launch or architecture) it belongs to
+    std::string scope;     // the kernel (and launch or architecture) it belongs to
     std::string document;  // the file it was read from
 };
 

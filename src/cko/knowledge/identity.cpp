@@ -97,7 +97,9 @@ std::strong_ordering operator<=>(const Version& a, const Version& b) noexcept {
     return std::strong_ordering::equal;
 }
 
-std::string ComputeCapability::text() const { return fmt::format("{}.{}", major, minor); }
+std::string ComputeCapability::text() const {
+    return fmt::format("{}.{}", major, minor);
+}
 
 std::optional<ArchFamily> family_of(const ComputeCapability& cc) noexcept {
     for (const FamilyRange& r : kFamilies) {
@@ -193,11 +195,12 @@ Identity identity_from_doctor(const Json& doctor, std::string_view file) {
         }
     }
     if (ccs.size() > 1) {
-        throw Error(ErrorCode::invalid_argument,
-                    fmt::format("--doctor {}: identity.gpus have different compute capabilities ({}); "
-                                "pick one with --cc",
-                                file, fmt::join(ccs, ", ")),
-                    Json{{"path", std::string(file)}, {"field", "identity.gpus[].compute_capability"}});
+        throw Error(
+            ErrorCode::invalid_argument,
+            fmt::format("--doctor {}: identity.gpus have different compute capabilities ({}); "
+                        "pick one with --cc",
+                        file, fmt::join(ccs, ", ")),
+            Json{{"path", std::string(file)}, {"field", "identity.gpus[].compute_capability"}});
     }
     if (ccs.size() == 1) {
         out.cc = parse_cc(ccs.front());

@@ -13,7 +13,8 @@
 namespace cko::knowledge {
 
 // Architecture families, each a compute-capability range (see family_range): never a list of SMs.
-#define CKO_ARCH_FAMILIES(X) X(volta) X(turing) X(ampere) X(ada) X(hopper) X(blackwell) X(blackwell_consumer)
+#define CKO_ARCH_FAMILIES(X) \
+    X(volta) X(turing) X(ampere) X(ada) X(hopper) X(blackwell) X(blackwell_consumer)
 CKO_CLOSED_ENUM(ArchFamily, CKO_ARCH_FAMILIES, arch_family_name, arch_family_from_name)
 #undef CKO_ARCH_FAMILIES
 
@@ -41,10 +42,10 @@ struct ComputeCapability {
 struct Identity {
     std::string arch;  // "sm_90a" as given (suffix kept), or derived "sm_90"
     std::optional<ComputeCapability> cc;
-    std::optional<Version> cuda;    // the CUDA toolkit / runtime
-    std::optional<Version> driver;  // the NVIDIA driver
+    std::optional<Version> cuda;                // the CUDA toolkit / runtime
+    std::optional<Version> driver;              // the NVIDIA driver
     std::map<std::string, Version> frameworks;  // torch, triton, vllm, ... (canonical names)
-    std::string source;  // "flags", "doctor:<file>", or both
+    std::string source;                         // "flags", "doctor:<file>", or both
 
     [[nodiscard]] Json to_json() const;
 };

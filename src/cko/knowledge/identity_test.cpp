@@ -1,4 +1,5 @@
-// Identity: versions, compute capabilities from arch spellings, families by range, doctor documents.
+// Identity: versions, compute capabilities from arch spellings, families by range, doctor
+// documents.
 #include "cko/knowledge/identity.hpp"
 
 #include "cko/util/error.hpp"
@@ -50,7 +51,8 @@ TEST(Identity, GpusOfDifferentComputeCapabilitiesMustBeChosenBetween) {
     const Json doctor = Json::parse(R"({"format_version": "cko/doctor-v1", "identity": {
         "gpus": [{"compute_capability": "9.0"}, {"compute_capability": "8.0"}]}})");
     EXPECT_THROW((void)identity_from_doctor(doctor, "d.json"), Error);
-    EXPECT_THROW((void)identity_from_doctor(Json::parse(R"({"format_version": "x"})"), "d.json"), Error);
+    EXPECT_THROW((void)identity_from_doctor(Json::parse(R"({"format_version": "x"})"), "d.json"),
+                 Error);
 }
 
 TEST(Identity, FrameworkNamesHaveOneSpelling) {

@@ -30,7 +30,8 @@ bool within(const Version& v, const VersionRange& r) {
     return true;
 }
 
-void version_reason(std::vector<Reason>& out, const std::string& field, const std::optional<VersionRange>& range,
+void version_reason(std::vector<Reason>& out, const std::string& field,
+                    const std::optional<VersionRange>& range,
                     const std::optional<Version>& actual) {
     if (!range) {
         return;
@@ -56,8 +57,10 @@ void identity_reasons(const Card& card, const Identity& id, std::vector<Reason>&
             const auto fam = family_of(*id.cc);
             r.actual = fam ? fmt::format("{} ({})", arch_family_name(*fam), id.cc->text())
                            : fmt::format("no known family ({})", id.cc->text());
-            r.status = fam && std::find(c.families.begin(), c.families.end(), *fam) != c.families.end() ? "holds"
-                                                                                                          : "fails";
+            r.status =
+                fam && std::find(c.families.begin(), c.families.end(), *fam) != c.families.end()
+                    ? "holds"
+                    : "fails";
         }
         out.push_back(std::move(r));
     }
@@ -65,11 +68,17 @@ void identity_reasons(const Card& card, const Identity& id, std::vector<Reason>&
         const auto v = [](const std::optional<ComputeCapability>& cc) {
             return cc ? std::optional<Version>(cc->version()) : std::nullopt;
         };
-        Reason r{"identity.compute_capability", "unknown", range_text(v(c.cc_min), v(c.cc_max)), "not given", {}};
+        Reason r{"identity.compute_capability",
+                 "unknown",
+                 range_text(v(c.cc_min), v(c.cc_max)),
+                 "not given",
+                 {}};
         if (id.cc) {
-            r.actual = id.arch.empty() ? id.cc->text() : fmt::format("{} ({})", id.cc->text(), id.arch);
+            r.actual =
+                id.arch.empty() ? id.cc->text() : fmt::format("{} ({})", id.cc->text(), id.arch);
             const Version have = id.cc->version();
-            const bool ok = (!c.cc_min || !(have < c.cc_min->version())) && (!c.cc_max || !(c.cc_max->version() < have));
+            const bool ok = (!c.cc_min || !(have < c.cc_min->version())) &&
+                            (!c.cc_max || !(c.cc_max->version() < have));
             r.status = ok ? "holds" : "fails";
         }
         out.push_back(std::move(r));
@@ -78,16 +87,20 @@ void identity_reasons(const Card& card, const Identity& id, std::vector<Reason>&
     version_reason(out, "identity.driver", c.driver, id.driver);
     for (const auto& [name, range] : c.frameworks) {
         const auto it = id.frameworks.find(name);
-        version_reason(out, "identity.frameworks." + name, range,
-                       it == id.frameworks.end() ? std::nullopt : std::optional<Version>(it->second));
+        version_reason(
+            out, "identity.frameworks." + name, range,
+            it == id.frameworks.end() ? std::nullopt : std::optional<Version>(it->second));
     }
 }
 
-std::string number(double v) { return fmt::format("{:g}", v); }
+std::string number(double v) {
+    return fmt::format("{:g}", v);
+}
 
 Reason trigger_reason(const Trigger& t, std::size_t index, const FactSet& facts, bool facts_given) {
     Reason r;
-    r.field = fmt::format("triggers[{}] {} {} {}", index, t.fact, comparison_symbol(t.op), number(t.value));
+    r.field = fmt::format("triggers[{}] {} {} {}", index, t.fact, comparison_symbol(t.op),
+                          number(t.value));
     r.expected = fmt::format("{} {}", comparison_symbol(t.op), number(t.value));
     std::size_t seen = 0;
     double lo = 0;
@@ -108,14 +121,17 @@ Reason trigger_reason(const Trigger& t, std::size_t index, const FactSet& facts,
         r.actual = facts_given ? "no such fact in the documents given" : "no facts given (--facts)";
     } else {
         r.status = r.facts.empty() ? "not_fired" : "fired";
-        r.actual = seen == 1 ? number(lo) : fmt::format("{} facts, {} .. {}", seen, number(lo), number(hi));
+        r.actual = seen == 1 ? number(lo)
+                             : fmt::format("{} facts, {} .. {}", seen, number(lo), number(hi));
     }
     return r;
 }
 
 constexpr std::size_t kShownFacts = 5;  // per trigger in the output; facts_fired counts them all
 
-int order(Applicability a) { return static_cast<int>(a); }
+int order(Applicability a) {
+    return static_cast<int>(a);
+}
 
 // "scale_naive(const float *, ...) (launch 0)" and "scale_naive(float const*, ...) [sm_90]" are one
 // kernel: the name before the parameter list (or before the scope's bracket).
@@ -140,7 +156,9 @@ bool same_kernel_fires(std::vector<Reason>& reasons, std::size_t first) {
         for (const ObservedFact& f : reasons[i].facts) {
             here.push_back(kernel_key(f.scope));
         }
-        std::erase_if(common, [&](const std::string& k) { return std::find(here.begin(), here.end(), k) == here.end(); });
+        std::erase_if(common, [&](const std::string& k) {
+            return std::find(here.begin(), here.end(), k) == here.end();
+        });
     }
     if (common.empty()) {
         for (std::size_t i = first; i < reasons.size(); ++i) {
@@ -159,8 +177,8 @@ bool same_kernel_fires(std::vector<Reason>& reasons, std::size_t first) {
 
 }  // namespace
 
-QueryResult query_cards(const std::vector<Card>& cards, const Identity& identity, const FactSet& facts,
-                        bool facts_given) {
+QueryResult query_cards(const std::vector<Card>& cards, const Identity& identity,
+                        const FactSet& facts, bool facts_given) {
     QueryResult result;
     result.facts_given = facts_given;
     for (const Card& card : cards) {
@@ -188,8 +206,12 @@ QueryResult query_cards(const std::vector<Card>& cards, const Identity& identity
             // triggers is general knowledge, applicable on its identity alone when no facts are.
             triggered = !facts_given;
             if (facts_given) {
-                a.reasons.push_back(Reason{"triggers", "none", "a trigger over the facts given",
-                                           "the card has no trigger: the facts say nothing about it", {}});
+                a.reasons.push_back(
+                    Reason{"triggers",
+                           "none",
+                           "a trigger over the facts given",
+                           "the card has no trigger: the facts say nothing about it",
+                           {}});
             }
         }
         if (fails) {
@@ -202,13 +224,16 @@ QueryResult query_cards(const std::vector<Card>& cards, const Identity& identity
         ++result.count[order(a.applicability)];
         result.answers.push_back(std::move(a));
     }
-    std::stable_sort(result.answers.begin(), result.answers.end(), [](const CardAnswer& x, const CardAnswer& y) {
-        return std::make_pair(order(x.applicability), x.card->id) < std::make_pair(order(y.applicability), y.card->id);
-    });
+    std::stable_sort(result.answers.begin(), result.answers.end(),
+                     [](const CardAnswer& x, const CardAnswer& y) {
+                         return std::make_pair(order(x.applicability), x.card->id) <
+                                std::make_pair(order(y.applicability), y.card->id);
+                     });
     return result;
 }
 
-Json query_result_to_json(const QueryResult& result, const Identity& identity, const FactSet& facts) {
+Json query_result_to_json(const QueryResult& result, const Identity& identity,
+                          const FactSet& facts) {
     Json answers = Json::array();
     for (const CardAnswer& a : result.answers) {
         Json reasons = Json::array();
@@ -216,10 +241,16 @@ Json query_result_to_json(const QueryResult& result, const Identity& identity, c
             Json fired = Json::array();
             for (std::size_t i = 0; i < r.facts.size() && i < kShownFacts; ++i) {
                 const ObservedFact& f = r.facts[i];
-                fired.push_back(Json{{"id", f.id}, {"value", f.value}, {"unit", f.unit}, {"scope", f.scope},
+                fired.push_back(Json{{"id", f.id},
+                                     {"value", f.value},
+                                     {"unit", f.unit},
+                                     {"scope", f.scope},
                                      {"document", f.document}});
             }
-            Json reason{{"field", r.field}, {"status", r.status}, {"expected", r.expected}, {"actual", r.actual}};
+            Json reason{{"field", r.field},
+                        {"status", r.status},
+                        {"expected", r.expected},
+                        {"actual", r.actual}};
             if (!fired.empty()) {
                 reason["facts"] = fired;
                 reason["facts_fired"] = r.facts.size();
@@ -232,18 +263,21 @@ Json query_result_to_json(const QueryResult& result, const Identity& identity, c
         answers.push_back(std::move(card));
     }
     const std::size_t applicable = result.count[0];
-    return Json{{"format_version", "cko/knowledge-answer-v1"},
-                {"identity", identity.to_json()},
-                {"fact_documents", facts.documents},
-                {"facts_read", facts.facts.size()},
-                {"facts_outside_vocabulary", facts.outside_vocabulary},
-                {"counts",
-                 {{"applicable", result.count[0]}, {"related", result.count[1]}, {"not_applicable", result.count[2]}}},
-                {"note", applicable == 0
-                             ? "no card is applicable: that is an answer, not a blocker; knowledge only "
-                               "suggests, local measurement decides"
-                             : "cards are listed by class and id; none is chosen for you"},
-                {"cards", answers}};
+    return Json{
+        {"format_version", "cko/knowledge-answer-v1"},
+        {"identity", identity.to_json()},
+        {"fact_documents", facts.documents},
+        {"facts_read", facts.facts.size()},
+        {"facts_outside_vocabulary", facts.outside_vocabulary},
+        {"counts",
+         {{"applicable", result.count[0]},
+          {"related", result.count[1]},
+          {"not_applicable", result.count[2]}}},
+        {"note", applicable == 0
+                     ? "no card is applicable: that is an answer, not a blocker; knowledge only "
+                       "suggests, local measurement decides"
+                     : "cards are listed by class and id; none is chosen for you"},
+        {"cards", answers}};
 }
 
 }  // namespace cko::knowledge

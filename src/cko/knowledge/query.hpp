@@ -19,7 +19,7 @@ CKO_CLOSED_ENUM(Applicability, CKO_APPLICABILITY, applicability_name, applicabil
 // "fired_elsewhere" (trigger_mode all: each fired, never all on one kernel) and "none" (the card
 // has no trigger while facts were given).
 struct Reason {
-    std::string field;     // "identity.compute_capability", "triggers[0] ncu.stall.wait_pct > 30"
+    std::string field;  // "identity.compute_capability", "triggers[0] ncu.stall.wait_pct > 30"
     std::string status;
     std::string expected;
     std::string actual;

@@ -6,14 +6,18 @@
 namespace cko::knowledge {
 namespace {
 
-Card card(const std::string& json) { return card_from_json(Json::parse(json), "t.json", 0); }
+Card card(const std::string& json) {
+    return card_from_json(Json::parse(json), "t.json", 0);
+}
 
-const std::string kHopperTma = R"({"id": "hopper.tma", "title": "t", "kind": "heuristic", "topics": ["tma"],
+const std::string kHopperTma =
+    R"({"id": "hopper.tma", "title": "t", "kind": "heuristic", "topics": ["tma"],
     "summary": "s", "heuristic": {"direction": "d", "cheapest_falsifier": "f", "competing_explanations": ["e"]},
     "identity": {"families": ["hopper", "blackwell"], "cuda": {"min": "12.0"}},
     "triggers": [{"fact": "ncu.stall.long_scoreboard_pct", "op": ">", "value": 30}],
     "last_reviewed": "2026-12-01"})";
-const std::string kTorch = R"({"id": "torch.compile", "title": "t", "kind": "heuristic", "topics": ["pytorch"],
+const std::string kTorch =
+    R"({"id": "torch.compile", "title": "t", "kind": "heuristic", "topics": ["pytorch"],
     "summary": "s", "heuristic": {"direction": "d", "cheapest_falsifier": "f", "competing_explanations": ["e"]},
     "identity": {"frameworks": {"torch": {"min": "2.0", "max": "2"}}},
     "last_reviewed": "2026-12-01"})";
@@ -28,7 +32,8 @@ Identity h200() {
 
 FactSet facts(double long_scoreboard) {
     FactSet s;
-    s.facts.push_back({"ncu.stall.long_scoreboard_pct", long_scoreboard, "%", "k (launch 0)", "r.json"});
+    s.facts.push_back(
+        {"ncu.stall.long_scoreboard_pct", long_scoreboard, "%", "k (launch 0)", "r.json"});
     return s;
 }
 
@@ -75,10 +80,12 @@ TEST(Query, AKnownIdentityOutsideTheConstraintIsNotApplicable) {
 
 TEST(Query, AnUnknownFrameworkIsRelatedNeverAMismatch) {
     const std::vector<Card> cards = {card(kTorch)};
-    EXPECT_EQ(query_cards(cards, h200(), {}, false).answers[0].applicability, Applicability::related);
+    EXPECT_EQ(query_cards(cards, h200(), {}, false).answers[0].applicability,
+              Applicability::related);
     Identity with_torch = h200();
     with_torch.frameworks["torch"] = *Version::parse("2.11.0+cu130");
-    EXPECT_EQ(query_cards(cards, with_torch, {}, false).answers[0].applicability, Applicability::applicable);
+    EXPECT_EQ(query_cards(cards, with_torch, {}, false).answers[0].applicability,
+              Applicability::applicable);
     with_torch.frameworks["torch"] = *Version::parse("3.0");
     EXPECT_EQ(query_cards(cards, with_torch, {}, false).answers[0].applicability,
               Applicability::not_applicable);  // max "2" holds every 2.x, not 3.0
