@@ -30,10 +30,12 @@ std::vector<std::unique_ptr<Verb>>& verbs() {
 
 bool g_json_output = false;
 
+// The last parsed verb: a verb may hold another (`cko sass diff`), and the inner one is registered
+// after its parent.
 Verb* selected_verb() {
-    for (auto& verb : verbs()) {
-        if (verb->app->parsed()) {
-            return verb.get();
+    for (auto it = verbs().rbegin(); it != verbs().rend(); ++it) {
+        if ((*it)->app->parsed()) {
+            return it->get();
         }
     }
     return nullptr;
@@ -235,6 +237,8 @@ void build_app(CLI::App& app) {
     auto* profile = app.add_subcommand("profile", "Profiler evidence: parse reports into facts");
     profile->require_subcommand(1);
     register_profile(*profile);
+    register_compiler(app);
+    register_knowledge(app);
 }
 
 }  // namespace

@@ -13,5 +13,7 @@ void register_doctor(CLI::App& app);  // doctor_cmd.cpp: doctor
 void register_profile(CLI::App& profile);
 void register_profile_ncu(CLI::App& profile);     // profile_ncu_cmd.cpp
 void register_profile_traces(CLI::App& profile);  // profile_trace_cmd.cpp
+void register_compiler(CLI::App& app);   // compiler_cmd.cpp: ptxas, sass, sass diff, triton
+void register_knowledge(CLI::App& app);  // knowledge_cmd.cpp: knowledge query
 
 }  // namespace cko::cli

@@ -1,0 +1,214 @@
+// `cko ptxas LOG`, `cko sass FILE`, `cko sass diff A B`, `cko triton DIR`: compiler evidence verbs.
+#include "cko/cli/command.hpp"
+#include "cko/cli/verbs.hpp"
+#include "cko/compiler/ptxas_log.hpp"
+#include "cko/compiler/sass_diff.hpp"
+#include "cko/compiler/sass_input.hpp"
+#include "cko/compiler/sass_signatures.hpp"
+#include "cko/compiler/text_input.hpp"
+#include "cko/compiler/triton_cache.hpp"
+#include "cko/util/error.hpp"
+
+#include <fmt/format.h>
+
+#include <memory>
+
+namespace cko::cli {
+namespace {
+
+using compiler::PtxasFunction;
+using compiler::SassReport;
+
+void require_value(const std::string& value, const char* name, const char* usage) {
+    if (value.empty()) {
+        throw Error(ErrorCode::usage, fmt::format("{} is required: {}", name, usage));
+    }
+}
+
+std::string shorten(const std::string& name, std::size_t width) {
+    const std::string base = name.substr(0, name.find('('));
+    return base.size() > width ? base.substr(0, width - 1) + "~" : base;
+}
+
+std::string opt_text(const std::optional<std::int64_t>& v) {
+    return v ? std::to_string(*v) : "-";
+}
+
+std::string ptxas_text(const compiler::PtxasReport& r) {
+    std::string out =
+        fmt::format("{}: {} functions (sha256 {})\n",
+                    r.source.dialect == "cuobjdump-res-usage" ? "cuobjdump -res-usage" : "ptxas -v",
+                    r.functions.size(), r.source.report_sha256.substr(0, 12));
+    out += fmt::format("{:<28} {:<8} {:>5} {:>4} {:>6} {:>7} {:>7} {:>7} {:>6}\n", "function",
+                       "arch", "regs", "bar", "stack", "spill-s", "spill-l", "smem", "cmem");
+    for (const PtxasFunction& f : r.functions) {
+        std::int64_t cmem = 0;
+        for (const auto& [bank, bytes] : f.constant_bytes) {
+            cmem += bytes;
+        }
+        out += fmt::format("{:<28} {:<8} {:>5} {:>4} {:>6} {:>7} {:>7} {:>7} {:>6}{}\n",
+                           shorten(f.name, 28), f.arch, opt_text(f.registers), opt_text(f.barriers),
+                           opt_text(f.stack_frame_bytes), opt_text(f.spill_stores_bytes),
+                           opt_text(f.spill_loads_bytes), opt_text(f.shared_bytes),
+                           f.constant_bytes.empty() ? "-" : std::to_string(cmem),
+                           f.entry ? "" : "  (device function)");
+    }
+    for (const std::string& w : r.warnings) {
+        out += "warning: " + w + "\n";
+    }
+    for (const std::string& e : r.errors) {
+        out += "error: " + e + "\n";
+    }
+    return out;
+}
+
+std::string signature_list(const compiler::SassKernel& k) {
+    std::string out;
+    for (const compiler::SassSignature& sig : compiler::sass_signatures()) {
+        const std::uint64_t n = compiler::signature_count(sig, k);
+        if (n > 0 && sig.name != "tensor_core") {
+            out += fmt::format("{}{}={}", out.empty() ? "" : " ", sig.name, n);
+        }
+    }
+    return out.empty() ? "-" : out;
+}
+
+std::string sass_text(const SassReport& r) {
+    std::string out =
+        fmt::format("SASS ({}, {}{}): {} kernels, architectures {}\n", r.source.dialect,
+                    r.input_kind == "binary" ? "disassembled by cuobjdump " : "text",
+                    r.input_kind == "binary" ? r.source.tool_version : "", r.listing.kernels.size(),
+                    fmt::join(r.listing.architectures, ", "));
+    out += fmt::format("{:<28} {:<8} {:>6}  {}\n", "kernel", "arch", "insts", "signatures");
+    for (const compiler::SassKernel& k : r.listing.kernels) {
+        out += fmt::format("{:<28} {:<8} {:>6}  {}\n", shorten(k.name, 28),
+                           k.arch.empty() ? "-" : k.arch, k.instructions, signature_list(k));
+    }
+    if (r.listing.unrecognized_lines > 0) {
+        out += fmt::format("{} lines not recognised (kept out of every count), first: {}\n",
+                           r.listing.unrecognized_lines, r.listing.first_unrecognized.front());
+    }
+    return out;
+}
+
+std::string diff_text(const compiler::SassDiff& d) {
+    std::string out = fmt::format("{} kernels in both, {} only in A, {} only in B\n",
+                                  d.kernels.size(), d.only_in_a.size(), d.only_in_b.size());
+    for (const compiler::SassKernelDiff& k : d.kernels) {
+        out += fmt::format("  {} [{}]: {} -> {} instructions", shorten(k.name, 40), k.arch,
+                           k.instructions_a, k.instructions_b);
+        for (const compiler::CountChange& c : k.signatures) {
+            out += fmt::format("; {} {} -> {}", c.name, c.a, c.b);
+        }
+        out += "\n";
+    }
+    for (const auto& [symbol, arch] : d.only_in_a) {
+        out += fmt::format("  only in A: {} [{}]\n", shorten(compiler::demangle(symbol), 40), arch);
+    }
+    for (const auto& [symbol, arch] : d.only_in_b) {
+        out += fmt::format("  only in B: {} [{}]\n", shorten(compiler::demangle(symbol), 40), arch);
+    }
+    return out;
+}
+
+std::string triton_text(const compiler::TritonCache& c) {
+    std::string out = fmt::format("Triton cache {}: {} kernels\n", c.directory, c.kernels.size());
+    out += fmt::format("{:<24} {:>5} {:>6} {:>4} {:>7} {:<8} {:<8} {}\n", "kernel", "warps",
+                       "stages", "ctas", "shared", "arch", "ptx", "artifacts");
+    for (const compiler::TritonKernel& k : c.kernels) {
+        std::string stages;
+        for (const compiler::TritonArtifact& a : k.artifacts) {
+            stages += stages.empty() ? "" : ",";
+            stages += a.stage;
+        }
+        out +=
+            fmt::format("{:<24} {:>5} {:>6} {:>4} {:>7} {:<8} {:<8} {}\n", shorten(k.name, 24),
+                        opt_text(k.num_warps), opt_text(k.num_stages), opt_text(k.num_ctas),
+                        opt_text(k.shared_bytes), k.arch.empty() ? "-" : k.arch,
+                        k.ptx_target.empty() ? "-" : k.ptx_target, stages.empty() ? "-" : stages);
+        if (k.sass) {
+            for (const compiler::SassKernel& s : k.sass->listing.kernels) {
+                out += fmt::format("    SASS {} [{}]: {} instructions; {}\n", shorten(s.name, 24),
+                                   s.arch, s.instructions, signature_list(s));
+            }
+        } else {
+            out += "    " + k.sass_note + "\n";
+        }
+    }
+    return out;
+}
+
+struct SassArgs {
+    std::string file;
+    std::string a;
+    std::string b;
+    std::string cuobjdump = "cuobjdump";
+    bool no_sass = false;
+};
+
+compiler::SassInputOptions sass_options(const SassArgs& args) {
+    compiler::SassInputOptions o;
+    o.cuobjdump = args.cuobjdump;
+    return o;
+}
+
+}  // namespace
+
+void register_compiler(CLI::App& app) {
+    auto ptxas = std::make_shared<std::string>();
+    CLI::App* p = add_verb(
+        app, "ptxas", "Resource usage per function from ptxas -v or cuobjdump -res-usage output",
+        [ptxas] {
+            require_value(*ptxas, "LOG", "cko ptxas LOG (the stderr of nvcc -Xptxas -v)");
+            const compiler::TextInput in = compiler::read_text_input(*ptxas, 64 << 20, "ptxas log");
+            const compiler::PtxasReport r =
+                compiler::parse_resource_report(in.text, in.sha256, in.path);
+            return CommandResult{ptxas_text(r), compiler::ptxas_report_to_json(r), 0};
+        });
+    p->add_option(
+        "log", *ptxas,
+        "stderr of nvcc -Xptxas -v (or ptxas -v), CUDA 11-13, or cuobjdump -res-usage output");
+
+    auto args = std::make_shared<SassArgs>();
+    CLI::App* sass =
+        add_verb(app, "sass", "Instruction mix and signatures of SASS (text or binary)", [args] {
+            require_value(
+                args->file, "FILE",
+                "cko sass FILE (a cuobjdump/nvdisasm dump, a cubin, a fatbin or an executable)");
+            const SassReport r = compiler::load_sass(args->file, sass_options(*args));
+            return CommandResult{sass_text(r), compiler::sass_report_to_json(r), 0};
+        });
+    sass->add_option("file", args->file, "cuobjdump --dump-sass / nvdisasm text, or a CUDA binary");
+    sass->add_option("--cuobjdump", args->cuobjdump,
+                     "The disassembler for binaries (default: cuobjdump)");
+
+    CLI::App* diff =
+        add_verb(*sass, "diff", "Compare the SASS of two builds kernel by kernel", [args] {
+            require_value(args->a, "A", "cko sass diff A B");
+            require_value(args->b, "B", "cko sass diff A B");
+            const SassReport a = compiler::load_sass(args->a, sass_options(*args));
+            const SassReport b = compiler::load_sass(args->b, sass_options(*args));
+            const compiler::SassDiff d = compiler::diff_sass(a, b);
+            return CommandResult{diff_text(d), compiler::sass_diff_to_json(d, a, b), 0};
+        });
+    diff->add_option("a", args->a, "SASS text or binary of the reference build");
+    diff->add_option("b", args->b, "SASS text or binary of the candidate build");
+    diff->add_option("--cuobjdump", args->cuobjdump,
+                     "The disassembler for binaries (default: cuobjdump)");
+
+    CLI::App* triton = add_verb(app, "triton", "Kernels of a Triton cache directory", [args] {
+        require_value(args->file, "DIR",
+                      "cko triton DIR (a Triton cache: $TRITON_CACHE_DIR, ~/.triton/cache)");
+        compiler::TritonOptions o;
+        o.disassemble = !args->no_sass;
+        o.sass = sass_options(*args);
+        const compiler::TritonCache c = compiler::read_triton_cache(args->file, o);
+        return CommandResult{triton_text(c), compiler::triton_cache_to_json(c), 0};
+    });
+    triton->add_option("dir", args->file, "The cache directory");
+    triton->add_option("--cuobjdump", args->cuobjdump,
+                       "The disassembler for cubins (default: cuobjdump)");
+    triton->add_flag("--no-sass", args->no_sass, "Do not disassemble cubins");
+}
+
+}  // namespace cko::cli

@@ -1,0 +1,105 @@
+// Triton caches: a real Triton 3.6 entry, a 2.x-shaped one, the cubin through the SASS path.
+#include "cko/compiler/triton_cache.hpp"
+
+#include "cko/util/error.hpp"
+
+#include <gtest/gtest.h>
+
+#include <sys/stat.h>
+#include <unistd.h>
+#include <filesystem>
+#include <fstream>
+
+namespace cko::compiler {
+namespace {
+
+namespace fs = std::filesystem;
+const fs::path kCache = "tests/fixtures/compiler/triton-cache";
+
+TritonOptions no_sass() {
+    TritonOptions o;
+    o.disassemble = false;
+    return o;
+}
+
+TEST(TritonCache, KernelsWithLaunchParametersTargetAndArtifacts) {
+    const TritonCache c = read_triton_cache(kCache, no_sass());
+    ASSERT_EQ(c.kernels.size(), 2u);
+    EXPECT_EQ(c.other_json_files, 1u);  // the __grp__ file
+    const TritonKernel& add = c.kernels[0];
+    EXPECT_EQ(add.name, "add_kernel");
+    EXPECT_EQ(add.num_warps, 4);
+    EXPECT_EQ(add.num_stages, 2);
+    EXPECT_EQ(add.num_ctas, 1);
+    EXPECT_EQ(add.shared_bytes, 0);
+    EXPECT_EQ(add.backend, "cuda");
+    EXPECT_EQ(add.arch, "sm_90");
+    EXPECT_EQ(add.warp_size, 32);
+    EXPECT_EQ(add.triton_version, "3.6.0");
+    EXPECT_EQ(add.ptx_target, "sm_90a");  // Triton asks ptxas for the arch-specific target
+    EXPECT_EQ(add.ptx_version, "8.7");
+    std::vector<std::string> stages;
+    for (const TritonArtifact& a : add.artifacts) {
+        stages.push_back(a.stage);
+    }
+    EXPECT_EQ(stages, (std::vector<std::string>{"ttgir", "llir", "ptx", "cubin"}));
+    EXPECT_EQ(add.sass_note, "cubin not disassembled (--no-sass)");
+    const TritonKernel& mm = c.kernels[1];
+    EXPECT_EQ(mm.name, "matmul_kernel");
+    EXPECT_EQ(mm.backend, "cuda");
+    EXPECT_EQ(mm.arch, "sm_80");
+    EXPECT_EQ(mm.num_stages, 4);
+    EXPECT_EQ(mm.shared_bytes, 65536);
+    EXPECT_FALSE(mm.num_ctas.has_value());
+    EXPECT_EQ(mm.sass_note, "no cubin in the cache entry");
+    ASSERT_EQ(mm.facts.size(), 3u);
+    EXPECT_EQ(mm.facts[0].id, "triton.num_warps");
+}
+
+TEST(TritonCache, TheCubinGoesThroughTheSassPathWhenTheToolExists) {
+    const fs::path dir =
+        fs::temp_directory_path() / ("cko-triton-tool-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    const std::string dump =
+        fs::absolute("tests/fixtures/compiler/wgmma.sm_90a.cuobjdump.sass").string();
+    std::ofstream(dir / "cuobjdump")
+        << "#!/bin/sh\n[ \"$1\" = --version ] && exit 0\ncat '" << dump << "'\n";
+    ::chmod((dir / "cuobjdump").c_str(), 0755);
+    TritonOptions o;
+    o.sass.cuobjdump = (dir / "cuobjdump").string();
+    const TritonCache c = read_triton_cache(kCache, o);
+    fs::remove_all(dir);
+    ASSERT_TRUE(c.kernels[0].sass.has_value());
+    EXPECT_EQ(c.kernels[0].sass->input_kind, "binary");
+    EXPECT_TRUE(c.kernels[0].sass_note.empty());
+}
+
+TEST(TritonCache, ADirectoryWithoutMetadataSaysWhereTritonWritesIt) {
+    try {
+        (void)read_triton_cache("tests/fixtures/ncu", no_sass());
+        FAIL() << "expected an error";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.code(), ErrorCode::missing_field);
+        EXPECT_NE(std::string(e.what()).find("TRITON_CACHE_DIR"), std::string::npos);
+    }
+}
+
+TEST(TritonCache, ANonIntegerNumWarpsNamesTheFileAndField) {
+    const fs::path dir =
+        fs::temp_directory_path() / ("cko-triton-bad-" + std::to_string(::getpid()));
+    fs::create_directories(dir / "K");
+    std::ofstream(dir / "K" / "k.json") << R"({"name": "k", "num_warps": "4"})";
+    try {
+        (void)read_triton_cache(dir, no_sass());
+        fs::remove_all(dir);
+        FAIL() << "expected an error";
+    } catch (const Error& e) {
+        fs::remove_all(dir);
+        EXPECT_EQ(e.code(), ErrorCode::malformed_input);
+        EXPECT_NE(std::string(e.what()).find("K/k.json: \"num_warps\""), std::string::npos)
+            << e.what();
+    }
+}
+
+}  // namespace
+}  // namespace cko::compiler
