@@ -5,6 +5,7 @@
 #include "cko/util/error.hpp"
 #include "cko/util/files.hpp"
 #include "cko/util/sha256.hpp"
+#include "cko/util/utf8.hpp"
 
 #include <fmt/format.h>
 
@@ -82,6 +83,11 @@ Json create_experiment(const Target& target, const ExperimentSpec& spec) {
         bad("mechanism", "missing", "give a short key for the mechanism, e.g. vectorized-loads");
     }
     require_safe_name(spec.mechanism, "mechanism");
+    for (const auto& [field, text] : {std::pair{"hypothesis", &spec.hypothesis}, std::pair{"falsifier", &spec.falsifier},
+                                      std::pair{"no_falsifier_reason", &spec.no_falsifier_reason},
+                                      std::pair{"gain_bound_source", &spec.gain_bound_source}}) {
+        require_free_text(*text, field);
+    }
     if (spec.falsifier.empty() == spec.no_falsifier_reason.empty()) {
         bad("falsifier", "give exactly one of falsifier and no_falsifier_reason",
             "name the cheapest command that could prove the hypothesis wrong, or say why none is needed");
