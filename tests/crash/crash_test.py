@@ -263,9 +263,16 @@ def main():
                 jobs.append((name, stage, argv, "enospc" if a.enospc else "fault", n))
         rng = random.Random(11)
         if not a.enospc:
-            for _ in range(a.timers):
-                name, stage, argv = rng.choice(ops)
-                jobs.append((name, stage, argv, "timer", rng.randint(5, 1500)))
+            # A sixth of the timers on any operation (so kills land while drivers run), the rest on the
+            # short ones (freeze, experiment, select, restore) with delays inside their run time.
+            short = [op for op in ops if op[0] in ("freeze", "experiment", "select", "restore")]
+            for i in range(a.timers):
+                if i % 6 == 0:
+                    name, stage, argv = rng.choice(ops)
+                    jobs.append((name, stage, argv, "timer", rng.randint(5, 1500)))
+                else:
+                    name, stage, argv = rng.choice(short)
+                    jobs.append((name, stage, argv, "timer", rng.randint(1, 300)))
         print(f"fault points per operation: {points} (total {total}); running {len(jobs)} instants, "
               f"stride {stride}, {a.workers} workers", flush=True)
         failures = []
