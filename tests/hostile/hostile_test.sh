@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The hostile-driver catalogue: each attack ends in its own code or state, nothing outside the store
+# The hostile-driver catalogue (and two hostile specs): each attack ends in its own code or state, nothing outside the store
 # changes, no process survives (checked in /proc). Usage: CKO=build/cko bash tests/hostile/hostile_test.sh
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -119,5 +119,44 @@ printf '{"root": "%s\\u0000/elsewhere", "json": true}' "$tmp/art-ok" > "$tmp/nul
 [ $? -eq 2 ] || fail "NUL request: wrong exit"
 grep -q 'request key "root".*NUL' "$tmp/nul.err" || fail "NUL request: $(cat "$tmp/nul.err")"
 cases=$((cases + 1))
+
+# Item 9: spec paths that escape the spec's folder through a link: refused naming the field, no root made.
+for how in via cases; do
+  d="$tmp/spec-$how"
+  mkdir -p "$d/original" "$d/cases" "$tmp/outside-$how/src"
+  echo 'k' > "$d/original/k.cu"; echo 'k' > "$tmp/outside-$how/src/k.cu"; echo '{}' > "$d/cases/c.json"
+  if [ "$how" = via ]; then
+    ln -s "$tmp/outside-$how" "$d/via"; orig="via/src"; cases_dir="cases"; field="target.original"
+  else
+    mkdir -p "$tmp/outside-$how/cases"; echo '{}' > "$tmp/outside-$how/cases/c.json"
+    ln -s "$tmp/outside-$how/cases" "$d/linked"; orig="original"; cases_dir="linked"; field="cases.dir"
+  fi
+  cat > "$d/cko.toml" <<TOML
+[target]
+name = "escape"
+claim_layer = "kernel"
+original = "$orig"
+change_scope = ["$orig/k.cu"]
+[cases]
+dir = "$cases_dir"
+ids = ["c"]
+[driver]
+argv = ["/bin/true"]
+capabilities = ["single_subject"]
+[objective]
+primary = { name = "latency_us", unit = "us", direction = "lower", aggregation = "median" }
+minimum_effect_pct = 5.0
+[correctness]
+metric = "max_rel_err"
+operator = "<="
+threshold = 1e-6
+TOML
+  "$CKO" target freeze --spec "$d/cko.toml" --root "$d/art" --json >"$tmp/esc.json" 2>"$tmp/esc.err"
+  rc=$?
+  [ "$rc" -eq 2 ] || fail "spec escape ($how): exited $rc; $(cat "$tmp/esc.err")"
+  grep -q "$field.*outside the spec" "$tmp/esc.err" || fail "spec escape ($how): $(cat "$tmp/esc.err")"
+  [ ! -e "$d/art" ] || fail "spec escape ($how): a root was made"
+  cases=$((cases + 1))
+done
 
 echo "hostile: $cases cases passed"

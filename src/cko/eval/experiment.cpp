@@ -7,6 +7,7 @@
 #include "cko/util/sha256.hpp"
 #include "cko/util/clock.hpp"
 #include "cko/run/invocation.hpp"
+#include "cko/util/utf8.hpp"
 
 #include <fmt/format.h>
 
@@ -210,6 +211,11 @@ Json create_experiment(const Target& target, const ExperimentSpec& given) {
                     Json{{"field", problems.front().details().value("field", "")},
                          {"fix", problems.front().details().value("fix", "")},
                          {"problems", list}});
+    }
+    for (const auto& [field, text] : {std::pair{"hypothesis", &spec.hypothesis}, std::pair{"falsifier", &spec.falsifier},
+                                      std::pair{"no_falsifier_reason", &spec.no_falsifier_reason},
+                                      std::pair{"gain_bound_source", &spec.gain_bound_source}}) {
+        require_free_text(*text, field);
     }
     const std::string claim = spec.claim_layer.empty() ? t.claim_layer : spec.claim_layer;
     one_of("claim_layer", claim, {"kernel", "workload", "serving"});

@@ -88,6 +88,25 @@ TEST_F(SnapshotTest, MaterializedTreeIsAReadOnlyCopyAndLoadRoundTrips) {
     EXPECT_THROW(materialize_snapshot(s, loaded, dir_ / "work"), Error);
 }
 
+// Issue 11 item 8: a replaced original was measured as "the original". Materializing re-hashes.
+TEST_F(SnapshotTest, MaterializingAnAlteredSnapshotIsRefusedAndLeavesNothing) {
+    put(dir_ / "src" / "sub" / "k.cu", "kernel");
+    const Store s = Store::create(dir_ / "art");
+    const Snapshot snap = take_snapshot(s, dir_ / "src");
+    const fs::path stored = s.root() / snapshot_dir(snap.digest) / "files" / "sub" / "k.cu";
+    ::chmod(stored.parent_path().c_str(), 0755);
+    ::chmod(stored.c_str(), 0644);
+    std::ofstream(stored, std::ios::trunc) << "kernal";  // same size, other bytes
+    try {
+        materialize_snapshot(s, load_snapshot(s, snap.digest), dir_ / "work");
+        FAIL() << "an altered snapshot was materialized";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.code(), ErrorCode::invalid_record) << e.what();
+        EXPECT_EQ(e.details()["path"], "sub/k.cu");
+    }
+    EXPECT_FALSE(fs::exists(dir_ / "work"));
+}
+
 }  // namespace
 }  // namespace cko::store
 

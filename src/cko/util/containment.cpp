@@ -107,10 +107,13 @@ Watchdog::Watchdog(pid_t pgid, std::chrono::milliseconds deadline, std::chrono::
     // Child: only async-signal-safe calls from here on (the parent may have other threads).
     ::setsid();  // a terminal's signals to our group do not reach it
     // Hold no descriptor of the parent (the store's lock above all, or a pipe end).
-    if (::syscall(SYS_close_range, 0U, ~0U, 0U) != 0) {
-        for (int fd = 0; fd < 4096; ++fd) {
-            ::close(fd);
-        }
+#ifdef SYS_close_range
+    const bool closed = ::syscall(SYS_close_range, 0U, ~0U, 0U) == 0;
+#else
+    const bool closed = false;
+#endif
+    for (int fd = 0; !closed && fd < 4096; ++fd) {
+        ::close(fd);
     }
     while (::getppid() == parent && (until == 0 || now_ms() < until)) {
         sleep_ms(50);

@@ -1,6 +1,10 @@
 // UTF-8 validation and U+FFFD replacement (Unicode 15, §3.9 "maximal subpart" practice).
 #include "cko/util/utf8.hpp"
 
+#include "cko/util/error.hpp"
+
+#include <fmt/format.h>
+
 namespace cko {
 namespace {
 
@@ -103,6 +107,16 @@ nlohmann::json json_with_valid_utf8(const nlohmann::json& value) {
     }
     default:
         return value;
+    }
+}
+
+void require_free_text(std::string_view text, std::string_view field, std::size_t max_bytes) {
+    if (text.size() > max_bytes) {
+        throw Error(ErrorCode::field_too_long,
+                    fmt::format("{}: {} bytes, more than the {}-byte limit for free text; say it in a few "
+                                "sentences and put long material in a file the record can cite",
+                                field, text.size(), max_bytes),
+                    nlohmann::json{{"field", field}, {"size", text.size()}, {"limit", max_bytes}});
     }
 }
 

@@ -49,5 +49,17 @@ TEST(Utf8, ErrorsEchoingOutsideBytesArePrintable) {
     EXPECT_NE(printed.find("/tmp/\xEF\xBF\xBD.json"), std::string::npos);
 }
 
+// Issue 11 item 11: a 10 MB hypothesis was stored whole.
+TEST(Utf8, FreeTextIsCappedNamingTheField) {
+    EXPECT_NO_THROW(require_free_text(std::string(kFreeTextMaxBytes, 'h'), "hypothesis"));
+    try {
+        require_free_text(std::string(kFreeTextMaxBytes + 1, 'h'), "hypothesis");
+        FAIL() << "10 MB of free text accepted";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.code(), ErrorCode::field_too_long);
+        EXPECT_EQ(e.details()["field"], "hypothesis");
+    }
+}
+
 }  // namespace
 }  // namespace cko
