@@ -5,6 +5,7 @@ packages=(
   build-essential cmake pkg-config ccache file python3 python3-pytest python3-jsonschema
   nlohmann-json3-dev libsimdjson-dev libsqlite3-dev libcli11-dev libfmt-dev libtomlplusplus-dev
   libssl-dev zlib1g-dev libgtest-dev libgmock-dev libbenchmark-dev
+  chromium  # the browser test of the HTML report (tests/cli/report_browser.sh), headless
 )
 missing=()
 for p in "${packages[@]}"; do
