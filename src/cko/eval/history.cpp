@@ -52,19 +52,36 @@ Json comparison_entry(const Json& request, const Json& result) {
     e["driver_calls"] = cost.value("driver_calls", Json());
     e["infrastructure_failure"] = out.value("infrastructure_failure", false);
     e["notes"] = out.value("notes", Json::array());
+    // per_case is an array of {case_id, ...}; stores written before that layout keep an object
+    // keyed by case id. Anything else (or a non-object entry) is skipped, never a crash.
     e["per_case"] = Json::array();
-    for (const auto& c : out.value("per_case", Json::array())) {
-        const Json& est = c.value("estimate", Json::object());
-        e["per_case"].push_back(Json{{"case_id", c.value("case_id", "")}, {"verdict", c.value("verdict", "")},
+    const auto add_case = [&e](const std::string& case_id, const Json& c) {
+        if (!c.is_object()) {
+            return;
+        }
+        const Json est = c.value("estimate", Json::object());
+        e["per_case"].push_back(Json{{"case_id", case_id}, {"verdict", c.value("verdict", "")},
                                      {"regressed", c.value("regressed", false)}, {"effect_pct", est.value("hl_pct", Json())},
                                      {"ci_low_pct", est.value("ci_low_pct", Json())},
                                      {"ci_high_pct", est.value("ci_high_pct", Json())}});
+    };
+    const Json per_case = out.value("per_case", Json::array());
+    if (per_case.is_array()) {
+        for (const auto& c : per_case) {
+            add_case(c.is_object() ? c.value("case_id", "") : "", c);
+        }
+    } else if (per_case.is_object()) {
+        for (const auto& [case_id, c] : per_case.items()) {
+            add_case(case_id, c);
+        }
     }
     e["constraints"] = Json::object();
-    // Bound first: a temporary inside a range-for initializer dies before the loop (C++20).
     const Json constraints_of = out.value("constraints", Json::object());
     for (const auto& [name, c] : constraints_of.items()) {
-        const Json& est = c.value("estimate", Json::object());
+        if (!c.is_object()) {
+            continue;
+        }
+        const Json est = c.value("estimate", Json::object());
         e["constraints"][name] = Json{{"status", c.value("status", "")},
                                       {"max_regression_pct", c.value("max_regression_pct", Json())},
                                       {"effect_pct", est.value("hl_pct", Json())},
@@ -92,6 +109,9 @@ Json comparison_entry(const Json& request, const Json& result) {
         // Bound first: a temporary inside a range-for initializer dies before the loop (C++20).
         const Json cases_of = out.value("cases", Json::object());
         for (const auto& [id, c] : cases_of.items()) {
+            if (!c.is_object()) {
+                continue;
+            }
             e["cases"][id] = Json{{"median", c.value("median", Json())}, {"unit", c.value("unit", "")},
                                   {"cv", c.value("cv", Json())}, {"samples", c.value("samples", Json::array()).size()}};
         }

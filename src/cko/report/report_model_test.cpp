@@ -160,6 +160,24 @@ TEST_F(ReportModelTest, ASelectedChampionNeverAuditedIsAGap) {
     EXPECT_TRUE(has(gap_kinds(m), "not_audited"));
 }
 
+// Stores written before per_case became an array keep it as an object keyed by case id.
+TEST_F(ReportModelTest, PerCaseResultsOfTheOlderLayoutAreRead) {
+    SyntheticStore s(dir_ / "art");
+    const std::string x = s.experiment("loop-order");
+    const Json old_layout{{"experiment_id", x}, {"verdict", "improved"}, {"d", Json::array({0.5, 0.6})},
+                          {"per_case", {{"small", {{"verdict", "improved"}, {"estimate", {{"hl_pct", 60.0}}}}},
+                                        {"large", "not an object"}}},
+                          {"constraints", Json::array({1, 2})}};
+    const std::string c = s.invocation("confirm", x, old_layout, "succeeded", 5);
+    const Json m = build_report_model(s.store(), 0);
+    ASSERT_EQ(m["comparisons"].size(), 1u);
+    const Json& pc = m["comparisons"][0]["per_case"];
+    ASSERT_EQ(pc.size(), 1u);
+    EXPECT_EQ(pc[0]["case_id"], "small");
+    EXPECT_EQ(pc[0]["effect_pct"], 60.0);
+    EXPECT_TRUE(m["comparisons"][0]["constraints"].empty());
+}
+
 TEST_F(ReportModelTest, AStoreWithoutATargetIsRefused) {
     const store::Store st = store::Store::create(dir_ / "empty");
     try {
