@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# `make demo`: the whole evidence loop on examples/cpu-saxpy, then the verdict table.
+# `make demo`: the whole evidence loop on examples/cpu-saxpy, the verdict table, then the report and the handoff.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CKO=${CKO:-$PWD/build/cko}
 ex=$PWD/examples/cpu-saxpy
-work=$(mktemp -d "${TMPDIR:-/tmp}/cko-demo-XXXXXX")
+# CKO_DEMO_WORK: an empty or absent directory to work in (the browser test reads the report there).
+work=${CKO_DEMO_WORK:-$(mktemp -d "${TMPDIR:-/tmp}/cko-demo-XXXXXX")}
+mkdir -p "$work"
 root=$work/artifacts
 say() { printf '\n== %s\n' "$*"; }
 field() { python3 -c 'import json,sys; d=json.load(sys.stdin); exec("print(" + sys.argv[1] + ")")' "$1"; }
@@ -67,8 +69,15 @@ printf '%-10s %-22s %-24s %-14s %s\n' audit champion "$a1" "$v_a1" -
 
 say "history (cko history --root ...)"
 "$CKO" history --root "$root"
+say "stop, report and handoff (cko stop / cko report / cko handoff)"
+"$CKO" stop --root "$root" --reason "demo finished: every planned step ran (two experiments, one champion, one audit)"
+"$CKO" report --root "$root" --out "$work/report.html"
+"$CKO" report --root "$root" --format md --out "$work/report.md"
+"$CKO" handoff --root "$root" --out "$root/handoff.md"
 echo
 echo "evidence kept in $root (cko ls --root $root)"
+echo "report:  $work/report.html (Markdown: $work/report.md)"
+echo "handoff: $root/handoff.md"
 ok=1
 [ "$v_c1" = improved ] || ok=0
 [ "$v_c2" = invalid ] || ok=0

@@ -32,6 +32,7 @@ conf=$(printf '%s' "$out" | field 'd["id"]')
 expect_rc 0 "$CKO" champion select --root "$A" --experiment "$exp" --confirm "$conf"
 expect_rc 0 "$CKO" audit --root "$A" --json
 expect_rc 0 "$CKO" champion restore --root "$A" --reason "schema test"
+expect_rc 0 "$CKO" stop --root "$A" --reason "schema test"  # stop.json against stop-v1
 
 # ---- Root B: standalone driver calls, each outcome once.
 B="$tmp/b"
@@ -79,7 +80,7 @@ expect_rc 0 "$CKO" target freeze --spec "$tmp/diag/cko.toml" --root "$tmp/diag/a
 expect_rc 0 "$py" "$validate" "$A" "$B" "$tmp/diag/art"
 echo "$out" | sed 's/^/  /'
 for kind in store-v1 target-v1 snapshot-manifest-v1 experiment-v1 invocation-request-v1 invocation-result-v1 \
-            invocation-event-v1 process-v1 driver-request-v1 driver-result-v1 selection-v1 champion-v1; do
+            invocation-event-v1 process-v1 driver-request-v1 driver-result-v1 selection-v1 champion-v1 stop-v1; do
   printf '%s\n' "$out" | grep -Eq "^  $kind +[1-9][0-9]* checked" || fail "no $kind record was checked: $out"
 done
 # Exactly the results cko accepted were checked: one per ok call_validated event.

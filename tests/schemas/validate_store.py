@@ -38,6 +38,7 @@ MAX_ERRORS_PER_FILE = 20
 LOCATIONS = [
     (re.compile(r"^store\.json$"), "store-v1"),
     (re.compile(r"^target\.json$"), "target-v1"),
+    (re.compile(r"^stop\.json$"), "stop-v1"),
     (re.compile(r"^objects/sha256/[0-9a-f]{64}/manifest\.json$"), "snapshot-manifest-v1"),
     (re.compile(r"^experiments/[^/]+\.json$"), "experiment-v1"),
     (re.compile(r"^champion/current\.json$"), "champion-v1"),

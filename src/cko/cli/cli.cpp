@@ -234,6 +234,7 @@ void build_app(CLI::App& app) {
     register_target(app);
     register_store(app);
     register_driver(app);
+    register_report(app);
     auto* profile = app.add_subcommand("profile", "Profiler evidence: parse reports into facts");
     profile->require_subcommand(1);
     register_profile(*profile);

@@ -10,6 +10,7 @@ void register_store(CLI::App& app);   // store_cmd.cpp: ls, show, fsck, status, 
 void register_driver(CLI::App& app);  // driver_cmd.cpp: driver run
 void register_target(CLI::App& app);  // target_cmd.cpp: init, target freeze, baseline, experiment, screen/confirm/audit, champion
 void register_doctor(CLI::App& app);  // doctor_cmd.cpp: doctor
+void register_report(CLI::App& app);  // report_cmd.cpp: report, handoff, stop
 void register_profile(CLI::App& profile);
 void register_profile_ncu(CLI::App& profile);     // profile_ncu_cmd.cpp
 void register_profile_traces(CLI::App& profile);  // profile_trace_cmd.cpp

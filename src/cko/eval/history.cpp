@@ -26,6 +26,7 @@ Json comparison_entry(const Json& request, const Json& result) {
     Json e{{"type", request.value("kind", "?")},
            {"id", result.value("id", "")},
            {"t_unix_s", result.value("started_unix_ns", std::int64_t{0}) / 1000000000},
+           {"t_unix_ns", result.value("started_unix_ns", std::int64_t{0})},
            {"state", result.value("state", "?")},
            {"experiment_id", out.value("experiment_id", request.value("request", Json::object()).value("experiment_id", ""))},
            {"reference", out.value("reference", Json::object()).value("label", "")},
@@ -44,12 +45,76 @@ Json comparison_entry(const Json& request, const Json& result) {
         e["effect_text"] = out.value("effect_text", "");
         e["deciding"] = out.value("deciding", Json());
     }
+    // What the report draws and the handoff cites: per-pair effects, per-case intervals,
+    // constraints, notes (compact: percent fields only).
+    e["minimum_effect_pct"] = out.value("minimum_effect_pct", Json());
+    e["d"] = out.value("d", Json::array());
+    e["driver_calls"] = cost.value("driver_calls", Json());
+    e["infrastructure_failure"] = out.value("infrastructure_failure", false);
+    e["notes"] = out.value("notes", Json::array());
+    // per_case is an array of {case_id, ...}; stores written before that layout keep an object
+    // keyed by case id. Anything else (or a non-object entry) is skipped, never a crash.
+    e["per_case"] = Json::array();
+    const auto add_case = [&e](const std::string& case_id, const Json& c) {
+        if (!c.is_object()) {
+            return;
+        }
+        const Json est = c.value("estimate", Json::object());
+        e["per_case"].push_back(Json{{"case_id", case_id}, {"verdict", c.value("verdict", "")},
+                                     {"regressed", c.value("regressed", false)}, {"effect_pct", est.value("hl_pct", Json())},
+                                     {"ci_low_pct", est.value("ci_low_pct", Json())},
+                                     {"ci_high_pct", est.value("ci_high_pct", Json())}});
+    };
+    const Json per_case = out.value("per_case", Json::array());
+    if (per_case.is_array()) {
+        for (const auto& c : per_case) {
+            add_case(c.is_object() ? c.value("case_id", "") : "", c);
+        }
+    } else if (per_case.is_object()) {
+        for (const auto& [case_id, c] : per_case.items()) {
+            add_case(case_id, c);
+        }
+    }
+    e["constraints"] = Json::object();
+    const Json constraints_of = out.value("constraints", Json::object());
+    for (const auto& [name, c] : constraints_of.items()) {
+        if (!c.is_object()) {
+            continue;
+        }
+        const Json est = c.value("estimate", Json::object());
+        e["constraints"][name] = Json{{"status", c.value("status", "")},
+                                      {"max_regression_pct", c.value("max_regression_pct", Json())},
+                                      {"effect_pct", est.value("hl_pct", Json())},
+                                      {"ci_low_pct", est.value("ci_low_pct", Json())},
+                                      {"ci_high_pct", est.value("ci_high_pct", Json())}};
+    }
+    if (out.contains("nominal_estimate")) {
+        e["nominal"] = Json{{"confidence", out["nominal_estimate"].value("confidence", Json())},
+                            {"ci_low_pct", out["nominal_estimate"].value("ci_low_pct", Json())},
+                            {"ci_high_pct", out["nominal_estimate"].value("ci_high_pct", Json())}};
+    }
     if (request.value("kind", "") == "baseline" && out.contains("aa")) {
         e["verdict"] = out["aa"].value("verdict", "");
         e["pairs"] = out["aa"].value("pairs", 0);
         e["reference"] = "original";
         e["candidate"] = "original (A/A check)";
         e["resolution"] = out.value("resolution", Json()).value("statement", "");
+        e["resolution_facts"] = out.value("resolution", Json());
+        e["d"] = out["aa"].value("d", Json::array());
+        const Json& aa = out["aa"].value("estimate", Json::object());
+        e["effect_pct"] = aa.value("hl_pct", Json());
+        e["ci_low_pct"] = aa.value("ci_low_pct", Json());
+        e["ci_high_pct"] = aa.value("ci_high_pct", Json());
+        e["cases"] = Json::object();
+        // Bound first: a temporary inside a range-for initializer dies before the loop (C++20).
+        const Json cases_of = out.value("cases", Json::object());
+        for (const auto& [id, c] : cases_of.items()) {
+            if (!c.is_object()) {
+                continue;
+            }
+            e["cases"][id] = Json{{"median", c.value("median", Json())}, {"unit", c.value("unit", "")},
+                                  {"cv", c.value("cv", Json())}, {"samples", c.value("samples", Json::array()).size()}};
+        }
     }
     return e;
 }
@@ -69,7 +134,12 @@ Json target_history(const store::Store& store) {
                                {"control", x.value("control", false)},
                                {"base", x.at("base").value("kind", "original")},
                                {"base_experiment", x.at("base").value("experiment_id", Json())},
-                               {"changed_files", x.value("changed_files", Json::array())}});
+                               {"changed_files", x.value("changed_files", Json::array())},
+                               {"claim_layer", x.value("claim_layer", "")},
+                               {"failure_closes", x.value("failure_closes", "")},
+                               {"minimum_effect_pct", x.value("minimum_effect_pct", Json())},
+                               {"relationship", x.value("relationship", "")},
+                               {"screen_design", x.value("screen_design", "")}});
     }
     for (const auto& id : run::list_invocations(store)) {
         const std::string dir = "invocations/" + id;
@@ -106,9 +176,19 @@ Json target_history(const store::Store& store) {
                                    {"restore", s.value("restore", Json())}});
         }
     }
-    std::stable_sort(entries.begin(), entries.end(), [](const Json& a, const Json& b) {
-        return a.value("t_unix_s", std::int64_t{0}) < b.value("t_unix_s", std::int64_t{0});
-    });
+    // Invocations know their start to the nanosecond, experiments and selections only to the
+    // second: within one second an experiment comes before the comparisons that measure it and a
+    // selection after the confirm it cites.
+    const auto order_key = [](const Json& e) {
+        const std::int64_t s = e.value("t_unix_s", std::int64_t{0});
+        if (e.contains("t_unix_ns")) {
+            return e["t_unix_ns"].get<std::int64_t>();
+        }
+        const std::string type = e.value("type", "");
+        return s * 1000000000 + (type == "select" || type == "restore" ? 999999999 : 0);
+    };
+    std::stable_sort(entries.begin(), entries.end(),
+                     [&order_key](const Json& a, const Json& b) { return order_key(a) < order_key(b); });
     double gpu = 0;
     double wall = 0;
     for (const auto& e : entries) {
@@ -159,7 +239,7 @@ std::string history_text(const Json& h) {
             verdict = e.value("state", "?");
         }
         if (!e.value("decision", "").empty()) {
-            verdict += fmt::format("/{}", e.value("decision", "").substr(0, 4));
+            verdict += fmt::format("/{}", e.value("decision", "").substr(0, 4));  // (GCC 12 -Wrestrict on "/" + s)
         }
         const std::string subject = type == "baseline" ? "A/A check" : e.value("candidate", e.value("experiment_id", ""));
         text += fmt::format("{:<9} {:<10} {:<22} {:<22} {:<22} {:<14} {:<36} {:>5} {:>7.1f} {:>7.1f}\n", when, type,

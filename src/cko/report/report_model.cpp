@@ -1,0 +1,388 @@
+// The report model from the store: Target, baseline, experiments, comparisons, champion, cost, findings.
+#include "cko/report/report_model.hpp"
+
+#include "cko/eval/champion.hpp"
+#include "cko/eval/history.hpp"
+#include "cko/report/termination.hpp"
+#include "cko/report/text.hpp"
+#include "cko/util/error.hpp"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <set>
+
+namespace cko::report {
+namespace {
+
+bool is_comparison(const std::string& type) { return type == "screen" || type == "confirm" || type == "audit"; }
+
+double number_or(const Json& j, const char* key, double fallback) {
+    const auto it = j.find(key);
+    return it != j.end() && it->is_number() ? it->get<double>() : fallback;
+}
+
+Json target_section(const Json& t) {
+    const Json spec = t.value("spec", Json::object());
+    const Json objective = spec.value("objective", Json::object());
+    const Json env = t.value("environment", Json::object());
+    const Json host = env.value("host", Json::object());
+    Json cases = Json::array();
+    for (const auto& c : t.value("cases", Json::array())) {
+        cases.push_back(c.value("id", ""));
+    }
+    Json gpus = Json::array();
+    for (const auto& g : env.value("gpus", Json::array())) {
+        gpus.push_back(Json{{"name", g.value("name", "")}, {"uuid", g.value("uuid", "")},
+                            {"compute_capability", g.value("compute_capability", Json())}});
+    }
+    const Json limits = spec.value("limits", Json::object());
+    return Json{{"id", t.value("id", "")},
+                {"name", spec.value("name", "")},
+                {"claim_layer", spec.value("claim_layer", "")},
+                {"created_unix_s", t.value("created_unix_s", std::int64_t{0})},
+                {"original", {{"source", t.value("original", Json::object()).value("source", "")},
+                              {"digest", t.value("original", Json::object()).value("digest", "")},
+                              {"file_count", t.value("original", Json::object()).value("file_count", 0)}}},
+                {"change_scope", spec.value("change_scope", Json::array())},
+                {"cases", cases},
+                {"metric", objective.value("primary", Json::object())},
+                {"minimum_effect_pct", objective.value("minimum_effect_pct", 0.0)},
+                {"constraints", objective.value("constraints", Json::array())},
+                {"correctness", spec.value("correctness", Json::object())},
+                {"statistics", spec.value("statistics", Json::object())},
+                {"budget", {{"gpu_s", limits.value("gpu_seconds_budget", 0.0)},
+                            {"wall_s", limits.value("wall_seconds_budget", 0.0)},
+                            {"deadline", limits.value("deadline", Json())}}},
+                {"identity", {{"hostname", host.value("hostname", "")},
+                              {"machine_id", host.value("machine_id", "")},
+                              {"cpu_model", host.value("cpu_model", "")},
+                              {"logical_cpus", host.value("logical_cpus", Json())},
+                              {"kernel_release", host.value("kernel_release", "")},
+                              {"in_container", host.value("in_container", Json())},
+                              {"driver_version", env.value("driver_version", Json())},
+                              {"cuda_driver_version", env.value("cuda_driver_version", Json())},
+                              {"gpus", gpus}}}};
+}
+
+// The latest comparison of `type` among an experiment's, or null.
+Json latest(const Json& comparisons, const std::string& type) {
+    Json found;
+    for (const auto& c : comparisons) {
+        if (c.value("type", "") == type && c.value("state", "") != "running") {
+            found = c;
+        }
+    }
+    return found;
+}
+
+bool negative(const std::string& verdict) {
+    return verdict == "regressed" || verdict == "equivalent" || verdict == "below_minimum";
+}
+
+// Status and conclusion of one experiment from its comparisons and the champion lineage; a
+// rejection says what it closed (the contract's failure_closes; a wrong result closes only the
+// implementation, since it measured no performance).
+void conclude(Json& x, const Json& comparisons, const std::string& champion, const std::set<std::string>& ever_selected) {
+    const std::string id = x.value("id", "");
+    const Json screen = latest(comparisons, "screen");
+    const Json confirm = latest(comparisons, "confirm");
+    std::string status;
+    std::string conclusion;
+    Json closes;
+    if (x.value("control", false)) {
+        status = "control";
+        conclusion = "A/A control";
+        if (!confirm.is_null() || !screen.is_null()) {
+            const Json& c = confirm.is_null() ? screen : confirm;
+            conclusion += fmt::format(": {} {}", c.value("type", ""), c.value("verdict", c.value("state", "")));
+        }
+    } else if (id == champion) {
+        status = "champion";
+        conclusion = fmt::format("the champion: confirm {} {}", confirm.value("id", ""), confirm.value("verdict", ""));
+    } else if (ever_selected.count(id) != 0) {
+        status = "replaced";
+        conclusion = "was the champion, since replaced";
+    } else if (!confirm.is_null()) {
+        const std::string v = confirm.value("verdict", "");
+        if (v == "improved") {
+            status = "confirmed";
+            conclusion = "confirmed improved, never selected";
+        } else if (v == "invalid" && !confirm.value("infrastructure_failure", false) &&
+                   confirm.value("state", "") == "succeeded") {
+            status = "rejected";
+            conclusion = "wrong result (correctness failed): " + confirm.value("reason", "");
+            closes = "implementation";
+        } else if (negative(v)) {
+            status = "rejected";
+            conclusion = fmt::format("confirm {}: {}", v, confirm.value("reason", ""));
+            closes = x.value("failure_closes", "");
+        } else if (v == "mixed") {
+            status = "mixed";
+            conclusion = "improved overall but regressed on " + confirm.value("regressed_cases", Json::array()).dump();
+        } else {
+            status = "unresolved";
+            conclusion = fmt::format("confirm {}: {}", v.empty() ? confirm.value("state", "") : v,
+                                     confirm.value("reason", ""));
+        }
+    } else if (!screen.is_null() && screen.value("decision", "") == "rejected") {
+        const std::string v = screen.value("verdict", "");
+        status = "rejected";
+        conclusion = fmt::format("rejected at screen ({}): {}", v, screen.value("reason", ""));
+        closes = v == "invalid" ? Json("implementation") : Json(x.value("failure_closes", ""));
+    } else if (!screen.is_null()) {
+        status = "unconfirmed";
+        conclusion = fmt::format("screen {} ({}), never confirmed", screen.value("verdict", screen.value("state", "")),
+                                 screen.value("decision", "no decision"));
+    } else {
+        status = "unmeasured";
+        conclusion = "frozen, never measured";
+    }
+    x["status"] = status;
+    x["conclusion"] = one_line(conclusion);
+    x["closes"] = closes;
+    Json ids = Json::array({id});
+    for (const auto& c : comparisons) {
+        ids.push_back(c.value("id", ""));
+    }
+    x["evidence"] = ids;
+}
+
+void add_gap(Json& gaps, const std::string& kind, const std::string& text, Json evidence) {
+    gaps.push_back(Json{{"kind", kind}, {"text", one_line(text)}, {"evidence", std::move(evidence)}});
+}
+
+Json evidence_gaps(const Json& model, const Json& comparisons) {
+    Json gaps = Json::array();
+    const Json& baseline = model["baseline"];
+    if (baseline.is_null()) {
+        add_gap(gaps, "no_baseline", "no baseline: the noise of the measurement (A/A) was never measured", Json::array());
+    } else {
+        const Json facts = baseline.value("resolution_facts", Json::object());
+        if (facts.is_object() && facts.contains("resolvable") && !facts.value("resolvable", true)) {
+            add_gap(gaps, "unresolvable_minimum_effect", "the baseline cannot resolve the minimum effect: " +
+                    baseline.value("resolution", ""), Json::array({baseline.value("id", "")}));
+        }
+        const std::string aa = baseline.value("verdict", "");
+        if (aa != "equivalent" && aa != "inconclusive" && !aa.empty()) {
+            add_gap(gaps, "aa_not_equivalent",
+                    fmt::format("the A/A check (original against itself) said {}: about 1 run in 20 by chance at 95 %; "
+                                "repeated, it means a bias in the measurement", aa),
+                    Json::array({baseline.value("id", "")}));
+        }
+    }
+    std::map<std::string, Json> notes;
+    for (const auto& c : comparisons) {
+        const std::string id = c.value("id", "");
+        for (const auto& n : c.value("notes", Json::array())) {
+            auto& ids = notes[n.get<std::string>()];
+            if (ids.is_null()) {
+                ids = Json::array();
+            }
+            ids.push_back(id);
+        }
+        const std::string state = c.value("state", "");
+        if (state != "succeeded") {
+            add_gap(gaps, "failed_invocation", fmt::format("{} {} ended {}: {}", c.value("type", ""), id, state,
+                                                           c.value("reason", "")), Json::array({id}));
+        } else if (c.value("infrastructure_failure", false)) {
+            add_gap(gaps, "infrastructure_failure", fmt::format("{} {} decided nothing (infrastructure failure): {}",
+                                                                c.value("type", ""), id, c.value("reason", "")),
+                    Json::array({id}));
+        }
+        if (c.value("verdict", "") == "mixed") {
+            add_gap(gaps, "mixed", fmt::format("{} {} is mixed: regressed on {}", c.value("type", ""), id,
+                                               c.value("regressed_cases", Json::array()).dump()), Json::array({id}));
+        }
+    }
+    for (const auto& [note, ids] : notes) {
+        add_gap(gaps, "note", note, ids);
+    }
+    for (const auto& x : model["experiments"]) {
+        const std::string status = x.value("status", "");
+        if (status == "unconfirmed" || status == "unmeasured" || status == "unresolved") {
+            add_gap(gaps, "unconfirmed", fmt::format("{} ({}): {}", x.value("id", ""), x.value("mechanism", ""),
+                                                         x.value("conclusion", "")), x.value("evidence", Json::array()));
+        }
+    }
+    const Json& champion = model["champion"];
+    if (champion.value("current", "original") != "original") {
+        if (!champion.value("audited", false)) {
+            add_gap(gaps, "not_audited", "the champion was never audited (cko audit) after its selection",
+                    Json::array({champion.value("selection", "")}));
+        } else if (champion.value("audit_verdict", "") != "improved") {
+            add_gap(gaps, "audit_not_improved",
+                    fmt::format("the latest audit of the champion says {}, yet it is still the champion",
+                                champion.value("audit_verdict", "")),
+                    Json::array({champion.value("audit", "")}));
+        }
+    }
+    add_gap(gaps, "claim_layer",
+            fmt::format("every effect here is measured at the {} layer on this machine; it says nothing about a "
+                        "higher layer or another environment",
+                        model["target"].value("claim_layer", "")),
+            Json::array({model["target"].value("id", "")}));
+    add_gap(gaps, "no_profiles", "profiles: none stored; no profiler fact supports or refutes a mechanism",
+            Json::array());
+    if (model["stop"].is_null()) {
+        add_gap(gaps, "no_termination", "no termination reason recorded (cko stop --root R --reason TEXT)",
+                Json::array());
+    }
+    return gaps;
+}
+
+}  // namespace
+
+Json build_report_model(const store::Store& store, std::int64_t now_unix_s) {
+    if (!store.exists("target.json")) {
+        throw Error(ErrorCode::not_found,
+                    fmt::format("no Target is frozen in {}: nothing to report (cko target freeze first)",
+                                store.root().string()));
+    }
+    const Json target_record = store.read_record("target.json");
+    const Json history = eval::target_history(store);
+    Json model{{"format_version", "cko/report-v1"},
+               {"generated_unix_s", now_unix_s},
+               {"root", store.root().string()},
+               {"target", target_section(target_record)}};
+    const std::string direction = model["target"]["metric"].value("direction", "lower");
+    const std::string metric = model["target"]["metric"].value("name", "");
+
+    Json baseline;
+    Json experiments = Json::array();
+    Json comparisons = Json::array();
+    Json lineage = Json::array();
+    std::map<std::string, Json> by_experiment;
+    double driver_calls = 0;
+    Json cost_by_kind = Json::object();
+    for (Json e : history.at("entries")) {
+        const std::string type = e.value("type", "");
+        if (type == "experiment") {
+            experiments.push_back(e);
+            continue;
+        }
+        if (type == "select" || type == "restore") {
+            lineage.push_back(e);
+            continue;
+        }
+        driver_calls += number_or(e, "driver_calls", 0);
+        Json& k = cost_by_kind[type];
+        k["gpu_s"] = number_or(k, "gpu_s", 0) + number_or(e, "gpu_s", 0);
+        k["wall_s"] = number_or(k, "wall_s", 0) + number_or(e, "wall_s", 0);
+        k["count"] = number_or(k, "count", 0) + 1;
+        if (type == "baseline") {
+            if (e.value("state", "") == "succeeded") {
+                baseline = e;
+            }
+            continue;
+        }
+        if (!is_comparison(type)) {
+            continue;
+        }
+        e["effect_words"] = effect_words(e.value("effect_pct", Json()), direction, metric);
+        for (auto& c : e["per_case"]) {
+            c["effect_words"] = effect_words(c.value("effect_pct", Json()), direction, metric);
+        }
+        // An audit measures the champion: it belongs to the experiment the candidate label names.
+        const std::string owner = type == "audit" ? e.value("candidate", "") : e.value("experiment_id", "");
+        by_experiment[owner].push_back(e);
+        comparisons.push_back(e);
+    }
+
+    const eval::Champion champion = eval::read_champion(store);
+    const std::string current = champion.experiment_id.value_or("original");
+    std::set<std::string> ever_selected;
+    for (const auto& s : lineage) {
+        if (s.value("type", "") == "select") {
+            ever_selected.insert(s.value("experiment_id", ""));
+        }
+    }
+    for (auto& x : experiments) {
+        const std::string id = x.value("id", "");
+        const Json mine = by_experiment.count(id) != 0 ? by_experiment[id] : Json::array();
+        Json ids = Json::array();
+        for (const auto& c : mine) {
+            ids.push_back(c.value("id", ""));
+        }
+        x["comparisons"] = ids;
+        conclude(x, mine, current, ever_selected);
+    }
+
+    Json champion_section{{"current", current}, {"digest", champion.digest}, {"lineage", lineage},
+                          {"selection", champion.record.is_object()
+                                            ? Json(champion.record.value("selection", Json::object()).value("id", ""))
+                                            : Json("")},
+                          {"audited", false}};
+    std::int64_t selected_at = 0;
+    if (!lineage.empty()) {
+        selected_at = lineage.back().value("t_unix_s", std::int64_t{0});
+    }
+    Json audits = Json::array();
+    for (const auto& c : comparisons) {
+        if (c.value("type", "") != "audit") {
+            continue;
+        }
+        audits.push_back(c);
+        if (current != "original" && c.value("candidate", "") == current && c.value("t_unix_s", std::int64_t{0}) >= selected_at &&
+            c.value("state", "") == "succeeded") {
+            champion_section["audited"] = true;
+            champion_section["audit"] = c.value("id", "");
+            champion_section["audit_verdict"] = c.value("verdict", "");
+        }
+    }
+
+    const Json totals = history.value("totals", Json::object());
+    model["baseline"] = baseline;
+    model["experiments"] = experiments;
+    model["comparisons"] = comparisons;
+    model["champion"] = champion_section;
+    model["audits"] = audits;
+    model["cost"] = Json{{"gpu_s", number_or(totals, "gpu_s", 0)},
+                         {"wall_s", number_or(totals, "wall_s", 0)},
+                         {"driver_calls", driver_calls},
+                         {"by_kind", cost_by_kind},
+                         {"budget", model["target"]["budget"]}};
+    model["profiles"] = Json::array();  // profile documents and maps are not stored yet
+    const auto stop = read_stop(store);
+    model["stop"] = stop ? *stop : Json();
+
+    // The goal: a champion other than the original, selected on an improved confirm (select
+    // allows nothing else) and, when audited since, upheld by the audit.
+    Json goal{{"claim_layer", model["target"].value("claim_layer", "")}, {"reached", false}};
+    if (current != "original") {
+        Json confirm;
+        for (const auto& c : by_experiment[current]) {
+            if (c.value("type", "") == "confirm" && c.value("verdict", "") == "improved") {
+                confirm = c;
+            }
+        }
+        goal["confirm"] = confirm.is_null() ? Json() : confirm["id"];
+        goal["effect_words"] = confirm.is_null() ? Json("") : confirm["effect_words"];
+        goal["interval"] = confirm.is_null() ? Json("–") : Json(interval_text(confirm));
+        const bool audit_ok = !champion_section.value("audited", false) || champion_section.value("audit_verdict", "") == "improved";
+        goal["reached"] = !confirm.is_null() && audit_ok;
+        goal["text"] = !confirm.is_null() && audit_ok
+                           ? fmt::format("reached at the {} layer: champion {} is {} (confirm {}{})",
+                                         goal["claim_layer"].get<std::string>(), current,
+                                         confirm.value("effect_words", ""), confirm.value("id", ""),
+                                         champion_section.value("audited", false)
+                                             ? ", upheld by audit " + champion_section.value("audit", "")
+                                             : ", not audited yet")
+                           : fmt::format("not reached: the audit of champion {} says {}", current,
+                                         champion_section.value("audit_verdict", ""));
+    } else {
+        goal["text"] = "not reached: the original is the champion (no experiment was selected, or it was restored)";
+    }
+    Json rejected = Json::array();
+    for (const auto& x : experiments) {
+        if (x.value("status", "") == "rejected") {
+            rejected.push_back(Json{{"id", x["id"]}, {"mechanism", x["mechanism"]}, {"hypothesis", x["hypothesis"]},
+                                    {"closes", x["closes"]}, {"declared_closes", x["failure_closes"]},
+                                    {"conclusion", x["conclusion"]}, {"evidence", x["evidence"]}});
+        }
+    }
+    model["findings"] = Json{{"goal", goal}, {"rejected", rejected}, {"gaps", evidence_gaps(model, comparisons)}};
+    return model;
+}
+
+}  // namespace cko::report

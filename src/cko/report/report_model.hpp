@@ -1,0 +1,26 @@
+// The report model: one document (cko/report-v1) drawn from the store, which every printer reads.
+#pragma once
+
+#include "cko/store/store.hpp"
+#include "cko/util/json.hpp"
+
+#include <cstdint>
+
+namespace cko::report {
+
+// Builds the model from the Target record, the history (eval::target_history: the one reading of
+// experiments, comparisons and selections), the champion pointer and the stop record. Reads only.
+//   target       name, claim layer, original, cases, metric and direction, minimum effect,
+//                correctness rule, constraints, statistics, budget, environment identity
+//   baseline     the latest baseline entry (A/A interval, resolution, case medians) or null
+//   experiments  in time order, each with its comparisons' ids and `status`/`conclusion` words
+//   comparisons  every screen/confirm/audit entry of the history (per-pair d, deciding interval,
+//                per-case intervals, constraints, notes), each with `effect_words`
+//   champion     {current, digest, lineage[]}, audits[], cost {gpu_s, wall_s, driver_calls,
+//                budget}, profiles[] (none stored yet), stop (or null)
+//   findings     {goal, rejected[], gaps[]}: what the handoff cites (rejections with what each
+//                closed; evidence gaps and open risks, each with its evidence ids)
+// `now_unix_s` stamps the document (tests pass a fixed one).
+[[nodiscard]] Json build_report_model(const store::Store& store, std::int64_t now_unix_s);
+
+}  // namespace cko::report

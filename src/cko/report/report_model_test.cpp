@@ -1,0 +1,200 @@
+// The report model read from stores written record by record: statuses, lineage, goal, rejections, gaps.
+#include "cko/report/report_model.hpp"
+
+#include "cko/report/termination.hpp"
+#include "cko/report/testing/synthetic_store.hpp"
+#include "cko/store/test_support.hpp"
+#include "cko/util/error.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+namespace cko::report {
+namespace {
+
+using testing::SyntheticStore;
+
+class ReportModelTest : public store::testing::ScratchTest {
+protected:
+    static const Json* find(const Json& array, const std::string& key, const std::string& value) {
+        for (const auto& x : array) {
+            if (x.value(key, "") == value) {
+                return &x;
+            }
+        }
+        return nullptr;
+    }
+    static std::vector<std::string> gap_kinds(const Json& model) {
+        std::vector<std::string> kinds;
+        for (const auto& g : model["findings"]["gaps"]) {
+            kinds.push_back(g.value("kind", ""));
+        }
+        return kinds;
+    }
+    static bool has(const std::vector<std::string>& v, const std::string& s) {
+        return std::find(v.begin(), v.end(), s) != v.end();
+    }
+};
+
+// The demo's story and two more: a fast candidate selected and audited, a wrong one, a slow one,
+// one that passed its screen and was never confirmed.
+TEST_F(ReportModelTest, EveryExperimentGetsAConclusionAndTheChampionItsLineage) {
+    SyntheticStore s(dir_ / "art");
+    const std::string base = s.baseline();
+    const std::string fast = s.experiment("loop-order");
+    const std::string s1 = s.comparison("screen", fast, 0.9, "improved", "pass_to_confirm");
+    const std::string c1 = s.comparison("confirm", fast, 0.9, "improved");
+    const std::string sel = s.select(fast, c1);
+    const std::string a1 = s.comparison("audit", fast, 0.85, "improved");
+    const std::string wrong = s.experiment("loop-order", "mechanism");
+    const std::string s2 = s.comparison("screen", wrong, 0, "invalid", "rejected");
+    const std::string slow = s.experiment("unroll", "mechanism");
+    const std::string c3 = s.comparison("confirm", slow, -0.2, "regressed");
+    const std::string open = s.experiment("tiling");
+    (void)s.comparison("screen", open, 0.3, "improved", "pass_to_confirm");
+
+    const Json m = build_report_model(s.store(), 42);
+    EXPECT_EQ(m["format_version"], "cko/report-v1");
+    EXPECT_EQ(m["generated_unix_s"], 42);
+    EXPECT_EQ(m["baseline"]["id"], base);
+    ASSERT_EQ(m["experiments"].size(), 4u);
+    EXPECT_EQ(m["experiments"][0]["id"], fast);  // time order
+    EXPECT_EQ(m["experiments"][3]["id"], open);
+    EXPECT_EQ(m["comparisons"].size(), 6u);
+
+    EXPECT_EQ((*find(m["experiments"], "id", fast))["status"], "champion");
+    EXPECT_EQ((*find(m["experiments"], "id", fast))["evidence"], Json::array({fast, s1, c1, a1}));
+    const Json& w = *find(m["experiments"], "id", wrong);
+    EXPECT_EQ(w["status"], "rejected");
+    EXPECT_EQ(w["closes"], "implementation") << "a wrong result measures no performance: only the implementation is closed";
+    EXPECT_EQ((*find(m["experiments"], "id", slow))["closes"], "mechanism");
+    EXPECT_EQ((*find(m["experiments"], "id", open))["status"], "unconfirmed");
+
+    EXPECT_EQ(m["champion"]["current"], fast);
+    EXPECT_EQ(m["champion"]["selection"], sel);
+    ASSERT_EQ(m["champion"]["lineage"].size(), 1u);
+    EXPECT_EQ(m["champion"]["lineage"][0]["confirm"], c1);
+    EXPECT_TRUE(m["champion"]["audited"].get<bool>());
+    EXPECT_EQ(m["audits"].size(), 1u);
+
+    const Json& goal = m["findings"]["goal"];
+    EXPECT_TRUE(goal["reached"].get<bool>());
+    EXPECT_EQ(goal["confirm"], c1);
+    EXPECT_NE(goal["text"].get<std::string>().find("upheld by audit " + a1), std::string::npos);
+    ASSERT_EQ(m["findings"]["rejected"].size(), 2u);
+    EXPECT_EQ(m["findings"]["rejected"][0]["id"], wrong);
+    EXPECT_EQ(m["findings"]["rejected"][1]["evidence"], Json::array({slow, c3}));
+
+    const auto kinds = gap_kinds(m);
+    EXPECT_TRUE(has(kinds, "unconfirmed"));
+    EXPECT_TRUE(has(kinds, "no_termination"));
+    EXPECT_TRUE(has(kinds, "no_profiles"));
+    EXPECT_FALSE(has(kinds, "no_baseline"));
+    EXPECT_FALSE(has(kinds, "not_audited"));
+    EXPECT_EQ(m["profiles"], Json::array());
+
+    // Cost: the baseline (28 s) and six comparisons (12 s each), against the one-hour wall budget.
+    EXPECT_DOUBLE_EQ(m["cost"]["wall_s"].get<double>(), 28 + 6 * 12);
+    EXPECT_DOUBLE_EQ(m["cost"]["by_kind"]["screen"]["count"].get<double>(), 3);
+    EXPECT_DOUBLE_EQ(m["cost"]["budget"]["wall_s"].get<double>(), 3600);
+    // Per-pair effects and per-case intervals come through the history.
+    EXPECT_EQ((*find(m["comparisons"], "id", c1))["d"].size(), 10u);
+    EXPECT_EQ((*find(m["comparisons"], "id", c1))["per_case"].size(), 2u);
+    EXPECT_NE((*find(m["comparisons"], "id", c1))["effect_words"].get<std::string>().find("faster"), std::string::npos);
+}
+
+TEST_F(ReportModelTest, AFreshTargetHasNoBaselineNoChampionAndSaysSo) {
+    SyntheticStore s(dir_ / "art");
+    const Json m = build_report_model(s.store(), 0);
+    EXPECT_TRUE(m["baseline"].is_null());
+    EXPECT_EQ(m["champion"]["current"], "original");
+    EXPECT_FALSE(m["findings"]["goal"]["reached"].get<bool>());
+    const auto kinds = gap_kinds(m);
+    EXPECT_TRUE(has(kinds, "no_baseline"));
+    EXPECT_TRUE(has(kinds, "claim_layer"));
+}
+
+TEST_F(ReportModelTest, NotesMixedVerdictsAndAnUnresolvableBaselineAreGaps) {
+    SyntheticStore s(dir_ / "art");
+    (void)s.baseline("improved", false);
+    const std::string x = s.experiment("vectorize");
+    const std::string c = s.comparison("confirm", x, 0.2, "mixed", "", {"no baseline in this root"});
+    const std::string y = s.experiment("fusion");
+    const std::string f = s.invocation("confirm", y, Json{{"experiment_id", y}, {"d", Json::array()}}, "failed", 3,
+                                       "driver failed on case small");
+    const Json m = build_report_model(s.store(), 0);
+    const auto kinds = gap_kinds(m);
+    EXPECT_TRUE(has(kinds, "unresolvable_minimum_effect"));
+    EXPECT_TRUE(has(kinds, "aa_not_equivalent"));
+    EXPECT_TRUE(has(kinds, "mixed"));
+    EXPECT_TRUE(has(kinds, "failed_invocation"));
+    const Json* note = find(m["findings"]["gaps"], "kind", "note");
+    ASSERT_NE(note, nullptr);
+    EXPECT_EQ((*note)["text"], "no baseline in this root");
+    EXPECT_EQ((*note)["evidence"], Json::array({c}));
+    EXPECT_EQ((*find(m["experiments"], "id", x))["status"], "mixed");
+    EXPECT_EQ((*find(m["experiments"], "id", y))["status"], "unresolved");
+}
+
+TEST_F(ReportModelTest, AnAuditThatFailsTheChampionMeansTheGoalIsNotReached) {
+    SyntheticStore s(dir_ / "art");
+    const std::string x = s.experiment("loop-order");
+    const std::string c = s.comparison("confirm", x, 0.5, "improved");
+    (void)s.select(x, c);
+    const std::string a = s.comparison("audit", x, 0.01, "equivalent");
+    const Json m = build_report_model(s.store(), 0);
+    EXPECT_FALSE(m["findings"]["goal"]["reached"].get<bool>());
+    const Json* gap = find(m["findings"]["gaps"], "kind", "audit_not_improved");
+    ASSERT_NE(gap, nullptr);
+    EXPECT_EQ((*gap)["evidence"], Json::array({a}));
+}
+
+TEST_F(ReportModelTest, ASelectedChampionNeverAuditedIsAGap) {
+    SyntheticStore s(dir_ / "art");
+    const std::string x = s.experiment("loop-order");
+    (void)s.select(x, s.comparison("confirm", x, 0.5, "improved"));
+    const Json m = build_report_model(s.store(), 0);
+    EXPECT_TRUE(m["findings"]["goal"]["reached"].get<bool>());
+    EXPECT_NE(m["findings"]["goal"]["text"].get<std::string>().find("not audited yet"), std::string::npos);
+    EXPECT_TRUE(has(gap_kinds(m), "not_audited"));
+}
+
+// Stores written before per_case became an array keep it as an object keyed by case id.
+TEST_F(ReportModelTest, PerCaseResultsOfTheOlderLayoutAreRead) {
+    SyntheticStore s(dir_ / "art");
+    const std::string x = s.experiment("loop-order");
+    const Json old_layout{{"experiment_id", x}, {"verdict", "improved"}, {"d", Json::array({0.5, 0.6})},
+                          {"per_case", {{"small", {{"verdict", "improved"}, {"estimate", {{"hl_pct", 60.0}}}}},
+                                        {"large", "not an object"}}},
+                          {"constraints", Json::array({1, 2})}};
+    const std::string c = s.invocation("confirm", x, old_layout, "succeeded", 5);
+    const Json m = build_report_model(s.store(), 0);
+    ASSERT_EQ(m["comparisons"].size(), 1u);
+    const Json& pc = m["comparisons"][0]["per_case"];
+    ASSERT_EQ(pc.size(), 1u);
+    EXPECT_EQ(pc[0]["case_id"], "small");
+    EXPECT_EQ(pc[0]["effect_pct"], 60.0);
+    EXPECT_TRUE(m["comparisons"][0]["constraints"].empty());
+}
+
+TEST_F(ReportModelTest, AStoreWithoutATargetIsRefused) {
+    const store::Store st = store::Store::create(dir_ / "empty");
+    try {
+        (void)build_report_model(st, 0);
+        FAIL() << "expected not_found";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.code(), ErrorCode::not_found);
+    }
+}
+
+TEST_F(ReportModelTest, TheStopRecordClosesTheTerminationGap) {
+    SyntheticStore s(dir_ / "art");
+    (void)record_stop(s.store(), "goal reached");
+    const Json m = build_report_model(s.store(), 0);
+    EXPECT_EQ(m["stop"]["reason"], "goal reached");
+    EXPECT_FALSE(has(gap_kinds(m), "no_termination"));
+}
+
+}  // namespace
+}  // namespace cko::report

@@ -1,0 +1,126 @@
+// Formatting of percents, intervals, durations and times, and HTML/Markdown escaping.
+#include "cko/report/text.hpp"
+
+#include "cko/eval/judge.hpp"
+#include "cko/stats/paired_estimate.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <ctime>
+
+namespace cko::report {
+
+std::string html_escape(std::string_view text) {
+    std::string out;
+    out.reserve(text.size());
+    for (const char c : text) {
+        switch (c) {
+            case '&': out += "&amp;"; break;
+            case '<': out += "&lt;"; break;
+            case '>': out += "&gt;"; break;
+            case '"': out += "&quot;"; break;
+            case '\'': out += "&#39;"; break;
+            default: out += c;
+        }
+    }
+    return out;
+}
+
+std::string md_cell(std::string_view text) {
+    if (text.empty()) {
+        return "–";
+    }
+    std::string out;
+    out.reserve(text.size());
+    for (const char c : text) {
+        if (c == '|') {
+            out += "\\|";
+        } else if (c == '\n' || c == '\r') {
+            out += ' ';
+        } else {
+            out += c;
+        }
+    }
+    return out;
+}
+
+std::string one_line(std::string_view text, std::size_t max_chars) {
+    std::string out;
+    for (const char c : text) {
+        out += (c == '\n' || c == '\r' || c == '\t') ? ' ' : c;
+    }
+    if (out.size() <= max_chars) {
+        return out;
+    }
+    std::size_t cut = max_chars;
+    while (cut > 0 && (static_cast<unsigned char>(out[cut]) & 0xC0) == 0x80) {
+        --cut;  // never split a UTF-8 sequence
+    }
+    return out.substr(0, cut) + "…";
+}
+
+std::string value_text(const Json& value) {
+    if (value.is_null()) {
+        return "none";
+    }
+    return value.is_string() ? value.get<std::string>() : value.dump();
+}
+
+std::string pct_text(double pct) {
+    if (!std::isfinite(pct)) {
+        return "–";
+    }
+    const double mag = std::fabs(pct);
+    // Three significant figures, never fewer than one decimal below 100 %.
+    const std::string digits = mag >= 100 ? fmt::format("{:.0f}", mag) : mag >= 10 ? fmt::format("{:.1f}", mag)
+                                                                                  : fmt::format("{:.2f}", mag);
+    if (digits == "0.00" || digits == "0") {
+        return "0 %";
+    }
+    return fmt::format("{}{} %", pct < 0 ? "−" : "+", digits);
+}
+
+std::string pct_text(const Json& pct) { return pct.is_number() ? pct_text(pct.get<double>()) : "–"; }
+
+std::string interval_text(const Json& entry) {
+    const Json lo = entry.value("ci_low_pct", Json());
+    const Json hi = entry.value("ci_high_pct", Json());
+    if (!lo.is_number() || !hi.is_number()) {
+        return "–";
+    }
+    return fmt::format("[{}, {}]", pct_text(lo), pct_text(hi));
+}
+
+std::string effect_words(const Json& pct, const std::string& direction, const std::string& metric) {
+    if (!pct.is_number()) {
+        return "no estimate";
+    }
+    return eval::describe_effect(stats::pct_to_log(pct.get<double>()),
+                                 direction == "higher" ? stats::Direction::higher : stats::Direction::lower, metric);
+}
+
+std::string seconds_text(double seconds) {
+    if (!std::isfinite(seconds) || seconds <= 0) {
+        return "0 s";
+    }
+    if (seconds < 60) {
+        return fmt::format("{:.1f} s", seconds);
+    }
+    const auto total = static_cast<long long>(std::llround(seconds));
+    if (total < 3600) {
+        return fmt::format("{} min {:02} s", total / 60, total % 60);
+    }
+    return fmt::format("{} h {:02} min", total / 3600, (total % 3600) / 60);
+}
+
+std::string utc_text(std::int64_t unix_s) {
+    const std::time_t t = unix_s;
+    std::tm tm{};
+    ::gmtime_r(&t, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S UTC", &tm);
+    return buf;
+}
+
+}  // namespace cko::report
