@@ -3,6 +3,7 @@
 // each one including the ones before it: read, read+tokenize, +parse, +summarize (= the import).
 // Set CKO_KINETO_BENCH_TRACE to a trace file (e.g. 512 MB); without it a 64 MB one is generated.
 #include "cko/cli/command.hpp"
+#include "verb_runner.hpp"
 #include "cko/profile/kineto/kineto_trace.hpp"
 #include "cko/profile/kineto/trace_event.hpp"
 #include "cko/profile/kineto/trace_reader.hpp"
@@ -128,18 +129,7 @@ void BM_ProfileTorchVerb(benchmark::State& state) {
     if (state.range(0) != 0) {
         words.emplace_back("--json");
     }
-    std::vector<char*> argv;
-    for (auto& w : words) {
-        argv.push_back(w.data());
-    }
-    std::ostringstream sink;
-    std::streambuf* const saved = std::cout.rdbuf(sink.rdbuf());
-    int rc = 0;
-    for (auto _ : state) {
-        sink.str("");
-        rc |= cko::cli::run_cli(static_cast<int>(argv.size()), argv.data());
-    }
-    std::cout.rdbuf(saved);
+    const int rc = cko::bench::run_verb(state, words);
     if (rc != 0) {
         state.SkipWithError("cko profile torch failed");
     }

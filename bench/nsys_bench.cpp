@@ -4,6 +4,7 @@
 // temp dir with the columns of schema 3.20.3 (copied from tests/fixtures/nsys/vec.sqlite where it
 // has the table; NVTX_EVENTS and the sync table as Nsight Systems 2025.3 writes them).
 #include "cko/cli/command.hpp"
+#include "verb_runner.hpp"
 #include "cko/profile/nsys/nsys_export.hpp"
 
 #include <benchmark/benchmark.h>
@@ -217,18 +218,7 @@ void BM_ProfileNsysVerb(benchmark::State& state) {
     if (state.range(0) != 0) {
         words.emplace_back("--json");
     }
-    std::vector<char*> argv;
-    for (auto& w : words) {
-        argv.push_back(w.data());
-    }
-    std::ostringstream sink;
-    std::streambuf* const saved = std::cout.rdbuf(sink.rdbuf());
-    int rc = 0;
-    for (auto _ : state) {
-        sink.str("");
-        rc |= cko::cli::run_cli(static_cast<int>(argv.size()), argv.data());
-    }
-    std::cout.rdbuf(saved);
+    const int rc = cko::bench::run_verb(state, words);
     if (rc != 0) {
         state.SkipWithError("cko profile nsys failed");
     }

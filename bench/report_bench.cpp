@@ -2,6 +2,7 @@
 // written record by record): the whole verb in process (HTML to a file, Markdown), and its phases
 // (the model from the store; the HTML printer alone). Goal: the verb under 1 s (docs/report.md).
 #include "cko/cli/command.hpp"
+#include "verb_runner.hpp"
 #include "cko/report/html_printer.hpp"
 #include "cko/report/report_model.hpp"
 #include "cko/report/testing/synthetic_store.hpp"
@@ -69,18 +70,7 @@ void BM_ReportVerb(benchmark::State& state) {
     } else {
         words.insert(words.end(), {"--format", "md"});
     }
-    std::vector<char*> argv;
-    for (auto& w : words) {
-        argv.push_back(w.data());
-    }
-    std::ostringstream sink;
-    std::streambuf* const saved = std::cout.rdbuf(sink.rdbuf());
-    int rc = 0;
-    for (auto _ : state) {
-        sink.str("");
-        rc |= cko::cli::run_cli(static_cast<int>(argv.size()), argv.data());
-    }
-    std::cout.rdbuf(saved);
+    const int rc = cko::bench::run_verb(state, words);
     if (rc != 0) {
         state.SkipWithError("cko report failed");
     }

@@ -98,7 +98,7 @@ public:
     // champion select of `experiment` on `confirm`.
     std::string select(const std::string& experiment, const std::string& confirm) {
         const std::string id = fmt::format("sel-{:016x}", ++selections_);
-        store_.write_record("champion/selections/" + id + ".json",
+        const store::RecordRef ref = store_.write_record("champion/selections/" + id + ".json",
                             Json{{"format_version", "cko/selection-v1"}, {"id", id}, {"experiment_id", experiment},
                                  {"confirm", {{"id", confirm}, {"sha256", std::string(64, '0')}}},
                                  {"digest", std::string(64, 'c')}, {"selected_unix_s", tick()},
@@ -106,7 +106,7 @@ public:
         current_sha_ = store_.compare_and_swap("champion/current.json", current_sha_,
                                 Json{{"format_version", "cko/champion-v1"}, {"id", "champion"}, {"experiment_id", experiment},
                                      {"digest", std::string(64, 'c')},
-                                     {"selection", {{"id", id}, {"path", "champion/selections/" + id + ".json"}}}});
+                                     {"selection", ref.to_json()}});
         return id;
     }
 
