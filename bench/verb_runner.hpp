@@ -1,4 +1,5 @@
-// Runs one cko verb in process for every benchmark iteration, stdout discarded: the path a user runs.
+// Runs one cko verb in process for every benchmark iteration, stdout discarded: the path a user
+// runs.
 #pragma once
 
 #include "cko/cli/command.hpp"

@@ -11,20 +11,24 @@ namespace {
 
 using BaselineTest = testing::FrozenTargetTest;
 
-std::size_t invocations(const store::Store& store) { return run::list_invocations(store).size(); }
+std::size_t invocations(const store::Store& store) {
+    return run::list_invocations(store).size();
+}
 
 TEST_F(BaselineTest, MeasuresTheOriginalThenAnAaRunOfTheAskedPairs) {
     BaselineOptions o;
     o.calls_per_case = 2;
     o.aa_pairs = 6;
     std::string announced;
-    const OperationOutcome out = run_baseline(*target_, o, [&](const std::string& id) { announced = id; });
+    const OperationOutcome out =
+        run_baseline(*target_, o, [&](const std::string& id) { announced = id; });
     EXPECT_EQ(out.state, "succeeded");
     EXPECT_EQ(out.invocation_id, announced);
     EXPECT_EQ(out.exit_code, 0);
     const Json& c = out.outputs.at("cases").at("c");
     // 2 calls x samples_per_call (the spec's default 5), each 1.5 us from the fake driver.
-    EXPECT_EQ(c.at("samples").size(), 2u * static_cast<std::size_t>(target_->spec().samples_per_call));
+    EXPECT_EQ(c.at("samples").size(),
+              2u * static_cast<std::size_t>(target_->spec().samples_per_call));
     EXPECT_DOUBLE_EQ(c.at("median").get<double>(), 1.5);
     EXPECT_DOUBLE_EQ(c.at("mad").get<double>(), 0.0);
     const Json& aa = out.outputs.at("aa");
@@ -38,7 +42,8 @@ TEST_F(BaselineTest, MeasuresTheOriginalThenAnAaRunOfTheAskedPairs) {
     EXPECT_EQ(out.outputs.at("resolution").at("n"), 6);
     const Json result = store_->read_record("invocations/" + out.invocation_id + "/result.json");
     EXPECT_EQ(result.at("kind"), "baseline");
-    EXPECT_EQ(result.at("cost").at("driver_calls"), 2 + 6 * 2);  // single_subject: a pair is two calls
+    EXPECT_EQ(result.at("cost").at("driver_calls"),
+              2 + 6 * 2);  // single_subject: a pair is two calls
 }
 
 TEST_F(BaselineTest, RefusesZeroCallsPerCaseBeforeStarting) {

@@ -14,10 +14,12 @@ using ChampionTest = testing::FrozenTargetTest;
 
 TEST_F(ChampionTest, OnlyAnImprovedConfirmSelects) {
     const std::string exp = experiment("kernel v1\n");
-    for (const char* verdict : {"invalid", "regressed", "equivalent", "below_minimum", "inconclusive"}) {
+    for (const char* verdict :
+         {"invalid", "regressed", "equivalent", "below_minimum", "inconclusive"}) {
         const std::string conf = planted("confirm", exp, verdict, original_digest());
         std::string message;
-        EXPECT_EQ(code_of([&] { (void)select_champion(*target_, exp, conf); }, &message), ErrorCode::not_eligible)
+        EXPECT_EQ(code_of([&] { (void)select_champion(*target_, exp, conf); }, &message),
+                  ErrorCode::not_eligible)
             << verdict;
         EXPECT_NE(message.find("only an `improved` confirm"), std::string::npos) << message;
         EXPECT_EQ(champion(), "original") << verdict;
@@ -34,10 +36,13 @@ TEST_F(ChampionTest, AConfirmOfAnotherExperimentOrAScreenDoesNotSelect) {
     const std::string a = experiment("kernel a\n");
     const std::string b = experiment("kernel b\n");
     const std::string conf_b = planted("confirm", b, "improved", original_digest());
-    EXPECT_EQ(code_of([&] { (void)select_champion(*target_, a, conf_b); }), ErrorCode::not_eligible);
+    EXPECT_EQ(code_of([&] { (void)select_champion(*target_, a, conf_b); }),
+              ErrorCode::not_eligible);
     const std::string screen_a = planted("screen", a, "improved", original_digest());
-    EXPECT_EQ(code_of([&] { (void)select_champion(*target_, a, screen_a); }), ErrorCode::not_eligible);
-    EXPECT_EQ(code_of([&] { (void)select_champion(*target_, a, "inv-0000000000000000"); }), ErrorCode::not_found);
+    EXPECT_EQ(code_of([&] { (void)select_champion(*target_, a, screen_a); }),
+              ErrorCode::not_eligible);
+    EXPECT_EQ(code_of([&] { (void)select_champion(*target_, a, "inv-0000000000000000"); }),
+              ErrorCode::not_found);
     EXPECT_EQ(champion(), "original");
 }
 
@@ -48,7 +53,8 @@ TEST_F(ChampionTest, AConfirmAgainstAFormerChampionIsStale) {
     const std::string conf_b = planted("confirm", b, "improved", original_digest());
     (void)select_champion(*target_, a, conf_a);
     std::string message;
-    EXPECT_EQ(code_of([&] { (void)select_champion(*target_, b, conf_b); }, &message), ErrorCode::not_eligible);
+    EXPECT_EQ(code_of([&] { (void)select_champion(*target_, b, conf_b); }, &message),
+              ErrorCode::not_eligible);
     EXPECT_NE(message.find("--base champion"), std::string::npos) << message;
     EXPECT_EQ(champion(), a);
     // Confirmed against the champion as it is now, b may take over.
@@ -58,12 +64,15 @@ TEST_F(ChampionTest, AConfirmAgainstAFormerChampionIsStale) {
 }
 
 TEST_F(ChampionTest, RestoreNeedsAFailedAuditOrAReason) {
-    EXPECT_EQ(code_of([&] { (void)restore_original(*target_, "", "why"); }), ErrorCode::not_eligible);  // nothing to restore
+    EXPECT_EQ(code_of([&] { (void)restore_original(*target_, "", "why"); }),
+              ErrorCode::not_eligible);  // nothing to restore
     const std::string a = experiment("kernel a\n");
     (void)select_champion(*target_, a, planted("confirm", a, "improved", original_digest()));
-    EXPECT_EQ(code_of([&] { (void)restore_original(*target_, "", ""); }), ErrorCode::invalid_argument);
+    EXPECT_EQ(code_of([&] { (void)restore_original(*target_, "", ""); }),
+              ErrorCode::invalid_argument);
     const std::string passed_audit = planted("audit", "", "improved", original_digest());
-    EXPECT_EQ(code_of([&] { (void)restore_original(*target_, passed_audit, ""); }), ErrorCode::not_eligible);
+    EXPECT_EQ(code_of([&] { (void)restore_original(*target_, passed_audit, ""); }),
+              ErrorCode::not_eligible);
     EXPECT_EQ(champion(), a);
     const std::string failed_audit = planted("audit", "", "equivalent", original_digest());
     const Json selection = restore_original(*target_, failed_audit, "");
@@ -76,13 +85,15 @@ TEST_F(ChampionTest, AWallBudgetSpentRefusesTheNextOperation) {
     freeze("wall_seconds_budget = 1000");
     EXPECT_NO_THROW(require_budget(*target_, 10));
     std::string message;
-    EXPECT_EQ(code_of([&] { require_budget(*target_, 2000); }, &message), ErrorCode::budget_exhausted);
+    EXPECT_EQ(code_of([&] { require_budget(*target_, 2000); }, &message),
+              ErrorCode::budget_exhausted);
     EXPECT_NE(message.find("wall seconds are left"), std::string::npos) << message;
 }
 
 TEST_F(ChampionTest, ACpuTargetIgnoresTheGpuBudget) {
     freeze("gpu_seconds_budget = 1");
-    (void)planted("baseline", "", "equivalent", original_digest(), 50);  // no GPU in the Target: not counted
+    (void)planted("baseline", "", "equivalent", original_digest(),
+                  50);  // no GPU in the Target: not counted
     EXPECT_NO_THROW(require_budget(*target_, 0));
 }
 

@@ -119,7 +119,7 @@ Rounds measure_rounds(const Target& target, run::Invocation& inv, Session& sessi
                                          : fmt::format("the reference failed correctness on case {}: the comparison is "
                                                        "void",
                                                        case_id);
-                r.reason += driver_notes_of(target, m);
+                r.reason += driver_notes_of(m);
                 r.infrastructure_failure = ref.correct ? false : true;
                 return r;
             }

@@ -1,4 +1,5 @@
-// Comparison planning: one-confirm rule, reference from the experiment's base, rounds, plan, noise notes.
+// Comparison planning: one-confirm rule, reference from the experiment's base, rounds, plan, noise
+// notes.
 #include "cko/eval/compare_context.hpp"
 
 #include "cko/eval/champion.hpp"
@@ -14,35 +15,41 @@
 namespace cko::eval {
 namespace {
 
-// Earlier confirms of an experiment; a new one is allowed only as a retry of an infrastructure failure.
+// Earlier confirms of an experiment; a new one is allowed only as a retry of an infrastructure
+// failure.
 void require_first_confirm(const Target& target, const CompareOptions& o) {
     std::vector<std::string> earlier;
     for (const auto& id : run::list_invocations(target.store())) {
         const Json req = target.store().read_record("invocations/" + id + "/request.json");
-        if (req.value("kind", "") == "confirm" && req.at("request").value("experiment_id", "") == o.experiment_id) {
+        if (req.value("kind", "") == "confirm" &&
+            req.at("request").value("experiment_id", "") == o.experiment_id) {
             earlier.push_back(id);
         }
     }
     if (earlier.empty()) {
         if (!o.retry_of.empty()) {
-            throw Error(ErrorCode::invalid_argument, fmt::format("--retry-of {}: there is no earlier confirm of {}",
-                                                                 o.retry_of, o.experiment_id));
+            throw Error(ErrorCode::invalid_argument,
+                        fmt::format("--retry-of {}: there is no earlier confirm of {}", o.retry_of,
+                                    o.experiment_id));
         }
         return;
     }
     if (o.retry_of.empty()) {
         throw Error(ErrorCode::already_confirmed,
-                    fmt::format("{} was already confirmed by {}; only one formal confirm counts. Re-run only after an "
+                    fmt::format("{} was already confirmed by {}; only one formal confirm counts. "
+                                "Re-run only after an "
                                 "infrastructure failure, with --retry-of ID --reason TEXT",
                                 o.experiment_id, fmt::join(earlier, ", ")),
                     Json{{"earlier", earlier}});
     }
     if (std::find(earlier.begin(), earlier.end(), o.retry_of) == earlier.end()) {
-        throw Error(ErrorCode::invalid_argument, fmt::format("--retry-of {} is not a confirm of {} (those are: {})",
-                                                             o.retry_of, o.experiment_id, fmt::join(earlier, ", ")));
+        throw Error(ErrorCode::invalid_argument,
+                    fmt::format("--retry-of {} is not a confirm of {} (those are: {})", o.retry_of,
+                                o.experiment_id, fmt::join(earlier, ", ")));
     }
     if (o.retry_reason.empty()) {
-        throw Error(ErrorCode::invalid_argument, "--retry-of needs --reason naming the infrastructure failure",
+        throw Error(ErrorCode::invalid_argument,
+                    "--retry-of needs --reason naming the infrastructure failure",
                     Json{{"field", "reason"}});
     }
     const auto st = run::invocation_status(target.store(), o.retry_of);
@@ -50,7 +57,8 @@ void require_first_confirm(const Target& target, const CompareOptions& o) {
                                 st.result.at("outputs").value("infrastructure_failure", false);
     if (!infrastructure) {
         throw Error(ErrorCode::not_eligible,
-                    fmt::format("confirm {} completed with verdict `{}`; a completed confirm cannot be re-run until it "
+                    fmt::format("confirm {} completed with verdict `{}`; a completed confirm "
+                                "cannot be re-run until it "
                                 "passes",
                                 o.retry_of, st.result.at("outputs").value("verdict", "?")));
     }
@@ -59,7 +67,8 @@ void require_first_confirm(const Target& target, const CompareOptions& o) {
         for (const auto& id : earlier) {
             const Json req = target.store().read_record("invocations/" + id + "/request.json");
             if (req.at("request").value("retry_of", "") == o.retry_of) {
-                throw Error(ErrorCode::not_eligible, fmt::format("{} was already retried by {}", o.retry_of, id));
+                throw Error(ErrorCode::not_eligible,
+                            fmt::format("{} was already retried by {}", o.retry_of, id));
             }
         }
     }
@@ -69,7 +78,8 @@ void resolve_subjects(const Target& target, const CompareOptions& o, ComparisonP
     if (o.kind == ComparisonKind::audit) {
         const Champion champion = read_champion(target.store());
         if (!champion.experiment_id) {
-            throw Error(ErrorCode::not_eligible, "there is no champion to audit (the original is current)");
+            throw Error(ErrorCode::not_eligible,
+                        "there is no champion to audit (the original is current)");
         }
         p.reference = target.original();
         p.reference_label = "original";
@@ -84,7 +94,8 @@ void resolve_subjects(const Target& target, const CompareOptions& o, ComparisonP
     const Json& base = p.experiment.at("base");
     p.reference_kind = base.at("kind");
     p.reference = store::load_snapshot(target.store(), base.at("digest").get<std::string>());
-    p.reference_label = p.reference_kind == "champion" ? base.at("experiment_id").get<std::string>() : "original";
+    p.reference_label =
+        p.reference_kind == "champion" ? base.at("experiment_id").get<std::string>() : "original";
     p.candidate = store::load_snapshot(target.store(), p.experiment.at("candidate").at("digest"));
     p.candidate_label = o.experiment_id;
 }
@@ -110,13 +121,16 @@ Json noise_notes(const Target& target, double minimum_effect_pct) {
         }
     }
     if (latest < 0) {
-        notes.push_back("no baseline: the noise of this Target is unknown (run cko baseline to know which effects "
-                        "are detectable)");
+        notes.push_back(
+            "no baseline: the noise of this Target is unknown (run cko baseline to know which "
+            "effects "
+            "are detectable)");
     } else if (resolution.is_object() && !resolution.value("resolvable", true)) {
-        notes.push_back(fmt::format("the baseline's A/A check found the minimum effect {}% below the resolution (MDE "
-                                    "{:.2f}% at {} pairs): only effects well above the MDE can be decided",
-                                    minimum_effect_pct, resolution.value("mde_pct_at_max_pairs", 0.0),
-                                    resolution.value("max_pairs", 0)));
+        notes.push_back(fmt::format(
+            "the baseline's A/A check found the minimum effect {}% below the resolution (MDE "
+            "{:.2f}% at {} pairs): only effects well above the MDE can be decided",
+            minimum_effect_pct, resolution.value("mde_pct_at_max_pairs", 0.0),
+            resolution.value("max_pairs", 0)));
     }
     return notes;
 }
@@ -154,9 +168,10 @@ std::vector<std::string> host_load_notes(double load_at_start) {
     if (load <= cores) {
         return {};
     }
-    return {fmt::format("the host's load average ({:.1f}) exceeded its {} cores during the comparison: other work "
-                        "competed with the measurements",
-                        load, static_cast<int>(cores))};
+    return {fmt::format(
+        "the host's load average ({:.1f}) exceeded its {} cores during the comparison: other work "
+        "competed with the measurements",
+        load, static_cast<int>(cores))};
 }
 
 std::string subject_running_at_failure(const Error& error) {
@@ -168,11 +183,12 @@ std::string subject_running_at_failure(const Error& error) {
     }
     const std::size_t start = at + marker.size();
     const std::size_t end = tail.find_first_of(" \n", start);
-    const std::string role = tail.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    const std::string role =
+        tail.substr(start, end == std::string::npos ? std::string::npos : end - start);
     return role == "reference" || role == "candidate" ? role : "";
 }
 
-std::string driver_notes_of(const Target& /*target*/, const Measurement& m) {
+std::string driver_notes_of(const Measurement& m) {
     std::string text;
     if (!m.driver_notes.empty()) {
         text += fmt::format("; driver notes: {}", fmt::join(m.driver_notes, " | "));
@@ -198,19 +214,24 @@ ComparisonPlan plan_comparison(const Target& target, const CompareOptions& o) {
     // measured and nothing is decided.
     const auto changes = target.driver_changes();
     if (!changes.empty()) {
-        throw Error(ErrorCode::driver_changed, fmt::format("{}: nothing was measured", fmt::join(changes, "; ")),
-                    Json{{"problems", changes}, {"fix", "restore the driver files, or freeze a new Target"}});
+        throw Error(ErrorCode::driver_changed,
+                    fmt::format("{}: nothing was measured", fmt::join(changes, "; ")),
+                    Json{{"problems", changes},
+                         {"fix", "restore the driver files, or freeze a new Target"}});
     }
     ComparisonPlan p;
     resolve_subjects(target, o, p);
-    p.minimum_effect_pct =
-        p.experiment.is_null() ? spec.minimum_effect_pct : p.experiment.at("minimum_effect_pct").get<double>();
+    p.minimum_effect_pct = p.experiment.is_null()
+                               ? spec.minimum_effect_pct
+                               : p.experiment.at("minimum_effect_pct").get<double>();
     p.min_rounds = static_cast<std::size_t>(spec.min_pairs);
     // A screen is a cheap look: at most half the formal budget of pairs (never below min_pairs).
     p.max_rounds = o.kind == ComparisonKind::screen
                        ? std::max(p.min_rounds, static_cast<std::size_t>(spec.max_pairs) / 2)
                        : static_cast<std::size_t>(spec.max_pairs);
-    p.seed = o.seed != 0 ? o.seed : seed_from(target.id() + "/" + kind + "/" + p.candidate_label + "/" + o.retry_of);
+    p.seed = o.seed != 0
+                 ? o.seed
+                 : seed_from(target.id() + "/" + kind + "/" + p.candidate_label + "/" + o.retry_of);
     if (spec.sequential) {
         stats::SequentialPlan plan;
         plan.block = 2;
@@ -219,23 +240,26 @@ ComparisonPlan plan_comparison(const Target& target, const CompareOptions& o) {
         plan.confidence = spec.confidence;
         p.sequential = plan;
     }
-    require_budget(target, p.experiment.is_null() ? 0.0 : p.experiment.value("estimated_cost_s", 0.0));
-    p.reference_json = Json{{"label", p.reference_label}, {"digest", p.reference.digest}, {"kind", p.reference_kind}};
+    require_budget(target,
+                   p.experiment.is_null() ? 0.0 : p.experiment.value("estimated_cost_s", 0.0));
+    p.reference_json = Json{
+        {"label", p.reference_label}, {"digest", p.reference.digest}, {"kind", p.reference_kind}};
     p.candidate_json = Json{{"label", p.candidate_label}, {"digest", p.candidate.digest}};
     p.notes = noise_notes(target, p.minimum_effect_pct);
     p.load_at_start = load_average_now();
-    p.request = Json{{"target", target.id()},
-                     {"experiment_id", o.experiment_id},
-                     {"reference", p.reference_json},
-                     {"candidate", p.candidate_json},
-                     {"seed", p.seed},
-                     {"min_pairs", p.min_rounds},
-                     {"max_pairs", p.max_rounds},
-                     {"cases", spec.case_ids},
-                     {"pair", "a round: every case once, one reference and one candidate measurement each"},
-                     {"minimum_effect_pct", p.minimum_effect_pct},
-                     {"sequential", spec.sequential},
-                     {"plan", p.sequential ? p.sequential->to_json() : Json(nullptr)}};
+    p.request =
+        Json{{"target", target.id()},
+             {"experiment_id", o.experiment_id},
+             {"reference", p.reference_json},
+             {"candidate", p.candidate_json},
+             {"seed", p.seed},
+             {"min_pairs", p.min_rounds},
+             {"max_pairs", p.max_rounds},
+             {"cases", spec.case_ids},
+             {"pair", "a round: every case once, one reference and one candidate measurement each"},
+             {"minimum_effect_pct", p.minimum_effect_pct},
+             {"sequential", spec.sequential},
+             {"plan", p.sequential ? p.sequential->to_json() : Json(nullptr)}};
     if (!o.retry_of.empty()) {
         p.request["retry_of"] = o.retry_of;
         p.request["retry_reason"] = o.retry_reason;

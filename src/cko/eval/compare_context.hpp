@@ -1,4 +1,5 @@
-// Planning a comparison: the reference the experiment names, the rounds, the sequential plan, notes.
+// Planning a comparison: the reference the experiment names, the rounds, the sequential plan,
+// notes.
 #pragma once
 
 #include "cko/eval/compare.hpp"
@@ -40,8 +41,9 @@ struct ComparisonPlan {
 // ID` to stderr before measuring each subject); "" when it did not say.
 [[nodiscard]] std::string subject_running_at_failure(const Error& error);
 
-// "; driver notes: …; stderr ends with: …" for a measurement whose subject did not pass ("" if none).
-[[nodiscard]] std::string driver_notes_of(const Target& target, const Measurement& m);
+// "; driver notes: …; stderr ends with: …" for a measurement whose subject did not pass ("" if
+// none).
+[[nodiscard]] std::string driver_notes_of(const Measurement& m);
 
 // The last progress event of a running comparison (pairs done / at most, effect so far, elapsed
 // and expected seconds); null when it has none yet.

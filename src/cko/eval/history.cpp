@@ -1,4 +1,5 @@
-// The Target's history from its records: read-only, time-ordered, one entry per thing that happened.
+// The Target's history from its records: read-only, time-ordered, one entry per thing that
+// happened.
 #include "cko/eval/history.hpp"
 
 #include "cko/eval/experiment.hpp"
@@ -28,7 +29,9 @@ Json comparison_entry(const Json& request, const Json& result) {
            {"t_unix_s", result.value("started_unix_ns", std::int64_t{0}) / 1000000000},
            {"t_unix_ns", result.value("started_unix_ns", std::int64_t{0})},
            {"state", result.value("state", "?")},
-           {"experiment_id", out.value("experiment_id", request.value("request", Json::object()).value("experiment_id", ""))},
+           {"experiment_id",
+            out.value("experiment_id",
+                      request.value("request", Json::object()).value("experiment_id", ""))},
            {"reference", out.value("reference", Json::object()).value("label", "")},
            {"candidate", out.value("candidate", Json::object()).value("label", "")},
            {"verdict", out.value("verdict", "")},
@@ -60,8 +63,10 @@ Json comparison_entry(const Json& request, const Json& result) {
             return;
         }
         const Json est = c.value("estimate", Json::object());
-        e["per_case"].push_back(Json{{"case_id", case_id}, {"verdict", c.value("verdict", "")},
-                                     {"regressed", c.value("regressed", false)}, {"effect_pct", est.value("hl_pct", Json())},
+        e["per_case"].push_back(Json{{"case_id", case_id},
+                                     {"verdict", c.value("verdict", "")},
+                                     {"regressed", c.value("regressed", false)},
+                                     {"effect_pct", est.value("hl_pct", Json())},
                                      {"ci_low_pct", est.value("ci_low_pct", Json())},
                                      {"ci_high_pct", est.value("ci_high_pct", Json())}});
     };
@@ -112,8 +117,10 @@ Json comparison_entry(const Json& request, const Json& result) {
             if (!c.is_object()) {
                 continue;
             }
-            e["cases"][id] = Json{{"median", c.value("median", Json())}, {"unit", c.value("unit", "")},
-                                  {"cv", c.value("cv", Json())}, {"samples", c.value("samples", Json::array()).size()}};
+            e["cases"][id] = Json{{"median", c.value("median", Json())},
+                                  {"unit", c.value("unit", "")},
+                                  {"cv", c.value("cv", Json())},
+                                  {"samples", c.value("samples", Json::array()).size()}};
         }
     }
     return e;
@@ -152,9 +159,13 @@ Json target_history(const store::Store& store) {
             continue;
         }
         if (!store.exists(dir + "/result.json")) {
-            entries.push_back(Json{{"type", kind}, {"id", id}, {"state", "running"},
-                                   {"t_unix_s", request.value("created_unix_ns", std::int64_t{0}) / 1000000000},
-                                   {"experiment_id", request.value("request", Json::object()).value("experiment_id", "")}});
+            entries.push_back(
+                Json{{"type", kind},
+                     {"id", id},
+                     {"state", "running"},
+                     {"t_unix_s", request.value("created_unix_ns", std::int64_t{0}) / 1000000000},
+                     {"experiment_id",
+                      request.value("request", Json::object()).value("experiment_id", "")}});
             continue;
         }
         entries.push_back(comparison_entry(request, store.read_record(dir + "/result.json")));
@@ -167,13 +178,14 @@ Json target_history(const store::Store& store) {
             }
             const Json s = store.read_record("champion/selections/" + f.path().filename().string());
             const bool restore = s.value("experiment_id", Json()).is_null();
-            entries.push_back(Json{{"type", restore ? "restore" : "select"},
-                                   {"id", s.value("id", "")},
-                                   {"t_unix_s", s.value("selected_unix_s", std::int64_t{0})},
-                                   {"experiment_id", restore ? Json("original") : s["experiment_id"]},
-                                   {"confirm", s.value("confirm", Json::object()).value("id", "")},
-                                   {"accepted_regressions", s.value("accepted_regressions", Json::array())},
-                                   {"restore", s.value("restore", Json())}});
+            entries.push_back(
+                Json{{"type", restore ? "restore" : "select"},
+                     {"id", s.value("id", "")},
+                     {"t_unix_s", s.value("selected_unix_s", std::int64_t{0})},
+                     {"experiment_id", restore ? Json("original") : s["experiment_id"]},
+                     {"confirm", s.value("confirm", Json::object()).value("id", "")},
+                     {"accepted_regressions", s.value("accepted_regressions", Json::array())},
+                     {"restore", s.value("restore", Json())}});
         }
     }
     // Invocations know their start to the nanosecond, experiments and selections only to the
@@ -187,8 +199,9 @@ Json target_history(const store::Store& store) {
         const std::string type = e.value("type", "");
         return s * 1000000000 + (type == "select" || type == "restore" ? 999999999 : 0);
     };
-    std::stable_sort(entries.begin(), entries.end(),
-                     [&order_key](const Json& a, const Json& b) { return order_key(a) < order_key(b); });
+    std::stable_sort(entries.begin(), entries.end(), [&order_key](const Json& a, const Json& b) {
+        return order_key(a) < order_key(b);
+    });
     double gpu = 0;
     double wall = 0;
     for (const auto& e : entries) {
@@ -196,20 +209,24 @@ Json target_history(const store::Store& store) {
         wall += number_or(e, "wall_s", 0);
     }
     const Json spec = target.value("spec", Json::object());
-    return Json{{"format_version", "cko/history-v1"},
-                {"target", target.value("id", "")},
-                {"name", spec.value("name", "")},
-                {"metric", spec.value("objective", Json::object()).value("primary", Json::object())},
-                {"minimum_effect_pct", spec.value("objective", Json::object()).value("minimum_effect_pct", 0.0)},
-                {"entries", entries},
-                {"totals", {{"gpu_s", gpu}, {"wall_s", wall}}}};
+    return Json{
+        {"format_version", "cko/history-v1"},
+        {"target", target.value("id", "")},
+        {"name", spec.value("name", "")},
+        {"metric", spec.value("objective", Json::object()).value("primary", Json::object())},
+        {"minimum_effect_pct",
+         spec.value("objective", Json::object()).value("minimum_effect_pct", 0.0)},
+        {"entries", entries},
+        {"totals", {{"gpu_s", gpu}, {"wall_s", wall}}}};
 }
 
 std::string history_text(const Json& h) {
-    std::string text = fmt::format("history of Target {} ({}), minimum effect {}%\n", h.value("target", ""),
-                                   h.value("name", ""), h.value("minimum_effect_pct", 0.0));
-    text += fmt::format("{:<9} {:<10} {:<22} {:<22} {:<22} {:<14} {:<36} {:>5} {:>7} {:>7}\n", "time", "what", "id",
-                        "subject", "reference", "verdict", "effect [deciding interval]", "pairs", "GPU s", "wall s");
+    std::string text =
+        fmt::format("history of Target {} ({}), minimum effect {}%\n", h.value("target", ""),
+                    h.value("name", ""), h.value("minimum_effect_pct", 0.0));
+    text += fmt::format("{:<9} {:<10} {:<22} {:<22} {:<22} {:<14} {:<36} {:>5} {:>7} {:>7}\n",
+                        "time", "what", "id", "subject", "reference", "verdict",
+                        "effect [deciding interval]", "pairs", "GPU s", "wall s");
     for (const auto& e : h.at("entries")) {
         const std::time_t t = e.value("t_unix_s", std::int64_t{0});
         std::tm tm{};
@@ -218,33 +235,41 @@ std::string history_text(const Json& h) {
         std::strftime(when, sizeof when, "%H:%M:%S", &tm);
         const std::string type = e.value("type", "?");
         if (type == "experiment") {
-            text += fmt::format("{:<9} {:<10} {:<22} {}{} (mechanism {}, base {})\n", when, type, e.value("id", ""),
-                                e.value("control", false) ? "[A/A control] " : "", e.value("hypothesis", ""),
-                                e.value("mechanism", ""), e.value("base", ""));
+            text += fmt::format(
+                "{:<9} {:<10} {:<22} {}{} (mechanism {}, base {})\n", when, type, e.value("id", ""),
+                e.value("control", false) ? "[A/A control] " : "", e.value("hypothesis", ""),
+                e.value("mechanism", ""), e.value("base", ""));
             continue;
         }
         if (type == "select" || type == "restore") {
-            text += fmt::format("{:<9} {:<10} {:<22} champion -> {}{}\n", when, type, e.value("id", ""),
-                                e.value("experiment_id", Json("original")).get<std::string>(),
-                                type == "select" ? fmt::format(" (confirm {})", e.value("confirm", "")) : std::string());
+            text +=
+                fmt::format("{:<9} {:<10} {:<22} champion -> {}{}\n", when, type, e.value("id", ""),
+                            e.value("experiment_id", Json("original")).get<std::string>(),
+                            type == "select" ? fmt::format(" (confirm {})", e.value("confirm", ""))
+                                             : std::string());
             continue;
         }
         std::string effect = "-";
         if (e.contains("effect_pct") && e["effect_pct"].is_number()) {
             effect = fmt::format("{:+.2f}% [{:+.2f}%, {:+.2f}%]", e["effect_pct"].get<double>(),
-                                 number_or(e, "ci_low_pct", std::nan("")), number_or(e, "ci_high_pct", std::nan("")));
+                                 number_or(e, "ci_low_pct", std::nan("")),
+                                 number_or(e, "ci_high_pct", std::nan("")));
         }
         std::string verdict = e.value("verdict", "");
         if (verdict.empty()) {
             verdict = e.value("state", "?");
         }
         if (!e.value("decision", "").empty()) {
-            verdict += fmt::format("/{}", e.value("decision", "").substr(0, 4));  // (GCC 12 -Wrestrict on "/" + s)
+            verdict += fmt::format(
+                "/{}", e.value("decision", "").substr(0, 4));  // (GCC 12 -Wrestrict on "/" + s)
         }
-        const std::string subject = type == "baseline" ? "A/A check" : e.value("candidate", e.value("experiment_id", ""));
-        text += fmt::format("{:<9} {:<10} {:<22} {:<22} {:<22} {:<14} {:<36} {:>5} {:>7.1f} {:>7.1f}\n", when, type,
-                            e.value("id", ""), subject.substr(0, 22), e.value("reference", "").substr(0, 22), verdict,
-                            effect, e.value("pairs", 0), number_or(e, "gpu_s", 0), number_or(e, "wall_s", 0));
+        const std::string subject =
+            type == "baseline" ? "A/A check" : e.value("candidate", e.value("experiment_id", ""));
+        text +=
+            fmt::format("{:<9} {:<10} {:<22} {:<22} {:<22} {:<14} {:<36} {:>5} {:>7.1f} {:>7.1f}\n",
+                        when, type, e.value("id", ""), subject.substr(0, 22),
+                        e.value("reference", "").substr(0, 22), verdict, effect,
+                        e.value("pairs", 0), number_or(e, "gpu_s", 0), number_or(e, "wall_s", 0));
         if (e.contains("effect_text") && !e["effect_text"].get<std::string>().empty()) {
             text += fmt::format("{:<9} {:<10} {}\n", "", "", e["effect_text"].get<std::string>());
         }

@@ -1,4 +1,5 @@
-// The history of a Target: experiments, every comparison with its reference and verdict, champion changes.
+// The history of a Target: experiments, every comparison with its reference and verdict, champion
+// changes.
 #pragma once
 
 #include "cko/store/store.hpp"

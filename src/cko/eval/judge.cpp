@@ -1,4 +1,5 @@
-// The comparison rule: rounds → pooled estimate at the deciding level, per-case verdicts, constraints.
+// The comparison rule: rounds → pooled estimate at the deciding level, per-case verdicts,
+// constraints.
 #include "cko/eval/judge.hpp"
 
 #include "cko/util/error.hpp"
@@ -11,11 +12,13 @@
 namespace cko::eval {
 namespace {
 
-void require_rectangular(const std::vector<std::vector<double>>& d, std::size_t cases, const std::string& what) {
+void require_rectangular(const std::vector<std::vector<double>>& d, std::size_t cases,
+                         const std::string& what) {
     for (std::size_t r = 0; r < d.size(); ++r) {
         if (d[r].size() != cases) {
             throw Error(ErrorCode::invalid_argument,
-                        fmt::format("{}: round {} has {} values for {} cases", what, r + 1, d[r].size(), cases));
+                        fmt::format("{}: round {} has {} values for {} cases", what, r + 1,
+                                    d[r].size(), cases));
         }
     }
 }
@@ -58,7 +61,8 @@ Judgement judge_comparison(const JudgeInput& in) {
     j.pooled_d = pooled_rounds(in.d);
     j.nominal = stats::estimate_paired(j.pooled_d, in.confidence);
     if (in.plan) {
-        const stats::LookDecision look = stats::sequential_look(j.pooled_d, *in.plan, in.minimum_effect_pct);
+        const stats::LookDecision look =
+            stats::sequential_look(j.pooled_d, *in.plan, in.minimum_effect_pct);
         j.looks_planned = in.plan->look_sizes().size();
         j.look = look.look;
         j.deciding = look.estimate;
@@ -86,7 +90,8 @@ Judgement judge_comparison(const JudgeInput& in) {
         }
         j.cases.push_back(std::move(cj));
     }
-    if (in.case_ids.size() > 1 && !j.regressed_cases.empty() && j.verdict == stats::Verdict::improved) {
+    if (in.case_ids.size() > 1 && !j.regressed_cases.empty() &&
+        j.verdict == stats::Verdict::improved) {
         j.verdict = stats::Verdict::mixed;
     }
 
@@ -103,7 +108,8 @@ Judgement judge_comparison(const JudgeInput& in) {
         if (status == stats::ConstraintStatus::regressed) {
             j.verdict = stats::Verdict::regressed;
             if (j.constraint_reason.empty()) {
-                j.constraint_reason = fmt::format("constraint {} regressed beyond {}%", rule.name, rule.max_regression_pct);
+                j.constraint_reason = fmt::format("constraint {} regressed beyond {}%", rule.name,
+                                                  rule.max_regression_pct);
             }
         }
     }
@@ -113,8 +119,10 @@ Judgement judge_comparison(const JudgeInput& in) {
 Json Judgement::to_json() const {
     Json cases_json = Json::array();
     for (const auto& c : cases) {
-        cases_json.push_back(Json{{"case_id", c.case_id}, {"verdict", stats::verdict_name(c.verdict)},
-                                  {"regressed", c.regressed}, {"estimate", c.estimate.to_json()}});
+        cases_json.push_back(Json{{"case_id", c.case_id},
+                                  {"verdict", stats::verdict_name(c.verdict)},
+                                  {"regressed", c.regressed},
+                                  {"estimate", c.estimate.to_json()}});
     }
     return Json{{"verdict", stats::verdict_name(verdict)},
                 {"pooled_verdict", stats::verdict_name(pooled_verdict)},
@@ -131,22 +139,28 @@ Json Judgement::to_json() const {
 
 std::string_view screen_decision_name(ScreenDecision d) noexcept {
     switch (d) {
-    case ScreenDecision::rejected: return "rejected";
-    case ScreenDecision::pass_to_confirm: return "pass_to_confirm";
-    default: return "no_decision";
+    case ScreenDecision::rejected:
+        return "rejected";
+    case ScreenDecision::pass_to_confirm:
+        return "pass_to_confirm";
+    default:
+        return "no_decision";
     }
 }
 
-ScreenDecision screen_decision(stats::Verdict verdict, bool infrastructure_failure, bool diagnostic_proxy) noexcept {
+ScreenDecision screen_decision(stats::Verdict verdict, bool infrastructure_failure,
+                               bool diagnostic_proxy) noexcept {
     if (infrastructure_failure) {
         return ScreenDecision::no_decision;
     }
     if (verdict == stats::Verdict::invalid) {
         return ScreenDecision::rejected;
     }
-    const bool negative = verdict == stats::Verdict::regressed || verdict == stats::Verdict::below_minimum ||
+    const bool negative = verdict == stats::Verdict::regressed ||
+                          verdict == stats::Verdict::below_minimum ||
                           verdict == stats::Verdict::equivalent;
-    return negative && !diagnostic_proxy ? ScreenDecision::rejected : ScreenDecision::pass_to_confirm;
+    return negative && !diagnostic_proxy ? ScreenDecision::rejected
+                                         : ScreenDecision::pass_to_confirm;
 }
 
 std::string describe_effect(double d, stats::Direction direction, const std::string& metric) {
@@ -154,12 +168,15 @@ std::string describe_effect(double d, stats::Direction direction, const std::str
         return "no estimate";
     }
     // d = ln(reference/candidate) for lower-is-better, ln(candidate/reference) for higher.
-    const double change_pct = 100.0 * (std::exp(direction == stats::Direction::lower ? -d : d) - 1.0);
+    const double change_pct =
+        100.0 * (std::exp(direction == stats::Direction::lower ? -d : d) - 1.0);
     const double factor = std::exp(std::fabs(d));
     if (direction == stats::Direction::lower) {
-        return fmt::format("{:.2f}× {} ({:+.1f} % {})", factor, d >= 0 ? "faster" : "slower", change_pct, metric);
+        return fmt::format("{:.2f}× {} ({:+.1f} % {})", factor, d >= 0 ? "faster" : "slower",
+                           change_pct, metric);
     }
-    return fmt::format("{:.2f}× {} {} ({:+.1f} %)", factor, d >= 0 ? "higher" : "lower", metric, change_pct);
+    return fmt::format("{:.2f}× {} {} ({:+.1f} %)", factor, d >= 0 ? "higher" : "lower", metric,
+                       change_pct);
 }
 
 }  // namespace cko::eval

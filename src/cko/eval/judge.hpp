@@ -22,7 +22,7 @@ struct ConstraintRule {
 
 struct JudgeInput {
     std::vector<std::string> case_ids;
-    std::vector<std::vector<double>> d;                                   // [round][case]
+    std::vector<std::vector<double>> d;                                    // [round][case]
     std::map<std::string, std::vector<std::vector<double>>> constraint_d;  // name -> [round][case]
     std::vector<ConstraintRule> constraints;
     double minimum_effect_pct = 0;
@@ -76,6 +76,7 @@ enum class ScreenDecision { rejected, pass_to_confirm, no_decision };
                                              bool diagnostic_proxy) noexcept;
 
 // "2.58× faster (−61.3 % latency_us)" for a log ratio d of a metric with this direction.
-[[nodiscard]] std::string describe_effect(double d, stats::Direction direction, const std::string& metric);
+[[nodiscard]] std::string describe_effect(double d, stats::Direction direction,
+                                          const std::string& metric);
 
 }  // namespace cko::eval

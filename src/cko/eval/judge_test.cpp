@@ -1,4 +1,5 @@
-// The comparison rule, in-process: rounds, per-case verdicts, mixed, constraints, deciding level, screen decisions.
+// The comparison rule, in-process: rounds, per-case verdicts, mixed, constraints, deciding level,
+// screen decisions.
 #include "cko/eval/judge.hpp"
 
 #include "cko/util/error.hpp"
@@ -35,7 +36,8 @@ TEST(Judge, PooledRoundIsTheEqualWeightMeanOverCases) {
 
 TEST(Judge, APooledImprovementWithARegressedCaseIsMixedAndNamesTheCase) {
     const Judgement j = judge_comparison(three_cases(10));
-    // pooled d per round ≈ (0.875 + 1.902 − 0.182) / 3 = 0.865 ≫ ln(1.05): improved when pooled alone
+    // pooled d per round ≈ (0.875 + 1.902 − 0.182) / 3 = 0.865 ≫ ln(1.05): improved when pooled
+    // alone
     EXPECT_EQ(j.pooled_verdict, stats::Verdict::improved);
     EXPECT_EQ(j.verdict, stats::Verdict::mixed);
     ASSERT_EQ(j.regressed_cases, std::vector<std::string>{"c"});
@@ -69,7 +71,8 @@ TEST(Judge, ARegressedConstraintMakesTheVerdictRegressed) {
     in.constraints = {{"peak_mem", 2.0}};
     for (std::size_t r = 0; r < in.d.size(); ++r) {
         const double jitter = 0.001 * static_cast<double>(r % 3);
-        in.constraint_d["peak_mem"].push_back({-0.10 + jitter, -0.10 - jitter, -0.10});  // 10 % more memory
+        in.constraint_d["peak_mem"].push_back(
+            {-0.10 + jitter, -0.10 - jitter, -0.10});  // 10 % more memory
     }
     const Judgement j = judge_comparison(in);
     EXPECT_EQ(j.pooled_verdict, stats::Verdict::improved);
@@ -86,7 +89,8 @@ TEST(Judge, ASequentialVerdictIsTakenAtTheLooksRepeatedLevelNotTheNominalOne) {
     plan.max_pairs = 40;
     in.plan = plan;
     const Judgement j = judge_comparison(in);
-    // looks at 6, 8, 10, …, 40: 8 rounds is look 2 of 18, whose O'Brien–Fleming level is far above 95 %
+    // looks at 6, 8, 10, …, 40: 8 rounds is look 2 of 18, whose O'Brien–Fleming level is far above
+    // 95 %
     EXPECT_EQ(j.look, 2U);
     EXPECT_EQ(j.looks_planned, 18U);
     EXPECT_GT(j.deciding_level, 0.99);
@@ -135,13 +139,16 @@ TEST(ScreenDecision, RejectsOnlyWhatTheCandidateCausedAndNeverSelects) {
     EXPECT_EQ(screen_decision(Verdict::regressed, false, true), ScreenDecision::pass_to_confirm);
     EXPECT_EQ(screen_decision(Verdict::improved, false, false), ScreenDecision::pass_to_confirm);
     EXPECT_EQ(screen_decision(Verdict::mixed, false, false), ScreenDecision::pass_to_confirm);
-    EXPECT_EQ(screen_decision(Verdict::inconclusive, false, false), ScreenDecision::pass_to_confirm);
+    EXPECT_EQ(screen_decision(Verdict::inconclusive, false, false),
+              ScreenDecision::pass_to_confirm);
     EXPECT_EQ(screen_decision_name(ScreenDecision::no_decision), "no_decision");
 }
 
 TEST(DescribeEffect, SaysFasterOrSlowerWithTheMetricsChange) {
-    EXPECT_EQ(describe_effect(std::log(2.0), stats::Direction::lower, "latency_us"), "2.00× faster (-50.0 % latency_us)");
-    EXPECT_EQ(describe_effect(-std::log(1.25), stats::Direction::lower, "latency_us"), "1.25× slower (+25.0 % latency_us)");
+    EXPECT_EQ(describe_effect(std::log(2.0), stats::Direction::lower, "latency_us"),
+              "2.00× faster (-50.0 % latency_us)");
+    EXPECT_EQ(describe_effect(-std::log(1.25), stats::Direction::lower, "latency_us"),
+              "1.25× slower (+25.0 % latency_us)");
     EXPECT_EQ(describe_effect(std::log(1.5), stats::Direction::higher, "requests_per_s"),
               "1.50× higher requests_per_s (+50.0 %)");
     EXPECT_EQ(describe_effect(std::nan(""), stats::Direction::lower, "x"), "no estimate");

@@ -30,10 +30,12 @@ protected:
     void freeze(const std::string& extra_limits, const std::string& behaviour = "ok") {
         target_.reset();
         store_.reset();
-        const fs::path t = dir_ / fmt::format("t{}", ++freezes_);  // ("t" + to_string: GCC 12 -Wrestrict)
+        const fs::path t =
+            dir_ / fmt::format("t{}", ++freezes_);  // ("t" + to_string: GCC 12 -Wrestrict)
         put(t / "original" / "k.cu", "kernel v0\n");
         put(t / "cases" / "c.json", "{}");
-        const std::string driver = (fs::current_path() / "tests" / "cli" / "fake_driver.py").string();
+        const std::string driver =
+            (fs::current_path() / "tests" / "cli" / "fake_driver.py").string();
         put(t / "cko.toml", R"([target]
 name = "champion-test"
 claim_layer = "kernel"
@@ -43,7 +45,8 @@ change_scope = ["original/k.cu"]
 dir = "cases"
 ids = ["c"]
 [driver]
-argv = ["python3", ")" + driver + R"(", ")" + behaviour + R"("]
+argv = ["python3", ")" + driver +
+                                R"(", ")" + behaviour + R"("]
 capabilities = ["single_subject"]
 env_allow = ["PATH"]
 [objective]
@@ -80,23 +83,33 @@ operation_timeout_s = 600
     }
 
     std::string digest_of(const std::string& experiment_id) const {
-        return load_experiment(*store_, experiment_id).at("candidate").at("digest").get<std::string>();
+        return load_experiment(*store_, experiment_id)
+            .at("candidate")
+            .at("digest")
+            .get<std::string>();
     }
-    std::string original_digest() const { return target_->record().at("original").at("digest").get<std::string>(); }
+    std::string original_digest() const {
+        return target_->record().at("original").at("digest").get<std::string>();
+    }
 
-    // A finished invocation of `kind` with the outputs the champion rules read (planted, not measured).
-    std::string planted(const std::string& kind, const std::string& experiment_id, const std::string& verdict,
-                        const std::string& reference_digest, double gpu_seconds = 0) {
-        run::Invocation inv = run::Invocation::create(*store_, kind, Json{{"experiment_id", experiment_id}}, run::Limits{},
-                                                      nullptr);
+    // A finished invocation of `kind` with the outputs the champion rules read (planted, not
+    // measured).
+    std::string planted(const std::string& kind, const std::string& experiment_id,
+                        const std::string& verdict, const std::string& reference_digest,
+                        double gpu_seconds = 0) {
+        run::Invocation inv = run::Invocation::create(
+            *store_, kind, Json{{"experiment_id", experiment_id}}, run::Limits{}, nullptr);
         inv.add_gpu_seconds(gpu_seconds);
         (void)inv.finish(run::InvocationState::succeeded, "planted by the test",
-                         Json{{"experiment_id", experiment_id}, {"verdict", verdict},
+                         Json{{"experiment_id", experiment_id},
+                              {"verdict", verdict},
                               {"reference", {{"label", "x"}, {"digest", reference_digest}}}});
         return inv.id();
     }
 
-    std::string champion() const { return read_champion(*store_).experiment_id.value_or("original"); }
+    std::string champion() const {
+        return read_champion(*store_).experiment_id.value_or("original");
+    }
 
     static ErrorCode code_of(const std::function<void()>& f, std::string* message = nullptr) {
         try {

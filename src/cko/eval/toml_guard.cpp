@@ -17,7 +17,8 @@ std::uint32_t code_point_at(std::string_view text, std::size_t i) {
     };
     const unsigned c = b(0);
     if (c >= 0xF0 && (b(1) & 0xC0) == 0x80 && (b(2) & 0xC0) == 0x80 && (b(3) & 0xC0) == 0x80) {
-        return ((c & 0x07u) << 18) | ((b(1) & 0x3Fu) << 12) | ((b(2) & 0x3Fu) << 6) | (b(3) & 0x3Fu);
+        return ((c & 0x07u) << 18) | ((b(1) & 0x3Fu) << 12) | ((b(2) & 0x3Fu) << 6) |
+               (b(3) & 0x3Fu);
     }
     if (c >= 0xE0 && (b(1) & 0xC0) == 0x80 && (b(2) & 0xC0) == 0x80) {
         return ((c & 0x0Fu) << 12) | ((b(1) & 0x3Fu) << 6) | (b(2) & 0x3Fu);
@@ -30,12 +31,15 @@ std::uint32_t code_point_at(std::string_view text, std::size_t i) {
 
 }  // namespace
 
-void refuse_non_ascii_outside_strings(std::string_view text, const std::filesystem::path& spec_path) {
+void refuse_non_ascii_outside_strings(std::string_view text,
+                                      const std::filesystem::path& spec_path) {
     enum class State { normal, comment, basic, literal, multi_basic, multi_literal };
     State state = State::normal;
     std::size_t line = 1;
     std::size_t line_start = 0;
-    const auto starts = [&](std::size_t i, std::string_view s) { return text.substr(i, s.size()) == s; };
+    const auto starts = [&](std::size_t i, std::string_view s) {
+        return text.substr(i, s.size()) == s;
+    };
     for (std::size_t i = 0; i < text.size(); ++i) {
         const char c = text[i];
         if (c == '\n') {
@@ -63,12 +67,13 @@ void refuse_non_ascii_outside_strings(std::string_view text, const std::filesyst
             } else if (static_cast<unsigned char>(c) >= 0x80) {
                 const std::string where =
                     fmt::format("{}:{}:{}", spec_path.string(), line, i - line_start + 1);
-                throw Error(ErrorCode::invalid_spec,
-                            fmt::format("{}: the character U+{:04X} is outside a string or comment; "
-                                        "TOML allows only ASCII there",
-                                        where, code_point_at(text, i)),
-                            {{"field", where},
-                             {"fix", "quote the text (\"...\") or move it into a # comment"}});
+                throw Error(
+                    ErrorCode::invalid_spec,
+                    fmt::format("{}: the character U+{:04X} is outside a string or comment; "
+                                "TOML allows only ASCII there",
+                                where, code_point_at(text, i)),
+                    {{"field", where},
+                     {"fix", "quote the text (\"...\") or move it into a # comment"}});
             }
             break;
         case State::basic:

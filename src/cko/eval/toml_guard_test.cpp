@@ -1,6 +1,6 @@
 // Regression: inputs fuzz_target_spec found that drove toml++ into __builtin_unreachable.
-#include "cko/eval/target_spec.hpp"
 #include "cko/eval/toml_guard.hpp"
+#include "cko/eval/target_spec.hpp"
 #include "cko/util/error.hpp"
 
 #include <gtest/gtest.h>
@@ -32,13 +32,13 @@ TEST(TomlGuard, FuzzCrashInputsAreRefusedByName) {
 }
 
 TEST(TomlGuard, NonAsciiInStringsAndCommentsIsFine) {
-    EXPECT_NO_THROW(refuse_non_ascii_outside_strings(
-        "# caf\xC3\xA9 \xE2\x9D\xA4\xEF\xB8\x8F\n"
-        "name = \"r\xC3\xA9sum\xC3\xA9 \\\" \xEF\xB9\xBF\"\n"
-        "lit = 'x\xEF\xBB\xBE'\n"
-        "ml = \"\"\"a\n\xC3\xA9\"\"\"\n"
-        "ml2 = '''\n\xC3\xA9'''\n",
-        "/t/cko.toml"));
+    EXPECT_NO_THROW(
+        refuse_non_ascii_outside_strings("# caf\xC3\xA9 \xE2\x9D\xA4\xEF\xB8\x8F\n"
+                                         "name = \"r\xC3\xA9sum\xC3\xA9 \\\" \xEF\xB9\xBF\"\n"
+                                         "lit = 'x\xEF\xBB\xBE'\n"
+                                         "ml = \"\"\"a\n\xC3\xA9\"\"\"\n"
+                                         "ml2 = '''\n\xC3\xA9'''\n",
+                                         "/t/cko.toml"));
     try {
         refuse_non_ascii_outside_strings("a = 1\nb = \"x\"\n  \xC3\xA9", "/t/cko.toml");
         FAIL() << "not refused";
