@@ -52,3 +52,44 @@ import json, sys
 o = json.load(sys.stdin)["result"]["outputs"]
 assert o["verdict"] == "invalid", o["verdict"]
 assert "needs triton" in o["reason"] or "needs a CUDA GPU" in o["reason"], o["reason"]'
+
+# torch-serving: without transformers the driver measures nothing and says why (no substitute model);
+# with it (a GPU host), the small case is served by both subjects.
+sv="$repo/examples/torch-serving"
+sv_run() {
+  expect_rc "$1" "$CKO" driver run --root "$tmp/sv-art" --mode paired --capability paired_in_process \
+    --case small --case-file "$sv/cases/small.json" --reference "$sv/original" --candidate "$sv/candidates/batched" \
+    --samples 3 --primary requests_per_s:req/s --constraint p99_latency_ms:ms --correctness-metric max_abs_err \
+    --json -- python3 "$sv/driver.py"
+}
+if "$py" -c 'import transformers' 2>/dev/null; then
+  sv_run 0
+  printf '%s' "$out" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)["result"]
+assert d["state"] == "succeeded", d
+for s in d["outputs"]["result"]["subjects"]:
+    assert s["correctness"]["status"] == "passed" and s["correctness"]["metrics"]["max_abs_err"] <= 1e-3, s'
+else
+  sv_run 3
+  printf '%s' "$out" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)["result"]
+assert r["state"] == "failed" and r["error"]["code"] == "driver_failed", r["error"]
+tail = r["error"]["details"]["stderr_tail"]
+assert "torch-serving needs the transformers package" in tail and "no other model is used instead" in tail, tail'
+  echo "torch-serving: transformers is not installed; the driver said so (checked)"
+fi
+
+# torch-ddp through cko: torchrun with 2 gloo ranks on the CPU, paired step times and the loss check.
+dd="$repo/examples/torch-ddp"
+expect_rc 0 env CUDA_VISIBLE_DEVICES= "$CKO" driver run --root "$tmp/dd-art" --mode paired --capability paired_in_process \
+  --case small --case-file "$dd/cases/small.json" --reference "$dd/original" --candidate "$dd/candidates/big_buckets" \
+  --samples 2 --primary step_time_ms:ms --correctness-metric loss_rel_err --json -- python3 "$dd/driver.py"
+printf '%s' "$out" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)["result"]
+assert d["state"] == "succeeded", d
+for s in d["outputs"]["result"]["subjects"]:
+    assert s["correctness"]["status"] == "passed" and s["correctness"]["metrics"]["loss_rel_err"] <= 1e-4, s
+    assert len(s["primary"]) == 2, s'
