@@ -73,3 +73,15 @@ def test_triton_candidate_runs_on_a_gpu_or_says_what_it_needs(tmp_path):
     assert cand["correctness"]["status"] == "error"
     assert cand["measurements"]["primary"]["samples"] == []
     assert any("needs triton" in n or "needs a CUDA GPU" in n for n in env["notes"]), env["notes"]
+
+
+def test_profile_trace_writes_a_chrome_trace_of_each_runnable_subject(tmp_path):
+    out = tmp_path / "trace.json"
+    proc = subprocess.run([sys.executable, os.path.join(EXAMPLE, "profile_trace.py"), str(out), "--case", "small",
+                           "--calls", "2", "--subjects", "original,candidates/half_precision"],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    doc = json.loads(out.read_text())
+    events = doc["traceEvents"] if isinstance(doc, dict) else doc  # Kineto object, or torch 1.13's CPU list
+    names = {e.get("name") for e in events}
+    assert {"subject:original", "subject:candidates/half_precision"} <= names, sorted(n for n in names if n)[:20]

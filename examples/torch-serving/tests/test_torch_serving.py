@@ -184,3 +184,18 @@ def test_the_driver_serves_the_small_case_or_says_it_needs_transformers(tmp_path
         assert s["correctness"]["status"] == "passed" and s["correctness"]["metrics"]["max_abs_err"] <= 1e-3, s
         assert len(s["measurements"]["primary"]["samples"]) == 3
         assert len(s["measurements"]["constraints"][0]["samples"]) == 3
+
+
+def test_profile_trace_writes_the_servers_trace_or_needs_transformers_like_the_driver(tmp_path):
+    out = tmp_path / "t.json"
+    proc = subprocess.run([sys.executable, os.path.join(EXAMPLE, "profile_trace.py"), str(out), "--case", "small",
+                           "--replays", "1"], capture_output=True, text=True, timeout=300)
+    if importlib.util.find_spec("transformers") is None:
+        assert proc.returncode == 1
+        assert "torch-serving needs the transformers package" in proc.stderr
+        assert not out.exists()
+        return
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    doc = json.loads(out.read_text())
+    events = doc["traceEvents"] if isinstance(doc, dict) else doc
+    assert {"subject:original", "subject:candidates/batched"} <= {e.get("name") for e in events}
