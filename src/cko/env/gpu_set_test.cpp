@@ -133,5 +133,29 @@ TEST(GpuSet, ASecondGpuThatVanishesIsNotVerified) {
     EXPECT_FALSE(summary.gpu_verified);
 }
 
+TEST(GpuSet, ALinkThatChangedFromNvlinkMakesTheIdentityIncomparable) {
+    Identity frozen;
+    frozen.gpu_source = "nvml";
+    for (const char* uuid : {kUuid0, kUuid1}) {
+        GpuInfo g;
+        g.uuid = uuid;
+        g.name = "NVIDIA H200";
+        frozen.gpus.push_back(g);
+    }
+    frozen.gpu_topology.push_back({kUuid0, kUuid1, "single_switch", true});
+    Identity now = frozen;
+    EXPECT_FALSE(identity_mismatch(frozen.to_json(), now));
+    now.gpu_topology[0].nvlink = false;
+    now.gpu_topology[0].common_ancestor = "system";
+    const auto why = identity_mismatch(frozen.to_json(), now);
+    ASSERT_TRUE(why);
+    EXPECT_NE(why->find("nvlink was 'true', now 'false'"), std::string::npos) << *why;
+    EXPECT_NE(why->find("common_ancestor was 'single_switch', now 'system'"), std::string::npos)
+        << *why;
+    now.gpu_topology[0].nvlink.reset();  // unknown now: noted, not a mismatch on its own
+    now.gpu_topology[0].common_ancestor = "single_switch";
+    EXPECT_FALSE(identity_mismatch(frozen.to_json(), now));
+}
+
 }  // namespace
 }  // namespace cko::env
