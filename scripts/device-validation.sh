@@ -1,19 +1,28 @@
 #!/usr/bin/env bash
 # Validation on a GPU host (the H200 of docs/validation.md): the static binary, doctor, ncu collection
-# on the cuda-softmax example and a small PyTorch script, and the evidence loop on the GPU Target.
+# on the cuda-softmax example and a small PyTorch script, the evidence loop on the GPU Target, and the
+# whole loop on the torch examples (torch-layernorm, torch-serving; torch-ddp where two GPUs are seen)
+# with their GPU seconds per pair and to each verdict, and a torch.profiler trace of each.
 # Usage: CKO=<binary> OUT=<dir> bash scripts/device-validation.sh   (build-static/cko by default;
 # build-portable/cko from `make portable` reads the GPU through NVML instead of nvidia-smi)
+#   SKIP_NCU=1 / SKIP_SOFTMAX=1 / SKIP_TORCH=1 leave those parts out; VALIDATION_MAX_PAIRS (10) and
+#   VALIDATION_MIN_PAIRS (6) bound every torch comparison.
+# What comes back in $OUT (at most 8 files, each under 16 MiB): validation.log, summary.json,
+# outcomes.tgz (every outcome JSON, reports, stores) and profiles.tgz (ncu reports, torch traces).
 set -uo pipefail
 cd "$(dirname "$0")/.."
-OUT=${OUT:-/tmp/cko-device}
-mkdir -p "$OUT"
+FINAL=${OUT:-/tmp/cko-device}
+mkdir -p "$FINAL"
+STAGE=$(mktemp -d "${TMPDIR:-/tmp}/cko-validation.XXXXXX")
+OUT=$STAGE/outcomes; PROFILES=$STAGE/profiles
+mkdir -p "$OUT" "$PROFILES"
 CKO=${CKO:-$PWD/build-static/cko}
 export CKO_DATA_DIR=$PWD
 export PATH=$PATH:/usr/local/cuda/bin
 ncu_dir=$(ls -d /opt/nvidia/nsight-compute/*/ 2>/dev/null | tail -n1)
 command -v ncu >/dev/null || export PATH=$PATH:${ncu_dir%/}
 step() { printf '\n### %s\n' "$*"; }
-log=$OUT/validation.log
+log=$FINAL/validation.log
 exec > >(tee "$log") 2>&1
 
 step "cko --version; self-check"
@@ -28,6 +37,7 @@ python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); i=d["identity"]; pr
 step "build the cuda-softmax driver"
 make -s -C examples/cuda-softmax 2>&1 | tail -n 5; ls -la examples/cuda-softmax/build/driver
 
+if [ "${SKIP_NCU:-0}" != 1 ]; then
 step "cko profile collect ncu: cuda-softmax driver (smoke request)"
 req=/tmp/softmax-req; rm -rf $req; mkdir -p $req/out
 cat > $req/request.json <<JSON
@@ -36,14 +46,17 @@ cat > $req/request.json <<JSON
  "samples":2,"seed":1,"objective":{"primary":{"name":"latency_us","unit":"us"},"constraints":[]},
  "correctness":{"metrics":["max_rel_err"]},"output_dir":"$req/out","result_path":"$req/out/result.json","deadline_unix_s":4102444800}
 JSON
-timeout 300 "$CKO" profile collect ncu --timeout 240 --out "$OUT/ncu-softmax" -- \
+timeout 300 "$CKO" profile collect ncu --timeout 240 --out "$PROFILES/ncu-softmax" -- \
   "$PWD/examples/cuda-softmax/build/driver" --request $req/request.json > "$OUT/ncu-softmax.txt"; echo "exit $?"
 head -n 40 "$OUT/ncu-softmax.txt"
 
 step "cko profile collect ncu: small PyTorch script"
-timeout 300 "$CKO" profile collect ncu --timeout 240 --out "$OUT/ncu-torch" -- python3 tests/device/torch_small.py > "$OUT/ncu-torch.txt"; echo "exit $?"
+timeout 300 "$CKO" profile collect ncu --timeout 240 --out "$PROFILES/ncu-torch" -- python3 tests/device/torch_small.py > "$OUT/ncu-torch.txt"; echo "exit $?"
 head -n 30 "$OUT/ncu-torch.txt"
 
+fi
+
+if [ "${SKIP_SOFTMAX:-0}" != 1 ]; then
 step "evidence loop on the GPU Target (freeze, baseline, experiment, confirm, champion, audit)"
 root=/tmp/cko-gpu-art; rm -rf $root
 "$CKO" target freeze --spec examples/cuda-softmax/cko.toml --root $root; echo "freeze exit $?"
@@ -61,8 +74,65 @@ head -c 600 $(ls $root/invocations/*/monitor.jsonl | head -n1); echo
 tar czf "$OUT/gpu-artifacts.tgz" -C /tmp cko-gpu-art 2>/dev/null
 echo done
 
+fi
+
 step "cko profile torch on a fresh torch 2.11 trace"
 python3 tests/device/torch_trace.py /tmp/trace.json && gzip -k -f /tmp/trace.json
 "$CKO" profile torch /tmp/trace.json | head -n 30
 "$CKO" profile torch /tmp/trace.json.gz --json > "$OUT/torch-profile.json"; echo "exit $?"
-cp /tmp/trace.json.gz "$OUT/torch-trace.json.gz"
+cp /tmp/trace.json.gz "$PROFILES/torch-trace.json.gz"
+
+if [ "${SKIP_TORCH:-0}" != 1 ]; then
+  . scripts/validation-torch-loop.sh
+  step "torch-layernorm: the whole loop (Triton fused, bfloat16 wrong result, A/A control)"
+  python3 -c 'import torch, triton; print("torch", torch.__version__, "triton", triton.__version__, "cuda", torch.cuda.is_available())'
+  torch_loop torch-layernorm examples/torch-layernorm "$OUT" \
+    triton_fused=candidates/triton_fused half_precision=candidates/half_precision aa_control=control
+
+  step "torch-serving: the whole loop (batched, torch.compile, A/A control)"
+  python3 -c 'import transformers; print("transformers", transformers.__version__)'
+  torch_loop torch-serving examples/torch-serving "$OUT" batched=candidates/batched compiled=candidates/compiled aa_control=control
+
+  if [ "$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')" -ge 2 ]; then
+    step "torch-ddp: the whole loop on two GPUs (big buckets, A/A control)"
+    torch_loop torch-ddp examples/torch-ddp "$OUT" big_buckets=candidates/big_buckets aa_control=control
+  else
+    step "torch-ddp: skipped, it needs two GPUs (this host shows $(nvidia-smi -L 2>/dev/null | grep -c '^GPU'))"
+  fi
+
+  step "torch.profiler traces of torch-layernorm and torch-serving, and cko profile torch on them"
+  for w in torch-layernorm torch-serving; do
+    timeout 300 python3 "examples/$w/profile_trace.py" "$PROFILES/$w-trace.json"; echo "$w trace exit $?"
+    if [ -f "$PROFILES/$w-trace.json" ]; then
+      "$CKO" profile torch "$PROFILES/$w-trace.json" | head -n 25
+      "$CKO" profile torch "$PROFILES/$w-trace.json" --json > "$OUT/$w-profile.json"; echo "profile torch exit $?"
+      gzip -f "$PROFILES/$w-trace.json"
+    fi
+  done
+
+  step "summary: verdicts, effects, pairs, GPU seconds per pair and to each verdict"
+  python3 scripts/validation_summary.py "$OUT" > "$FINAL/summary.json"; echo "summary exit $?"
+  python3 - "$FINAL/summary.json" <<'PY'
+import json, sys
+for name, w in json.load(open(sys.argv[1])).items():
+    print(f"{name}: baseline A/A {(w.get('baseline') or {}).get('aa_verdict')}, freeze error: {bool(w.get('freeze_error'))}")
+    for label, c in w["candidates"].items():
+        for kind in ("screen", "confirm"):
+            x = c.get(kind)
+            if x:
+                print(f"  {label} {kind}: {x['verdict']} ({x['decision']}) {x['effect']} ci {x['ci']} "
+                      f"pairs {x['pairs']} gpu_s {x['gpu_s']:.1f} per pair {x['gpu_s_per_pair']}")
+        print(f"  {label}: GPU s to screen verdict {c.get('gpu_s_to_screen_verdict')}, "
+              f"to confirm verdict {c.get('gpu_s_to_confirm_verdict')}")
+PY
+fi
+
+step "pack \$OUT (at most 8 files, each under 16 MiB)"
+tar czf "$FINAL/outcomes.tgz" -C "$STAGE" outcomes
+tar czf "$FINAL/profiles.tgz" -C "$STAGE" profiles
+for f in "$FINAL"/*; do
+  size=$(stat -c %s "$f")
+  [ "$size" -le $((16 * 1024 * 1024)) ] || echo "WARNING: $f is $size bytes, over the 16 MiB that comes back"
+done
+ls -la "$FINAL"
+rm -rf "$STAGE"

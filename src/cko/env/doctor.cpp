@@ -76,6 +76,35 @@ void host_items(const Identity& id, DoctorReport& report) {
     }
 }
 
+// How the GPUs reach each other, as the identity records it: what a multi-GPU Target's speed depends on.
+void topology_item(const Identity& id, DoctorReport& report) {
+    if (id.gpus.size() < 2) {
+        return;
+    }
+    if (id.gpu_topology.empty()) {
+        report.add({"gpu_topology", DoctorStatus::ok,
+                    fmt::format("{} GPUs; how they are linked is not known through {}", id.gpus.size(),
+                                id.gpu_source),
+                    ""});
+        return;
+    }
+    std::vector<std::string> pairs;
+    for (const auto& link : id.gpu_topology) {
+        unsigned a = 0;
+        unsigned b = 0;
+        for (const auto& g : id.gpus) {
+            a = g.uuid == link.a_uuid ? g.index : a;
+            b = g.uuid == link.b_uuid ? g.index : b;
+        }
+        const std::string via = link.nvlink.value_or(false) ? std::string("NVLink")
+                                : link.nvlink.has_value()   ? std::string("no NVLink")
+                                                            : std::string("NVLink unknown");
+        pairs.push_back(fmt::format("{}-{}: {}, common ancestor {}", a, b, via,
+                                    link.common_ancestor.empty() ? "unknown" : link.common_ancestor));
+    }
+    report.add({"gpu_topology", DoctorStatus::ok, fmt::format("{}", fmt::join(pairs, "; ")), ""});
+}
+
 void gpu_items(const Identity& id, const DoctorOptions& options, DoctorReport& report) {
     if (id.gpus.empty()) {
         std::string why = id.notes.empty() ? std::string("nothing answered")
@@ -101,6 +130,7 @@ void gpu_items(const Identity& id, const DoctorOptions& options, DoctorReport& r
                     "a fully static one cannot load NVML. Or point CKO_NVML_LIBRARY at "
                     "libnvidia-ml.so.1"});
     }
+    topology_item(id, report);
     for (const auto& g : id.gpus) {
         const std::string name = fmt::format("gpu.{}", g.index);
         report.add(

@@ -28,6 +28,32 @@ Json GpuProcess::to_json() const {
     return Json{{"pid", pid}, {"used_memory_bytes", optional_json(used_memory_bytes)}};
 }
 
+std::string topology_level_name(int level) {
+    switch (level) {
+    case 0:
+        return "internal";
+    case 10:
+        return "single_switch";
+    case 20:
+        return "multiple_switches";
+    case 30:
+        return "host_bridge";
+    case 40:
+        return "numa_node";
+    case 50:
+        return "system";
+    default:
+        return {};
+    }
+}
+
+Json GpuLink::to_json() const {
+    return Json{{"a", a_uuid},
+                {"b", b_uuid},
+                {"common_ancestor", text_or_null(common_ancestor)},
+                {"nvlink", optional_json(nvlink)}};
+}
+
 Json GpuInfo::to_json() const {
     Json procs = Json::array();
     for (const auto& p : processes) {

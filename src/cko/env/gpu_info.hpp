@@ -41,6 +41,20 @@ struct GpuInfo {
     [[nodiscard]] Json to_json() const;
 };
 
+// How two GPUs of this host reach each other (NVML nvmlDeviceGetTopologyCommonAncestor and
+// nvmlDeviceGetP2PStatus(NVLINK)); one per pair, a = the lower index.
+struct GpuLink {
+    std::string a_uuid, b_uuid;
+    // "internal" | "single_switch" | "multiple_switches" | "host_bridge" | "numa_node" | "system"; empty: unknown
+    std::string common_ancestor;
+    std::optional<bool> nvlink;  // peer-to-peer over NVLink possible; absent: unknown
+
+    [[nodiscard]] Json to_json() const;
+};
+
+// The common-ancestor word of an nvmlGpuTopologyLevel_t value (0, 10, ... 50); empty for others.
+[[nodiscard]] std::string topology_level_name(int level);
+
 inline constexpr std::uint64_t kClockEventGpuIdle = 0x1;
 
 // "12040" style CUDA driver versions (1000 * major + 10 * minor) as "12.4".

@@ -17,6 +17,7 @@ enum class GpuDetail { full, sample };
 
 struct GpuReading {
     std::vector<GpuInfo> gpus;
+    std::vector<GpuLink> links;      // GpuDetail::full through NVML only: one per pair of gpus
     std::vector<std::string> notes;  // what could not be read, and why
 };
 

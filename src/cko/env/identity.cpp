@@ -13,6 +13,10 @@ Json Identity::to_json() const {
     for (const auto& gpu : gpus) {
         gpu_list.push_back(gpu.to_json());
     }
+    Json links = Json::array();
+    for (const auto& link : gpu_topology) {
+        links.push_back(link.to_json());
+    }
     Json tool_list = Json::array();
     for (const auto& t : tools) {
         tool_list.push_back(t.to_json());
@@ -21,6 +25,7 @@ Json Identity::to_json() const {
                 {"host", host.to_json()},
                 {"gpu_source", gpu_source},
                 {"gpus", gpu_list},
+                {"gpu_topology", links},
                 {"driver_version", str(driver_version)},
                 {"cuda_driver_version", str(cuda_driver_version)},
                 {"tools", tool_list},
@@ -56,6 +61,7 @@ Identity probe_identity(const ProbeOptions& options) {
         identity.gpu_source = std::string(reader->source());
         GpuReading reading = reader->read(GpuDetail::full);
         identity.gpus = std::move(reading.gpus);
+        identity.gpu_topology = std::move(reading.links);
         identity.notes.insert(identity.notes.end(), reading.notes.begin(), reading.notes.end());
     }
     if (!identity.gpus.empty()) {

@@ -18,6 +18,7 @@ inline constexpr const char* kIdentityFormat = "cko/identity-v1";
 struct Identity {
     Host host;
     std::vector<GpuInfo> gpus;
+    std::vector<GpuLink> gpu_topology;  // one per pair of gpus (NVML only; empty otherwise)
     std::string gpu_source = "none";  // "nvml" | "nvidia-smi" | "none"
     std::string driver_version;       // of the first GPU; empty without one
     std::string cuda_driver_version;

@@ -104,6 +104,22 @@ std::vector<IdentityDifference> identity_differences(const Json& frozen, const J
             compare(out, prefix + key, member(fg, key), member(ng, key), false);
         }
     }
+    // How each pair of GPUs is linked: a multi-GPU workload's collectives run over it.
+    const Json& frozen_links = member(frozen, "gpu_topology");
+    const Json& now_links = member(now, "gpu_topology");
+    if (frozen_links.is_array() && now_links.is_array()) {
+        for (const auto& fl : frozen_links) {
+            for (const auto& nl : now_links) {
+                if (member(nl, "a") == member(fl, "a") && member(nl, "b") == member(fl, "b")) {
+                    const std::string prefix =
+                        "gpu_topology[" + show(member(fl, "a")) + "," + show(member(fl, "b")) + "].";
+                    compare(out, prefix + "nvlink", member(fl, "nvlink"), member(nl, "nvlink"), true);
+                    compare(out, prefix + "common_ancestor", member(fl, "common_ancestor"),
+                            member(nl, "common_ancestor"), true);
+                }
+            }
+        }
+    }
     // The driver decides code generation (PTX JIT), scheduling and clock policy.
     compare(out, "driver_version", member(frozen, "driver_version"), member(now, "driver_version"),
             true);

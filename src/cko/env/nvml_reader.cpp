@@ -75,6 +75,8 @@ const nvml::Api* load_api(const std::string& path, std::string& why_not) {
     if (api.clock_event_reasons == nullptr) {  // the older name of the same call
         bind(handle, "nvmlDeviceGetCurrentClocksThrottleReasons", api.clock_event_reasons);
     }
+    bind(handle, "nvmlDeviceGetTopologyCommonAncestor", api.topology_common_ancestor);
+    bind(handle, "nvmlDeviceGetP2PStatus", api.p2p_status);
     if (api.init == nullptr || api.shutdown == nullptr || api.device_count == nullptr ||
         api.handle_by_index == nullptr || api.uuid == nullptr) {
         why_not = fmt::format(
@@ -119,6 +121,7 @@ public:
         if (!ok(api_.device_count(&count), "nvmlDeviceGetCount_v2")) {
             return reading;
         }
+        std::vector<nvml::Device> devices;
         for (unsigned i = 0; i < count; ++i) {
             nvml::Device device = nullptr;
             if (!ok(api_.handle_by_index(i, &device), "nvmlDeviceGetHandleByIndex_v2", i)) {
@@ -138,6 +141,10 @@ public:
                 read_static(device, gpu);
             }
             reading.gpus.push_back(std::move(gpu));
+            devices.push_back(device);
+        }
+        if (detail == GpuDetail::full) {
+            read_links(devices, reading);
         }
         notes_ = nullptr;
         return reading;
@@ -156,6 +163,31 @@ private:
                                           text != nullptr ? text : "error", rc));
         }
         return false;
+    }
+
+    // Every pair of GPUs: their closest common ancestor in the PCIe tree and whether NVLink joins them.
+    void read_links(const std::vector<nvml::Device>& devices, GpuReading& reading) {
+        for (std::size_t i = 0; i < devices.size(); ++i) {
+            for (std::size_t j = i + 1; j < devices.size(); ++j) {
+                GpuLink link;
+                link.a_uuid = reading.gpus[i].uuid;
+                link.b_uuid = reading.gpus[j].uuid;
+                const unsigned gi = reading.gpus[i].index;
+                int level = 0;
+                if (api_.topology_common_ancestor != nullptr &&
+                    ok(api_.topology_common_ancestor(devices[i], devices[j], &level),
+                       "nvmlDeviceGetTopologyCommonAncestor", gi)) {
+                    link.common_ancestor = topology_level_name(level);
+                }
+                int status = 0;
+                if (api_.p2p_status != nullptr &&
+                    ok(api_.p2p_status(devices[i], devices[j], nvml::kP2pCapsIndexNvlink, &status),
+                       "nvmlDeviceGetP2PStatus(NVLINK)", gi)) {
+                    link.nvlink = status == nvml::kP2pStatusOk;
+                }
+                reading.links.push_back(std::move(link));
+            }
+        }
     }
 
     void read_static(nvml::Device device, GpuInfo& gpu) {

@@ -99,11 +99,16 @@ Session::Session(const Target& target, run::Invocation& invocation, const store:
         case_paths_[id] = dest.string();
     }
     auto gpus = target.gpu_uuids();
-    std::sort(gpus.begin(), gpus.end());  // one global order: no deadlock between two sessions
-    for (const auto& uuid : gpus) {
-        invocation_.event("resource_wait", Json{{"gpu_uuid", uuid}});
-        locks_.push_back(std::make_unique<run::GpuLock>(uuid, invocation_.id(), invocation_.limits().resource_wait));
-        invocation_.event("resource_acquired", Json{{"gpu_uuid", uuid}, {"waited_ms", locks_.back()->waited().count()}});
+    if (!gpus.empty()) {
+        // The whole GPU set, all or none (run/gpu_set_lock.hpp): no deadlock, no partial set held.
+        std::sort(gpus.begin(), gpus.end());
+        for (const auto& uuid : gpus) {
+            invocation_.event("resource_wait", Json{{"gpu_uuid", uuid}});
+        }
+        locks_ = std::make_unique<run::GpuSetLock>(gpus, invocation_.id(), invocation_.limits().resource_wait);
+        for (const auto& uuid : locks_->gpu_uuids()) {
+            invocation_.event("resource_acquired", Json{{"gpu_uuid", uuid}, {"waited_ms", locks_->waited().count()}});
+        }
     }
 }
 

@@ -2,7 +2,7 @@
 #pragma once
 
 #include "cko/eval/target.hpp"
-#include "cko/run/gpu_lock.hpp"
+#include "cko/run/gpu_set_lock.hpp"
 #include "cko/run/invocation.hpp"
 
 #include <map>
@@ -66,7 +66,7 @@ private:
     std::filesystem::path workspace_;
     std::map<std::string, std::pair<std::string, std::string>> subjects_;  // role -> (label, path)
     std::map<std::string, std::string> case_paths_;
-    std::vector<std::unique_ptr<run::GpuLock>> locks_;
+    std::unique_ptr<run::GpuSetLock> locks_;
     std::vector<CorrectnessGate> gates_;
 };
 

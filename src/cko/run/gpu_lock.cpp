@@ -39,29 +39,49 @@ std::string machine_id() {
     return std::string("host:") + host;
 }
 
-GpuLock::GpuLock(const std::string& gpu_uuid, const std::string& holder, std::chrono::milliseconds wait) {
-    const fs::path dir = gpu_lock_dir();
-    std::error_code ec;
-    if (fs::create_directories(dir, ec)) {
-        ::chmod(dir.c_str(), 01777);
-    }
-    path_ = dir / fmt::format("gpu-{}.lock", sha256_hex(machine_id() + '\0' + gpu_uuid).substr(0, 32));
-    fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+bool GpuLock::open_and_try(const std::string& gpu_uuid, const std::string& holder) {
     if (fd_ < 0) {
-        throw Error(ErrorCode::io_error,
-                    fmt::format("cannot open GPU lock {}: {} (set CKO_LOCK_DIR to a writable directory)",
-                                path_.string(), std::strerror(errno)));
-    }
-    const auto start = std::chrono::steady_clock::now();
-    while (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
-        if (errno != EWOULDBLOCK && errno != EINTR) {
-            ::close(fd_);
-            throw Error(ErrorCode::io_error, fmt::format("flock {}: {}", path_.string(), std::strerror(errno)));
+        const fs::path dir = gpu_lock_dir();
+        std::error_code ec;
+        if (fs::create_directories(dir, ec)) {
+            ::chmod(dir.c_str(), 01777);
         }
+        path_ = dir / fmt::format("gpu-{}.lock", sha256_hex(machine_id() + '\0' + gpu_uuid).substr(0, 32));
+        fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+        if (fd_ < 0) {
+            throw Error(ErrorCode::io_error,
+                        fmt::format("cannot open GPU lock {}: {} (set CKO_LOCK_DIR to a writable directory)",
+                                    path_.string(), std::strerror(errno)));
+        }
+    }
+    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+        if (errno != EWOULDBLOCK && errno != EINTR) {
+            const int err = errno;
+            ::close(fd_);
+            fd_ = -1;
+            throw Error(ErrorCode::io_error, fmt::format("flock {}: {}", path_.string(), std::strerror(err)));
+        }
+        return false;
+    }
+    const std::string note = fmt::format("pid {} {}\n", ::getpid(), holder);
+    if (::ftruncate(fd_, 0) == 0) {
+        [[maybe_unused]] const ssize_t n = ::pwrite(fd_, note.data(), note.size(), 0);
+    }
+    return true;
+}
+
+std::string GpuLock::current_holder() const {
+    std::ifstream in(path_);
+    std::string current;
+    std::getline(in, current);
+    return current;
+}
+
+GpuLock::GpuLock(const std::string& gpu_uuid, const std::string& holder, std::chrono::milliseconds wait) {
+    const auto start = std::chrono::steady_clock::now();
+    while (!open_and_try(gpu_uuid, holder)) {
         if (std::chrono::steady_clock::now() - start >= wait) {
-            std::ifstream in(path_);
-            std::string current;
-            std::getline(in, current);
+            const std::string current = current_holder();
             ::close(fd_);
             throw Error(ErrorCode::resource_wait_timeout,
                         fmt::format("GPU {} is held by another measurement ({}) for more than {} ms; "
@@ -72,10 +92,16 @@ GpuLock::GpuLock(const std::string& gpu_uuid, const std::string& holder, std::ch
         std::this_thread::sleep_for(std::chrono::milliseconds(25));
     }
     waited_ = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
-    const std::string note = fmt::format("pid {} {}\n", ::getpid(), holder);
-    if (::ftruncate(fd_, 0) == 0) {
-        [[maybe_unused]] const ssize_t n = ::pwrite(fd_, note.data(), note.size(), 0);
+}
+
+std::unique_ptr<GpuLock> GpuLock::try_take(const std::string& gpu_uuid, const std::string& holder,
+                                           std::string& current_holder) {
+    std::unique_ptr<GpuLock> lock(new GpuLock());
+    if (lock->open_and_try(gpu_uuid, holder)) {
+        return lock;
     }
+    current_holder = lock->current_holder();
+    return nullptr;  // the destructor closes the file
 }
 
 GpuLock::~GpuLock() {

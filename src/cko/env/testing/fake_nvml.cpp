@@ -7,6 +7,7 @@
 //   gpu0.power_mw=...  gpu0.power_limit_mw=...  gpu0.temp=...  gpu0.util=...  gpu0.reasons=...
 //   gpu0.mig=0  gpu0.ecc=1  gpu0.persistence=1  gpu0.procs=1234:1048576,5678:na
 //   gpu0.fail.<key>=<code>      that getter returns <code> instead
+//   topo.0.1=10  nvlink.0.1=1   the pair's nvmlGpuTopologyLevel_t and NVLink P2P (1: OK, 0: not supported)
 // The declarations follow nvml.h's C ABI on their own (not cko's nvml_api.hpp), so a layout
 // mistake on either side shows up in the tests.
 #include <cstdint>
@@ -257,6 +258,40 @@ __attribute__((visibility("default"))) int nvmlDeviceGetPersistenceMode(nvmlDevi
     const int rc = lookup_unsigned(d, "persistence", &value);
     if (rc == kSuccess) {
         *mode = static_cast<int>(value);
+    }
+    return rc;
+}
+// Pair keys are written with the lower index first; either argument order finds them.
+int lookup_pair(const char* key, Device* a, Device* b, std::string& value) {
+    long i = index_of(a);
+    long j = index_of(b);
+    if (i > j) {
+        std::swap(i, j);
+    }
+    const State state = read_state();
+    const auto it = state.find(std::string(key) + "." + std::to_string(i) + "." + std::to_string(j));
+    if (it == state.end()) {
+        return kNotSupported;
+    }
+    value = it->second;
+    return kSuccess;
+}
+__attribute__((visibility("default"))) int nvmlDeviceGetTopologyCommonAncestor(nvmlDevice_t a,
+                                                                               nvmlDevice_t b,
+                                                                               int* level) {
+    std::string value;
+    const int rc = lookup_pair("topo", a, b, value);
+    if (rc == kSuccess) {
+        *level = std::atoi(value.c_str());
+    }
+    return rc;
+}
+__attribute__((visibility("default"))) int nvmlDeviceGetP2PStatus(nvmlDevice_t a, nvmlDevice_t b,
+                                                                  int caps_index, int* status) {
+    std::string value;
+    const int rc = caps_index == 2 ? lookup_pair("nvlink", a, b, value) : kNotSupported;
+    if (rc == kSuccess) {
+        *status = value == "1" ? 0 : 4;  // NVML_P2P_STATUS_OK, else ..._NOT_SUPPORTED
     }
     return rc;
 }

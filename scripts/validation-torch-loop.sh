@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# The evidence loop on one torch example (sourced by device-validation.sh; runnable alone, also on a CPU
+# host where the GPU-only candidates come out invalid, saying why):
+#   doctor, target freeze, baseline, experiment new per candidate (and the A/A control), screen, confirm
+#   (when the screen passes it on, or to show an invalid one stays invalid), champion select (the first
+#   improved confirm), audit, history, report. Every outcome JSON goes to OUTDIR/NAME/.
+# Usage: CKO=<binary> bash scripts/validation-torch-loop.sh NAME EXAMPLE_DIR OUTDIR LABEL=CANDIDATE_DIR|control ...
+# Budget: VALIDATION_MIN_PAIRS (6) and VALIDATION_MAX_PAIRS (10) replace the example's pairs;
+# VALIDATION_CASE=small measures the example's small case as `main` (a quick dry run on a CPU host).
+torch_loop() {
+  local name=$1 example=$2 outdir=$3; shift 3
+  local dir=$outdir/$name work
+  work=$(mktemp -d "${TMPDIR:-/tmp}/cko-loop-$name.XXXXXX")
+  mkdir -p "$dir" "$work/examples"
+  # A copy beside a link to the SDK (the drivers find it at ../../sdk/python), with the validation budget.
+  ln -s "$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/sdk" "$work/sdk"
+  cp -r "$example" "$work/examples/$name"
+  local ex=$work/examples/$name root=$work/art
+  if [ -n "${VALIDATION_CASE:-}" ]; then cp "$ex/cases/$VALIDATION_CASE.json" "$ex/cases/main.json"; fi
+  sed -i "s/^min_pairs = .*/min_pairs = ${VALIDATION_MIN_PAIRS:-6}/; s/^max_pairs = .*/max_pairs = ${VALIDATION_MAX_PAIRS:-10}/" "$ex/cko.toml"
+  : > "$dir/steps.tsv"
+  # step LABEL CMD...: runs CMD, stdout to LABEL.json, stderr to LABEL.err; one row in steps.tsv.
+  step_json() {
+    local label=$1; shift
+    local t0 rc=0 ms
+    t0=$(date +%s%N)
+    "$@" > "$dir/$label.json" 2> "$dir/$label.err" || rc=$?
+    ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+    printf '%s\t%s\t%d.%03d\n' "$label" "$rc" $((ms / 1000)) $((ms % 1000)) >> "$dir/steps.tsv"
+    echo "  $name $label: exit $rc"
+    return 0
+  }
+  jfield() { python3 -c 'import json,sys
+try: d=json.load(open(sys.argv[1]))
+except Exception: sys.exit(0)
+v=eval(sys.argv[2])
+print("" if v is None else v)' "$1" "$2" 2>/dev/null; }
+
+  step_json doctor "$CKO" doctor --json
+  step_json freeze "$CKO" target freeze --spec "$ex/cko.toml" --root "$root" --json
+  if [ ! -f "$root/target.json" ]; then
+    echo "  $name: the Target did not freeze; the rest of its loop is skipped ($(tail -c 600 "$dir/freeze.err"))"
+    rm -rf "$work"; return 0
+  fi
+  step_json baseline "$CKO" baseline --root "$root" --calls-per-case 2 --aa-pairs 6 --json
+  local spec label path exp champion_done=""
+  for spec in "$@"; do
+    label=${spec%%=*}; path=${spec#*=}
+    if [ "$path" = control ]; then
+      step_json "new-$label" "$CKO" experiment new --root "$root" --control --hypothesis "A/A control" \
+        --mechanism control --failure-closes mechanism --no-falsifier-reason "instrument check" --json
+    else
+      step_json "new-$label" "$CKO" experiment new --root "$root" --candidate "$ex/$path" --hypothesis "$label" \
+        --mechanism "$label" --failure-closes mechanism --no-falsifier-reason "validation run" --json
+    fi
+    exp=$(jfield "$dir/new-$label.json" 'd["id"]')
+    [ -n "$exp" ] || continue
+    step_json "screen-$label" "$CKO" screen "$exp" --root "$root" --json
+    local decision verdict
+    decision=$(jfield "$dir/screen-$label.json" 'd["result"]["outputs"].get("decision")')
+    verdict=$(jfield "$dir/screen-$label.json" 'd["result"]["outputs"].get("verdict")')
+    if [ "$decision" = pass_to_confirm ] || [ "$verdict" = invalid ]; then
+      step_json "confirm-$label" "$CKO" confirm "$exp" --root "$root" --json
+      if [ -z "$champion_done" ] && [ "$(jfield "$dir/confirm-$label.json" 'd["result"]["outputs"].get("verdict")')" = improved ]; then
+        step_json "champion-$label" "$CKO" champion select --root "$root" --experiment "$exp" \
+          --confirm "$(jfield "$dir/confirm-$label.json" 'd["id"]')" --json
+        champion_done=$label
+      fi
+    fi
+  done
+  [ -z "$champion_done" ] || step_json audit "$CKO" audit --root "$root" --json
+  step_json history "$CKO" history --root "$root" --json
+  "$CKO" report --root "$root" --out "$dir/report.html" > "$dir/report.out" 2>&1; echo "  $name report: exit $?"
+  "$CKO" report --root "$root" --format md > "$dir/report.md" 2>&1 || true
+  "$CKO" fsck --root "$root" > "$dir/fsck.txt" 2>&1 || true
+  tar czf "$dir/store.tgz" -C "$work" art 2>/dev/null || true
+  rm -rf "$work"
+}
+
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+  set -uo pipefail
+  CKO=${CKO:?set CKO to the cko binary}
+  torch_loop "$@"
+fi
