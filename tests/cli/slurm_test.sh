@@ -87,7 +87,7 @@ if req["mode"] == "smoke":
 time.sleep(600)
 PY
 slurm_target "$tmp/hang" "$ex/original"
-sed -i "s|^argv = \[\"\(.*\)\"\]|argv = [\"python3\", \"$tmp/hang.py\", \"\1\"]|; s/^command_timeout_s = 60/command_timeout_s = 3\nresource_wait_timeout_s = 5\ncleanup_timeout_s = 2/" "$tmp/hang/cko.toml"
+sed -i "s|^argv = \[\"\(.*\)\"\]|argv = [\"python3\", \"$tmp/hang.py\", \"\1\"]|; s/^command_timeout_s = 60/command_timeout_s = 2\nresource_wait_timeout_s = 3\ncleanup_timeout_s = 2/" "$tmp/hang/cko.toml"
 expect_rc 0 "$CKO" target freeze --spec "$tmp/hang/cko.toml" --root "$tmp/hang/art"
 started=$(date +%s)
 expect_rc 4 "$CKO" baseline --root "$tmp/hang/art" --calls-per-case 1 --aa-pairs 6 --json
@@ -105,7 +105,7 @@ assert r["job_id"].isdigit() and r["node"] == sys.argv[2], r
 [ -z "$(squeue -h)" ] || fail "the timed-out job is still queued: $(squeue -h)"
 
 # 3. cancel: while the hanging call's job runs, `cko cancel` ends it; squeue lists no job.
-sed -i 's/^command_timeout_s = 3/command_timeout_s = 300/' "$tmp/hang/cko.toml"
+sed -i 's/^command_timeout_s = 2/command_timeout_s = 300/' "$tmp/hang/cko.toml"
 expect_rc 0 "$CKO" target freeze --spec "$tmp/hang/cko.toml" --root "$tmp/hang/art2"
 expect_rc 0 "$CKO" baseline --root "$tmp/hang/art2" --calls-per-case 1 --aa-pairs 6 --detach
 id=$(printf '%s' "$out" | head -1)
@@ -122,6 +122,20 @@ import json, sys
 r = json.load(open(sys.argv[1] + "/invocations/" + sys.argv[2] + "/driver/0001/slurm.json"))
 assert r["scancelled"] and r["scancel_reason"] == "cancel" and r["job_state"] == "CANCELLED", r
 ' "$tmp/hang/art2" "$id"
+
+# A SIGKILLed owner: `status` declares the invocation lost and scancels the job it left running.
+expect_rc 0 "$CKO" baseline --root "$tmp/hang/art2" --calls-per-case 1 --aa-pairs 6 --detach
+id=$(printf '%s' "$out" | head -1)
+for _ in $(seq 1 100); do
+  [ -n "$(squeue -h -t RUNNING --name "cko-$id-0001" -o %i)" ] && break
+  sleep 0.2
+done
+owner=$(py 'import json,sys; print(json.load(open(sys.argv[1]))["owner"]["pid"])' "$tmp/hang/art2/invocations/$id/request.json")
+kill -KILL "$owner"
+for _ in $(seq 1 50); do kill -0 "$owner" 2>/dev/null || break; sleep 0.1; done
+expect_rc 3 "$CKO" status "$id" --root "$tmp/hang/art2" --json
+contains "$out" '"state": "lost"'
+[ -z "$(squeue -h -t PENDING,RUNNING --name "cko-$id-0001")" ] || fail "the lost owner's job still runs: $(squeue -h)"
 
 # 4. The node's identity must match the Target's: a cko on the node whose doctor reports another
 # machine-id (once $tmp/flip exists) makes the comparison invalid, naming the field.
@@ -148,10 +162,15 @@ o = json.load(sys.stdin)["result"]
 assert o["outputs"]["verdict"] == "invalid", o["outputs"]["verdict"]
 assert "machine_id" in o["reason"] and "Slurm job" in o["reason"], o["reason"]'
 
-# 5. sbatch --wait: the same verdicts, the job's output in the call's stdout/stderr.
+# 5. sbatch --wait (for detached runs): the screen gives the local verdict too.
 slurm_target "$tmp/sbatch" "$ex/original" sbatch
-sbatch_v=$(verdicts "$tmp/sbatch/art")
-[ "$sbatch_v" = "$local_v" ] || fail "through sbatch: '$sbatch_v', locally: '$local_v'"
+expect_rc 0 "$CKO" target freeze --spec "$tmp/sbatch/cko.toml" --root "$tmp/sbatch/art"
+expect_rc 0 "$CKO" experiment new --root "$tmp/sbatch/art" --candidate "$ex/candidate" --hypothesis "rows" \
+  --mechanism loop-order --failure-closes mechanism --no-falsifier-reason "known" --json
+exp=$(printf '%s' "$out" | py 'import json,sys; print(json.load(sys.stdin)["id"])')
+expect_rc 0 "$CKO" screen "$exp" --root "$tmp/sbatch/art" --json
+sbatch_v=$(printf '%s' "$out" | py 'import json,sys; o=json.load(sys.stdin)["result"]["outputs"]; print(o["verdict"], o["decision"])')
+[ "$sbatch_v improved" = "$local_v" ] || fail "through sbatch: '$sbatch_v', locally: '$local_v'"
 py '
 import json, sys, glob
 recs = [json.load(open(p)) for p in glob.glob(sys.argv[1] + "/invocations/*/driver/*/slurm.json")]
