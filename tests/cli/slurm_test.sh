@@ -177,4 +177,14 @@ recs = [json.load(open(p)) for p in glob.glob(sys.argv[1] + "/invocations/*/driv
 assert recs and all(r["submit"] == "sbatch" and r["job_id"].isdigit() and r["job_state"] == "COMPLETED" for r in recs), recs[0]
 ' "$tmp/sbatch/art"
 [ -z "$(squeue -h)" ] || fail "jobs left after sbatch: $(squeue -h)"
+
+# Every record of the Slurm stores against the JSON Schemas (slurm.json: slurm-call-v1).
+schema_py=""
+for p in ${CKO_SCHEMA_PYTHON:-} /usr/bin/python3 python3; do
+  if "$p" -c 'import jsonschema' 2>/dev/null; then schema_py=$p; break; fi
+done
+[ -n "$schema_py" ] || fail "no python3 with jsonschema (install python3-jsonschema: make deps)"
+expect_rc 0 "$schema_py" "$repo/tests/schemas/validate_store.py" "$tmp/srun/art" "$tmp/sbatch/art" "$tmp/hang/art" \
+  "$tmp/hang/art2" "$tmp/ident/art"
+contains "$out" "slurm-call-v1"
 echo "slurm: ok (local = srun = sbatch: $local_v)"
