@@ -6,6 +6,7 @@ packages=(
   nlohmann-json3-dev libsimdjson-dev libsqlite3-dev libcli11-dev libfmt-dev libtomlplusplus-dev
   libssl-dev zlib1g-dev libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev
+  slurm-wlm munge  # the Slurm launcher test (tests/cli/slurm_test.sh) starts a one-node cluster
   chromium  # the browser test of the HTML report (tests/cli/report_browser.sh), headless
   python3-torch  # the torch examples' CPU tests (1.13, CPU): ~1.5 min, 166 packages, 633 MB installed
 )

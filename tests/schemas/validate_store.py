@@ -47,6 +47,8 @@ LOCATIONS = [
     (re.compile(r"^invocations/[^/]+/result\.json$"), "invocation-result-v1"),
     (re.compile(r"^invocations/[^/]+/driver/[0-9]{4,}/request\.json$"), "driver-request-v1"),
     (re.compile(r"^invocations/[^/]+/driver/[0-9]{4,}/process\.json$"), "process-v1"),
+    (re.compile(r"^invocations/[^/]+/driver/[0-9]{4,}/slurm\.json$"), "slurm-call-v1"),
+    (re.compile(r"^invocations/[^/]+/driver/[0-9]{4,}/node-doctor\.json$"), "doctor-v1"),
 ]
 SKIP_DIRS = [
     re.compile(r"^objects/sha256/[^/]+/files$"),      # snapshot payloads: user content

@@ -58,6 +58,11 @@ bool DriverSpec::can(std::string_view capability) const {
 Json CallReport::to_json() const {
     Json j{{"call", outcome.number}, {"call_dir", outcome.relative_dir}, {"process", outcome.process.to_json()},
            {"ok", result.has_value()}};
+    if (outcome.launch.is_object()) {
+        Json slurm = outcome.launch;
+        slurm.erase("node_identity");  // kept whole in the call's slurm.json
+        j["slurm"] = slurm;
+    }
     if (error) {
         j["error"] = error->to_json()["error"];
     }
@@ -72,6 +77,7 @@ CallReport call_driver(run::Invocation& invocation, const DriverSpec& driver, co
     spec.working_dir = driver.working_dir;
     spec.env_allow = driver.env_allow;
     spec.on_spawn = on_spawn;
+    spec.slurm = driver.slurm;
     CallReport report;
     try {
         report.outcome = invocation.call(spec);
@@ -84,7 +90,19 @@ CallReport call_driver(run::Invocation& invocation, const DriverSpec& driver, co
     std::error_code ec;
     const auto result_status = fs::symlink_status(result_path, ec);
     const bool has_result = fs::exists(result_status);
-    if (p.cancelled || p.timed_out || !p.exited || p.exit_code != 0) {
+    const Json& launch = report.outcome.launch;
+    if (launch.is_object() && launch.value("lost", Json()).is_string() && !p.cancelled && !p.timed_out) {
+        // The cluster ended the job (node failure, preemption): not the driver's failure.
+        report.error = Error(ErrorCode::driver_failed, launch["lost"].get<std::string>(),
+                             Json{{"call_dir", report.outcome.call_dir.string()}, {"infrastructure", true},
+                                  {"slurm_job_id", launch["job_id"]}, {"slurm_job_state", launch["job_state"]}});
+    } else if (launch.is_object() && launch.value("slurm_timeout", false) && !p.cancelled) {
+        report.error = Error(ErrorCode::timed_out,
+                             fmt::format("Slurm ended job {} at its time limit (slurm.time_limit); raise it or make "
+                                         "the driver faster",
+                                         launch["job_id"].is_string() ? launch["job_id"].get<std::string>() : "?"),
+                             Json{{"call_dir", report.outcome.call_dir.string()}, {"slurm_job_id", launch["job_id"]}});
+    } else if (p.cancelled || p.timed_out || !p.exited || p.exit_code != 0) {
         report.error = judge_process(report, invocation.limits().command);
     } else if (!has_result) {
         report.error = Error(ErrorCode::missing_result,

@@ -17,6 +17,7 @@ struct DriverSpec {
     std::vector<std::string> env_allow = {"PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "LD_LIBRARY_PATH",
                                           "CUDA_VISIBLE_DEVICES", "PYTHONPATH"};
     std::filesystem::path working_dir;
+    std::optional<run::SlurmOptions> slurm;  // set: every call is one Slurm job (docs/slurm.md)
     [[nodiscard]] bool can(std::string_view capability) const;
 };
 

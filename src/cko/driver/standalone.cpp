@@ -54,6 +54,7 @@ StandaloneOutcome run_standalone_call(const store::Store& store, const Standalon
         }
         CallReport report = call_driver(inv, call.driver, request);
         out.outputs = Json{{"call", report.to_json()}};
+        out.launch = report.outcome.launch;
         if (report.result) {
             out.outputs["result"] = report.result->to_json();
             out.result = std::move(report.result);

@@ -26,6 +26,7 @@ struct StandaloneOutcome {
     std::optional<Result> result;
     std::optional<Error> error;
     Json outputs;  // what result.json's "outputs" holds
+    Json launch;   // the call's cko/slurm-call-v1 record with a Slurm launcher; else null
 };
 
 // `announce` is called with the invocation id as soon as the invocation exists (for --detach).

@@ -61,5 +61,7 @@ struct IdentityDifference {
 // cko::Error(invalid_record) when frozen_identity is not a cko/identity-v1 object.
 [[nodiscard]] std::optional<std::string> identity_mismatch(const Json& frozen_identity,
                                                            const Identity& now);
+// The same for an identity read back as JSON (e.g. `cko doctor --json` run on a Slurm compute node).
+[[nodiscard]] std::optional<std::string> identity_mismatch(const Json& frozen_identity, const Json& now_identity);
 
 }  // namespace cko::env

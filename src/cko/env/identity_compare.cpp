@@ -146,6 +146,10 @@ std::vector<IdentityDifference> identity_differences(const Json& frozen, const J
 }
 
 std::optional<std::string> identity_mismatch(const Json& frozen, const Identity& now) {
+    return identity_mismatch(frozen, now.to_json());
+}
+
+std::optional<std::string> identity_mismatch(const Json& frozen, const Json& now) {
     if (!frozen.is_object() || member(frozen, "format_version") != kIdentityFormat) {
         throw Error(
             ErrorCode::invalid_record,
@@ -153,7 +157,7 @@ std::optional<std::string> identity_mismatch(const Json& frozen, const Identity&
             Json{{"format_version", member(frozen, "format_version")}});
     }
     std::vector<std::string> reasons;
-    for (const auto& d : identity_differences(frozen, now.to_json())) {
+    for (const auto& d : identity_differences(frozen, now)) {
         if (d.invalidates) {
             reasons.push_back(fmt::format("{} was '{}', now '{}'", d.field, d.frozen, d.now));
         }

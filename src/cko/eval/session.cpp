@@ -1,6 +1,7 @@
 // Measurement sessions: every driver call of baseline/screen/confirm/audit goes through here.
 #include "cko/eval/session.hpp"
 
+#include "cko/env/identity.hpp"
 #include "cko/env/monitor.hpp"
 #include "cko/run/owner.hpp"
 #include "cko/stats/descriptive.hpp"
@@ -52,6 +53,24 @@ std::string last_lines(const fs::path& file, std::size_t lines) {
     return tail;
 }
 
+std::optional<std::string> node_identity_problem(const Json& frozen_identity, const Json& launch) {
+    const Json& node = launch.value("node_identity", Json());
+    const std::string where = fmt::format("Slurm job {} on node {}", launch.value("job_id", Json()).dump(),
+                                          launch.value("node", Json()).dump());
+    if (!node.is_object()) {
+        // Only when the job ran: a call that never started has its own error.
+        if (launch.value("node", Json()).is_null()) {
+            return std::nullopt;
+        }
+        return fmt::format("the environment identity of {} could not be taken: {}", where,
+                           launch.value("node_identity_problem", std::string("no doctor output")));
+    }
+    if (const auto mismatch = env::identity_mismatch(frozen_identity, node)) {
+        return fmt::format("{}: {}", where, *mismatch);
+    }
+    return std::nullopt;
+}
+
 double SubjectMeasurement::primary_median() const { return primary.empty() ? std::nan("") : stats::median(primary); }
 
 Json SubjectMeasurement::to_json() const {
@@ -98,7 +117,8 @@ Session::Session(const Target& target, run::Invocation& invocation, const store:
         store::materialize_snapshot(store, target.case_snapshot(id), dest);
         case_paths_[id] = dest.string();
     }
-    auto gpus = target.gpu_uuids();
+    // With Slurm the GPUs are on a compute node and the job's allocation is their lock.
+    auto gpus = target.spec().uses_slurm() ? std::vector<std::string>{} : target.gpu_uuids();
     if (!gpus.empty()) {
         // The whole GPU set, all or none (run/gpu_set_lock.hpp): no deadlock, no partial set held.
         std::sort(gpus.begin(), gpus.end());
@@ -171,7 +191,10 @@ Measurement Session::call(const std::string& case_id, driver::Mode mode, const s
     // otherwise name a pid whose parent chain can no longer be read.
     const pid_t self = ::getpid();
     auto driver_pid = std::make_shared<std::atomic<pid_t>>(0);
-    env::Monitor monitor(gpus, invocation_.dir() / "monitor.jsonl", std::chrono::milliseconds(200),
+    // The monitor reads this host's GPUs: with Slurm the driver runs elsewhere, so it records
+    // host-only samples and says so (the node's identity is checked below instead).
+    const bool slurm = spec.uses_slurm();
+    env::Monitor monitor(slurm ? std::vector<std::string>{} : gpus, invocation_.dir() / "monitor.jsonl", std::chrono::milliseconds(200),
                          [self, driver_pid](pid_t pid) { return pid == driver_pid->load() || run::is_descendant_of(pid, self); });
     monitor.start();
     const auto started = std::chrono::steady_clock::now();
@@ -185,6 +208,11 @@ Measurement Session::call(const std::string& case_id, driver::Mode mode, const s
     m.calls.push_back(report.outcome.number);
     if (summary.contaminated) {
         m.contamination = summary.reasons;
+    }
+    if (slurm && report.outcome.launch.is_object()) {
+        if (const auto problem = node_identity_problem(target_.record().at("environment"), report.outcome.launch)) {
+            m.contamination.push_back(*problem);
+        }
     }
     if (report.error) {
         m.error = report.error;

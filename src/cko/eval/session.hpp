@@ -74,6 +74,11 @@ private:
 // it cannot be read.
 [[nodiscard]] std::string last_lines(const std::filesystem::path& file, std::size_t lines);
 
+// With a Slurm launcher: why a call's measurement must not count because the compute node's
+// identity (from `cko doctor --json` in the job, in the call's cko/slurm-call-v1 record) differs
+// from the Target's frozen one, or could not be taken; nullopt when it matches.
+[[nodiscard]] std::optional<std::string> node_identity_problem(const Json& frozen_identity, const Json& launch);
+
 // Problems with the Target's authorization before an operation starts (budget spent, deadline
 // passed): throws budget_exhausted / deadline_passed saying what is left.
 void require_budget(const Target& target, double planned_wall_s);

@@ -3,6 +3,7 @@
 
 #include "cko/driver/standalone.hpp"
 #include "cko/env/identity.hpp"
+#include "cko/run/shared_fs.hpp"
 #include "cko/run/gpu_lock.hpp"
 #include "cko/util/clock.hpp"
 #include "cko/util/error.hpp"
@@ -30,23 +31,50 @@ fs::path real(const fs::path& p) {
     return fs::path(buf);
 }
 
-std::vector<std::string> select_gpus(const TargetSpec& spec, const env::Identity& identity) {
-    std::vector<std::string> present;
-    for (const auto& g : identity.gpus) {
-        present.push_back(g.uuid);
-    }
+// `present`: the GPUs of this machine, or with a Slurm launcher those the smoke's job was given.
+std::vector<std::string> select_gpus(const TargetSpec& spec, const std::vector<std::string>& present) {
     if (spec.gpus_mode == "auto") {
         return present;
     }
     for (const auto& want : spec.gpu_uuids) {
         if (std::find(present.begin(), present.end(), want) == present.end()) {
             throw Error(ErrorCode::environment_mismatch,
-                        fmt::format("resources.gpus: {} is not on this machine (found: {})", want,
+                        fmt::format("resources.gpus: {} is not on {} (found: {})", want,
+                                    spec.uses_slurm() ? "the Slurm job's node" : "this machine",
                                     present.empty() ? "no GPU" : fmt::format("{}", fmt::join(present, ", "))),
                         Json{{"field", "resources.gpus"}, {"fix", "copy a UUID from `cko doctor`, or use \"auto\""}});
         }
     }
     return spec.gpu_uuids;
+}
+
+// A Slurm Target's identity is the compute node's, from `cko doctor --json` inside the first
+// smoke's job; later smokes (and, per call, every measurement) must match it. The submit host's own
+// identity is kept beside it for the record.
+void adopt_node_identity(const TargetSpec& spec, const std::string& case_id, const Json& launch, Json& record,
+                         std::vector<std::string>& gpus) {
+    const Json node = launch.is_object() ? launch.value("node_identity", Json()) : Json();
+    if (!node.is_object()) {
+        throw Error(ErrorCode::environment_mismatch,
+                    fmt::format("the smoke of case {} ran as Slurm job {} but left no node identity: {}", case_id,
+                                launch.is_object() ? launch.value("job_id", Json()).dump() : "?",
+                                launch.is_object() ? launch.value("node_identity_problem", std::string("?")) : "?"),
+                    Json{{"field", "slurm.cko"}, {"fix", "install cko at the same path on the compute nodes, or set slurm.cko"}});
+    }
+    if (!record.contains("submit_host_environment")) {
+        record["submit_host_environment"] = record.at("environment");
+        record["environment"] = node;
+        record["slurm_node"] = launch.value("node", Json());
+        gpus = select_gpus(spec, launch.value("gpu_uuids", Json::array()).get<std::vector<std::string>>());
+        return;
+    }
+    if (const auto mismatch = env::identity_mismatch(record.at("environment"), node)) {
+        throw Error(ErrorCode::environment_mismatch,
+                    fmt::format("the smoke of case {} ran on node {}, whose identity differs from the first smoke's "
+                                "node: {}; pin one node (slurm.extra_args = [\"--nodelist=NODE\"])",
+                                case_id, launch.value("node", Json()).dump(), *mismatch),
+                    Json{{"field", "slurm.extra_args"}, {"fix", "add --nodelist=NODE"}});
+    }
 }
 
 }  // namespace
@@ -181,6 +209,15 @@ FreezeOutcome freeze_target(const FreezeOptions& options) {
     const fs::path final_root = parent / options.root.filename();
     const fs::path staging = parent / fmt::format(".{}.freeze-{}", options.root.filename().string(), ::getpid());
     FreezeOutcome outcome;
+    // Jobs on other nodes write into the store and cko locks it: flock must exclude other nodes.
+    const run::LockCoherence store_fs = run::lock_coherence(parent);
+    if (spec.uses_slurm() && store_fs.coherent == std::optional<bool>(false)) {
+        throw Error(ErrorCode::environment_mismatch,
+                    fmt::format("the store {} would be on {} ({}): {}", final_root.string(), store_fs.fs_type,
+                                store_fs.mount_point, store_fs.reason),
+                    Json{{"field", "root"}, {"fix", "put --root on a filesystem whose flock is coherent across nodes"},
+                         {"filesystem", store_fs.to_json()}});
+    }
     try {
         const store::Store store = store::Store::create(staging);
         env::ProbeOptions probe;
@@ -196,6 +233,9 @@ FreezeOutcome freeze_target(const FreezeOptions& options) {
         if (spec.deadline_unix_s) {
             record["deadline_unix_s"] = *spec.deadline_unix_s;
         }
+        if (spec.uses_slurm()) {
+            record["store_filesystem"] = store_fs.to_json();
+        }
         if (!spec.diagnostic) {
             const store::Snapshot original = store::take_snapshot(store, spec.base_dir / spec.original);
             Json cases = Json::array();
@@ -203,11 +243,16 @@ FreezeOutcome freeze_target(const FreezeOptions& options) {
                 const auto snap = store::take_snapshot(store, spec.base_dir / spec.cases_dir / (id + ".json"));
                 cases.push_back(Json{{"id", id}, {"snapshot", snap.reference()}});
             }
-            const std::vector<std::string> gpus = select_gpus(spec, identity);
+            std::vector<std::string> local_gpus;
+            for (const auto& g : identity.gpus) {
+                local_gpus.push_back(g.uuid);
+            }
+            // With Slurm the GPUs and the identity are the compute node's, known after the first smoke.
+            std::vector<std::string> gpus = spec.uses_slurm() ? std::vector<std::string>{} : select_gpus(spec, local_gpus);
             record["original"] = original.reference();
             record["cases"] = cases;
             record["driver_identity"] = hash_identity_paths(store, spec);
-            record["gpus"] = gpus;
+
             // The smoke: two samples of the original on every case, through the real driver.
             for (const auto& id : spec.case_ids) {
                 driver::StandaloneCall call;
@@ -215,6 +260,9 @@ FreezeOutcome freeze_target(const FreezeOptions& options) {
                 call.driver.capabilities = spec.capabilities;
                 call.driver.env_allow = spec.env_allow;
                 call.driver.working_dir = spec.base_dir;
+                if (spec.uses_slurm()) {
+                    call.driver.slurm = spec.slurm;
+                }
                 call.request.mode = driver::Mode::smoke;
                 call.request.case_id = id;
                 call.request.case_path = (spec.base_dir / spec.cases_dir / (id + ".json")).string();
@@ -226,13 +274,16 @@ FreezeOutcome freeze_target(const FreezeOptions& options) {
                 }
                 call.request.correctness_metrics = {spec.correctness_metric};
                 call.limits = limits_for(spec);
-                call.gpu_uuid = gpus.empty() ? "" : gpus.front();
+                call.gpu_uuid = gpus.empty() || spec.uses_slurm() ? "" : gpus.front();  // Slurm allocates GPUs
                 const auto smoke = driver::run_standalone_call(store, call, options.cancel, [](const std::string&) {});
                 outcome.smoke_invocations.push_back(smoke.invocation_id);
                 if (smoke.error) {
                     throw Error(smoke.error->code(),
                                 fmt::format("the smoke of case {} failed, nothing was frozen: {}", id, smoke.error->what()),
                                 smoke.error->details());
+                }
+                if (spec.uses_slurm()) {
+                    adopt_node_identity(spec, id, smoke.launch, record, gpus);
                 }
                 const auto& ref = smoke.result->subject("reference");
                 const double value = ref.correctness_metrics.count(spec.correctness_metric) != 0
@@ -266,6 +317,7 @@ FreezeOutcome freeze_target(const FreezeOptions& options) {
                 }
             }
             record["smoke"] = outcome.smoke_invocations;
+            record["gpus"] = gpus;
         }
         record["id"] = content_id("tgt", record);
         store.write_record("target.json", record);
@@ -326,6 +378,9 @@ driver::DriverSpec Target::driver() const {
     d.capabilities = spec_.capabilities;
     d.env_allow = spec_.env_allow;
     d.working_dir = spec_.base_dir;
+    if (spec_.uses_slurm()) {
+        d.slurm = spec_.slurm;
+    }
     return d;
 }
 
@@ -335,6 +390,16 @@ std::vector<std::string> Target::gpu_uuids() const {
 
 std::vector<std::string> Target::environment_problems(bool probe_tools) const {
     std::vector<std::string> problems;
+    if (spec_.uses_slurm()) {
+        // This host only submits: the identity that counts is the compute node's, checked for
+        // every call from `cko doctor --json` inside its job (Session). The store must stay on a
+        // filesystem whose flock excludes other nodes.
+        const run::LockCoherence fs = run::lock_coherence(store_.root());
+        if (fs.coherent == std::optional<bool>(false)) {
+            problems.push_back(fmt::format("the store is on {} ({}): {}", fs.fs_type, fs.mount_point, fs.reason));
+        }
+        return problems;
+    }
     env::ProbeOptions probe;
     probe.tools = probe_tools;
     if (const auto mismatch = env::identity_mismatch(record_.at("environment"), env::probe_identity(probe))) {

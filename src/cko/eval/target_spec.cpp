@@ -373,6 +373,43 @@ CorrectnessGate parse_correctness_gate(const std::string& text, const std::strin
                 Json{{"field", field}, {"value", text}});
 }
 
+// [slurm]: how driver calls become Slurm jobs (docs/slurm.md). Given only with driver.launcher = "slurm".
+void read_slurm(Table& top, TargetSpec& s) {
+    Table t = top.table("slurm", false, "");
+    if (!s.uses_slurm()) {
+        if (t.present()) {
+            bad("slurm", "given, but driver.launcher is \"local\"", "set driver.launcher = \"slurm\" or remove [slurm]");
+        }
+        return;
+    }
+    run::SlurmOptions& o = s.slurm;
+    o.submit = t.string("submit", "\"srun\" (the default) or \"sbatch\" (sbatch --wait)", std::string("srun"));
+    one_of("slurm.submit", o.submit, {"srun", "sbatch"});
+    o.partition = t.string("partition", "the partition to run in, e.g. \"gpu\"", std::string());
+    o.account = t.string("account", "the account to charge, e.g. \"proj123\"", std::string());
+    o.constraint = t.string("constraint", "node features, e.g. \"h100\"", std::string());
+    o.time_limit = t.string("time_limit", "a Slurm time such as \"30\" or \"01:00:00\"", std::string());
+    if (const auto problem = o.time_limit.empty() ? std::nullopt : run::slurm_time_limit_problem(o.time_limit)) {
+        bad("slurm.time_limit", *problem, "or leave it out: the command timeout is used");
+    }
+    o.gpus_per_call = t.integer("gpus_per_call", "the GPUs each driver call asks for (--gpus), e.g. 1", 0);
+    if (o.gpus_per_call > 64) {
+        bad("slurm.gpus_per_call", fmt::format("{} is more than one job step can use", o.gpus_per_call), "use 0 to 64");
+    }
+    o.extra_args = t.strings("extra_args", "list extra srun/sbatch options, e.g. [\"--exclusive\"]", false, true);
+    for (std::size_t i = 0; i < o.extra_args.size(); ++i) {
+        if (const auto problem = run::slurm_extra_arg_problem(o.extra_args[i])) {
+            bad(fmt::format("slurm.extra_args[{}]", i), *problem, "remove it or use an allowed option");
+        }
+    }
+    o.cko_path = t.string("cko", "the absolute path of cko on the compute nodes", std::string());
+    if (!o.cko_path.empty() && !fs::path(o.cko_path).is_absolute()) {
+        bad("slurm.cko", fmt::format("\"{}\" is not an absolute path", o.cko_path),
+            "give cko's absolute path on the compute nodes, e.g. \"/shared/bin/cko\"");
+    }
+    t.close();
+}
+
 TargetSpec parse_target_spec(std::string_view text, const fs::path& spec_path) {
     refuse_non_ascii_outside_strings(text, spec_path);
     toml::table root;
@@ -396,7 +433,7 @@ TargetSpec parse_target_spec(std::string_view text, const fs::path& spec_path) {
     spec_name(s.name, "target.name");
     if (s.diagnostic) {
         target.close();
-        top.close({"cases", "driver", "objective", "correctness", "statistics", "limits", "resources"});
+        top.close({"cases", "driver", "objective", "correctness", "statistics", "limits", "resources", "slurm"});
         return s;
     }
     s.claim_layer = target.string("claim_layer", "say what a win would claim: \"kernel\", \"workload\" or \"serving\"");
@@ -443,7 +480,10 @@ TargetSpec parse_target_spec(std::string_view text, const fs::path& spec_path) {
                 "list names only (e.g. \"PATH\"); values come from cko's environment");
         }
     }
+    s.launcher = driver.string("launcher", "\"local\" (the default) or \"slurm\"", std::string("local"));
+    one_of("driver.launcher", s.launcher, {"local", "slurm"});
     driver.close();
+    read_slurm(top, s);
 
     Table objective = top.table("objective", true, "add [objective] with primary and minimum_effect_pct");
     s.primary = read_primary(objective);

@@ -1,6 +1,7 @@
 // The Target spec (cko.toml, PROTOCOL.md): parsed with toml++ and validated field by field.
 #pragma once
 
+#include "cko/run/slurm_launcher.hpp"
 #include "cko/util/json.hpp"
 
 #include <filesystem>
@@ -41,6 +42,8 @@ struct TargetSpec {
     std::vector<std::string> capabilities;
     std::vector<std::string> identity_paths;
     std::vector<std::string> env_allow;
+    std::string launcher = "local";  // driver.launcher: "local" | "slurm"
+    run::SlurmOptions slurm;         // the [slurm] table, when launcher == "slurm"
 
     PrimarySpec primary;
     double minimum_effect_pct = 0;
@@ -70,6 +73,7 @@ struct TargetSpec {
     std::vector<std::string> gpu_uuids;  // when gpus_mode == "list"
 
     [[nodiscard]] bool can_pair_in_process() const;
+    [[nodiscard]] bool uses_slurm() const { return launcher == "slurm"; }
     // The frozen form written into target.json (paths as written in the spec).
     [[nodiscard]] Json to_json() const;
     // The inverse of to_json (the frozen spec in target.json). The deadline's Unix time is kept

@@ -16,14 +16,19 @@ Json TargetSpec::to_json() const {
                 {"gpu_seconds_budget", gpu_seconds_budget}, {"wall_seconds_budget", wall_seconds_budget},
                 {"deadline", deadline_text.empty() ? Json(nullptr) : Json(deadline_text)},
                 {"host_changes", "advice_only"}};
+    Json driver_json{{"argv", driver_argv}, {"capabilities", capabilities}, {"identity_paths", identity_paths},
+                     {"env_allow", env_allow}};
+    if (uses_slurm()) {  // absent for local Targets: their frozen form (and id) is unchanged
+        driver_json["launcher"] = launcher;
+        driver_json["slurm"] = slurm.to_json();
+    }
     return Json{{"mode", diagnostic ? "diagnostic" : "measure"},
                 {"name", name},
                 {"claim_layer", claim_layer},
                 {"original", original},
                 {"change_scope", change_scope},
                 {"cases", {{"dir", cases_dir}, {"ids", case_ids}}},
-                {"driver", {{"argv", driver_argv}, {"capabilities", capabilities},
-                            {"identity_paths", identity_paths}, {"env_allow", env_allow}}},
+                {"driver", driver_json},
                 {"objective", {{"primary", {{"name", primary.name}, {"unit", primary.unit},
                                             {"direction", primary.direction}, {"aggregation", primary.aggregation}}},
                                {"minimum_effect_pct", minimum_effect_pct},
@@ -51,6 +56,10 @@ TargetSpec TargetSpec::from_json(const Json& s, const std::filesystem::path& bas
     spec.capabilities = s.at("driver").at("capabilities").get<std::vector<std::string>>();
     spec.identity_paths = s.at("driver").at("identity_paths").get<std::vector<std::string>>();
     spec.env_allow = s.at("driver").at("env_allow").get<std::vector<std::string>>();
+    spec.launcher = s.at("driver").value("launcher", std::string("local"));
+    if (spec.uses_slurm()) {
+        spec.slurm = run::SlurmOptions::from_json(s.at("driver").at("slurm"));
+    }
     const Json& o = s.at("objective");
     spec.primary = {o.at("primary").at("name"), o.at("primary").at("unit"), o.at("primary").at("direction"),
                     o.at("primary").at("aggregation")};

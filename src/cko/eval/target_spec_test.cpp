@@ -88,6 +88,26 @@ TEST(TargetSpec, FrozenJsonReadsBackToTheSameSpec) {
     EXPECT_EQ(back.gpus_mode, "auto");
 }
 
+TEST(TargetSpec, ASlurmLauncherReadsBackAndALocalOneKeepsItsFrozenForm) {
+    const TargetSpec local = parse_target_spec(kGood, "/t/cko.toml");
+    EXPECT_EQ(local.launcher, "local");
+    EXPECT_FALSE(local.to_json()["driver"].contains("launcher"));  // old Targets keep their ids
+    const TargetSpec s = parse_target_spec(
+        replace(kGood, "env_allow = [\"PATH\", \"LD_LIBRARY_PATH\"]",
+                "env_allow = [\"PATH\"]\nlauncher = \"slurm\"\n[slurm]\npartition = \"gpu\"\naccount = \"p1\"\n"
+                "gpus_per_call = 1\nconstraint = \"h100\"\ntime_limit = \"00:30:00\"\nsubmit = \"sbatch\"\n"
+                "extra_args = [\"--exclusive\", \"--nodelist=n17\"]\ncko = \"/shared/bin/cko\""),
+        "/t/cko.toml");
+    EXPECT_TRUE(s.uses_slurm());
+    EXPECT_EQ(s.slurm.partition, "gpu");
+    EXPECT_EQ(s.slurm.gpus_per_call, 1);
+    EXPECT_EQ(s.slurm.submit, "sbatch");
+    EXPECT_EQ(s.slurm.extra_args, (std::vector<std::string>{"--exclusive", "--nodelist=n17"}));
+    const TargetSpec back = TargetSpec::from_json(s.to_json(), "/t");
+    EXPECT_TRUE(back.uses_slurm());
+    EXPECT_EQ(back.to_json(), s.to_json());
+}
+
 TEST(TargetSpec, TheInitTemplateIsAValidSpec) {
     const TargetSpec s = parse_target_spec(target_spec_template("demo"), "cko.toml");
     EXPECT_EQ(s.name, "demo");
@@ -152,7 +172,20 @@ INSTANTIATE_TEST_SUITE_P(
         BadSpec{"gpus = \"auto\"", "gpus = [\"0\"]", "resources.gpus[0]"},
         BadSpec{"gpus = \"auto\"", "gpus = 0", "resources.gpus"},
         BadSpec{"[statistics]", "[statistcs]\n[statistics]", "statistcs"},
-        BadSpec{"[cases]\ndir = \"cases\"\n", "[cases]\n", "cases.dir"}));
+        BadSpec{"[cases]\ndir = \"cases\"\n", "[cases]\n", "cases.dir"},
+        BadSpec{"env_allow = [\"PATH\", \"LD_LIBRARY_PATH\"]", "launcher = \"pbs\"", "driver.launcher"},
+        BadSpec{"[resources]", "[slurm]\npartition = \"gpu\"\n[resources]", "slurm"},
+        BadSpec{"[resources]", "[driver2]\n[resources]", "driver2"},
+        BadSpec{"env_allow = [\"PATH\", \"LD_LIBRARY_PATH\"]",
+                "launcher = \"slurm\"\n[slurm]\nextra_args = [\"--output=/tmp/x\"]", "slurm.extra_args[0]"},
+        BadSpec{"env_allow = [\"PATH\", \"LD_LIBRARY_PATH\"]", "launcher = \"slurm\"\n[slurm]\ntime_limit = \"1h\"",
+                "slurm.time_limit"},
+        BadSpec{"env_allow = [\"PATH\", \"LD_LIBRARY_PATH\"]", "launcher = \"slurm\"\n[slurm]\nsubmit = \"salloc\"",
+                "slurm.submit"},
+        BadSpec{"env_allow = [\"PATH\", \"LD_LIBRARY_PATH\"]", "launcher = \"slurm\"\n[slurm]\ncko = \"bin/cko\"",
+                "slurm.cko"},
+        BadSpec{"env_allow = [\"PATH\", \"LD_LIBRARY_PATH\"]", "launcher = \"slurm\"\n[slurm]\npartion = \"gpu\"",
+                "slurm.partion"}));
 
 std::string error_of(const std::string& text) {
     try {

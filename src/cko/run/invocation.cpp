@@ -173,19 +173,35 @@ CallOutcome Invocation::call(const CallSpec& spec) {
     ps.timeout = timeout;
     ps.kill_grace = limits_.cleanup;
     ps.cancel = cancel_;
+    const std::string job_name = spec.slurm ? slurm_job_name(id_, out.number) : std::string();
+    if (spec.slurm) {
+        wrap_in_slurm_job(*spec.slurm, job_name, out.call_dir, limits_.resource_wait, ps);
+    }
     ps.on_spawn = [&](pid_t pid) {
         if (spec.on_spawn) {
             spec.on_spawn(pid);
         }
         const auto who = process_identity_of(pid);
-        event("call_started", Json{{"call", out.number}, {"pgid", pid},
-                                   {"start_ticks", who ? who->start_ticks : 0}, {"argv", ps.argv}});
+        Json data{{"call", out.number}, {"pgid", pid}, {"start_ticks", who ? who->start_ticks : 0}, {"argv", ps.argv}};
+        if (spec.slurm) {
+            data["slurm_job_name"] = job_name;  // what `status` scancels if we die
+        }
+        event("call_started", data);
     };
     try {
         out.process = run_process(ps);
     } catch (const Error& e) {
         event("call_failed_to_start", Json{{"call", out.number}, {"error", e.to_json()["error"]}});
         throw;
+    }
+    if (spec.slurm) {
+        out.launch = settle_slurm_job(*spec.slurm, job_name, out.call_dir, out.process, limits_.cleanup);
+        Json record = out.launch;
+        record["id"] = fmt::format("{}-call-{}-slurm", id_, out.number);
+        store_.write_record(out.relative_dir + "/slurm.json", record);
+        for (const auto& name : out.launch.at("files")) {
+            store_.ledger_file(out.relative_dir + "/" + name.get<std::string>());
+        }
     }
     // The driver may have replaced its output directory (or the call directory) with a link:
     // then nothing it left is read, listed, chmodded or ledgered.
@@ -224,7 +240,13 @@ CallOutcome Invocation::call(const CallSpec& spec) {
             store_.ledger_file(out.relative_dir + "/out/" + name);
         }
     }
-    event("call_finished", Json{{"call", out.number}, {"process", out.process.to_json()}});
+    Json finished{{"call", out.number}, {"process", out.process.to_json()}};
+    if (spec.slurm) {
+        for (const char* key : {"job_id", "node", "job_state", "scancelled", "lost"}) {
+            finished["slurm"][key] = out.launch.at(key);
+        }
+    }
+    event("call_finished", finished);
     return out;
 }
 
@@ -293,6 +315,9 @@ InvocationStatus invocation_status(const store::Store& store, const std::string&
         if (ev.value("type", "") == "call_started") {
             st.leftovers_killed += kill_process_group_leftovers(ev["data"].value("pgid", 0),
                                                                 ev["data"].value("start_ticks", std::uint64_t{0}));
+            if (ev["data"].contains("slurm_job_name")) {  // its job runs elsewhere: end it there
+                st.leftovers_killed += cancel_slurm_jobs_named(ev["data"]["slurm_job_name"].get<std::string>());
+            }
         }
     }
     Json result{{"format_version", "cko/invocation-result-v1"},

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "cko/run/owner.hpp"
+#include "cko/run/slurm_launcher.hpp"
 #include "cko/store/store.hpp"
 #include "cko/util/closed_enum.hpp"
 #include "cko/util/error.hpp"
@@ -44,6 +45,8 @@ struct CallSpec {
     std::uint64_t output_cap_bytes = std::uint64_t{8} << 20;
     // Told the driver's pid as soon as it exists (e.g. so that a GPU monitor counts it as ours).
     std::function<void(pid_t)> on_spawn;
+    // Set: the command runs as one Slurm job (run/slurm_launcher.hpp) instead of a local child.
+    std::optional<SlurmOptions> slurm;
 };
 
 struct CallOutcome {
@@ -53,6 +56,7 @@ struct CallOutcome {
     ProcessResult process;
     std::vector<std::string> output_files;  // names found in output_dir afterwards, sorted
     std::string relative_dir;               // e.g. "invocations/inv-…/driver/0001"
+    Json launch;  // with a Slurm launcher: the cko/slurm-call-v1 record (also driver/NNNN/slurm.json); else null
 };
 
 class Invocation {

@@ -315,6 +315,13 @@ ProcessResult run_process(const ProcessSpec& spec) {
             return;
         }
         term_sent = true;
+        if (spec.before_kill) {
+            try {
+                spec.before_kill();
+            } catch (...) {
+            }
+            now = Clock::now();  // the grace counts from the first signal
+        }
         term_sent_at = now;
         child.signal_group(SIGTERM);
         child.signal_group(SIGCONT);  // A stopped process cannot act on SIGTERM.

@@ -39,6 +39,9 @@ struct ProcessSpec {
     // Called once right after the spawn with the child's pid (= its process group id), before
     // waiting: lets the caller record the group so that it can be cleaned up if we die.
     std::function<void(pid_t)> on_spawn;
+    // Called once when a deadline or cancel starts the kill sequence, before the first signal: a
+    // launcher whose work runs elsewhere (a Slurm job) ends it there first. Exceptions are ignored.
+    std::function<void()> before_kill;
 };
 
 struct ProcessResult {
