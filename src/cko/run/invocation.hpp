@@ -85,6 +85,8 @@ public:
                             const std::optional<Error>& error = std::nullopt);
 
     void add_gpu_seconds(double seconds) { gpu_seconds_ += seconds; }
+    // GPU seconds held by this invocation's driver calls so far (calls × GPUs of the Target).
+    [[nodiscard]] double gpu_seconds() const noexcept { return gpu_seconds_; }
 
 private:
     Invocation(const store::Store& store, std::string id, Limits limits, const std::atomic<bool>* cancel);
