@@ -77,7 +77,8 @@ std::string fmt_effect(double pct) {
     return text;
 }
 
-SequentialSummary summarize_sequential(std::mt19937_64& rng, const SequentialPlan& plan, double true_effect) {
+SequentialSummary summarize_sequential(std::mt19937_64& rng, const SequentialPlan& plan,
+                                       double true_effect) {
     std::vector<std::size_t> used;
     int wrong = 0;
     int expected = 0;
@@ -88,7 +89,8 @@ SequentialSummary summarize_sequential(std::mt19937_64& rng, const SequentialPla
         expected += o.verdict == (true_effect > 0 ? Verdict::improved : Verdict::regressed) ? 1 : 0;
     }
     std::sort(used.begin(), used.end());
-    return {used[used.size() / 2], used[used.size() * 9 / 10], 100.0 * wrong / kRuns, 100.0 * expected / kRuns};
+    return {used[used.size() / 2], used[used.size() * 9 / 10], 100.0 * wrong / kRuns,
+            100.0 * expected / kRuns};
 }
 
 double share(int count) {
@@ -135,8 +137,8 @@ bool print_simulation_figures() {
     SequentialPlan before;
     before.block = 2;
     const SequentialPlan now = SequentialPlan::early_decision(kMinPairs, 40, kConfidence);
-    const std::vector<std::pair<const char*, SequentialPlan>> plans{{"O'Brien-Fleming (before)", before},
-                                                                    {"early decision (now)", now}};
+    const std::vector<std::pair<const char*, SequentialPlan>> plans{
+        {"O'Brien-Fleming (before)", before}, {"early decision (now)", now}};
     std::printf("\n2. Sequential plans, 6..40 pairs, block 2, paired noise 0.5 %%:\n");
     for (const auto& [name, p] : plans) {
         std::printf("   %-26s looks at %zu, %zu, ..., %zu; levels %.5f, %.5f, ..., %.5f\n", name,
@@ -156,13 +158,15 @@ bool print_simulation_figures() {
         if (effect_pct == 0.0) {
             std::printf("   %-40s %25.1f%% %25.1f%%\n", "A/A: false verdicts", row[0].false_share,
                         row[1].false_share);
-            std::printf("   %-40s %26zu %26zu\n", "A/A: median pairs to verdict", row[0].median, row[1].median);
+            std::printf("   %-40s %26zu %26zu\n", "A/A: median pairs to verdict", row[0].median,
+                        row[1].median);
             continue;
         }
         const std::string label = fmt_effect(effect_pct);
-        std::printf("   %-40s %26zu %26zu\n", (label + ": median pairs to verdict").c_str(), row[0].median,
-                    row[1].median);
-        std::printf("   %-40s %26zu %26zu\n", (label + ": 90th percentile").c_str(), row[0].p90, row[1].p90);
+        std::printf("   %-40s %26zu %26zu\n", (label + ": median pairs to verdict").c_str(),
+                    row[0].median, row[1].median);
+        std::printf("   %-40s %26zu %26zu\n", (label + ": 90th percentile").c_str(), row[0].p90,
+                    row[1].p90);
         std::printf("   %-40s %25.1f%% %25.1f%%\n",
                     (label + (effect_pct > 0 ? ": said improved" : ": said regressed")).c_str(),
                     row[0].expected_share, row[1].expected_share);
@@ -183,8 +187,8 @@ bool print_simulation_figures() {
     for (const auto& g : goals) {
         const bool met = g.at_most ? g.value <= g.goal : g.value >= g.goal;
         all_met = all_met && met;
-        std::printf("   %-42s %6.1f (goal %s %.1f): %s\n", g.what, g.value, g.at_most ? "<=" : ">=", g.goal,
-                    met ? "met" : "MISSED");
+        std::printf("   %-42s %6.1f (goal %s %.1f): %s\n", g.what, g.value,
+                    g.at_most ? "<=" : ">=", g.goal, met ? "met" : "MISSED");
     }
     const SequentialPlan& plan = now;
 

@@ -118,7 +118,8 @@ std::vector<std::size_t> SequentialPlan::look_sizes() const {
         // The first look's level is 1 − α(t_1) exactly; below the smallest exact p no sample of n
         // pairs could stop there, and the alpha it would spend is better spent at the next look.
         const double t = static_cast<double>(n) / static_cast<double>(max_pairs);
-        if (exact_first_look && sizes.empty() && spent_alpha(spending, t, alpha) < smallest_exact_p(n)) {
+        if (exact_first_look && sizes.empty() &&
+            spent_alpha(spending, t, alpha) < smallest_exact_p(n)) {
             continue;
         }
         sizes.push_back(n);

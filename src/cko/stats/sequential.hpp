@@ -40,7 +40,8 @@ enum class Spending {
 // where c_k are the two-sided group-sequential boundaries for the spending function at
 // information fraction t_k = n_k / max_pairs, α = 1 − confidence. Under the normal approximation
 // of the signed-rank statistic the intervals of all looks cover the true effect simultaneously
-// with probability ≥ confidence, so any verdict taken at any look keeps the fixed-sample error rate.
+// with probability ≥ confidence, so any verdict taken at any look keeps the fixed-sample error
+// rate.
 struct SequentialPlan {
     std::size_t block = 4;
     std::size_t min_pairs = 6;

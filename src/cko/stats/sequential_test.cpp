@@ -122,11 +122,13 @@ TEST(SequentialLook, BetweenLooksTakesNoDecisionAndBeyondTheMaximumRefuses) {
 TEST(Spending, PocockTypeSpendsEarlyAndReproducesThePublishedBoundaries) {
     EXPECT_DOUBLE_EQ(spent_alpha(Spending::pocock, 1.0, 0.05), 0.05);
     EXPECT_DOUBLE_EQ(spent_alpha(Spending::pocock, 0.0, 0.05), 0.0);
-    EXPECT_NEAR(spent_alpha(Spending::pocock, 0.5, 0.05), 0.05 * std::log(1.0 + (std::exp(1.0) - 1.0) / 2.0),
-                1e-15);
+    EXPECT_NEAR(spent_alpha(Spending::pocock, 0.5, 0.05),
+                0.05 * std::log(1.0 + (std::exp(1.0) - 1.0) / 2.0), 1e-15);
     // At a fifth of the information it has spent ~30 % of alpha; O'Brien–Fleming 0.02 %.
-    EXPECT_GT(spent_alpha(Spending::pocock, 0.2, 0.05), 1000 * spent_alpha(Spending::obrien_fleming, 0.2, 0.05));
-    // gsDesign sfLDPocock, five equally spaced looks, two-sided 0.05: 2.4380 2.4268 2.4101 2.3966 2.3859.
+    EXPECT_GT(spent_alpha(Spending::pocock, 0.2, 0.05),
+              1000 * spent_alpha(Spending::obrien_fleming, 0.2, 0.05));
+    // gsDesign sfLDPocock, five equally spaced looks, two-sided
+    // 0.05: 2.4380 2.4268 2.4101 2.3966 2.3859.
     const std::vector<double> t{0.2, 0.4, 0.6, 0.8, 1.0};
     std::vector<double> cumulative;
     for (const double x : t) {
