@@ -79,12 +79,19 @@ CallReport call_driver(run::Invocation& invocation, const DriverSpec& driver, co
         report.error = e;  // spawn_failed: the driver could not be started at all
         return report;
     }
+    judge_call(invocation, request, report);
+    return report;
+}
+
+void judge_call(run::Invocation& invocation, const Request& request, CallReport& report) {
     const ProcessResult& p = report.outcome.process;
     const fs::path result_path = report.outcome.output_dir / "result.json";
     std::error_code ec;
     const auto result_status = fs::symlink_status(result_path, ec);
     const bool has_result = fs::exists(result_status);
-    if (p.cancelled || p.timed_out || !p.exited || p.exit_code != 0) {
+    if (report.error) {
+        // Already judged: a session that failed this request said how (session_process.cpp).
+    } else if (p.cancelled || p.timed_out || !p.exited || p.exit_code != 0) {
         report.error = judge_process(report, invocation.limits().command);
     } else if (!has_result) {
         report.error = Error(ErrorCode::missing_result,
@@ -125,7 +132,6 @@ CallReport call_driver(run::Invocation& invocation, const DriverSpec& driver, co
         invocation.event("call_validated", validation);
     } catch (const Error&) {
     }
-    return report;
 }
 
 }  // namespace cko::driver

@@ -254,6 +254,7 @@ ComparisonPlan plan_comparison(const Target& target, const CompareOptions& o) {
              {"pair", "a round: every case once, one reference and one candidate measurement each"},
              {"minimum_effect_pct", p.minimum_effect_pct},
              {"sequential", spec.sequential},
+             {"driver_mode", spec.serves_sessions() ? "session" : "process"},
              {"plan", p.sequential ? p.sequential->to_json() : Json(nullptr)}};
     if (!o.retry_of.empty()) {
         p.request["retry_of"] = o.retry_of;
