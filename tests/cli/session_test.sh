@@ -162,6 +162,13 @@ assert (r["state"], r["error"]["code"]) == ("failed", "invalid_driver_result"), 
 assert "more than one notice for call 1" in r["reason"] or "answered call 1 while call 2" in r["reason"], r["reason"]'
 no_survivors double_notice
 
-# The stores stay consistent: every session log is ledgered.
+# The stores stay consistent (every session log is ledgered) and every record, session events
+# included, validates against schemas/.
 for t in ok hang crash early double; do expect_rc 0 "$CKO" fsck --root "$tmp/$t/art"; done
+py=""
+for p in python3 /usr/bin/python3; do
+  if "$p" -c 'import jsonschema' 2>/dev/null; then py=$p; break; fi
+done
+[ -n "$py" ] || fail "no python3 with jsonschema (apt-get install python3-jsonschema)"
+expect_rc 0 "$py" "$here/../schemas/validate_store.py" "$tmp/ok/art" "$tmp/crash/art" "$tmp/early/art" "$tmp/double/art" "$tmp/hang/art"
 echo "session: ok"
