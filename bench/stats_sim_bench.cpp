@@ -10,6 +10,8 @@
 #include <cstdio>
 #include <map>
 #include <random>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -62,24 +64,33 @@ SequentialOutcome run_sequential(std::mt19937_64& rng, const SequentialPlan& pla
     }
 }
 
-// The analytic bound on the median pairs to `improved` for a true effect `effect` (log ratio),
-// from the plan alone, not from a simulation: at a look of n pairs with two-sided level c, the
-// Hodges-Lehmann estimate is about normal with SD sigma * sqrt(pi / 3n) (its efficiency against the
-// mean is 3/pi for normal d), so the look's lower bound reaches the minimum effect m with
-// probability >= 1/2 once z_c * sigma * sqrt(pi / 3n) <= effect - m. At the first such look at least
-// half of the runs have stopped, so the median is at most that look's n (max_pairs if none).
-std::size_t median_pairs_bound(const SequentialPlan& plan, double effect) {
-    const std::vector<std::size_t> sizes = plan.look_sizes();
-    const std::vector<double> levels = plan.look_confidence();
-    const double room = effect - pct_to_log(kMinEffectPct);
-    for (std::size_t k = 0; k < sizes.size(); ++k) {
-        const double z = normal_quantile(0.5 + levels[k] / 2);
-        const double sd = kPairedNoise * std::sqrt(M_PI / (3.0 * static_cast<double>(sizes[k])));
-        if (z * sd <= room) {
-            return sizes[k];
-        }
+struct SequentialSummary {
+    std::size_t median = 0;
+    std::size_t p90 = 0;
+    double false_share = 0;     // A/A: verdicts other than equivalent/inconclusive (%)
+    double expected_share = 0;  // A/B: the verdict that matches the true effect's sign (%)
+};
+
+std::string fmt_effect(double pct) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%+g %%", pct);
+    return text;
+}
+
+SequentialSummary summarize_sequential(std::mt19937_64& rng, const SequentialPlan& plan,
+                                       double true_effect) {
+    std::vector<std::size_t> used;
+    int wrong = 0;
+    int expected = 0;
+    for (int run = 0; run < kRuns; ++run) {
+        const SequentialOutcome o = run_sequential(rng, plan, true_effect);
+        used.push_back(o.pairs);
+        wrong += o.verdict != Verdict::equivalent && o.verdict != Verdict::inconclusive ? 1 : 0;
+        expected += o.verdict == (true_effect > 0 ? Verdict::improved : Verdict::regressed) ? 1 : 0;
     }
-    return plan.max_pairs;
+    std::sort(used.begin(), used.end());
+    return {used[used.size() / 2], used[used.size() * 9 / 10], 100.0 * wrong / kRuns,
+            100.0 * expected / kRuns};
 }
 
 double share(int count) {
@@ -120,46 +131,66 @@ bool print_simulation_figures() {
         share(aa_false), aa_ok ? "met" : "MISSED", share(covered));
     print_counts(aa_fixed);
 
-    // 2. Sequential A/A runs with the default plan (looks at 8, 12, …, 40 pairs).
-    const SequentialPlan plan;
-    std::map<Verdict, int> aa_sequential;
-    for (int run = 0; run < kRuns; ++run) {
-        ++aa_sequential[run_sequential(rng, plan, 0.0).verdict];
+    // 2-3. Sequential plans side by side: the one comparisons ran until [13] (O'Brien–Fleming,
+    // looks every 2 pairs from 6) and the early-decision plan they run now (Pocock-type, first look
+    // where an exact decision is attainable). Same seeds for both, so the columns differ by plan.
+    SequentialPlan before;
+    before.block = 2;
+    const SequentialPlan now = SequentialPlan::early_decision(kMinPairs, 40, kConfidence);
+    const std::vector<std::pair<const char*, SequentialPlan>> plans{
+        {"O'Brien-Fleming (before)", before}, {"early decision (now)", now}};
+    std::printf("\n2. Sequential plans, 6..40 pairs, block 2, paired noise 0.5 %%:\n");
+    for (const auto& [name, p] : plans) {
+        std::printf("   %-26s looks at %zu, %zu, ..., %zu; levels %.5f, %.5f, ..., %.5f\n", name,
+                    p.look_sizes()[0], p.look_sizes()[1], p.max_pairs, p.look_confidence()[0],
+                    p.look_confidence()[1], p.look_confidence().back());
     }
-    const int seq_false =
-        kRuns - aa_sequential[Verdict::equivalent] - aa_sequential[Verdict::inconclusive];
-    const bool seq_ok = share(seq_false) <= 5.0;
-    all_met = all_met && seq_ok;
-    std::printf(
-        "\n2. A/A, sequential (block %zu, looks %zu..%zu pairs): %.1f %% false verdicts "
-        "(target <= 5 %%: %s).\n",
-        plan.block, plan.look_sizes().front(), plan.max_pairs, share(seq_false),
-        seq_ok ? "met" : "MISSED");
-    print_counts(aa_sequential);
-
-    // 3. True 1 % speed-up, sequential: pairs to verdict.
-    std::vector<std::size_t> pairs_used;
-    std::map<Verdict, int> ab_sequential;
-    for (int run = 0; run < kRuns; ++run) {
-        const SequentialOutcome outcome = run_sequential(rng, plan, pct_to_log(1.0));
-        ++ab_sequential[outcome.verdict];
-        pairs_used.push_back(outcome.pairs);
+    std::printf("\n   %-40s %26s %26s\n", "scenario (1000 runs)", plans[0].first, plans[1].first);
+    std::map<std::pair<int, double>, SequentialSummary> summaries;
+    for (const double effect_pct : {0.0, 50.0, 5.0, 1.0, 0.75, -0.88}) {
+        SequentialSummary row[2];
+        for (int p = 0; p < 2; ++p) {
+            std::mt19937_64 plan_rng(20240611 + static_cast<std::uint64_t>(1000 * effect_pct));
+            row[p] = summarize_sequential(plan_rng, plans[static_cast<std::size_t>(p)].second,
+                                          pct_to_log(effect_pct));
+            summaries[{p, effect_pct}] = row[p];
+        }
+        if (effect_pct == 0.0) {
+            std::printf("   %-40s %25.1f%% %25.1f%%\n", "A/A: false verdicts", row[0].false_share,
+                        row[1].false_share);
+            std::printf("   %-40s %26zu %26zu\n", "A/A: median pairs to verdict", row[0].median,
+                        row[1].median);
+            continue;
+        }
+        const std::string label = fmt_effect(effect_pct);
+        std::printf("   %-40s %26zu %26zu\n", (label + ": median pairs to verdict").c_str(),
+                    row[0].median, row[1].median);
+        std::printf("   %-40s %26zu %26zu\n", (label + ": 90th percentile").c_str(), row[0].p90,
+                    row[1].p90);
+        std::printf("   %-40s %25.1f%% %25.1f%%\n",
+                    (label + (effect_pct > 0 ? ": said improved" : ": said regressed")).c_str(),
+                    row[0].expected_share, row[1].expected_share);
     }
-    std::sort(pairs_used.begin(), pairs_used.end());
-    const std::size_t median_pairs = pairs_used[pairs_used.size() / 2];
-    double mean_pairs = 0.0;
-    for (const std::size_t p : pairs_used) {
-        mean_pairs += static_cast<double>(p) / kRuns;
+    const struct {
+        const char* what;
+        double value;
+        double goal;
+        bool at_most = true;
+    } goals[] = {
+        {"A/A false verdicts, before (%)", summaries[{0, 0.0}].false_share, 5.0},
+        {"A/A false verdicts, now (%)", summaries[{1, 0.0}].false_share, 5.0},
+        {"+50 % median pairs, now", static_cast<double>(summaries[{1, 50.0}].median), 8.0},
+        {"+1 % median pairs, now", static_cast<double>(summaries[{1, 1.0}].median), 16.0},
+        {"+1 % said improved, now (%)", summaries[{1, 1.0}].expected_share, 95.0, false},
+    };
+    std::printf("\n3. Goals:\n");
+    for (const auto& g : goals) {
+        const bool met = g.at_most ? g.value <= g.goal : g.value >= g.goal;
+        all_met = all_met && met;
+        std::printf("   %-42s %6.1f (goal %s %.1f): %s\n", g.what, g.value,
+                    g.at_most ? "<=" : ">=", g.goal, met ? "met" : "MISSED");
     }
-    const std::size_t bound = median_pairs_bound(plan, pct_to_log(1.0));
-    const bool speed_ok = median_pairs <= bound;
-    all_met = all_met && speed_ok;
-    std::printf(
-        "\n3. True +1 %% effect, sequential: median %zu pairs to verdict (analytic bound <= %zu: "
-        "%s), mean %.1f, 90th percentile %zu; %.1f %% of runs said improved.\n",
-        median_pairs, bound, speed_ok ? "met" : "MISSED", mean_pairs,
-        pairs_used[pairs_used.size() * 9 / 10], share(ab_sequential[Verdict::improved]));
-    print_counts(ab_sequential);
+    const SequentialPlan& plan = now;
 
     // 4. The MDE formula: at 20 pairs an effect of exactly MDE(20) should show CI low > 0 in
     // about 80 % of runs.

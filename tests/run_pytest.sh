@@ -9,7 +9,8 @@ cd "$(dirname "$0")/.."
 mode=${1:?usage: run_pytest.sh cpu|gpu}
 shift
 # The GPU tests, by node id / folder; cpu mode runs everything else.
-gpu_tests=(sdk/python/tests/test_cko_driver.py::test_cuda_event_timer_with_real_torch examples/cuda-softmax)
+gpu_tests=(sdk/python/tests/test_cko_driver.py::test_cuda_event_timer_with_real_torch examples/cuda-softmax
+           examples/torch-softmax)
 py=""
 for cand in python3 /usr/bin/python3; do
   if command -v "$cand" >/dev/null && "$cand" -c 'import pytest' 2>/dev/null; then py=$cand; break; fi
@@ -17,7 +18,7 @@ done
 [ -n "$py" ] || { echo "no python3 with pytest; run 'make deps' (installs python3-pytest)"; exit 1; }
 report=$(mktemp); trap 'rm -f "$report"' EXIT
 case "$mode" in
-  cpu) args=(sdk/python/tests examples --deselect "${gpu_tests[0]}" --ignore examples/cuda-softmax) ;;
+  cpu) args=(sdk/python/tests examples --deselect "${gpu_tests[0]}" --ignore examples/cuda-softmax --ignore examples/torch-softmax) ;;
   gpu) args=("${gpu_tests[@]}") ;;
   *) echo "run_pytest.sh: mode must be cpu or gpu, not '$mode'"; exit 2 ;;
 esac

@@ -69,6 +69,14 @@ exp_a2=$(printf '%s' "$out" | field 'd["id"]')
 expect_rc 0 "$CKO" confirm "$exp_a2" --root "$tmp/a/art" --json
 conf_a2=$(printf '%s' "$out" | field 'd["id"]')
 [ "$(printf '%s' "$out" | field 'd["result"]["outputs"]["verdict"]')" = improved ] || fail "A2: not improved: $out"
+# What the verdict cost is recorded: the valid rounds, no GPU seconds on a CPU Target, the wall time;
+# the early-decision plan's first look is at 8 rounds (6 could not reach its level).
+printf '%s' "$out" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)["result"]
+o = r["outputs"]
+t = o["to_verdict"]
+assert t["pairs"] == len(o["d"]) >= 8 and t["gpu_s"] == 0 and 0 < t["wall_s"] <= r["cost"]["wall_s"] + 0.01, t'
 
 expect_rc 0 "$CKO" confirm "$exp_a" --root "$tmp/a/art" --json
 conf_a=$(printf '%s' "$out" | field 'd["id"]')

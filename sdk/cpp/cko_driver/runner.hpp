@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cerrno>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
@@ -330,10 +331,15 @@ inline std::unique_ptr<Timer> make_timer(const Options& o) {
 
 // Runs the whole driver call and returns the exit code (return it from main).
 // 0: result written (subjects may still be failed/error); 2: bad usage or request; 3: driver could not run.
-inline int run_driver(int argc, char** argv, Workload& workload, const Options& options = {}) {
+namespace detail {
+
+// One request, as one process-per-call would run it; returns that call's exit code. `warmed`
+// (sessions only) holds the subject paths this process has already run: they get one untimed call.
+inline int run_one(const std::string& request_file, Workload& workload, const Options& options, Timer* timer,
+                   std::set<std::string>* warmed) {
   Request request;
   try {
-    request = load_request(detail::request_path(argc, argv));
+    request = load_request(request_file);
     if (!workload.has_primary_value() && ns_per_unit(request.primary.unit) == 0.0)
       throw RequestError("primary unit \"" + request.primary.unit +
                          "\" is not a time unit (ns, us, ms, s); override Workload::primary_value");
@@ -343,15 +349,101 @@ inline int run_driver(int argc, char** argv, Workload& workload, const Options& 
   }
   try {
     std::filesystem::create_directories(request.output_dir);
-    std::unique_ptr<Timer> owned = options.custom_timer ? nullptr : detail::make_timer(options);
-    Timer& timer = options.custom_timer ? *options.custom_timer : *owned;
-    const std::string doc = detail::Runner(workload, request, timer, options).run();
-    detail::write_atomically(request.result_path, doc);
+    std::unique_ptr<Timer> owned = (options.custom_timer || timer) ? nullptr : make_timer(options);
+    Timer& t = options.custom_timer ? *options.custom_timer : timer ? *timer : *owned;
+    Options o = options;
+    bool all_warm = warmed != nullptr;
+    for (const auto& sub : request.subjects) all_warm = all_warm && warmed->count(sub.path) > 0;
+    if (all_warm) o.warmup_s = 0.0;
+    const std::string doc = Runner(workload, request, t, o).run();
+    write_atomically(request.result_path, doc);
+    if (warmed)
+      for (const auto& sub : request.subjects) warmed->insert(sub.path);
   } catch (const std::exception& e) {
     std::cerr << "cko_driver: driver failed, no result written: " << e.what() << "\n";
     return kExitDriverFailed;
   }
   return kExitOk;
+}
+
+inline bool has_flag(int argc, char** argv, const std::string& flag) {
+  for (int i = 1; i < argc; ++i)
+    if (flag == argv[i]) return true;
+  return false;
+}
+
+}  // namespace detail
+
+// The session loop (driver protocol v2, capability `session`; PROTOCOL.md): one JSON line per
+// request from $CKO_SESSION_REQUESTS ({"call": N, "request": PATH}), run exactly as a one-process
+// call, answered by one line on $CKO_SESSION_NOTICES ({"call": N, "status": "done" | "failed",
+// "exit_code": C}); {"exit": true} ends it. The process, its loaded libraries, CUDA context and
+// timer stay; setup() and prepare() still run for every request, from that request's snapshots.
+inline int serve(Workload& workload, const Options& options = {}) {
+  const char* in_path = std::getenv("CKO_SESSION_REQUESTS");
+  const char* out_path = std::getenv("CKO_SESSION_NOTICES");
+  if (!in_path || !out_path) {
+    std::cerr << "cko_driver: invalid request: --session needs CKO_SESSION_REQUESTS and CKO_SESSION_NOTICES "
+                 "(cko sets both)\n";
+    return kExitBadRequest;
+  }
+  std::unique_ptr<Timer> owned;
+  try {
+    if (!options.custom_timer) owned = detail::make_timer(options);
+  } catch (const std::exception& e) {
+    std::cerr << "cko_driver: driver failed, no result written: " << e.what() << "\n";
+    return kExitDriverFailed;
+  }
+  std::FILE* in = std::fopen(in_path, "r");
+  std::FILE* out = std::fopen(out_path, "w");
+  if (!in || !out) {
+    std::cerr << "cko_driver: cannot open the session FIFOs: " << std::strerror(errno) << "\n";
+    return kExitDriverFailed;
+  }
+  std::set<std::string> warmed;
+  std::string line;
+  for (int c; (c = std::fgetc(in)) != EOF;) {
+    if (c != '\n') {
+      line.push_back(static_cast<char>(c));
+      continue;
+    }
+    std::string call, path;
+    try {
+      const json::Value msg = json::parse(line);
+      const json::Value* exit_flag = msg.find("exit");
+      if (exit_flag && exit_flag->kind == json::Value::Kind::boolean && exit_flag->boolean) return kExitOk;
+      const json::Value* n = msg.find("call");
+      const json::Value* p = msg.find("request");
+      if (!n || !n->is_integer() || !p || p->kind != json::Value::Kind::string) throw json::Error("no call or request");
+      call = n->number_text;
+      path = p->string;
+    } catch (const std::exception& e) {
+      std::cerr << "cko_driver: invalid session message: " << e.what() << "\n";
+      return kExitBadRequest;
+    }
+    line.clear();
+    const int code = detail::run_one(path, workload, options, owned.get(), &warmed);
+    std::cout.flush();
+    std::cerr.flush();
+    std::fprintf(out, "{\"call\": %s, \"status\": \"%s\", \"exit_code\": %d}\n", call.c_str(),
+                 code == kExitOk ? "done" : "failed", code);
+    std::fflush(out);
+  }
+  return kExitOk;
+}
+
+// The whole driver: `--request FILE` runs one call; `--session` (cko passes it when the Target's
+// driver declares the capability `session`) serves every request of the operation in this process.
+inline int run_driver(int argc, char** argv, Workload& workload, const Options& options = {}) {
+  if (detail::has_flag(argc, argv, "--session")) return serve(workload, options);
+  std::string path;
+  try {
+    path = detail::request_path(argc, argv);
+  } catch (const RequestError& e) {
+    std::cerr << "cko_driver: invalid request: " << e.what() << "\n";
+    return kExitBadRequest;
+  }
+  return detail::run_one(path, workload, options, nullptr, nullptr);
 }
 
 }  // namespace cko_driver

@@ -4,6 +4,8 @@
 //   nvcc -x cu -std=c++17 -arch=sm_90 -I sdk/cpp sdk/cpp/tests/cko_driver_test.cpp -o /tmp/t_cu && /tmp/t_cu
 #include "cko_driver.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -373,6 +375,40 @@ static void cuda_events_time_real_work() {
 }
 #endif
 
+// `--session`: the same run_driver() serves every request of the FIFO in one call, one notice each
+// ("failed" with the one-process exit code for a bad request), and returns 0 on {"exit": true}.
+static void session_serves_requests_until_exit() {
+  Fixture f;
+  const std::string good = f.write("paired", 3, "us", "[\"candidate\", \"reference\"]");
+  const std::string requests = (f.dir / "requests").string(), notices = (f.dir / "notices").string();
+  EXPECT(mkfifo(requests.c_str(), 0600) == 0 && mkfifo(notices.c_str(), 0600) == 0);
+  const int rq = open(requests.c_str(), O_RDWR | O_NONBLOCK);
+  const int nt = open(notices.c_str(), O_RDWR | O_NONBLOCK);
+  const std::string lines = "{\"call\": 1, \"request\": \"" + good + "\"}\n{\"call\": 2, \"request\": \"" +
+                            (f.dir / "missing.json").string() + "\"}\n{\"exit\": true}\n";
+  EXPECT(write(rq, lines.data(), lines.size()) == static_cast<ssize_t>(lines.size()));
+  setenv("CKO_SESSION_REQUESTS", requests.c_str(), 1);
+  setenv("CKO_SESSION_NOTICES", notices.c_str(), 1);
+  Recorder w;
+  FixedTimer t(1000);
+  std::string arg0 = "driver", arg1 = "--session";
+  char* argv[] = {&arg0[0], &arg1[0], nullptr};
+  EXPECT(cko_driver::run_driver(2, argv, w, no_warmup(&t)) == 0);
+  char buf[512] = {};
+  const ssize_t n = read(nt, buf, sizeof buf - 1);
+  const std::string got(buf, n > 0 ? static_cast<size_t>(n) : 0);
+  EXPECT(got ==
+         "{\"call\": 1, \"status\": \"done\", \"exit_code\": 0}\n{\"call\": 2, \"status\": \"failed\", "
+         "\"exit_code\": 2}\n");
+  const Value result = f.result();
+  const Value& first = at(result, "subjects").array.at(0);
+  EXPECT(at(at(at(first, "measurements"), "primary"), "samples").array.size() == 3);
+  unsetenv("CKO_SESSION_REQUESTS");
+  unsetenv("CKO_SESSION_NOTICES");
+  close(rq);
+  close(nt);
+}
+
 int main() {
   smoke_gives_two_samples_for_one_subject();
   single_accepts_empty_or_own_order();
@@ -386,6 +422,7 @@ int main() {
   constraints_are_sampled_and_checked();
   artifacts_are_listed();
   json_round_trips();
+  session_serves_requests_until_exit();
 #ifdef CKO_DRIVER_HAS_CUDA
   cuda_events_time_real_work();
 #endif

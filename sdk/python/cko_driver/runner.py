@@ -1,6 +1,7 @@
 """run_driver(): the driver loop — request in, warm-up, timed samples (paired in order), checks, result out."""
 from __future__ import annotations
 
+import json
 import math
 import os
 import sys
@@ -29,7 +30,7 @@ class DriverFailure(Exception):
 class Workload:
     """Override prepare/run/check (and the optional hooks) to describe one workload.
 
-    setup(request)              once per process, before any subject: load the case input here.
+    setup(request)              once per request, before any subject: load the case input here.
     prepare(subject, request)   per subject, untimed: load/compile the subject's code; returns a state.
     reset(state)                untimed, before every call of run (e.g. restore an in-place buffer).
     run(state)                  the timed call.
@@ -234,16 +235,11 @@ class _Runner:
                 "artifacts": list_artifacts(self.req.output_dir, self.req.result_path)}
 
 
-def run_driver(workload: Workload, *, argv: Optional[List[str]] = None, timer="cpu", flush_l2: bool = False,
-               warmup_s: float = 0.2, min_warmup_calls: int = 1, max_warmup_calls: int = 1000) -> int:
-    """Runs the whole driver call; returns the exit code (use: `raise SystemExit(run_driver(...))`).
-
-    0: result written (subjects may still have status failed/error); 2: bad usage or request;
-    3: the driver could not run. On 2 and 3 no result is written and the reason goes to stderr.
-    """
-    argv = sys.argv[1:] if argv is None else argv
+def _run_one(workload: Workload, request_path: str, timer_impl, warmup_s: float, min_warmup_calls: int,
+             max_warmup_calls: int, warmed: Optional[set] = None) -> int:
+    """One request: load it, run the workload, write the result. Returns the exit code of a v1 call."""
     try:
-        request = load_request(_request_path(argv))
+        request = load_request(request_path)
         if workload.primary_value is None and request.primary.unit not in NS_PER_UNIT:
             raise RequestError(f"primary unit {request.primary.unit!r} is not a time unit "
                                f"({', '.join(NS_PER_UNIT)}); give the Workload a primary_value hook")
@@ -252,10 +248,86 @@ def run_driver(workload: Workload, *, argv: Optional[List[str]] = None, timer="c
         return EXIT_BAD_REQUEST
     try:
         os.makedirs(request.output_dir, exist_ok=True)
-        timer_impl = make_timer(timer, flush_l2)
-        doc = _Runner(workload, request, timer_impl, warmup_s, min_warmup_calls, max_warmup_calls).run()
+        paths = {s.path for s in request.subjects}
+        # In a session the process is already warm for subjects it has run: one untimed call each.
+        warm_s = 0.0 if warmed is not None and paths <= warmed else warmup_s
+        doc = _Runner(workload, request, timer_impl, warm_s, min_warmup_calls, max_warmup_calls).run()
         write_result_atomically(request.result_path, doc)
+        if warmed is not None:
+            warmed |= paths
     except Exception as e:
         sys.stderr.write(f"cko_driver: driver failed, no result written: {type(e).__name__}: {e}\n")
         return EXIT_DRIVER_FAILED
     return EXIT_OK
+
+
+def run_driver(workload: Workload, *, argv: Optional[List[str]] = None, timer="cpu", flush_l2: bool = False,
+               warmup_s: float = 0.2, min_warmup_calls: int = 1, max_warmup_calls: int = 1000) -> int:
+    """Runs the whole driver call; returns the exit code (use: `raise SystemExit(run_driver(...))`).
+
+    0: result written (subjects may still have status failed/error); 2: bad usage or request;
+    3: the driver could not run. On 2 and 3 no result is written and the reason goes to stderr.
+    With `--session` (cko passes it when the Target's driver declares the capability `session`)
+    this is serve(): the same workload serves every request of the operation in this process.
+    """
+    argv = sys.argv[1:] if argv is None else argv
+    if "--session" in argv:
+        return serve(workload, timer=timer, flush_l2=flush_l2, warmup_s=warmup_s, min_warmup_calls=min_warmup_calls,
+                     max_warmup_calls=max_warmup_calls)
+    try:
+        path = _request_path(argv)
+    except RequestError as e:
+        sys.stderr.write(f"cko_driver: invalid request: {e}\n")
+        return EXIT_BAD_REQUEST
+    try:
+        timer_impl = make_timer(timer, flush_l2)
+    except Exception as e:
+        sys.stderr.write(f"cko_driver: driver failed, no result written: {type(e).__name__}: {e}\n")
+        return EXIT_DRIVER_FAILED
+    return _run_one(workload, path, timer_impl, warmup_s, min_warmup_calls, max_warmup_calls)
+
+
+def serve(workload: Workload, *, timer="cpu", flush_l2: bool = False, warmup_s: float = 0.2,
+          min_warmup_calls: int = 1, max_warmup_calls: int = 1000, requests_path: Optional[str] = None,
+          notices_path: Optional[str] = None) -> int:
+    """The session loop (driver protocol v2, capability `session`; PROTOCOL.md).
+
+    Reads one JSON line per request from CKO_SESSION_REQUESTS ({"call": N, "request": PATH}), runs it
+    exactly as a one-process call would (same result file, same checks) and answers with one line on
+    CKO_SESSION_NOTICES: {"call": N, "status": "done"} once the result is written, or "failed" with
+    the exit code a one-process call would have had. {"exit": true} ends the loop (exit 0). What
+    stays between requests: this process, its imports, the timer, whatever the workload keeps on
+    itself; setup() and prepare() still run for every request, from that request's snapshots.
+    """
+    requests_path = requests_path or os.environ.get("CKO_SESSION_REQUESTS")
+    notices_path = notices_path or os.environ.get("CKO_SESSION_NOTICES")
+    if not requests_path or not notices_path:
+        sys.stderr.write("cko_driver: invalid request: --session needs CKO_SESSION_REQUESTS and "
+                         "CKO_SESSION_NOTICES (cko sets both)\n")
+        return EXIT_BAD_REQUEST
+    try:
+        timer_impl = make_timer(timer, flush_l2)
+    except Exception as e:
+        sys.stderr.write(f"cko_driver: driver failed, no result written: {type(e).__name__}: {e}\n")
+        return EXIT_DRIVER_FAILED
+    warmed: set = set()
+    with open(requests_path, "r", encoding="utf-8") as requests, \
+            open(notices_path, "w", encoding="utf-8") as notices:
+        while True:
+            line = requests.readline()
+            if not line:
+                return EXIT_OK
+            try:
+                message = json.loads(line)
+                if message.get("exit"):
+                    return EXIT_OK
+                call, path = int(message["call"]), str(message["request"])
+            except (ValueError, KeyError, TypeError, AttributeError) as e:
+                sys.stderr.write(f"cko_driver: invalid session message {line.strip()[:200]!r}: {e}\n")
+                return EXIT_BAD_REQUEST
+            code = _run_one(workload, path, timer_impl, warmup_s, min_warmup_calls, max_warmup_calls, warmed)
+            sys.stdout.flush()
+            sys.stderr.flush()
+            notices.write(json.dumps({"call": call, "status": "done" if code == EXIT_OK else "failed",
+                                      "exit_code": code}) + "\n")
+            notices.flush()

@@ -337,3 +337,53 @@ def test_cuda_event_timer_with_real_torch(tmp_path):
     env = result["environment"]
     assert env["timer"] == "cuda_event" and env["gpu_uuids"][0].startswith("GPU-")
     assert env["software"]["torch"] == torch.__version__
+
+
+def test_a_v1_driver_serves_a_session_unchanged(tmp_path):
+    """`--session`: the same run_driver() entry point answers every request over the FIFOs, in one
+    process, one notice per request (a failing request is answered `failed` and the loop goes on)."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    first, req1 = make_request(tmp_path / "a", mode="paired", samples=4)
+    second, req2 = make_request(tmp_path / "b", mode="paired", samples=2)
+    bad = tmp_path / "bad.json"
+    bad.write_text("{}")
+    script = tmp_path / "driver.py"
+    script.write_text(textwrap.dedent(f"""
+        import os, sys
+        sys.path.insert(0, {SDK!r})
+        from cko_driver import Workload, run_driver
+        w = Workload.from_functions(prepare=lambda subject, request: os.getpid(),
+                                    run=lambda state: sum(range(1000)),
+                                    check=lambda state: {{"max_rel_err": 0.0}})
+        raise SystemExit(run_driver(w))
+    """))
+    requests, notices = tmp_path / "requests", tmp_path / "notices"
+    os.mkfifo(requests)
+    os.mkfifo(notices)
+    # Both ends held read-write, as cko holds them: opening never blocks.
+    rq = os.open(requests, os.O_RDWR)
+    nt = os.open(notices, os.O_RDWR)
+    env = dict(os.environ, CKO_SESSION_REQUESTS=str(requests), CKO_SESSION_NOTICES=str(notices))
+    log = open(tmp_path / "stderr.txt", "w")
+    proc = subprocess.Popen([sys.executable, str(script), "--session"], env=env, stderr=log)
+    answers = os.fdopen(nt, "r")
+    for n, path in ((1, first), (2, bad), (3, second)):
+        os.write(rq, (json.dumps({"call": n, "request": str(path)}) + "\n").encode())
+    got = [json.loads(answers.readline()) for _ in range(3)]
+    os.write(rq, b'{"exit": true}\n')
+    assert proc.wait(timeout=30) == 0
+    assert [(g["call"], g["status"], g["exit_code"]) for g in got] == [(1, "done", 0), (2, "failed", 2), (3, "done", 0)]
+    assert [len(s["measurements"]["primary"]["samples"]) for s in load_result(req1)["subjects"]] == [4, 4]
+    assert [len(s["measurements"]["primary"]["samples"]) for s in load_result(req2)["subjects"]] == [2, 2]
+    log.close()
+    assert "invalid request" in (tmp_path / "stderr.txt").read_text()
+    os.close(rq)
+
+
+def test_serve_without_the_session_variables_is_a_usage_error(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("CKO_SESSION_REQUESTS", raising=False)
+    monkeypatch.delenv("CKO_SESSION_NOTICES", raising=False)
+    w = Workload.from_functions(prepare=lambda s, r: None, run=lambda s: None, check=lambda s: {})
+    assert run_driver(w, argv=["--session"]) == cko_driver.EXIT_BAD_REQUEST
+    assert "CKO_SESSION_REQUESTS" in capsys.readouterr().err

@@ -85,13 +85,20 @@ CallReport call_driver(run::Invocation& invocation, const DriverSpec& driver, co
         report.error = e;  // spawn_failed: the driver could not be started at all
         return report;
     }
+    judge_call(invocation, request, report);
+    return report;
+}
+
+void judge_call(run::Invocation& invocation, const Request& request, CallReport& report) {
     const ProcessResult& p = report.outcome.process;
     const fs::path result_path = report.outcome.output_dir / "result.json";
     std::error_code ec;
     const auto result_status = fs::symlink_status(result_path, ec);
     const bool has_result = fs::exists(result_status);
     const Json& launch = report.outcome.launch;
-    if (launch.is_object() && launch.value("lost", Json()).is_string() && !p.cancelled && !p.timed_out) {
+    if (report.error) {
+        // Already judged: a session that failed this request said how (session_process.cpp).
+    } else if (launch.is_object() && launch.value("lost", Json()).is_string() && !p.cancelled && !p.timed_out) {
         // The cluster ended the job (node failure, preemption): not the driver's failure.
         report.error = Error(ErrorCode::driver_failed, launch["lost"].get<std::string>(),
                              Json{{"call_dir", report.outcome.call_dir.string()}, {"infrastructure", true},
@@ -143,7 +150,6 @@ CallReport call_driver(run::Invocation& invocation, const DriverSpec& driver, co
         invocation.event("call_validated", validation);
     } catch (const Error&) {
     }
-    return report;
 }
 
 }  // namespace cko::driver

@@ -13,7 +13,7 @@ namespace cko::driver {
 
 struct DriverSpec {
     std::vector<std::string> argv;
-    std::vector<std::string> capabilities;  // "single_subject", "paired_in_process"
+    std::vector<std::string> capabilities;  // "single_subject", "paired_in_process", "session"
     std::vector<std::string> env_allow = {"PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "LD_LIBRARY_PATH",
                                           "CUDA_VISIBLE_DEVICES", "PYTHONPATH"};
     std::filesystem::path working_dir;
@@ -30,6 +30,11 @@ struct CallReport {
 
 // Never throws for a misbehaving driver: the failure is returned (and recorded in the call's
 // validation.json and the invocation's events) so the caller can finish the invocation with it.
+// The judging half of call_driver, for a call whose outcome is already there (a process, or a
+// request served by a session): the exit status (unless `report.error` is already set), then the
+// result file, strictly; records call_validated.
+void judge_call(run::Invocation& invocation, const Request& request, CallReport& report);
+
 [[nodiscard]] CallReport call_driver(run::Invocation& invocation, const DriverSpec& driver, const Request& request,
                                      const std::function<void(pid_t)>& on_spawn = {});
 

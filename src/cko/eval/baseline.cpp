@@ -49,7 +49,11 @@ OperationOutcome run_baseline(const Target& target, const BaselineOptions& optio
     const run::Limits limits = limits_for(spec);
     run::Invocation inv = run::Invocation::create(
         target.store(), "baseline",
-        Json{{"target", target.id()}, {"calls_per_case", options.calls_per_case}, {"aa_pairs", aa_pairs}, {"seed", seed}},
+        Json{{"target", target.id()},
+             {"calls_per_case", options.calls_per_case},
+             {"aa_pairs", aa_pairs},
+             {"seed", seed},
+             {"driver_mode", target.spec().serves_sessions() ? "session" : "process"}},
         limits, options.cancel);
     announce(inv.id());
 

@@ -252,6 +252,7 @@ OperationOutcome run_comparison(const Target& target, const CompareOptions& o,
 
     Json outputs{{"experiment_id", o.experiment_id}, {"reference", plan.reference_json}, {"candidate", plan.candidate_json},
                  {"seed", plan.seed}, {"minimum_effect_pct", plan.minimum_effect_pct}, {"notes", plan.notes}};
+    const auto started = std::chrono::steady_clock::now();
     OperationOutcome out;
     out.invocation_id = inv.id();
     std::optional<Error> failure;
@@ -293,6 +294,11 @@ OperationOutcome run_comparison(const Target& target, const CompareOptions& o,
     }
     outputs["pairs"] = rounds.pairs;
     outputs["d"] = pooled_rounds(rounds.d);
+    // What the verdict cost: the rounds it took, the GPU seconds its driver calls held and the wall
+    // time since the operation began (materializing subjects and waiting for GPU locks included).
+    outputs["to_verdict"] = Json{{"pairs", rounds.d.size()},
+                                 {"gpu_s", inv.gpu_seconds()},
+                                 {"wall_s", std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()}};
     outputs["infrastructure_failure"] = rounds.infrastructure_failure;
     if (state == run::InvocationState::succeeded) {
         outputs["verdict"] = stats::verdict_name(verdict);

@@ -233,12 +233,7 @@ ComparisonPlan plan_comparison(const Target& target, const CompareOptions& o) {
                  ? o.seed
                  : seed_from(target.id() + "/" + kind + "/" + p.candidate_label + "/" + o.retry_of);
     if (spec.sequential) {
-        stats::SequentialPlan plan;
-        plan.block = 2;
-        plan.min_pairs = p.min_rounds;
-        plan.max_pairs = p.max_rounds;
-        plan.confidence = spec.confidence;
-        p.sequential = plan;
+        p.sequential = stats::SequentialPlan::early_decision(p.min_rounds, p.max_rounds, spec.confidence);
     }
     require_budget(target,
                    p.experiment.is_null() ? 0.0 : p.experiment.value("estimated_cost_s", 0.0));
@@ -259,6 +254,7 @@ ComparisonPlan plan_comparison(const Target& target, const CompareOptions& o) {
              {"pair", "a round: every case once, one reference and one candidate measurement each"},
              {"minimum_effect_pct", p.minimum_effect_pct},
              {"sequential", spec.sequential},
+             {"driver_mode", spec.serves_sessions() ? "session" : "process"},
              {"plan", p.sequential ? p.sequential->to_json() : Json(nullptr)}};
     if (!o.retry_of.empty()) {
         p.request["retry_of"] = o.retry_of;

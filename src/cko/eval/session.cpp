@@ -130,9 +130,17 @@ Session::Session(const Target& target, run::Invocation& invocation, const store:
             invocation_.event("resource_acquired", Json{{"gpu_uuid", uuid}, {"waited_ms", locks_->waited().count()}});
         }
     }
+    if (target.spec().serves_sessions()) {
+        driver_sessions_ = std::make_unique<driver::DriverSessions>(
+            invocation_, target.driver(), [pid = session_pid_](pid_t p) { pid->store(p); });
+    }
 }
 
-Session::~Session() { remove_tree_forcibly(workspace_); }
+// The driver session ends first (while its subjects still exist), then the workspace goes.
+Session::~Session() {
+    driver_sessions_.reset();
+    remove_tree_forcibly(workspace_);
+}
 
 SubjectMeasurement Session::judge(const driver::SubjectResult& s) const {
     const TargetSpec& spec = target_.spec();
@@ -194,12 +202,16 @@ Measurement Session::call(const std::string& case_id, driver::Mode mode, const s
     // The monitor reads this host's GPUs: with Slurm the driver runs elsewhere, so it records
     // host-only samples and says so (the node's identity is checked below instead).
     const bool slurm = spec.uses_slurm();
-    env::Monitor monitor(slurm ? std::vector<std::string>{} : gpus, invocation_.dir() / "monitor.jsonl", std::chrono::milliseconds(200),
-                         [self, driver_pid](pid_t pid) { return pid == driver_pid->load() || run::is_descendant_of(pid, self); });
+    env::Monitor monitor(slurm ? std::vector<std::string>{} : gpus, invocation_.dir() / "monitor.jsonl",
+                         std::chrono::milliseconds(200), [self, driver_pid, session_pid = session_pid_](pid_t pid) {
+                             return pid == driver_pid->load() || pid == session_pid->load() ||
+                                    run::is_descendant_of(pid, self);
+                         });
     monitor.start();
     const auto started = std::chrono::steady_clock::now();
-    driver::CallReport report = driver::call_driver(invocation_, target_.driver(), request,
-                                                    [driver_pid](pid_t pid) { driver_pid->store(pid); });
+    driver::CallReport report = driver_sessions_ ? driver_sessions_->call(request)
+                                                 : driver::call_driver(invocation_, target_.driver(), request,
+                                                                       [driver_pid](pid_t pid) { driver_pid->store(pid); });
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     const env::MonitorSummary summary = monitor.stop();
     invocation_.add_gpu_seconds(seconds * static_cast<double>(gpus.size()));

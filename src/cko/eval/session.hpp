@@ -1,6 +1,7 @@
 // A measurement session: materialized subjects, GPU locks and the monitor around every driver call.
 #pragma once
 
+#include "cko/driver/session_process.hpp"
 #include "cko/eval/target.hpp"
 #include "cko/run/gpu_set_lock.hpp"
 #include "cko/run/invocation.hpp"
@@ -68,6 +69,9 @@ private:
     std::map<std::string, std::string> case_paths_;
     std::unique_ptr<run::GpuSetLock> locks_;
     std::vector<CorrectnessGate> gates_;
+    // Set when the Target's driver serves sessions: one per operation, never shared.
+    std::unique_ptr<driver::DriverSessions> driver_sessions_;
+    std::shared_ptr<std::atomic<pid_t>> session_pid_ = std::make_shared<std::atomic<pid_t>>(0);
 };
 
 // The last `lines` lines of a text file (at most ~1500 bytes, cut on a character boundary); "" if

@@ -339,6 +339,12 @@ bool TargetSpec::can_pair_in_process() const {
     return std::find(capabilities.begin(), capabilities.end(), "paired_in_process") != capabilities.end();
 }
 
+bool TargetSpec::serves_sessions() const {
+    // Through Slurm every call is its own job (run/slurm_launcher.hpp); a session as one job step
+    // is not built yet, so a session-capable driver is called one process per call there.
+    return !uses_slurm() && std::find(capabilities.begin(), capabilities.end(), "session") != capabilities.end();
+}
+
 bool correctness_passes(const std::string& op, double value, double threshold) {
     if (!std::isfinite(value)) {
         return false;
@@ -461,9 +467,9 @@ TargetSpec parse_target_spec(std::string_view text, const fs::path& spec_path) {
 
     Table driver = top.table("driver", true, "add [driver] with argv and capabilities");
     s.driver_argv = driver.strings("argv", "give the driver command as an argv array, e.g. [\"python3\", \"driver.py\"] (never a shell string)", true);
-    s.capabilities = driver.strings("capabilities", "list \"single_subject\" (required) and optionally \"paired_in_process\"", true);
+    s.capabilities = driver.strings("capabilities", "list \"single_subject\" (required) and optionally \"paired_in_process\" and \"session\"", true);
     for (std::size_t i = 0; i < s.capabilities.size(); ++i) {
-        one_of(fmt::format("driver.capabilities[{}]", i), s.capabilities[i], {"single_subject", "paired_in_process"});
+        one_of(fmt::format("driver.capabilities[{}]", i), s.capabilities[i], {"single_subject", "paired_in_process", "session"});
     }
     if (std::find(s.capabilities.begin(), s.capabilities.end(), "single_subject") == s.capabilities.end()) {
         bad("driver.capabilities", "lacks \"single_subject\"", "every driver must measure one subject per call; add it");

@@ -74,6 +74,9 @@ struct TargetSpec {
 
     [[nodiscard]] bool can_pair_in_process() const;
     [[nodiscard]] bool uses_slurm() const { return launcher == "slurm"; }
+    // The driver declared `session`: every operation of the Target (baseline, screen, confirm,
+    // audit) runs its calls in persistent driver sessions; the frozen spec fixes the mode.
+    [[nodiscard]] bool serves_sessions() const;
     // The frozen form written into target.json (paths as written in the spec).
     [[nodiscard]] Json to_json() const;
     // The inverse of to_json (the frozen spec in target.json). The deadline's Unix time is kept

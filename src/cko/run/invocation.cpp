@@ -141,7 +141,7 @@ void Invocation::event(const std::string& type, const Json& data) {
     append_line(store_.real_path_of(relative_dir() + "/events.jsonl"), event_line(type, data));
 }
 
-CallOutcome Invocation::call(const CallSpec& spec) {
+CallOutcome Invocation::begin_call(const Json& request_in, std::chrono::milliseconds& timeout) {
     CallOutcome out;
     out.number = ++calls_;
     out.relative_dir = fmt::format("{}/driver/{:04d}", relative_dir(), out.number);
@@ -149,16 +149,22 @@ CallOutcome Invocation::call(const CallSpec& spec) {
     out.output_dir = out.call_dir / "out";
     make_directories(store_.real_path_of(out.relative_dir + "/out"));
 
-    Json request = spec.request;
+    Json request = request_in;
     request["output_dir"] = out.output_dir.string();
     request["result_path"] = (out.output_dir / "result.json").string();
     const auto remaining = std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - std::chrono::steady_clock::now());
-    const auto timeout = std::max(std::chrono::milliseconds(1), std::min(limits_.command, remaining));
+    timeout = std::max(std::chrono::milliseconds(1), std::min(limits_.command, remaining));
     request["deadline_unix_s"] =
         static_cast<double>(unix_nanoseconds_now() + std::chrono::duration_cast<std::chrono::nanoseconds>(timeout).count()) / 1e9;
     // The driver request has no id of its own (PROTOCOL.md): ledger it under the call's.
     store_.write_file(out.relative_dir + "/request.json", canonical_json(request),
                       fmt::format("{}-call-{}-request", id_, out.number));
+    return out;
+}
+
+CallOutcome Invocation::call(const CallSpec& spec) {
+    std::chrono::milliseconds timeout{0};
+    CallOutcome out = begin_call(spec.request, timeout);
 
     ProcessSpec ps;
     ps.argv = spec.argv;
@@ -188,14 +194,15 @@ CallOutcome Invocation::call(const CallSpec& spec) {
         }
         event("call_started", data);
     };
+    ProcessResult process;
     try {
-        out.process = run_process(ps);
+        process = run_process(ps);
     } catch (const Error& e) {
         event("call_failed_to_start", Json{{"call", out.number}, {"error", e.to_json()["error"]}});
         throw;
     }
     if (spec.slurm) {
-        out.launch = settle_slurm_job(*spec.slurm, job_name, out.call_dir, out.process, limits_.cleanup);
+        out.launch = settle_slurm_job(*spec.slurm, job_name, out.call_dir, process, limits_.cleanup);
         Json record = out.launch;
         record["id"] = fmt::format("{}-call-{}-slurm", id_, out.number);
         store_.write_record(out.relative_dir + "/slurm.json", record);
@@ -203,6 +210,12 @@ CallOutcome Invocation::call(const CallSpec& spec) {
             store_.ledger_file(out.relative_dir + "/" + name.get<std::string>());
         }
     }
+    end_call(out, process);
+    return out;
+}
+
+void Invocation::end_call(CallOutcome& out, const ProcessResult& process) {
+    out.process = process;
     // The driver may have replaced its output directory (or the call directory) with a link:
     // then nothing it left is read, listed, chmodded or ledgered.
     struct stat out_st {};
@@ -241,13 +254,12 @@ CallOutcome Invocation::call(const CallSpec& spec) {
         }
     }
     Json finished{{"call", out.number}, {"process", out.process.to_json()}};
-    if (spec.slurm) {
+    if (out.launch.is_object()) {  // a Slurm job (call() settled it)
         for (const char* key : {"job_id", "node", "job_state", "scancelled", "lost"}) {
             finished["slurm"][key] = out.launch.at(key);
         }
     }
     event("call_finished", finished);
-    return out;
 }
 
 store::RecordRef Invocation::finish(InvocationState state, const std::string& reason, const Json& outputs,
@@ -312,7 +324,8 @@ InvocationStatus invocation_status(const store::Store& store, const std::string&
     // The owner died without a result: kill whatever its calls left behind, then record `lost`.
     const auto events = read_events(store.path_of(rel + "/events.jsonl"));
     for (const auto& ev : events) {
-        if (ev.value("type", "") == "call_started") {
+        // A session driver's group is named by its start event (its requests' call_started repeat it).
+        if (ev.value("type", "") == "call_started" || ev.value("type", "") == "driver_session_started") {
             st.leftovers_killed += kill_process_group_leftovers(ev["data"].value("pgid", 0),
                                                                 ev["data"].value("start_ticks", std::uint64_t{0}));
             if (ev["data"].contains("slurm_job_name")) {  // its job runs elsewhere: end it there

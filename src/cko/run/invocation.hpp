@@ -70,6 +70,8 @@ public:
     [[nodiscard]] std::filesystem::path dir() const;
     [[nodiscard]] std::string relative_dir() const { return "invocations/" + id_; }
     [[nodiscard]] const Limits& limits() const noexcept { return limits_; }
+    [[nodiscard]] const store::Store& store() const noexcept { return store_; }
+    [[nodiscard]] const std::atomic<bool>* cancel_flag() const noexcept { return cancel_; }
 
     // Appends {seq, t_unix_ns, type, data} to events.jsonl and fsyncs it.
     void event(const std::string& type, const Json& data = Json::object());
@@ -78,6 +80,13 @@ public:
     // cleanup grace; records call_started (with the process group, so that a later `status` can
     // kill leftovers if this process dies) and call_finished; ledgers the call's files.
     [[nodiscard]] CallOutcome call(const CallSpec& spec);
+
+    // The two halves of call() for a request served by a persistent driver session (no process of
+    // its own): begin_call numbers the call, makes its directories and writes request.json, and
+    // returns the call's timeout; end_call checks and ledgers what the driver left, given how the
+    // request ended (`process` describes the session as it stood when the request was answered).
+    [[nodiscard]] CallOutcome begin_call(const Json& request, std::chrono::milliseconds& timeout);
+    void end_call(CallOutcome& out, const ProcessResult& process);
 
     // True once the operation deadline has passed or cancellation was requested.
     [[nodiscard]] bool cancelled() const noexcept { return cancel_ != nullptr && cancel_->load(); }
@@ -89,6 +98,8 @@ public:
                             const std::optional<Error>& error = std::nullopt);
 
     void add_gpu_seconds(double seconds) { gpu_seconds_ += seconds; }
+    // GPU seconds held by this invocation's driver calls so far (calls × GPUs of the Target).
+    [[nodiscard]] double gpu_seconds() const noexcept { return gpu_seconds_; }
 
 private:
     Invocation(const store::Store& store, std::string id, Limits limits, const std::atomic<bool>* cancel);

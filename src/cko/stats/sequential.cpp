@@ -1,4 +1,4 @@
-// Sequential paired comparison: pre-registered looks with Lan–DeMets O'Brien–Fleming spending.
+// Sequential paired comparison: pre-registered looks with Lan–DeMets alpha spending.
 #include "cko/stats/sequential.hpp"
 
 #include "cko/stats/alpha_spending.hpp"
@@ -9,6 +9,7 @@
 #include <cmath>
 #include <map>
 #include <mutex>
+#include <numbers>
 #include <string>
 #include <tuple>
 
@@ -28,7 +29,7 @@ std::vector<double> information_fractions(const SequentialPlan& plan) {
 std::vector<double> cumulative_alpha(const SequentialPlan& plan) {
     std::vector<double> cumulative;
     for (const double t : information_fractions(plan)) {
-        cumulative.push_back(obrien_fleming_spending(t, 1.0 - plan.confidence));
+        cumulative.push_back(spent_alpha(plan.spending, t, 1.0 - plan.confidence));
     }
     return cumulative;
 }
@@ -36,11 +37,12 @@ std::vector<double> cumulative_alpha(const SequentialPlan& plan) {
 // The per-look levels depend only on the plan; sequential_look runs after every block, so the
 // (millisecond) boundary computation is remembered per plan. A small bounded memo, same answers.
 std::vector<double> remembered_look_confidence(const SequentialPlan& plan) {
-    using Key = std::tuple<std::size_t, std::size_t, std::size_t, double>;
+    using Key = std::tuple<std::size_t, std::size_t, std::size_t, double, Spending, bool>;
     constexpr std::size_t kRememberedPlans = 64;
     static std::mutex mutex;
     static std::map<Key, std::vector<double>> remembered;
-    const Key key{plan.block, plan.min_pairs, plan.max_pairs, plan.confidence};
+    const Key key{plan.block,      plan.min_pairs, plan.max_pairs,
+                  plan.confidence, plan.spending,  plan.exact_first_look};
     {
         const std::lock_guard lock(mutex);
         if (const auto found = remembered.find(key); found != remembered.end()) {
@@ -57,6 +59,38 @@ std::vector<double> remembered_look_confidence(const SequentialPlan& plan) {
 }
 
 }  // namespace
+
+std::string_view spending_name(Spending s) noexcept {
+    return s == Spending::pocock ? "lan_demets_pocock" : "lan_demets_obrien_fleming";
+}
+
+double spent_alpha(Spending s, double information_fraction, double alpha) {
+    if (!(information_fraction > 0.0)) {
+        return 0.0;
+    }
+    const double t = std::min(information_fraction, 1.0);
+    if (s == Spending::pocock) {
+        return alpha * std::log1p((std::numbers::e - 1.0) * t);
+    }
+    return obrien_fleming_spending(t, alpha);
+}
+
+double smallest_exact_p(std::size_t n) {
+    // Capped where 2^(1−n) is still a normal double; beyond ~1000 pairs it is 0 for every purpose.
+    return std::ldexp(1.0, 1 - static_cast<int>(std::min<std::size_t>(n, 1000)));
+}
+
+SequentialPlan SequentialPlan::early_decision(std::size_t min_pairs, std::size_t max_pairs,
+                                              double confidence) {
+    SequentialPlan plan;
+    plan.block = 2;
+    plan.min_pairs = min_pairs;
+    plan.max_pairs = max_pairs;
+    plan.confidence = confidence;
+    plan.spending = Spending::pocock;
+    plan.exact_first_look = true;
+    return plan;
+}
 
 void SequentialPlan::validate() const {
     require_confidence(confidence);
@@ -79,7 +113,15 @@ std::vector<std::size_t> SequentialPlan::look_sizes() const {
     validate();
     std::vector<std::size_t> sizes;
     const std::size_t first_block = (min_pairs + block - 1) / block;
+    const double alpha = 1.0 - confidence;
     for (std::size_t n = first_block * block; n < max_pairs; n += block) {
+        // The first look's level is 1 − α(t_1) exactly; below the smallest exact p no sample of n
+        // pairs could stop there, and the alpha it would spend is better spent at the next look.
+        const double t = static_cast<double>(n) / static_cast<double>(max_pairs);
+        if (exact_first_look && sizes.empty() &&
+            spent_alpha(spending, t, alpha) < smallest_exact_p(n)) {
+            continue;
+        }
         sizes.push_back(n);
     }
     sizes.push_back(max_pairs);
@@ -114,7 +156,8 @@ Json SequentialPlan::to_json() const {
             {"min_pairs", min_pairs},
             {"max_pairs", max_pairs},
             {"confidence", confidence},
-            {"spending", "lan_demets_obrien_fleming"},
+            {"spending", spending_name(spending)},
+            {"exact_first_look", exact_first_look},
             {"looks", std::move(looks)}};
 }
 

@@ -119,5 +119,78 @@ TEST(SequentialLook, BetweenLooksTakesNoDecisionAndBeyondTheMaximumRefuses) {
     EXPECT_THROW((void)sequential_look(differences(41, 0.05, 0.001), {}, 0.5), Error);
 }
 
+TEST(Spending, PocockTypeSpendsEarlyAndReproducesThePublishedBoundaries) {
+    EXPECT_DOUBLE_EQ(spent_alpha(Spending::pocock, 1.0, 0.05), 0.05);
+    EXPECT_DOUBLE_EQ(spent_alpha(Spending::pocock, 0.0, 0.05), 0.0);
+    EXPECT_NEAR(spent_alpha(Spending::pocock, 0.5, 0.05),
+                0.05 * std::log(1.0 + (std::exp(1.0) - 1.0) / 2.0), 1e-15);
+    // At a fifth of the information it has spent ~30 % of alpha; O'Brien–Fleming 0.02 %.
+    EXPECT_GT(spent_alpha(Spending::pocock, 0.2, 0.05),
+              1000 * spent_alpha(Spending::obrien_fleming, 0.2, 0.05));
+    // gsDesign sfLDPocock, five equally spaced looks, two-sided
+    // 0.05: 2.4380 2.4268 2.4101 2.3966 2.3859.
+    const std::vector<double> t{0.2, 0.4, 0.6, 0.8, 1.0};
+    std::vector<double> cumulative;
+    for (const double x : t) {
+        cumulative.push_back(spent_alpha(Spending::pocock, x, 0.05));
+    }
+    const std::vector<double> c = group_sequential_boundaries(t, cumulative);
+    const std::vector<double> published{2.4380, 2.4268, 2.4101, 2.3966, 2.3859};
+    for (std::size_t k = 0; k < c.size(); ++k) {
+        EXPECT_NEAR(c[k], published[k], 2e-4) << "look " << k + 1;
+    }
+}
+
+TEST(Spending, TheSmallestExactPHalvesWithEveryPair) {
+    EXPECT_DOUBLE_EQ(smallest_exact_p(6), 2.0 / 64.0);
+    EXPECT_DOUBLE_EQ(smallest_exact_p(8), 2.0 / 256.0);
+    EXPECT_GT(smallest_exact_p(5000), 0.0);  // no undefined shift for huge n
+}
+
+TEST(EarlyDecisionPlan, FirstLooksWhereAnExactDecisionIsAttainable) {
+    const SequentialPlan plan = SequentialPlan::early_decision(6, 40, 0.95);
+    // At 6 pairs Pocock has spent 1.15 % < 2/64: even six pairs of one sign could not stop there.
+    // At 8 it has spent 1.48 % >= 2/256: the first look.
+    std::vector<std::size_t> expected;
+    for (std::size_t n = 8; n <= 40; n += 2) {
+        expected.push_back(n);
+    }
+    EXPECT_EQ(plan.look_sizes(), expected);
+    const std::vector<double> levels = plan.look_confidence();
+    EXPECT_NEAR(levels.front(), 1.0 - spent_alpha(Spending::pocock, 0.2, 0.05), 1e-12);
+    EXPECT_LE(levels.front(), 1.0 - smallest_exact_p(8));
+    // Every look after the first is attainable too, and the last stays below 99 %.
+    for (std::size_t k = 0; k < levels.size(); ++k) {
+        EXPECT_LE(levels[k], 1.0 - smallest_exact_p(expected[k])) << "look " << k + 1;
+    }
+    EXPECT_GT(levels.back(), 0.985);
+    EXPECT_LT(levels.back(), 0.99);
+    const Json j = plan.to_json();
+    EXPECT_EQ(j["spending"], "lan_demets_pocock");
+    EXPECT_EQ(j["exact_first_look"], true);
+    EXPECT_EQ(j["block"], 2);
+}
+
+TEST(EarlyDecisionPlan, ALargeEffectStopsAtTheFirstLook) {
+    const std::vector<double> d = differences(8, 0.4, 0.01);  // +50 % in every pair
+    const LookDecision early = sequential_look(d, SequentialPlan::early_decision(6, 40, 0.95), 0.5);
+    EXPECT_EQ(early.look, 1u);
+    EXPECT_TRUE(early.stop);
+    EXPECT_EQ(early.verdict, Verdict::improved);
+    // The O'Brien–Fleming plan with the same looks cannot stop there (it asks for 99.999 %).
+    SequentialPlan legacy;
+    legacy.block = 2;
+    const LookDecision late = sequential_look(d, legacy, 0.5);
+    EXPECT_FALSE(late.stop);
+    EXPECT_EQ(late.verdict, Verdict::inconclusive);
+}
+
+TEST(EarlyDecisionPlan, APlanTooShortForAnyExactDecisionKeepsOnlyItsFinalLook) {
+    // 5 pairs at 95 %: 2/32 > 5 %, nothing is attainable; the final look is still scheduled.
+    const SequentialPlan plan = SequentialPlan::early_decision(2, 5, 0.95);
+    EXPECT_EQ(plan.look_sizes(), std::vector<std::size_t>{5});
+    EXPECT_EQ(sequential_look(differences(5, 0.4, 0.01), plan, 0.5).verdict, Verdict::inconclusive);
+}
+
 }  // namespace
 }  // namespace cko::stats
