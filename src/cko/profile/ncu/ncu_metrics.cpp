@@ -285,7 +285,57 @@ std::optional<double> plain_decimal(std::string_view text) noexcept {
     return negative ? -value : value;
 }
 
+// The shape plain_decimal accepts, without its limit of 15 significant digits (a longer number
+// goes to from_chars, which takes it too): optional sign, digits in groups of three after the
+// first when separated, an optional fraction. Nothing is computed: most metrics only need to be
+// known to be numbers (an unmodeled text value is counted), and this is most of a raw page.
+bool plain_decimal_shape(std::string_view text) noexcept {
+    const char* p = text.data();
+    const char* const end = p + text.size();
+    if (p != end && (*p == '-' || *p == '+')) {
+        ++p;
+    }
+    int run = 0;  // digits since the last separator
+    bool separated = false;
+    for (; p != end; ++p) {
+        if (static_cast<unsigned>(static_cast<unsigned char>(*p) - '0') < 10) {
+            ++run;
+            continue;
+        }
+        if (*p != ',') {
+            break;
+        }
+        if (run == 0 || run > 3 || (separated && run != 3)) {
+            return false;
+        }
+        separated = true;
+        run = 0;
+    }
+    if (run == 0 || (separated && run != 3)) {
+        return false;
+    }
+    if (p == end) {
+        return true;
+    }
+    if (*p != '.' || ++p == end) {
+        return false;
+    }
+    for (; p != end; ++p) {
+        if (static_cast<unsigned>(static_cast<unsigned char>(*p) - '0') >= 10) {
+            return false;
+        }
+    }
+    return true;
+}
+
 }  // namespace
+
+bool is_ncu_number(std::string_view text) noexcept {
+    if (text.empty() || text.size() > 64) {
+        return false;
+    }
+    return plain_decimal_shape(text) || parse_ncu_number(text).has_value();
+}
 
 std::optional<double> parse_ncu_number(std::string_view text) noexcept {
     if (text.empty() || text.size() > 64) {

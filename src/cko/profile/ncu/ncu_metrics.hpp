@@ -44,6 +44,10 @@ struct MetricMeaning {
 // exponent. Empty optional for anything else, "n/a" included.
 [[nodiscard]] std::optional<double> parse_ncu_number(std::string_view text) noexcept;
 
+// Whether parse_ncu_number gives a value, without computing it: the plain decimals that fill an
+// export ("2,230", "52.88", "-1") are checked in one pass, anything else asks parse_ncu_number.
+[[nodiscard]] bool is_ncu_number(std::string_view text) noexcept;
+
 // Whether a value is NCU's "not available" placeholder.
 [[nodiscard]] bool is_not_available(std::string_view text) noexcept;
 

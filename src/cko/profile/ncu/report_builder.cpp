@@ -139,7 +139,7 @@ void ReportBuilder::add_metric(std::size_t launch, std::uint32_t key, std::uint3
     const KeyInfo& info = keys_[key];
     const std::optional<UnitConversion>& conv = unit_conversions_[unit];
     if (info.meaning.kind == MetricMeaning::Kind::none) {
-        if (!conv || (!value.empty() && !is_not_available(value) && !parse_ncu_number(value))) {
+        if (!conv || (!value.empty() && !is_ncu_number(value) && !is_not_available(value))) {
             note_unmodeled(launch, key, unit, value);
         }
         return;
