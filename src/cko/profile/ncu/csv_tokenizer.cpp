@@ -168,45 +168,65 @@ bool allowed_in_text(unsigned char c) {
     return c >= 0x20 || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == 0x1b;
 }
 
-// Eight bytes at a time: a word is looked at closely only when one of its bytes is below 0x20
-// (true for one word per line or so), which keeps this pass far faster than the tokenizer.
-std::size_t first_binary_byte(std::string_view text) {
-    constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
-    constexpr std::uint64_t kHigh = 0x8080808080808080ULL;
-    std::size_t i = 0;
-    for (; i + 8 <= text.size(); i += 8) {
-        std::uint64_t word = 0;
-        std::memcpy(&word, text.data() + i, 8);
-        if (((word - kOnes * 0x20) & ~word & kHigh) == 0) {
-            continue;
-        }
-        for (std::size_t j = i; j < i + 8; ++j) {
-            if (!allowed_in_text(static_cast<unsigned char>(text[j]))) {
-                return j;
+struct TextScan {
+    std::size_t binary = std::string_view::npos;     // the first byte no text export holds
+    std::size_t non_ascii = std::string_view::npos;  // the first byte >= 0x80
+};
+
+// Eight bytes at a time: a word is looked at closely only when one of its bytes is below 0x20 or,
+// until the first is found, above 0x7f (one word per line or so), so the binary check and the
+// search for where UTF-8 validation must start are one pass, far faster than the tokenizer.
+TextScan scan_text(std::string_view text) {
+    TextScan out;
+    const auto look = [&](std::size_t from, std::size_t to) {
+        for (std::size_t j = from; j < to; ++j) {
+            const auto c = static_cast<unsigned char>(text[j]);
+            if (c >= 0x80 && out.non_ascii == std::string_view::npos) {
+                out.non_ascii = j;
+            }
+            if (!allowed_in_text(c)) {
+                out.binary = j;
+                return true;
             }
         }
-    }
-    for (; i < text.size(); ++i) {
-        if (!allowed_in_text(static_cast<unsigned char>(text[i]))) {
-            return i;
+        return false;
+    };
+    std::size_t i = 0;
+    for (; i + 8 <= text.size(); i += 8) {
+        const std::uint64_t word = byte_scan::load(text.data() + i);
+        const std::uint64_t ascii_seen = out.non_ascii == std::string_view::npos ? word : 0;
+        if (((byte_scan::bytes_below(word, 0x20) | ascii_seen) & byte_scan::kHigh) == 0) {
+            continue;
+        }
+        if (look(i, i + 8)) {
+            return out;
         }
     }
-    return std::string_view::npos;
+    look(i, text.size());
+    return out;
 }
 
-}  // namespace
-
-void reject_binary(std::string_view text) {
-    const std::size_t i = first_binary_byte(text);
-    if (i == std::string_view::npos) {
-        return;
-    }
+[[noreturn]] void refuse_binary(std::string_view text, std::size_t i) {
     throw Error(ErrorCode::binary_input,
                 fmt::format("byte {} is the control character 0x{:02x}: this is binary data, not "
                             "an Nsight Compute CSV export (a .ncu-rep must first be exported with "
                             "`ncu --import FILE --csv --page raw`)",
                             i, static_cast<unsigned char>(text[i])),
                 {{"offset", i}, {"byte", static_cast<unsigned char>(text[i])}});
+}
+
+}  // namespace
+
+void reject_binary(std::string_view text) {
+    (void)first_non_ascii_of_text(text);
+}
+
+std::size_t first_non_ascii_of_text(std::string_view text) {
+    const TextScan scan = scan_text(text);
+    if (scan.binary != std::string_view::npos) {
+        refuse_binary(text, scan.binary);
+    }
+    return scan.non_ascii;
 }
 
 }  // namespace cko::profile::ncu

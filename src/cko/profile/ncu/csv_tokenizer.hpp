@@ -77,5 +77,8 @@ private:
 // Throws binary_input when text holds a NUL byte or another control character that no text
 // export contains (tab, line breaks, form feed and ESC are allowed), naming the byte offset.
 void reject_binary(std::string_view text);
+// The same check, in the same pass also finding the first byte above 0x7f (npos: the text is
+// ASCII, so valid UTF-8): UTF-8 validation need only start there.
+[[nodiscard]] std::size_t first_non_ascii_of_text(std::string_view text);
 
 }  // namespace cko::profile::ncu

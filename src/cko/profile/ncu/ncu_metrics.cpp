@@ -2,8 +2,10 @@
 #include "cko/profile/ncu/ncu_metrics.hpp"
 
 #include <array>
+#include <bit>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 
 namespace cko::profile::ncu {
 namespace {
@@ -275,7 +277,8 @@ std::optional<double> plain_decimal(std::string_view text) noexcept {
             return std::nullopt;
         }
     }
-    if (i == start || (!in_fraction && seen_separator && run != 3) || (in_fraction && fraction == 0)) {
+    if (i == start || (!in_fraction && seen_separator && run != 3) ||
+        (in_fraction && fraction == 0)) {
         return std::nullopt;
     }
     if (start < text.size() && text[start] == '.') {
@@ -328,7 +331,56 @@ bool plain_decimal_shape(std::string_view text) noexcept {
     return true;
 }
 
+// High bit of each byte of `w` equal to `c`, exact for every byte.
+std::uint64_t bytes_equal_exact(std::uint64_t w, unsigned char c) noexcept {
+    constexpr std::uint64_t kLow7 = 0x7f7f7f7f7f7f7f7fULL;
+    const std::uint64_t x = w ^ (0x0101010101010101ULL * c);
+    return ~(((x & kLow7) + kLow7) | x) & ~kLow7;
+}
+
+// plain_decimal_shape for n <= 8 bytes held in the low bytes of w: true only when the shape is
+// certain (digits; digits with separators; one fraction), false meaning "ask the scalar check".
+bool plain_decimal_word(std::uint64_t w, std::size_t n) noexcept {
+    constexpr std::uint64_t kLow7 = 0x7f7f7f7f7f7f7f7fULL;
+    constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
+    const std::uint64_t high =
+        ~kLow7 & (n == 8 ? ~std::uint64_t{0} : (std::uint64_t{1} << (8 * n)) - 1);
+    const std::uint64_t x = w ^ (kOnes * '0');  // digits become 0..9
+    const std::uint64_t non_digit = (((x & kLow7) + kOnes * (0x80 - 10)) | x) & high;
+    if (non_digit == 0) {
+        return true;  // "0", "384", "1980000"
+    }
+    const std::uint64_t comma = bytes_equal_exact(w, ',') & high;
+    const std::uint64_t dot = bytes_equal_exact(w, '.') & high;
+    if ((non_digit & ~(comma | dot)) != 0 || (dot & (dot - 1)) != 0) {
+        return false;  // a sign, an exponent, a letter, two dots
+    }
+    const std::size_t integer = dot == 0 ? n : static_cast<std::size_t>(std::countr_zero(dot)) / 8;
+    if (integer == 0 || (dot != 0 && integer + 1 == n)) {
+        return false;  // ".5", "1."
+    }
+    if (comma == 0) {
+        return true;  // "52.88"
+    }
+    // The one separator a value of at most 8 bytes can hold sits 3 digits before the integer end.
+    return integer >= 5 && comma == std::uint64_t{0x80} << (8 * (integer - 4));
+}
+
 }  // namespace
+
+bool is_ncu_number_padded(std::string_view text) noexcept {
+    if (text.size() - 1 < 8) {  // 1..8 bytes
+        std::uint64_t w = 0;
+        std::memcpy(&w, text.data(), 8);
+        if constexpr (std::endian::native == std::endian::big) {
+            w = __builtin_bswap64(w);
+        }
+        if (plain_decimal_word(w, text.size())) {
+            return true;
+        }
+    }
+    return is_ncu_number(text);
+}
 
 bool is_ncu_number(std::string_view text) noexcept {
     if (text.empty() || text.size() > 64) {
