@@ -106,9 +106,11 @@ void CsvTokenizer::read_row(CsvRow& row) {
         cells_.resize(64);
     }
     std::string_view* cells = cells_.data();
+    std::size_t room = cells_.size();
     for (;;) {
-        if (count == cells_.size()) {
-            cells_.resize(2 * count);
+        if (count == room) {
+            room *= 2;
+            cells_.resize(room);
             cells = cells_.data();
         }
         if (pos < size && data[pos] == '"') {
@@ -119,7 +121,13 @@ void CsvTokenizer::read_row(CsvRow& row) {
                 refuse_open_quote(row_offset);
             }
             if (quote + 1 < size && data[quote + 1] == '"') [[unlikely]] {
-                cells[count++] = escaped_cell(quotes, start, quote, row_offset, pos);
+                // Copies in and out: a local whose address escapes to a call would live in
+                // memory for the whole loop, not in registers.
+                byte_scan::QuoteCursor cursor = quotes;
+                std::size_t end = 0;
+                cells[count++] = escaped_cell(cursor, start, quote, row_offset, end);
+                quotes = cursor;
+                pos = end;
             } else {
                 check_length(quote - start, row_offset);
                 cells[count++] = std::string_view(data + start, quote - start);

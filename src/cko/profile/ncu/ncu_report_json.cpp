@@ -8,8 +8,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cmath>
+#include <cstring>
+#include <optional>
 #include <ostream>
 
 namespace cko::profile::ncu {
@@ -82,6 +85,51 @@ public:
         const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, v);
         buffer_.append(digits, static_cast<std::size_t>(end - digits));
     }
+    void signed_integer(std::int64_t v) {
+        char digits[24];
+        const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, v);
+        buffer_.append(digits, static_cast<std::size_t>(end - digits));
+    }
+    void optional_integer(const std::optional<std::int64_t>& v) {
+        if (v) {
+            signed_integer(*v);
+        } else {
+            buffer_ += "null";
+        }
+    }
+    void dim3(const std::optional<std::array<std::int64_t, 3>>& d) {
+        if (!d) {
+            buffer_ += "null";
+            return;
+        }
+        for (std::size_t i = 0; i < 3; ++i) {
+            buffer_ += i == 0 ? '[' : ',';
+            signed_integer((*d)[i]);
+        }
+        buffer_ += ']';
+    }
+    // `prefix` (such as `,[12,3,`), the value as a JSON string, `]`: one raw-page metric. A value
+    // needing no escape is copied with the prefix in one step (nearly every value).
+    void metric(std::string_view prefix, std::string_view value) {
+        if (byte_scan::find_json_special(value.data(), value.data() + value.size()) !=
+            value.data() + value.size()) {
+            raw(prefix);
+            string(value);
+            raw("]");
+            return;
+        }
+        const std::size_t at = buffer_.size();
+        buffer_.resize(at + prefix.size() + value.size() + 3);
+        char* out = buffer_.data() + at;
+        std::memcpy(out, prefix.data(), prefix.size());
+        out += prefix.size();
+        *out++ = '"';
+        std::memcpy(out, value.data(), value.size());
+        out += value.size();
+        *out++ = '"';
+        *out = ']';
+        maybe_flush();
+    }
     void key(std::string_view name) {
         string(name);
         buffer_.push_back(':');
@@ -137,10 +185,8 @@ public:
             if (report_.layout == NcuLayout::raw) {
                 for (std::size_t m = 0; m < layout.columns.size(); ++m) {
                     const std::string_view prefix = prefixes_[m];
-                    js.raw(first ? prefix.substr(1) : prefix);
+                    js.metric(first ? prefix.substr(1) : prefix, cell(layout.columns[m]));
                     first = false;
-                    js.string(cell(layout.columns[m]));
-                    js.raw("]");
                 }
                 continue;
             }
@@ -170,28 +216,25 @@ private:
 
 void write_launch(JsonStream& js, MetricWriter& metrics, const NcuLaunch& launch,
                   const nlohmann::json& extra) {
-    const auto optional_dom = [](const auto& v) {
-        return v ? nlohmann::json(*v) : nlohmann::json();
-    };
     js.raw("{");
     js.key("id");
-    js.dom(optional_dom(launch.scope.launch_id));
+    js.optional_integer(launch.scope.launch_id);
     js.raw(",");
     js.key("kernel");
     js.string(launch.scope.kernel);
     js.raw(",");
     js.key("grid");
-    js.dom(optional_dom(launch.scope.grid));
+    js.dim3(launch.scope.grid);
     js.raw(",");
     js.key("block");
-    js.dom(optional_dom(launch.scope.block));
+    js.dim3(launch.scope.block);
     js.raw(",");
     js.key("scope");
     js.dom(scope_to_json(launch.scope));
     if (launch.process_id) {
         js.raw(",");
         js.key("process_id");
-        js.dom(*launch.process_id);
+        js.optional_integer(launch.process_id);
     }
     if (!launch.compute_capability.empty()) {
         js.raw(",");
@@ -251,7 +294,7 @@ void write_launch(JsonStream& js, MetricWriter& metrics, const NcuLaunch& launch
     metrics.write(js, launch);
     js.raw(",");
     js.key("unmodeled");
-    js.dom(launch.unmodeled);
+    js.integer(launch.unmodeled);
     if (extra.is_object()) {
         for (const auto& [name, value] : extra.items()) {
             js.raw(",");
