@@ -76,6 +76,44 @@ TEST(KinetoDialect, CamelCaseCategoriesOfTorch18AreCountedExactly) {
     EXPECT_TRUE(has_note(t, "torch 1.8-1.9"));
 }
 
+// tests/fixtures/torch/torch19_driver_annotation_trace.json, written in the shape torch 1.9
+// exported, covers the spellings the fixture above lacks: a `Driver` call, `User annotation` and
+// `GPU user annotation` (with one `user_annotation` of the same name, as a trace mixing both
+// generations would have), and async flows of which only those named `launch` are launch flows.
+// Counted by hand: 14 events, 8 complete, 7 of them CamelCase; launch latencies 15 and 20 us.
+TEST(KinetoDialect, DriverCallsAnnotationsAndAsyncLaunchFlowsOfTorch19) {
+    const KinetoTrace t =
+        import_kineto_trace("tests/fixtures/torch/torch19_driver_annotation_trace.json");
+    const TraceSummary& s = t.summary;
+    EXPECT_EQ(t.source.dialect, kDialectCamelCase);
+    EXPECT_EQ(s.events, 14);
+    EXPECT_EQ(s.complete_events, 8);
+    EXPECT_EQ(s.camel_case_events, 7);
+    ASSERT_EQ(s.driver_calls.count("cuLaunchKernel"), 1u);
+    EXPECT_EQ(s.driver_calls.at("cuLaunchKernel").count, 1);
+    EXPECT_EQ(s.driver_calls.at("cuLaunchKernel").total_ns, 4000);
+    EXPECT_EQ(s.runtime_calls.at("cudaLaunchKernel").total_ns, 6000);
+    // Both spellings of the CPU annotation are one row under the current name.
+    ASSERT_EQ(s.annotations.size(), 2u);
+    const AnnotationStats& cpu = s.annotations.at({"user_annotation", "forward"});
+    EXPECT_EQ(cpu.time.count, 2);
+    EXPECT_EQ(cpu.time.total_ns, 130000);
+    EXPECT_EQ(cpu.first_start_ns, 1625000001010000);
+    EXPECT_EQ(cpu.last_end_ns, 1625000001180000);
+    EXPECT_EQ(s.annotations.at({"gpu_user_annotation", "forward"}).time.total_ns, 50000);
+    EXPECT_EQ(s.kernels.size(), 2u);
+    EXPECT_EQ(s.kernel_time_ns, 18000);
+    EXPECT_EQ(s.flows.starts, 2);
+    EXPECT_EQ(s.flows.finishes, 2);
+    EXPECT_EQ(s.flows.linked, 2);
+    EXPECT_EQ(s.flows.other_flows, 1);  // async "fwd_bwd" is not a launch
+    EXPECT_EQ(s.flows.launch_to_gpu.min_ns, 15000);
+    EXPECT_EQ(s.flows.launch_to_gpu.max_ns, 20000);
+    EXPECT_TRUE(s.unmodeled_gpu_categories.empty());
+    const Json j = t.to_json()["summary"];
+    EXPECT_EQ(j["cuda_driver"][0]["name"], "cuLaunchKernel");
+}
+
 std::string one_trace(const std::string& events) {
     return R"({"schemaVersion": 1, "traceEvents": [)" + events + "]}";
 }

@@ -2,6 +2,8 @@
 // bench/ncu_bench.cpp shows why: per-cell strings halve the throughput on a details export.
 #include "cko/profile/ncu/csv_tokenizer.hpp"
 
+#include "cko/profile/ncu/byte_scan.hpp"
+
 #include "cko/util/error.hpp"
 
 #include <fmt/format.h>
@@ -12,7 +14,8 @@
 
 namespace cko::profile::ncu {
 
-CsvTokenizer::CsvTokenizer(std::string_view text, CsvLimits limits) : text_(text), limits_(limits) {
+CsvTokenizer::CsvTokenizer(std::string_view text, CsvLimits limits)
+    : text_(text), limits_(limits), quotes_(text) {
     cells_.reserve(64);
 }
 
@@ -21,59 +24,43 @@ std::size_t CsvTokenizer::line_of(std::size_t offset) const noexcept {
     return 1 + static_cast<std::size_t>(std::count(text_.begin(), text_.begin() + end, '\n'));
 }
 
-void CsvTokenizer::check_length(std::size_t length, std::size_t row_offset) const {
-    if (length > limits_.max_field_bytes) {
-        throw Error(
-            ErrorCode::field_too_long,
-            fmt::format("a cell on line {} is {} bytes long; the limit is {} bytes",
-                        line_of(row_offset), length, limits_.max_field_bytes),
-            {{"line", line_of(row_offset)}, {"bytes", length}, {"limit", limits_.max_field_bytes}});
-    }
+void CsvTokenizer::refuse_long_cell(std::size_t length, std::size_t row_offset) const {
+    throw Error(
+        ErrorCode::field_too_long,
+        fmt::format("a cell on line {} is {} bytes long; the limit is {} bytes",
+                    line_of(row_offset), length, limits_.max_field_bytes),
+        {{"line", line_of(row_offset)}, {"bytes", length}, {"limit", limits_.max_field_bytes}});
 }
 
-std::string_view CsvTokenizer::quoted_cell(std::size_t row_offset) {
+void CsvTokenizer::refuse_open_quote(std::size_t row_offset) const {
+    throw Error(ErrorCode::truncated_input,
+                fmt::format("the text ends inside a quoted cell that starts on line {}",
+                            line_of(row_offset)),
+                {{"line", line_of(row_offset)}});
+}
+
+// A quoted cell holding "" escapes: unescaped into scratch that lives until the next row.
+std::string_view CsvTokenizer::escaped_cell(byte_scan::QuoteCursor& quotes, std::size_t start,
+                                            std::size_t quote, std::size_t row_offset,
+                                            std::size_t& pos) {
     const char* data = text_.data();
     const std::size_t size = text_.size();
-    const std::size_t start = ++pos_;  // past the opening quote
-    std::string* scratch = nullptr;
+    std::string& scratch = unescaped_.emplace_back();
     std::size_t piece = start;
-    for (;;) {
-        const void* hit = std::memchr(data + pos_, '"', size - pos_);
-        if (hit == nullptr) {
-            throw Error(ErrorCode::truncated_input,
-                        fmt::format("the text ends inside a quoted cell that starts on line {}",
-                                    line_of(row_offset)),
-                        {{"line", line_of(row_offset)}});
+    while (quote + 1 < size && data[quote + 1] == '"') {  // "" inside a quoted cell: one quote
+        scratch.append(data + piece, quote + 1 - piece);
+        (void)quotes.pop();  // the second quote of the pair
+        piece = quote + 2;
+        check_length(scratch.size(), row_offset);
+        quote = quotes.pop();
+        if (quote == size) {
+            refuse_open_quote(row_offset);
         }
-        const std::size_t quote = static_cast<std::size_t>(static_cast<const char*>(hit) - data);
-        if (quote + 1 < size && data[quote + 1] == '"') {  // "" inside a quoted cell: one quote
-            if (scratch == nullptr) {
-                scratch = &unescaped_.emplace_back();
-            }
-            scratch->append(data + piece, quote + 1 - piece);
-            pos_ = quote + 2;
-            piece = pos_;
-            check_length(scratch->size(), row_offset);
-            continue;
-        }
-        pos_ = quote + 1;
-        if (scratch == nullptr) {
-            check_length(quote - start, row_offset);
-            return {data + start, quote - start};
-        }
-        scratch->append(data + piece, quote - piece);
-        check_length(scratch->size(), row_offset);
-        return *scratch;
     }
-}
-
-std::string_view CsvTokenizer::unquoted_cell() {
-    const std::size_t start = pos_;
-    const char* data = text_.data();
-    while (pos_ < text_.size() && data[pos_] != ',' && data[pos_] != '\n' && data[pos_] != '\r') {
-        ++pos_;
-    }
-    return {data + start, pos_ - start};
+    pos = quote + 1;
+    scratch.append(data + piece, quote - piece);
+    check_length(scratch.size(), row_offset);
+    return scratch;
 }
 
 bool CsvTokenizer::next(CsvRow& row) {
@@ -95,42 +82,92 @@ bool CsvTokenizer::next(CsvRow& row) {
             pos_ = nl == nullptr ? size : end + 1;
             continue;
         }
-        const std::size_t row_offset = pos_;
-        cells_.clear();
-        unescaped_.clear();
-        for (;;) {
-            if (pos_ < size && data[pos_] == '"') {
-                cells_.push_back(quoted_cell(row_offset));
-            } else {
-                const std::string_view cell = unquoted_cell();
-                check_length(cell.size(), row_offset);
-                cells_.push_back(cell);
-            }
-            if (pos_ >= size) {
-                row_terminated_ = false;
-                break;
-            }
-            const char c = data[pos_];
-            if (c == ',') {
-                ++pos_;
-                continue;
-            }
-            if (c == '\n' || (c == '\r' && pos_ + 1 < size && data[pos_ + 1] == '\n')) {
-                pos_ += c == '\n' ? 1 : 2;
-                row_terminated_ = true;
-                break;
-            }
-            throw Error(ErrorCode::malformed_input,
-                        fmt::format("line {}: unexpected character after cell {} (a quoted cell "
-                                    "must be followed by ',' or a line break)",
-                                    line_of(pos_), cells_.size()),
-                        {{"line", line_of(pos_)}, {"cell", cells_.size()}});
-        }
-        row.cells = cells_;
-        row.offset = row_offset;
+        read_row(row);
         return true;
     }
     return false;
+}
+
+// The hot loop of every import: a raw page is a few long rows of short quoted cells. Position,
+// quote bitmap and cell count live in locals (registers) for the whole row; the common cell
+// costs a few bit operations, two byte compares and one store.
+void CsvTokenizer::read_row(CsvRow& row) {
+    const char* const data = text_.data();
+    const std::size_t size = text_.size();
+    const std::size_t row_offset = pos_;
+    unescaped_.clear();
+    byte_scan::QuoteCursor quotes = quotes_;
+    std::size_t pos = pos_;
+    if (quotes.peek() < pos) {  // quotes in lines set aside before this row
+        quotes.seek(pos);
+    }
+    std::size_t count = 0;
+    if (cells_.size() < 64) {
+        cells_.resize(64);
+    }
+    std::string_view* cells = cells_.data();
+    std::size_t room = cells_.size();
+    for (;;) {
+        if (count == room) {
+            room *= 2;
+            cells_.resize(room);
+            cells = cells_.data();
+        }
+        if (pos < size && data[pos] == '"') {
+            const std::size_t start = pos + 1;
+            (void)quotes.pop();  // the opening quote, at pos
+            const std::size_t quote = quotes.pop();
+            if (quote == size) {
+                refuse_open_quote(row_offset);
+            }
+            if (quote + 1 < size && data[quote + 1] == '"') [[unlikely]] {
+                // Copies in and out: a local whose address escapes to a call would live in
+                // memory for the whole loop, not in registers.
+                byte_scan::QuoteCursor cursor = quotes;
+                std::size_t end = 0;
+                cells[count++] = escaped_cell(cursor, start, quote, row_offset, end);
+                quotes = cursor;
+                pos = end;
+            } else {
+                check_length(quote - start, row_offset);
+                cells[count++] = std::string_view(data + start, quote - start);
+                pos = quote + 1;
+            }
+        } else {
+            const std::size_t start = pos;
+            while (pos < size && data[pos] != ',' && data[pos] != '\n' && data[pos] != '\r') {
+                ++pos;
+            }
+            check_length(pos - start, row_offset);
+            cells[count++] = std::string_view(data + start, pos - start);
+            if (pos != start) {
+                quotes.seek(pos);  // a quote inside an unquoted cell is part of it
+            }
+        }
+        if (pos >= size) {
+            row_terminated_ = false;
+            break;
+        }
+        const char c = data[pos];
+        if (c == ',') {
+            ++pos;
+            continue;
+        }
+        if (c == '\n' || (c == '\r' && pos + 1 < size && data[pos + 1] == '\n')) {
+            pos += c == '\n' ? 1 : 2;
+            row_terminated_ = true;
+            break;
+        }
+        throw Error(ErrorCode::malformed_input,
+                    fmt::format("line {}: unexpected character after cell {} (a quoted cell "
+                                "must be followed by ',' or a line break)",
+                                line_of(pos), count),
+                    {{"line", line_of(pos)}, {"cell", count}});
+    }
+    pos_ = pos;
+    quotes_ = quotes;
+    row.cells = std::span<const std::string_view>(cells, count);
+    row.offset = row_offset;
 }
 
 namespace {
@@ -139,45 +176,65 @@ bool allowed_in_text(unsigned char c) {
     return c >= 0x20 || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == 0x1b;
 }
 
-// Eight bytes at a time: a word is looked at closely only when one of its bytes is below 0x20
-// (true for one word per line or so), which keeps this pass far faster than the tokenizer.
-std::size_t first_binary_byte(std::string_view text) {
-    constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
-    constexpr std::uint64_t kHigh = 0x8080808080808080ULL;
-    std::size_t i = 0;
-    for (; i + 8 <= text.size(); i += 8) {
-        std::uint64_t word = 0;
-        std::memcpy(&word, text.data() + i, 8);
-        if (((word - kOnes * 0x20) & ~word & kHigh) == 0) {
-            continue;
-        }
-        for (std::size_t j = i; j < i + 8; ++j) {
-            if (!allowed_in_text(static_cast<unsigned char>(text[j]))) {
-                return j;
+struct TextScan {
+    std::size_t binary = std::string_view::npos;     // the first byte no text export holds
+    std::size_t non_ascii = std::string_view::npos;  // the first byte >= 0x80
+};
+
+// Eight bytes at a time: a word is looked at closely only when one of its bytes is below 0x20 or,
+// until the first is found, above 0x7f (one word per line or so), so the binary check and the
+// search for where UTF-8 validation must start are one pass, far faster than the tokenizer.
+TextScan scan_text(std::string_view text) {
+    TextScan out;
+    const auto look = [&](std::size_t from, std::size_t to) {
+        for (std::size_t j = from; j < to; ++j) {
+            const auto c = static_cast<unsigned char>(text[j]);
+            if (c >= 0x80 && out.non_ascii == std::string_view::npos) {
+                out.non_ascii = j;
+            }
+            if (!allowed_in_text(c)) {
+                out.binary = j;
+                return true;
             }
         }
-    }
-    for (; i < text.size(); ++i) {
-        if (!allowed_in_text(static_cast<unsigned char>(text[i]))) {
-            return i;
+        return false;
+    };
+    std::size_t i = 0;
+    for (; i + 8 <= text.size(); i += 8) {
+        const std::uint64_t word = byte_scan::load(text.data() + i);
+        const std::uint64_t ascii_seen = out.non_ascii == std::string_view::npos ? word : 0;
+        if (((byte_scan::bytes_below(word, 0x20) | ascii_seen) & byte_scan::kHigh) == 0) {
+            continue;
+        }
+        if (look(i, i + 8)) {
+            return out;
         }
     }
-    return std::string_view::npos;
+    look(i, text.size());
+    return out;
 }
 
-}  // namespace
-
-void reject_binary(std::string_view text) {
-    const std::size_t i = first_binary_byte(text);
-    if (i == std::string_view::npos) {
-        return;
-    }
+[[noreturn]] void refuse_binary(std::string_view text, std::size_t i) {
     throw Error(ErrorCode::binary_input,
                 fmt::format("byte {} is the control character 0x{:02x}: this is binary data, not "
                             "an Nsight Compute CSV export (a .ncu-rep must first be exported with "
                             "`ncu --import FILE --csv --page raw`)",
                             i, static_cast<unsigned char>(text[i])),
                 {{"offset", i}, {"byte", static_cast<unsigned char>(text[i])}});
+}
+
+}  // namespace
+
+void reject_binary(std::string_view text) {
+    (void)first_non_ascii_of_text(text);
+}
+
+std::size_t first_non_ascii_of_text(std::string_view text) {
+    const TextScan scan = scan_text(text);
+    if (scan.binary != std::string_view::npos) {
+        refuse_binary(text, scan.binary);
+    }
+    return scan.non_ascii;
 }
 
 }  // namespace cko::profile::ncu

@@ -1,6 +1,8 @@
 // Bytes → CSV rows for Nsight Compute exports: RFC-4180 quoting, non-CSV lines set aside.
 #pragma once
 
+#include "cko/profile/ncu/byte_scan.hpp"
+
 #include <cstddef>
 #include <deque>
 #include <span>
@@ -37,6 +39,7 @@ public:
     // Continues from a byte offset (a row's start returned earlier): re-reading one row.
     void seek(std::size_t offset) noexcept {
         pos_ = offset;
+        quotes_.seek(offset);
         row_terminated_ = true;
     }
 
@@ -50,21 +53,32 @@ public:
     [[nodiscard]] std::size_t line_of(std::size_t offset) const noexcept;
 
 private:
-    std::string_view quoted_cell(std::size_t row_offset);
-    std::string_view unquoted_cell();
-    void check_length(std::size_t length, std::size_t row_offset) const;
+    void read_row(CsvRow& row);
+    std::string_view escaped_cell(byte_scan::QuoteCursor& quotes, std::size_t start,
+                                  std::size_t quote, std::size_t row_offset, std::size_t& pos);
+    void check_length(std::size_t length, std::size_t row_offset) const {
+        if (length > limits_.max_field_bytes) [[unlikely]] {
+            refuse_long_cell(length, row_offset);
+        }
+    }
+    [[noreturn]] void refuse_long_cell(std::size_t length, std::size_t row_offset) const;
+    [[noreturn]] void refuse_open_quote(std::size_t row_offset) const;
 
     std::string_view text_;
     CsvLimits limits_;
+    byte_scan::QuoteCursor quotes_;
     std::size_t pos_ = 0;
     bool row_terminated_ = true;
-    std::vector<std::string_view> cells_;
-    std::deque<std::string> unescaped_;  // deque: growing it never moves the strings cells view
+    std::vector<std::string_view> cells_;  // grown, never shrunk: a row's cells are its prefix
+    std::deque<std::string> unescaped_;    // deque: growing it never moves the strings cells view
     std::vector<std::string_view> other_lines_;
 };
 
 // Throws binary_input when text holds a NUL byte or another control character that no text
 // export contains (tab, line breaks, form feed and ESC are allowed), naming the byte offset.
 void reject_binary(std::string_view text);
+// The same check, in the same pass also finding the first byte above 0x7f (npos: the text is
+// ASCII, so valid UTF-8): UTF-8 validation need only start there.
+[[nodiscard]] std::size_t first_non_ascii_of_text(std::string_view text);
 
 }  // namespace cko::profile::ncu

@@ -78,5 +78,77 @@ TEST(RejectBinary, AllowsTextControlsAndRefusesOthers) {
     EXPECT_THROW(reject_binary("\x01"), Error);
 }
 
+TEST(RejectBinary, FindsTheFirstNonAsciiByteInTheSamePass) {
+    EXPECT_EQ(first_non_ascii_of_text("\"plain\",\"ascii\"\n"), std::string_view::npos);
+    const std::string latin1 = std::string(19, 'a') + "\xe9" + std::string(20, 'b') + "\xc3\xa9";
+    EXPECT_EQ(first_non_ascii_of_text(latin1), 19u);
+    // A control byte after the first non-ASCII byte is still refused, with its offset.
+    try {
+        (void)first_non_ascii_of_text(latin1 + std::string(9, 'c') + "\x02");
+        FAIL();
+    } catch (const Error& e) {
+        EXPECT_EQ(e.code(), ErrorCode::binary_input);
+        EXPECT_EQ(e.details()["offset"], latin1.size() + 9);
+    }
+}
+
+// Quotes on both sides of 64-byte block boundaries, "" escapes split across blocks, quotes in
+// lines set aside and in unquoted cells: the bitmap cursor must give the cells a plain scan gives.
+TEST(CsvTokenizer, CellsAcrossBlockBoundariesMatchAPlainSplit) {
+    for (std::size_t width = 1; width < 140; width += 7) {
+        std::string text = "program says \"hi\"\n";
+        std::vector<std::vector<std::string>> want;
+        for (int r = 0; r < 5; ++r) {
+            std::vector<std::string> row;
+            for (int c = 0; c < 6; ++c) {
+                std::string cell(width + static_cast<std::size_t>(r + c) % 5, 'a' + c);
+                if ((r + c) % 4 == 0) {
+                    cell[cell.size() / 2] = '"';  // written as "" inside the quotes
+                }
+                row.push_back(cell);
+                std::string quoted;
+                for (const char ch : cell) {
+                    quoted += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+                }
+                text += (c == 0 ? "\"" : ",\"") + quoted + "\"";
+            }
+            text += ",un\"quoted\n";
+            row.emplace_back("un\"quoted");
+            want.push_back(row);
+        }
+        EXPECT_EQ(rows_of(text), want) << "cell width " << width;
+    }
+}
+
+TEST(QuoteBits, SwarAndVectorAgreeWithAByteLoop) {
+    std::string block(64, 'x');
+    for (std::size_t i = 0; i < 64; i += 3) {
+        block[i] = '"';
+    }
+    block[63] = '"';
+    block[10] = static_cast<char>(0xa2);  // '"' | 0x80: not a quote
+    std::uint64_t want = 0;
+    for (std::size_t i = 0; i < 64; ++i) {
+        want |= std::uint64_t{block[i] == '"'} << i;
+    }
+    EXPECT_EQ(byte_scan::quote_bits_swar(block.data()), want);
+    EXPECT_EQ(byte_scan::quote_bits(block.data()), want);
+}
+
+TEST(FindJsonSpecial, StopsAtQuotesBackslashesAndControlBytes) {
+    const std::string clean = "1,980,000 NVIDIA H200 \xc3\xa9";
+    EXPECT_EQ(byte_scan::find_json_special(clean.data(), clean.data() + clean.size()),
+              clean.data() + clean.size());
+    for (const char special : {'"', '\\', '\t', '\n'}) {
+        for (std::size_t at = 0; at < 20; ++at) {
+            std::string text(20, 'v');
+            text[at] = special;
+            EXPECT_EQ(
+                byte_scan::find_json_special(text.data(), text.data() + text.size()) - text.data(),
+                static_cast<std::ptrdiff_t>(at));
+        }
+    }
+}
+
 }  // namespace
 }  // namespace cko::profile::ncu

@@ -13,8 +13,8 @@
 
 #include <algorithm>
 #include <array>
-#include <future>
 #include <cmath>
+#include <future>
 #include <set>
 #include <span>
 #include <unordered_map>
@@ -247,10 +247,7 @@ private:
             first = false;
             const std::size_t launch = builder_.add_launch(launch_identity(row_.cells, columns_));
             report_.launches[launch].metric_rows.push_back(row_.offset);
-            for (std::size_t m = 0; m < metric_columns.size(); ++m) {
-                builder_.add_metric(launch, keys[m], units[m], row_.cells[metric_columns[m]],
-                                    row_.offset);
-            }
+            builder_.add_raw_row(launch, row_.cells, layout, row_.offset);
         }
     }
 
@@ -318,8 +315,7 @@ private:
             l.metric_rows.push_back(row_.offset);
             l.metric_keys.push_back(key);
             l.metric_units.push_back(unit);
-            builder_.add_metric(launch, key, unit, row_.cells[columns_.metric_value],
-                                row_.offset);
+            builder_.add_metric(launch, key, unit, row_.cells[columns_.metric_value], row_.offset);
         }
     }
 
@@ -386,7 +382,8 @@ private:
             if (error.empty() && text.starts_with("==ERROR==")) {
                 error = text;
             }
-            if (no_kernels.empty() && text.find("No kernels were profiled") != std::string_view::npos) {
+            if (no_kernels.empty() &&
+                text.find("No kernels were profiled") != std::string_view::npos) {
                 no_kernels = text;
             }
         }
@@ -398,9 +395,10 @@ private:
         std::string message = fmt::format(
             "the NCU output holds no profiled kernel ({} lines, no CSV rows)", report_.other_lines);
         message += said.empty()
-                       ? std::string("; NCU attached but profiled nothing: check the --kernel-name "
-                                     "/ --launch-skip / --launch-count filters and that the "
-                                     "program launches kernels")
+                       ? std::string(
+                             "; NCU attached but profiled nothing: check the --kernel-name "
+                             "/ --launch-skip / --launch-count filters and that the "
+                             "program launches kernels")
                        : fmt::format("; NCU said: \"{}\"", said);
         Json details = {{"lines", report_.other_lines}};
         if (!error.empty()) {
@@ -448,8 +446,8 @@ NcuReport parse_ncu_text(std::shared_ptr<const std::string> owned, const NcuPars
         throw Error(ErrorCode::empty_input,
                     "the NCU export is empty; did the profiled program launch any kernel?");
     }
-    reject_binary(text);
-    if (!is_valid_utf8(text)) {
+    const std::size_t non_ascii = first_non_ascii_of_text(text);
+    if (non_ascii != std::string_view::npos && !is_valid_utf8(text.substr(non_ascii))) {
         // Latin-1 kernel, process or host names: every invalid byte becomes U+FFFD before any
         // string is cut out, so names, metrics and facts are valid UTF-8 in every output mode.
         // U+FFFD holds no quote, comma or line break, so the CSV structure is unchanged.

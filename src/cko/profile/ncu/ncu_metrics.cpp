@@ -2,8 +2,10 @@
 #include "cko/profile/ncu/ncu_metrics.hpp"
 
 #include <array>
+#include <bit>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 
 namespace cko::profile::ncu {
 namespace {
@@ -275,7 +277,8 @@ std::optional<double> plain_decimal(std::string_view text) noexcept {
             return std::nullopt;
         }
     }
-    if (i == start || (!in_fraction && seen_separator && run != 3) || (in_fraction && fraction == 0)) {
+    if (i == start || (!in_fraction && seen_separator && run != 3) ||
+        (in_fraction && fraction == 0)) {
         return std::nullopt;
     }
     if (start < text.size() && text[start] == '.') {
@@ -285,7 +288,106 @@ std::optional<double> plain_decimal(std::string_view text) noexcept {
     return negative ? -value : value;
 }
 
+// The shape plain_decimal accepts, without its limit of 15 significant digits (a longer number
+// goes to from_chars, which takes it too): optional sign, digits in groups of three after the
+// first when separated, an optional fraction. Nothing is computed: most metrics only need to be
+// known to be numbers (an unmodeled text value is counted), and this is most of a raw page.
+bool plain_decimal_shape(std::string_view text) noexcept {
+    const char* p = text.data();
+    const char* const end = p + text.size();
+    if (p != end && (*p == '-' || *p == '+')) {
+        ++p;
+    }
+    int run = 0;  // digits since the last separator
+    bool separated = false;
+    for (; p != end; ++p) {
+        if (static_cast<unsigned>(static_cast<unsigned char>(*p) - '0') < 10) {
+            ++run;
+            continue;
+        }
+        if (*p != ',') {
+            break;
+        }
+        if (run == 0 || run > 3 || (separated && run != 3)) {
+            return false;
+        }
+        separated = true;
+        run = 0;
+    }
+    if (run == 0 || (separated && run != 3)) {
+        return false;
+    }
+    if (p == end) {
+        return true;
+    }
+    if (*p != '.' || ++p == end) {
+        return false;
+    }
+    for (; p != end; ++p) {
+        if (static_cast<unsigned>(static_cast<unsigned char>(*p) - '0') >= 10) {
+            return false;
+        }
+    }
+    return true;
+}
+
+// High bit of each byte of `w` equal to `c`, exact for every byte.
+std::uint64_t bytes_equal_exact(std::uint64_t w, unsigned char c) noexcept {
+    constexpr std::uint64_t kLow7 = 0x7f7f7f7f7f7f7f7fULL;
+    const std::uint64_t x = w ^ (0x0101010101010101ULL * c);
+    return ~(((x & kLow7) + kLow7) | x) & ~kLow7;
+}
+
+// plain_decimal_shape for n <= 8 bytes held in the low bytes of w: true only when the shape is
+// certain (digits; digits with separators; one fraction), false meaning "ask the scalar check".
+bool plain_decimal_word(std::uint64_t w, std::size_t n) noexcept {
+    constexpr std::uint64_t kLow7 = 0x7f7f7f7f7f7f7f7fULL;
+    constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
+    const std::uint64_t high =
+        ~kLow7 & (n == 8 ? ~std::uint64_t{0} : (std::uint64_t{1} << (8 * n)) - 1);
+    const std::uint64_t x = w ^ (kOnes * '0');  // digits become 0..9
+    const std::uint64_t non_digit = (((x & kLow7) + kOnes * (0x80 - 10)) | x) & high;
+    if (non_digit == 0) {
+        return true;  // "0", "384", "1980000"
+    }
+    const std::uint64_t comma = bytes_equal_exact(w, ',') & high;
+    const std::uint64_t dot = bytes_equal_exact(w, '.') & high;
+    if ((non_digit & ~(comma | dot)) != 0 || (dot & (dot - 1)) != 0) {
+        return false;  // a sign, an exponent, a letter, two dots
+    }
+    const std::size_t integer = dot == 0 ? n : static_cast<std::size_t>(std::countr_zero(dot)) / 8;
+    if (integer == 0 || (dot != 0 && integer + 1 == n)) {
+        return false;  // ".5", "1."
+    }
+    if (comma == 0) {
+        return true;  // "52.88"
+    }
+    // The one separator a value of at most 8 bytes can hold sits 3 digits before the integer end.
+    return integer >= 5 && comma == std::uint64_t{0x80} << (8 * (integer - 4));
+}
+
 }  // namespace
+
+bool is_ncu_number_padded(std::string_view text) noexcept {
+    if (text.size() - 1 < 8) {  // 1..8 bytes
+        std::uint64_t w = 0;
+        std::memcpy(&w, text.data(), 8);
+        if constexpr (std::endian::native == std::endian::big) {
+            w = __builtin_bswap64(w);
+        }
+        if (plain_decimal_word(w, text.size())) {
+            return true;
+        }
+    }
+    return is_ncu_number(text);
+}
+
+bool is_ncu_number(std::string_view text) noexcept {
+    if (text.empty() || text.size() > 64) {
+        return false;
+    }
+    return plain_decimal_shape(text) || parse_ncu_number(text).has_value();
+}
 
 std::optional<double> parse_ncu_number(std::string_view text) noexcept {
     if (text.empty() || text.size() > 64) {

@@ -44,6 +44,14 @@ struct MetricMeaning {
 // exponent. Empty optional for anything else, "n/a" included.
 [[nodiscard]] std::optional<double> parse_ncu_number(std::string_view text) noexcept;
 
+// Whether parse_ncu_number gives a value, without computing it: the plain decimals that fill an
+// export ("2,230", "52.88", "-1") are checked in one pass, anything else asks parse_ncu_number.
+[[nodiscard]] bool is_ncu_number(std::string_view text) noexcept;
+
+// The same for a value inside a larger buffer: the 8 bytes from text.data() must be readable.
+// Values of up to 8 bytes (nine in ten on a raw page) are checked a word at a time.
+[[nodiscard]] bool is_ncu_number_padded(std::string_view text) noexcept;
+
 // Whether a value is NCU's "not available" placeholder.
 [[nodiscard]] bool is_not_available(std::string_view text) noexcept;
 

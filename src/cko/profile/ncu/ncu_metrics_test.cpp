@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include <cstdlib>
 #include <set>
 #include <string>
@@ -78,10 +80,26 @@ namespace {
 // The fast path for plain decimals must give exactly the double strtod gives, and refuse what the
 // general path refuses.
 TEST(NcuNumber, FastPathMatchesStrtodExactly) {
-    for (const char* text :
-         {"0", "-0", "1", "+7", "128", "0.1", "0.3", "1.05", "203.39", "-12.5", "1,980,000",
-          "1,978,863,004.21", "123456789012345", "0.000000000000001", "999999999999999",
-          "3.141592653589793", "6,016", "7,751.57", "100", "0.00"}) {
+    for (const char* text : {"0",
+                             "-0",
+                             "1",
+                             "+7",
+                             "128",
+                             "0.1",
+                             "0.3",
+                             "1.05",
+                             "203.39",
+                             "-12.5",
+                             "1,980,000",
+                             "1,978,863,004.21",
+                             "123456789012345",
+                             "0.000000000000001",
+                             "999999999999999",
+                             "3.141592653589793",
+                             "6,016",
+                             "7,751.57",
+                             "100",
+                             "0.00"}) {
         std::string plain;
         for (const char* c = text; *c != '\0'; ++c) {
             if (*c != ',') {
@@ -92,12 +110,37 @@ TEST(NcuNumber, FastPathMatchesStrtodExactly) {
         ASSERT_TRUE(got.has_value()) << text;
         EXPECT_EQ(*got, std::strtod(plain.c_str(), nullptr)) << text;
     }
-    for (const char* bad : {"1,23", "12,3456", ",123", ".", "-", "1.2.3", "1,234.5,6", "abc",
-                            "1e", "0x10"}) {
+    for (const char* bad :
+         {"1,23", "12,3456", ",123", ".", "-", "1.2.3", "1,234.5,6", "abc", "1e", "0x10"}) {
         EXPECT_FALSE(parse_ncu_number(bad).has_value()) << bad;
     }
-    EXPECT_EQ(parse_ncu_number("1e3"), 1000.0);          // exponent: general path
+    EXPECT_EQ(parse_ncu_number("1e3"), 1000.0);  // exponent: general path
     EXPECT_EQ(parse_ncu_number("12345678901234567"), 12345678901234567.0);  // > 15 digits
+}
+
+// is_ncu_number and its word-wide form answer exactly what parse_ncu_number answers, on 200,000
+// random strings of up to 10 characters, mostly those numbers are made of.
+TEST(NcuNumber, ShapeChecksAgreeWithTheParser) {
+    const std::string alphabet = "0123456789,.-+ea ";
+    std::mt19937 rng(13);
+    std::size_t numbers = 0;
+    for (int i = 0; i < 200000; ++i) {
+        const std::size_t n = 1 + rng() % 10;
+        std::string text;
+        for (std::size_t k = 0; k < n; ++k) {
+            // Mostly digits and separators: the shapes worth checking.
+            text += rng() % 3 != 0 ? alphabet[rng() % 12] : alphabet[rng() % alphabet.size()];
+        }
+        const bool want = parse_ncu_number(text).has_value();
+        numbers += want ? 1 : 0;
+        ASSERT_EQ(is_ncu_number(text), want) << '"' << text << '"';
+        const std::string padded = text + "\",\"9\"\n";  // as it sits in a row
+        ASSERT_EQ(is_ncu_number_padded(std::string_view(padded).substr(0, text.size())), want)
+            << '"' << text << '"';
+    }
+    EXPECT_GT(numbers, 20000u);  // the sample holds numbers and non-numbers both
+    EXPECT_FALSE(is_ncu_number(""));
+    EXPECT_FALSE(is_ncu_number(std::string(65, '1')));  // longer than any number NCU prints
 }
 
 }  // namespace

@@ -2,11 +2,17 @@
 // from the report (and its text) to the output, never through a DOM.
 #include "cko/profile/ncu/ncu_report.hpp"
 
+#include "cko/profile/ncu/byte_scan.hpp"
+#include "cko/profile/ncu/csv_tokenizer.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cmath>
+#include <cstring>
+#include <optional>
 #include <ostream>
 
 namespace cko::profile::ncu {
@@ -28,10 +34,8 @@ public:
     }
     void string(std::string_view text) {
         buffer_.push_back('"');
-        if (std::none_of(text.begin(), text.end(), [](char ch) {
-                const auto c = static_cast<unsigned char>(ch);
-                return c < 0x20 || c == '"' || c == '\\';
-            })) {
+        if (byte_scan::find_json_special(text.data(), text.data() + text.size()) ==
+            text.data() + text.size()) {
             buffer_.append(text);  // nearly every string: nothing to escape
             buffer_.push_back('"');
             maybe_flush();
@@ -45,12 +49,23 @@ public:
             }
             buffer_.append(text.substr(start, i - start));
             switch (c) {
-            case '"': buffer_ += "\\\""; break;
-            case '\\': buffer_ += "\\\\"; break;
-            case '\n': buffer_ += "\\n"; break;
-            case '\r': buffer_ += "\\r"; break;
-            case '\t': buffer_ += "\\t"; break;
-            default: fmt::format_to(std::back_inserter(buffer_), "\\u{:04x}", c);
+            case '"':
+                buffer_ += "\\\"";
+                break;
+            case '\\':
+                buffer_ += "\\\\";
+                break;
+            case '\n':
+                buffer_ += "\\n";
+                break;
+            case '\r':
+                buffer_ += "\\r";
+                break;
+            case '\t':
+                buffer_ += "\\t";
+                break;
+            default:
+                fmt::format_to(std::back_inserter(buffer_), "\\u{:04x}", c);
             }
             start = i + 1;
         }
@@ -69,6 +84,51 @@ public:
         char digits[24];
         const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, v);
         buffer_.append(digits, static_cast<std::size_t>(end - digits));
+    }
+    void signed_integer(std::int64_t v) {
+        char digits[24];
+        const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, v);
+        buffer_.append(digits, static_cast<std::size_t>(end - digits));
+    }
+    void optional_integer(const std::optional<std::int64_t>& v) {
+        if (v) {
+            signed_integer(*v);
+        } else {
+            buffer_ += "null";
+        }
+    }
+    void dim3(const std::optional<std::array<std::int64_t, 3>>& d) {
+        if (!d) {
+            buffer_ += "null";
+            return;
+        }
+        for (std::size_t i = 0; i < 3; ++i) {
+            buffer_ += i == 0 ? '[' : ',';
+            signed_integer((*d)[i]);
+        }
+        buffer_ += ']';
+    }
+    // `prefix` (such as `,[12,3,`), the value as a JSON string, `]`: one raw-page metric. A value
+    // needing no escape is copied with the prefix in one step (nearly every value).
+    void metric(std::string_view prefix, std::string_view value) {
+        if (byte_scan::find_json_special(value.data(), value.data() + value.size()) !=
+            value.data() + value.size()) {
+            raw(prefix);
+            string(value);
+            raw("]");
+            return;
+        }
+        const std::size_t at = buffer_.size();
+        buffer_.resize(at + prefix.size() + value.size() + 3);
+        char* out = buffer_.data() + at;
+        std::memcpy(out, prefix.data(), prefix.size());
+        out += prefix.size();
+        *out++ = '"';
+        std::memcpy(out, value.data(), value.size());
+        out += value.size();
+        *out++ = '"';
+        *out = ']';
+        maybe_flush();
     }
     void key(std::string_view name) {
         string(name);
@@ -91,28 +151,90 @@ private:
     std::string buffer_;
 };
 
-void write_launch(JsonStream& js, const NcuReport& report, const NcuLaunch& launch,
+// Every metric of every launch, read back from the text with one tokenizer for the whole report.
+// A raw page's metric cell becomes `[key,unit,"value"]`: the `[key,unit,` of each column is
+// formatted once, and the value is copied as it stands when it needs no escape (nearly always).
+class MetricWriter {
+public:
+    explicit MetricWriter(const NcuReport& report)
+        : report_(report),
+          tokenizer_(report.text ? std::string_view(*report.text) : std::string_view(),
+                     CsvLimits{report.text ? report.text->size() + 1 : 1}) {
+        const MetricLayout& layout = report.metric_layout;
+        if (report.layout == NcuLayout::raw) {
+            prefixes_.reserve(layout.columns.size());
+            for (std::size_t m = 0; m < layout.columns.size(); ++m) {
+                prefixes_.push_back(fmt::format(",[{},{},", layout.keys[m], layout.units[m]));
+            }
+        }
+    }
+
+    void write(JsonStream& js, const NcuLaunch& launch) {
+        js.raw("[");
+        if (!report_.text) {
+            js.raw("]");
+            return;
+        }
+        const MetricLayout& layout = report_.metric_layout;
+        bool first = true;
+        for (std::size_t r = 0; r < launch.metric_rows.size(); ++r) {
+            tokenizer_.seek(static_cast<std::size_t>(launch.metric_rows[r]));
+            if (!tokenizer_.next(row_)) {
+                break;
+            }
+            if (report_.layout == NcuLayout::raw) {
+                for (std::size_t m = 0; m < layout.columns.size(); ++m) {
+                    const std::string_view prefix = prefixes_[m];
+                    js.metric(first ? prefix.substr(1) : prefix, cell(layout.columns[m]));
+                    first = false;
+                }
+                continue;
+            }
+            const bool indexed = r < launch.metric_keys.size() && r < launch.metric_units.size();
+            js.raw(first ? "[" : ",[");
+            first = false;
+            js.integer(indexed ? launch.metric_keys[r] : 0);
+            js.raw(",");
+            js.integer(indexed ? launch.metric_units[r] : 0);
+            js.raw(",");
+            js.string(cell(layout.value));
+            js.raw("]");
+        }
+        js.raw("]");
+    }
+
+private:
+    [[nodiscard]] std::string_view cell(std::size_t i) const {
+        return i < row_.cells.size() ? row_.cells[i] : std::string_view();
+    }
+
+    const NcuReport& report_;
+    CsvTokenizer tokenizer_;
+    CsvRow row_;
+    std::vector<std::string> prefixes_;
+};
+
+void write_launch(JsonStream& js, MetricWriter& metrics, const NcuLaunch& launch,
                   const nlohmann::json& extra) {
-    const auto optional_dom = [](const auto& v) { return v ? nlohmann::json(*v) : nlohmann::json(); };
     js.raw("{");
     js.key("id");
-    js.dom(optional_dom(launch.scope.launch_id));
+    js.optional_integer(launch.scope.launch_id);
     js.raw(",");
     js.key("kernel");
     js.string(launch.scope.kernel);
     js.raw(",");
     js.key("grid");
-    js.dom(optional_dom(launch.scope.grid));
+    js.dim3(launch.scope.grid);
     js.raw(",");
     js.key("block");
-    js.dom(optional_dom(launch.scope.block));
+    js.dim3(launch.scope.block);
     js.raw(",");
     js.key("scope");
     js.dom(scope_to_json(launch.scope));
     if (launch.process_id) {
         js.raw(",");
         js.key("process_id");
-        js.dom(*launch.process_id);
+        js.optional_integer(launch.process_id);
     }
     if (!launch.compute_capability.empty()) {
         js.raw(",");
@@ -167,23 +289,12 @@ void write_launch(JsonStream& js, const NcuReport& report, const NcuLaunch& laun
     js.dom(rules);
     js.raw(",");
     js.key("metrics");
-    js.raw("[");
-    first = true;
     // [key, unit, "value"]: names and units once at the top (metric_keys, metric_units), so a
-    // raw page's JSON stays about the size of its CSV instead of ten times it.
-    for_each_metric(report, launch, [&](const MetricView& m) {
-        js.raw(first ? "[" : ",[");
-        first = false;
-        js.integer(m.key);
-        js.raw(",");
-        js.integer(m.unit_index);
-        js.raw(",");
-        js.string(m.value);
-        js.raw("]");
-    });
-    js.raw("],");
+    // metric costs its few value bytes plus `[key,unit,""]`, not its name and unit again.
+    metrics.write(js, launch);
+    js.raw(",");
     js.key("unmodeled");
-    js.dom(launch.unmodeled);
+    js.integer(launch.unmodeled);
     if (extra.is_object()) {
         for (const auto& [name, value] : extra.items()) {
             js.raw(",");
@@ -242,11 +353,12 @@ void write_report_json(const NcuReport& report, std::ostream& out, const ReportJ
     js.raw(head.empty() ? "" : ",");
     js.key("launches");
     js.raw("[");
+    MetricWriter metrics(report);
     for (std::size_t i = 0; i < report.launches.size(); ++i) {
         if (i > 0) {
             js.raw(",");
         }
-        write_launch(js, report, report.launches[i],
+        write_launch(js, metrics, report.launches[i],
                      extras.launch ? extras.launch(i) : nlohmann::json());
     }
     js.raw("]}\n");

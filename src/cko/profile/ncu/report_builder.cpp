@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 
 namespace cko::profile::ncu {
@@ -136,10 +137,40 @@ void ReportBuilder::note_unmodeled(std::size_t launch, std::uint32_t key, std::u
 void ReportBuilder::add_metric(std::size_t launch, std::uint32_t key, std::uint32_t unit,
                                std::string_view value, std::size_t row_offset) {
     ++report_.launches[launch].metric_count;
+    add_modeled(launch, key, unit, value, row_offset);
+}
+
+void ReportBuilder::add_raw_row(std::size_t launch, std::span<const std::string_view> cells,
+                                const MetricLayout& layout, std::size_t row_offset) {
+    report_.launches[launch].metric_count += layout.columns.size();
+    const std::string_view text =
+        report_.text ? std::string_view(*report_.text) : std::string_view();
+    // Values that are views of the text with 8 bytes after their start take the word-wide check.
+    const char* const padded_end = text.size() >= 8 ? text.data() + text.size() - 8 : text.data();
+    for (std::size_t m = 0; m < layout.columns.size(); ++m) {
+        const std::uint32_t key = layout.keys[m];
+        const std::uint32_t unit = layout.units[m];
+        const std::string_view value = cells[layout.columns[m]];
+        if (keys_[key].meaning.kind == MetricMeaning::Kind::none && unit_conversions_[unit]) {
+            const std::less<const char*> before;  // a total order, also for scratch pointers
+            const bool padded =
+                !before(value.data(), text.data()) && before(value.data(), padded_end);
+            if (!value.empty() && !(padded ? is_ncu_number_padded(value) : is_ncu_number(value)) &&
+                !is_not_available(value)) {
+                note_unmodeled(launch, key, unit, value);
+            }
+            continue;
+        }
+        add_modeled(launch, key, unit, value, row_offset);
+    }
+}
+
+void ReportBuilder::add_modeled(std::size_t launch, std::uint32_t key, std::uint32_t unit,
+                                std::string_view value, std::size_t row_offset) {
     const KeyInfo& info = keys_[key];
     const std::optional<UnitConversion>& conv = unit_conversions_[unit];
     if (info.meaning.kind == MetricMeaning::Kind::none) {
-        if (!conv || (!value.empty() && !is_not_available(value) && !parse_ncu_number(value))) {
+        if (!conv || (!value.empty() && !is_ncu_number(value) && !is_not_available(value))) {
             note_unmodeled(launch, key, unit, value);
         }
         return;

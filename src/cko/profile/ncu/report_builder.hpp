@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -32,6 +33,12 @@ public:
     // Keeps one metric of a launch and feeds the semantic layer. `row_offset` locates errors.
     void add_metric(std::size_t launch, std::uint32_t key, std::uint32_t unit,
                     std::string_view value, std::size_t row_offset);
+
+    // Keeps the metrics of one raw-page row (every metric column of `layout`). The same as
+    // add_metric per column, with the common column (not used by the semantic layer, a known
+    // unit) costing one number check: a raw page has ~550 of them per launch.
+    void add_raw_row(std::size_t launch, std::span<const std::string_view> cells,
+                     const MetricLayout& layout, std::size_t row_offset);
 
     // Builds every launch's facts (sorted by id).
     void finish();
@@ -71,6 +78,8 @@ private:
         bool set = false;
     };
 
+    void add_modeled(std::size_t launch, std::uint32_t key, std::uint32_t unit,
+                     std::string_view value, std::size_t row_offset);
     [[nodiscard]] std::uint32_t lookup_key(std::string_view section, std::string_view name);
     [[nodiscard]] std::string describe(std::uint32_t key) const;  // "Section: Name" or name
     void note_unmodeled(std::size_t launch, std::uint32_t key, std::uint32_t unit,

@@ -1,0 +1,150 @@
+// Word-at-a-time byte searches (SWAR) for the NCU tokenizer, text check and JSON printer.
+#pragma once
+
+// Why hand-written: an NCU raw page is mostly cells of 3 to 12 bytes ("2,230","52.88"); a memchr
+// call per cell costs more than the cell (bench/ncu_bench.cpp, BM_TokenizeNcuRaw). Eight bytes are
+// tested at once with plain 64-bit arithmetic (SSE2, part of every x86-64, where the compiler has
+// it), so this needs no CPU dispatch.
+
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string_view>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+namespace cko::profile::ncu::byte_scan {
+
+inline constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
+inline constexpr std::uint64_t kHigh = 0x8080808080808080ULL;
+
+// Eight bytes, the byte at the lowest address in the lowest bits.
+inline std::uint64_t load(const char* p) noexcept {
+    std::uint64_t w = 0;
+    std::memcpy(&w, p, 8);
+    if constexpr (std::endian::native == std::endian::big) {
+        w = __builtin_bswap64(w);
+    }
+    return w;
+}
+
+// The high bit of each byte of `w` equal to `c`. The lowest flagged byte is exact; bytes above a
+// match may be flagged too (a borrow), so only the lowest one is ever used.
+inline std::uint64_t bytes_equal(std::uint64_t w, unsigned char c) noexcept {
+    const std::uint64_t x = w ^ (kOnes * c);
+    return (x - kOnes) & ~x & kHigh;
+}
+
+// The high bit of each byte of `w` below `n` (n <= 0x80); the lowest flagged byte is exact.
+inline std::uint64_t bytes_below(std::uint64_t w, unsigned char n) noexcept {
+    return (w - kOnes * n) & ~w & kHigh;
+}
+
+// Index of the lowest flagged byte of a non-zero mask.
+inline std::size_t first_flagged(std::uint64_t mask) noexcept {
+    return static_cast<std::size_t>(std::countr_zero(mask)) / 8;
+}
+
+// The first byte in [p, end) that a JSON string cannot hold as is ('"', '\\', a control
+// character), or end.
+inline const char* find_json_special(const char* p, const char* end) noexcept {
+    for (; end - p >= 8; p += 8) {
+        const std::uint64_t w = load(p);
+        if (const std::uint64_t m =
+                bytes_equal(w, '"') | bytes_equal(w, '\\') | bytes_below(w, 0x20);
+            m != 0) {
+            return p + first_flagged(m);
+        }
+    }
+    for (; p < end; ++p) {
+        const auto c = static_cast<unsigned char>(*p);
+        if (c == '"' || c == '\\' || c < 0x20) {
+            return p;
+        }
+    }
+    return end;
+}
+
+// Bit i set where byte i of `w` is '"' (exact for every byte).
+inline std::uint64_t quote_bits_of_word(std::uint64_t w) noexcept {
+    const std::uint64_t x = w ^ (kOnes * '"');
+    const std::uint64_t nonzero = ((x & ~kHigh) + ~kHigh) | x;  // high bit of each non-zero byte
+    const std::uint64_t zero = ~nonzero & kHigh;
+    return ((zero >> 7) * 0x0102040810204080ULL) >> 56;  // gathers the 8 high bits
+}
+
+// Bit i set where p[i] is '"', for the 64 bytes at p.
+inline std::uint64_t quote_bits_swar(const char* p) noexcept {
+    std::uint64_t bits = 0;
+    for (int i = 0; i < 8; ++i) {
+        bits |= quote_bits_of_word(load(p + 8 * i)) << (8 * i);
+    }
+    return bits;
+}
+
+inline std::uint64_t quote_bits(const char* p) noexcept {
+#if defined(__SSE2__)
+    const __m128i quote = _mm_set1_epi8('"');
+    std::uint64_t bits = 0;
+    for (int i = 0; i < 4; ++i) {
+        const __m128i chunk = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * i));
+        const auto mask =
+            static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(chunk, quote)));
+        bits |= std::uint64_t{mask} << (16 * i);
+    }
+    return bits;
+#else
+    return quote_bits_swar(p);
+#endif
+}
+
+// The quotes of a text in order, one 64-byte block at a time: a block's bitmap is computed once
+// and each quote then costs a bit scan and a bit clear. A raw page has a quote every four bytes
+// or so; this replaces one search per cell. Invariant kept by the caller: every quote before the
+// position being read has been taken (pop), none after it.
+class QuoteCursor {
+public:
+    explicit QuoteCursor(std::string_view text) noexcept : text_(text) { seek(0); }
+
+    // The next quote (the text's size when there is none), without taking it.
+    [[nodiscard]] std::size_t peek() noexcept {
+        while (bits_ == 0) {
+            if (base_ + 64 >= text_.size()) {
+                return text_.size();
+            }
+            base_ += 64;
+            bits_ = block_bits(base_);
+        }
+        return base_ + static_cast<std::size_t>(std::countr_zero(bits_));
+    }
+    // The next quote, taken.
+    std::size_t pop() noexcept {
+        const std::size_t at = peek();
+        bits_ &= bits_ - 1;
+        return at;
+    }
+    // Forgets every quote before `pos`.
+    void seek(std::size_t pos) noexcept {
+        base_ = pos & ~std::size_t{63};
+        bits_ = base_ < text_.size() ? block_bits(base_) & (~std::uint64_t{0} << (pos - base_)) : 0;
+    }
+
+private:
+    [[nodiscard]] std::uint64_t block_bits(std::size_t base) const noexcept {
+        if (text_.size() - base >= 64) {
+            return quote_bits(text_.data() + base);
+        }
+        char tail[64] = {};  // the last, partial block: the bytes past the end are no quotes
+        std::memcpy(tail, text_.data() + base, text_.size() - base);
+        return quote_bits(tail);
+    }
+
+    std::string_view text_;
+    std::size_t base_ = 0;
+    std::uint64_t bits_ = 0;
+};
+
+}  // namespace cko::profile::ncu::byte_scan
