@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# `cko map` end to end on the real torch and nsys fixtures: an independent Python recomputation
+# (tests/map_check.py) must agree to the nanosecond; bad flags are refused naming the field.
+. "$(dirname "$0")/lib.sh"
+
+torch=tests/fixtures/torch/torch_trace.json
+gz=tests/fixtures/torch/h200_matmul_trace.json.gz
+vec=tests/fixtures/nsys/vec.sqlite
+
+# Whole trace and per-window maps, each checked by the independent script.
+for args in "$torch" "$torch --window layer" "$gz" "$vec" "tests/fixtures/torch/torch18_camelcase_trace.json"; do
+  set -- $args
+  expect_rc 0 "$CKO" map "$@" --json
+  printf '%s' "$out" > "$tmp/map.json"
+  window=""; [ $# -gt 1 ] && window=$3
+  expect_rc 0 python3 tests/map_check.py --trace "$1" --map "$tmp/map.json" --window "$window"
+  contains "$out" ", 0 differ"
+done
+
+# The torch fixture: five 'layer' windows, aggregated; the document names its input by digest.
+expect_rc 0 "$CKO" map "$torch" --window layer --speedup 2 --json
+printf '%s' "$out" | python3 -c '
+import json, sys, hashlib
+d = json.load(sys.stdin)
+assert d["format_version"] == "cko/map-v1", d["format_version"]
+p = d["parts"][0]
+assert len(p["windows"]) == 5 and p["aggregate"]["occurrences"] == 5, p["aggregate"]
+digest = hashlib.sha256(open("tests/fixtures/torch/torch_trace.json", "rb").read()).hexdigest()
+assert d["inputs"][0]["source"]["report_sha256"] == digest, d["inputs"]
+for w in p["windows"]:
+    g = w["gpu"]
+    assert g["busy_ns"] + g["idle_ns"] == w["duration_ns"], w
+    a = g["idle_attribution"]
+    assert sum(a.values()) == g["idle_ns"], a
+    assert sum(c["ns"] for c in g["concurrency"]) == w["duration_ns"], g["concurrency"]
+    assert w["coverage"]["recorded_ns"] + w["coverage"]["unobserved_ns"] == w["duration_ns"]
+    for i in w["items"]:
+        assert i["exposed_ns"] <= i["union_ns"] <= max(i["total_ns"], i["union_ns"]), i
+        assert abs(i["amdahl_gain_pct"] - i["removable_pct"] / 2) < 1e-9, i
+'
+
+# Text: the summary lines and a Gantt row per lane.
+expect_rc 0 "$CKO" map "$torch" --window layer --top 3
+contains "$out" "window 'layer' #0"
+contains "$out" "idle while CPU: in sync"
+contains "$out" "GPU 0 stream 7"
+contains "$out" "Gantt legend:"
+expect_rc 0 "$CKO" map "$vec"
+contains "$out" "scale_naive(const float *, float *, float, int)"
+
+# Refusals name the field and the fix.
+expect_rc 2 "$CKO" map "$torch" --window nosuch
+contains "$err" "no annotation named 'nosuch'"
+contains "$err" "'layer'"
+expect_rc 2 "$CKO" map "$torch" --speedup 0.5
+contains "$err" "--speedup must be a finite number greater than 1"
+expect_rc 2 "$CKO" map "$torch" --device 3
+contains "$err" "no GPU lane is on device 3"
+expect_rc 2 "$CKO" map "$torch" "$torch"
+contains "$err" "distributedInfo.rank"
+echo "map: ok"
