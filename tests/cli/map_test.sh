@@ -58,4 +58,49 @@ expect_rc 2 "$CKO" map "$torch" --device 3
 contains "$err" "no GPU lane is on device 3"
 expect_rc 2 "$CKO" map "$torch" "$torch"
 contains "$err" "distributedInfo.rank"
+
+# Profiles kept as evidence: content-addressed records in the store, shown by the history.
+ex="$(cd examples/cpu-saxpy && pwd)"
+t="$tmp/t"; root="$t/art"
+saxpy_target "$t" "$ex/original"
+expect_rc 0 "$CKO" target freeze --spec "$t/cko.toml" --root "$root"
+expect_rc 0 "$CKO" experiment new --root "$root" --control --json
+exp=$(printf '%s' "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
+expect_rc 0 "$CKO" map "$torch" --window layer --root "$root" --experiment "$exp" --subject candidate --json
+printf '%s' "$out" > "$tmp/stored.json"
+id=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["stored"]["id"])' "$tmp/stored.json")
+[ -f "$root/profiles/$id.json" ] || fail "no profiles/$id.json"
+python3 - "$root/profiles/$id.json" "$tmp/stored.json" <<'PY'
+import json, sys, hashlib
+r = json.load(open(sys.argv[1]))
+printed = json.load(open(sys.argv[2]))
+printed.pop("stored")
+assert r["format_version"] == "cko/profile-record-v1" and r["kind"] == "map", r["kind"]
+assert r["document"] == printed, "the stored document is not the printed one"
+assert r["experiment_id"] and r["subject"] == "candidate", r
+digest = hashlib.sha256(open("tests/fixtures/torch/torch_trace.json", "rb").read()).hexdigest()
+assert r["sources"][0]["report_sha256"] == digest and r["sources"][0]["tool"] == "kineto", r["sources"]
+assert len(r["environment_sha256"]) == 64 and r["target"], r
+PY
+# The same evidence again is the same record; another document is another.
+expect_rc 0 "$CKO" map "$torch" --window layer --root "$root" --experiment "$exp" --subject candidate
+contains "$out" "stored as $id"
+expect_rc 0 "$CKO" profile torch "$torch" --root "$root"
+contains "$out" "stored as profile-"
+[ "$(ls "$root/profiles" | wc -l)" -eq 2 ] || fail "expected two profile records: $(ls "$root/profiles")"
+expect_rc 0 "$CKO" history --root "$root"
+digest=$(sha256sum "$torch" | cut -c1-12)
+contains "$out" "$id"
+contains "$out" "map of torch_trace.json (sha256 $digest)"
+contains "$out" "for $exp candidate"
+expect_rc 0 "$CKO" fsck --root "$root"
+expect_rc 0 "$CKO" report --root "$root" --format md --out "$tmp/report.md"
+contains "$(cat "$tmp/report.md")" "\`$id\`: map of"
+contains "$(cat "$tmp/report.md")" "evidence for \`$exp\` (candidate)"
+# Refusals: a subject that is neither side, an experiment without a store, an unknown experiment.
+expect_rc 2 "$CKO" map "$torch" --root "$root" --experiment "$exp" --subject both
+contains "$err" "use reference or candidate"
+expect_rc 2 "$CKO" map "$torch" --experiment "$exp" --subject reference
+contains "$err" "need --root"
+expect_rc 2 "$CKO" map "$torch" --root "$root" --experiment exp-nosuch --subject reference
 echo "map: ok"

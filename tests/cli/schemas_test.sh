@@ -31,6 +31,8 @@ expect_rc 0 "$CKO" confirm "$exp" --root "$A" --json
 conf=$(printf '%s' "$out" | field 'd["id"]')
 expect_rc 0 "$CKO" champion select --root "$A" --experiment "$exp" --confirm "$conf"
 expect_rc 0 "$CKO" audit --root "$A" --json
+expect_rc 0 "$CKO" map "$repo/tests/fixtures/torch/torch_trace.json" --root "$A" --experiment "$exp" --subject candidate  # profiles/<id>.json against profile-record-v1
+expect_rc 0 "$CKO" profile nsys "$repo/tests/fixtures/nsys/vec.sqlite" --root "$A"
 expect_rc 0 "$CKO" champion restore --root "$A" --reason "schema test"
 expect_rc 0 "$CKO" stop --root "$A" --reason "schema test"  # stop.json against stop-v1
 
