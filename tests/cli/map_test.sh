@@ -103,4 +103,28 @@ contains "$err" "use reference or candidate"
 expect_rc 2 "$CKO" map "$torch" --experiment "$exp" --subject reference
 contains "$err" "need --root"
 expect_rc 2 "$CKO" map "$torch" --root "$root" --experiment exp-nosuch --subject reference
+
+# An experiment's gain bound may cite a stored map; a conservative-bound screen whose cited bound
+# is below the minimum effect (5 %) is rejected without one driver call.
+expect_rc 2 "$CKO" experiment new --root "$root" --candidate "$ex/candidate" --hypothesis h --mechanism m \
+  --failure-closes mechanism --no-falsifier-reason none --gain-bound-pct 1 --gain-bound-source map:profile-0000000000000000
+contains "$err" "cites map 'profile-0000000000000000', which the store does not hold"
+torch_id=$(ls "$root/profiles" | grep -v "^$id.json$" | sed 's/.json$//')
+expect_rc 2 "$CKO" experiment new --root "$root" --candidate "$ex/candidate" --hypothesis h --mechanism m \
+  --failure-closes mechanism --no-falsifier-reason none --gain-bound-pct 1 --gain-bound-source "map:$torch_id"
+contains "$err" "a torch profile, not a map"
+expect_rc 0 "$CKO" experiment new --root "$root" --candidate "$ex/candidate" --hypothesis h --mechanism m \
+  --failure-closes mechanism --no-falsifier-reason none --gain-bound-pct 1 --gain-bound-source "map:$id" --json
+bounded=$(printf '%s' "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
+expect_rc 1 "$CKO" screen "$bounded" --root "$root" --json
+screen=$(printf '%s' "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
+[ -d "$root/invocations/$screen" ] || fail "no invocation $screen"
+[ ! -e "$root/invocations/$screen/driver" ] || fail "the bounded screen called the driver: $(ls "$root/invocations/$screen/driver")"
+printf '%s' "$out" | python3 -c '
+import json, sys
+o = json.load(sys.stdin)["result"]["outputs"]
+assert o["verdict"] == "below_minimum" and o["decision"] == "rejected", (o["verdict"], o["decision"])
+assert o["pairs"] == 0 and o["d"] == [], o["pairs"]
+assert o["bound_rejection"]["bound_pct"] == 1 and o["bound_rejection"]["minimum_effect_pct"] == 5, o
+assert "rejected without measuring" in o["reason"], o["reason"]'
 echo "map: ok"
