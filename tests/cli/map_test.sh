@@ -64,7 +64,8 @@ ex="$(cd examples/cpu-saxpy && pwd)"
 t="$tmp/t"; root="$t/art"
 saxpy_target "$t" "$ex/original"
 expect_rc 0 "$CKO" target freeze --spec "$t/cko.toml" --root "$root"
-expect_rc 0 "$CKO" experiment new --root "$root" --control --json
+expect_rc 0 "$CKO" experiment new --root "$root" --candidate "$ex/candidate" --hypothesis "rows are contiguous" \
+  --mechanism loop-order --failure-closes mechanism --no-falsifier-reason none --json
 exp=$(printf '%s' "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
 expect_rc 0 "$CKO" map "$torch" --window layer --root "$root" --experiment "$exp" --subject candidate --json
 printf '%s' "$out" > "$tmp/stored.json"
@@ -106,6 +107,7 @@ expect_rc 2 "$CKO" map "$torch" --root "$root" --experiment exp-nosuch --subject
 
 # An experiment's gain bound may cite a stored map; a conservative-bound screen whose cited bound
 # is below the minimum effect (5 %) is rejected without one driver call.
+cp -r "$ex/candidate" "$tmp/cand2" && echo "// another candidate" >> "$tmp/cand2/saxpy.cpp"
 expect_rc 2 "$CKO" experiment new --root "$root" --candidate "$ex/candidate" --hypothesis h --mechanism m \
   --failure-closes mechanism --no-falsifier-reason none --gain-bound-pct 1 --gain-bound-source map:profile-0000000000000000
 contains "$err" "cites map 'profile-0000000000000000', which the store does not hold"
@@ -113,7 +115,7 @@ torch_id=$(ls "$root/profiles" | grep -v "^$id.json$" | sed 's/.json$//')
 expect_rc 2 "$CKO" experiment new --root "$root" --candidate "$ex/candidate" --hypothesis h --mechanism m \
   --failure-closes mechanism --no-falsifier-reason none --gain-bound-pct 1 --gain-bound-source "map:$torch_id"
 contains "$err" "a torch profile, not a map"
-expect_rc 0 "$CKO" experiment new --root "$root" --candidate "$ex/candidate" --hypothesis h --mechanism m \
+expect_rc 0 "$CKO" experiment new --root "$root" --candidate "$tmp/cand2" --hypothesis h --mechanism m \
   --failure-closes mechanism --no-falsifier-reason none --gain-bound-pct 1 --gain-bound-source "map:$id" --json
 bounded=$(printf '%s' "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
 expect_rc 1 "$CKO" screen "$bounded" --root "$root" --json
@@ -128,4 +130,8 @@ assert o["verdict"] == "below_minimum" and o["decision"] == "rejected", (o["verd
 assert o["pairs"] == [] and o["d"] == [], o["pairs"]
 assert o["bound_rejection"]["bound_pct"] == 1 and o["bound_rejection"]["minimum_effect_pct"] == 5, o
 assert "rejected without measuring" in o["reason"], o["reason"]'
+# Every record of the root (profiles, the bounded screen's result) against its schema.
+python3 tests/schemas/validate_store.py "$root" > "$tmp/validate.log" 2>&1 || fail "records invalid: $(cat "$tmp/validate.log")"
+out=$(cat "$tmp/validate.log")
+contains "$out" "profile-record-v1"
 echo "map: ok"
