@@ -55,6 +55,11 @@ say "select the champion (explicitly, with the improved confirm)"
 say "audit: the original against the champion"
 read -r a1 v_a1 _ < <(run audit)
 
+say "keep a profile as evidence (cko map --root): the execution map of the shipped torch trace fixture"
+# The CPU example has no GPU to profile; the fixture (an H200 trace) shows the evidence path. A
+# profile of a real driver call is stored the same way with --experiment/--subject.
+"$CKO" map "$PWD/tests/fixtures/torch/torch_trace.json" --window layer --root "$root" --top 5 --gantt-columns 0 | tail -n 4
+
 say "fsck"
 "$CKO" fsck --root "$root"
 

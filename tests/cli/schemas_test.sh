@@ -31,6 +31,8 @@ expect_rc 0 "$CKO" confirm "$exp" --root "$A" --json
 conf=$(printf '%s' "$out" | field 'd["id"]')
 expect_rc 0 "$CKO" champion select --root "$A" --experiment "$exp" --confirm "$conf"
 expect_rc 0 "$CKO" audit --root "$A" --json
+expect_rc 0 "$CKO" map "$repo/tests/fixtures/torch/torch_trace.json" --root "$A" --experiment "$exp" --subject candidate  # profiles/<id>.json against profile-record-v1
+expect_rc 0 "$CKO" profile nsys "$repo/tests/fixtures/nsys/vec.sqlite" --root "$A"
 expect_rc 0 "$CKO" champion restore --root "$A" --reason "schema test"
 expect_rc 0 "$CKO" stop --root "$A" --reason "schema test"  # stop.json against stop-v1
 
@@ -113,6 +115,8 @@ env CKO_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1 CKO_NVIDIA_SMI=/nonexistent/
 "$CKO" profile nsys "$fx/nsys/vec.sqlite" --json > "$docs/nsys.json"
 "$CKO" profile torch "$fx/torch/torch_trace.json" --json --tool-version 2.11 > "$docs/torch.json"
 "$CKO" profile torch "$fx/torch/h200_matmul_trace.json.gz" --json > "$docs/torch-gz.json"
+"$CKO" map "$fx/torch/torch_trace.json" --window layer --speedup 2 --json > "$docs/map.json"
+"$CKO" map "$fx/nsys/vec.sqlite" --json > "$docs/map-nsys.json"
 mkdir "$tmp/bin"  # profile collect ncu, with a fake ncu on PATH that prints the raw fixture
 printf '#!/bin/sh\nif [ "$1" = --version ]; then echo "Version 2025.3.1.0 (build 1)"; exit 0; fi\ncat "%s"\n' \
   "$fx/ncu/ncu_raw.csv" > "$tmp/bin/ncu"

@@ -240,6 +240,7 @@ void build_app(CLI::App& app) {
     register_profile(*profile);
     register_compiler(app);
     register_knowledge(app);
+    register_map(app);
 }
 
 }  // namespace

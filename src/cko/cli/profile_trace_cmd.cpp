@@ -1,5 +1,6 @@
 // `cko profile torch`, `cko profile nsys`: trace summaries as aligned tables or one JSON document.
 #include "cko/cli/command.hpp"
+#include "cko/cli/evidence_flags.hpp"
 #include "cko/cli/verbs.hpp"
 #include "cko/profile/kineto/kineto_trace.hpp"
 #include "cko/profile/nsys/nsys_export.hpp"
@@ -196,28 +197,39 @@ void register_profile_traces(CLI::App& profile) {
     auto files = std::make_shared<std::vector<std::string>>();
     auto tool_version = std::make_shared<std::string>();
     auto top = std::make_shared<std::size_t>(20);
+    auto torch_evidence = std::make_shared<EvidenceFlags>();
     auto* torch =
         add_verb(profile, "torch", "Summarise PyTorch profiler (Kineto) traces, .json or .json.gz",
-                 [files, tool_version, top] {
+                 [files, tool_version, top, torch_evidence] {
                      const std::vector<std::filesystem::path> paths(files->begin(), files->end());
                      const auto traces = kineto::import_kineto_traces(paths, *tool_version);
                      std::string text;
                      for (const auto& t : traces) {
                          text += (text.empty() ? "" : "\n") + kineto_text(t, *top);
                      }
-                     return CommandResult{text, kineto::kineto_traces_to_json(traces), 0};
+                     CommandResult result{text, kineto::kineto_traces_to_json(traces), 0};
+                     Json sources = Json::array();
+                     for (const auto& t : traces) {
+                         Json s = profile::source_to_json(t.source);
+                         s["path"] = t.path;
+                         sources.push_back(s);
+                     }
+                     store_if_asked(*torch_evidence, "torch", sources, result);
+                     return result;
                  });
     torch->add_option("files", *files, "Trace files (one per rank)")->required();
     torch->add_option("--tool-version", *tool_version,
                       "torch version that wrote the traces (they do not record it)");
     torch->add_option("--top", *top, "Kernel rows to print (default 20)");
+    add_evidence_flags(torch, *torch_evidence);
 
     auto file = std::make_shared<std::string>();
     auto csv = std::make_shared<std::string>();
     auto nsys_top = std::make_shared<std::size_t>(20);
+    auto nsys_evidence = std::make_shared<EvidenceFlags>();
     auto* nsys_verb =
         add_verb(profile, "nsys", "Summarise an Nsight Systems SQLite export like `nsys stats`",
-                 [file, csv, nsys_top] {
+                 [file, csv, nsys_top, nsys_evidence] {
                      if (!csv->empty()) {
                          // Exactly the CSV `nsys stats --report NAME --format csv` prints.
                          const nsys::NsysDatabase db(*file);
@@ -229,7 +241,11 @@ void register_profile_traces(CLI::App& profile) {
                          return CommandResult{report.to_csv(), report.to_json(), 0};
                      }
                      const nsys::NsysExport e = nsys::import_nsys_export(*file);
-                     return CommandResult{nsys_text(e, *nsys_top), e.to_json(), 0};
+                     CommandResult result{nsys_text(e, *nsys_top), e.to_json(), 0};
+                     Json source = profile::source_to_json(e.source);
+                     source["path"] = e.path;
+                     store_if_asked(*nsys_evidence, "nsys", Json::array({source}), result);
+                     return result;
                  });
     nsys_verb->add_option("file", *file, "The .sqlite export (nsys export --type sqlite)")
         ->required();
@@ -237,6 +253,7 @@ void register_profile_traces(CLI::App& profile) {
                           "Print one report as nsys stats CSV: cuda_gpu_kern_sum[:base|:mangled], "
                           "cuda_gpu_mem_time_sum, cuda_api_sum, nvtx_sum, cuda_sync_sum");
     nsys_verb->add_option("--top", *nsys_top, "Rows per report to print (default 20)");
+    add_evidence_flags(nsys_verb, *nsys_evidence);
 }
 
 }  // namespace cko::cli

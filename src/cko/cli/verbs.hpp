@@ -16,5 +16,6 @@ void register_profile_ncu(CLI::App& profile);     // profile_ncu_cmd.cpp
 void register_profile_traces(CLI::App& profile);  // profile_trace_cmd.cpp
 void register_compiler(CLI::App& app);   // compiler_cmd.cpp: ptxas, sass, sass diff, triton
 void register_knowledge(CLI::App& app);  // knowledge_cmd.cpp: knowledge query
+void register_map(CLI::App& app);        // map_cmd.cpp: map
 
 }  // namespace cko::cli

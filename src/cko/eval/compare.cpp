@@ -260,9 +260,24 @@ OperationOutcome run_comparison(const Target& target, const CompareOptions& o,
     stats::Verdict verdict = stats::Verdict::inconclusive;
     std::string reason;
     Rounds rounds;
+    // A conservative-bound screen whose bound, cited from a stored map, is below the minimum
+    // effect cannot pass: it is rejected without a single driver call.
+    const Json no_bound;
+    const Json& bound = plan.experiment.is_null() ? no_bound : plan.experiment.at("gain_bound");
+    const bool bound_rejects = o.kind == ComparisonKind::screen && !bound.is_null() &&
+                               plan.experiment.value("screen_design", "") == "conservative_bound" &&
+                               bound.value("source", "").rfind("map:", 0) == 0 &&
+                               bound.at("pct").get<double>() < plan.minimum_effect_pct;
     try {
         const auto problems = target.environment_problems();
-        if (!problems.empty()) {
+        if (bound_rejects) {
+            verdict = stats::Verdict::below_minimum;
+            reason = fmt::format("the gain bound {}% cited from {} is below the minimum effect {}%: rejected "
+                                 "without measuring",
+                                 bound.at("pct").get<double>(), bound.value("source", ""), plan.minimum_effect_pct);
+            outputs["bound_rejection"] = Json{{"bound_pct", bound.at("pct")}, {"source", bound.at("source")},
+                                              {"minimum_effect_pct", plan.minimum_effect_pct}};
+        } else if (!problems.empty()) {
             rounds.infrastructure_failure = true;
             verdict = stats::Verdict::invalid;
             reason = fmt::format("environment mismatch: {}", fmt::join(problems, "; "));

@@ -2,6 +2,7 @@
 #include "cko/eval/experiment.hpp"
 
 #include "cko/eval/champion.hpp"
+#include "cko/eval/profile_evidence.hpp"
 #include "cko/util/error.hpp"
 #include "cko/util/files.hpp"
 #include "cko/util/sha256.hpp"
@@ -230,6 +231,24 @@ Json create_experiment(const Target& target, const ExperimentSpec& given) {
     }
     if (spec.gain_bound_pct && spec.gain_bound_source.empty()) {
         bad("gain_bound_source", "missing", "say where the upper bound comes from (e.g. an Amdahl bound from a profile)");
+    }
+    if (spec.gain_bound_source.rfind("map:", 0) == 0) {
+        // A cited map must be one the store holds: the bound is then checkable evidence.
+        if (!spec.gain_bound_pct) {
+            bad("gain_bound_pct", "missing", "give the bound (percent) read from the cited map");
+        }
+        const std::string id = spec.gain_bound_source.substr(4);
+        Json cited;
+        try {
+            cited = load_profile(target.store(), id);
+        } catch (const Error&) {
+            bad("gain_bound_source", fmt::format("cites map '{}', which the store does not hold", id),
+                "store the map first (cko map FILE --root R) and cite the id it prints");
+        }
+        if (cited.value("kind", "") != "map") {
+            bad("gain_bound_source", fmt::format("cites '{}', a {} profile, not a map", id, cited.value("kind", "")),
+                "cite a profile stored by cko map");
+        }
     }
     for (std::size_t i = 0; i < spec.extra_correctness_gates.size(); ++i) {
         (void)parse_correctness_gate(spec.extra_correctness_gates[i], fmt::format("correctness_gate[{}]", i));

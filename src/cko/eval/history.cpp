@@ -4,6 +4,7 @@
 
 #include "cko/eval/experiment.hpp"
 #include "cko/eval/judge.hpp"
+#include "cko/eval/profile_evidence.hpp"
 #include "cko/run/invocation.hpp"
 
 #include <fmt/format.h>
@@ -188,6 +189,12 @@ Json target_history(const store::Store& store) {
                      {"restore", s.value("restore", Json())}});
         }
     }
+    for (Json p : list_profiles(store)) {
+        p["type"] = "profile";
+        p["t_unix_s"] = p["created_unix_s"];
+        p.erase("created_unix_s");
+        entries.push_back(std::move(p));
+    }
     // Invocations know their start to the nanosecond, experiments and selections only to the
     // second: within one second an experiment comes before the comparisons that measure it and a
     // selection after the confirm it cites.
@@ -239,6 +246,23 @@ std::string history_text(const Json& h) {
                 "{:<9} {:<10} {:<22} {}{} (mechanism {}, base {})\n", when, type, e.value("id", ""),
                 e.value("control", false) ? "[A/A control] " : "", e.value("hypothesis", ""),
                 e.value("mechanism", ""), e.value("base", ""));
+            continue;
+        }
+        if (type == "profile") {
+            const Json& sources = e.value("sources", Json::array());
+            std::string what;
+            for (const auto& s : sources) {
+                what += (what.empty() ? "" : ", ") +
+                        std::filesystem::path(s.value("path", "")).filename().string() +
+                        " (sha256 " + s.value("report_sha256", "").substr(0, 12) + ")";
+            }
+            const bool tied = e.value("experiment_id", Json()).is_string();
+            text +=
+                fmt::format("{:<9} {:<10} {:<22} {} of {}{}\n", when, type, e.value("id", ""),
+                            e.value("kind", ""), what,
+                            tied ? fmt::format(" for {} {}", e["experiment_id"].get<std::string>(),
+                                               e.value("subject", Json("")).get<std::string>())
+                                 : std::string());
             continue;
         }
         if (type == "select" || type == "restore") {

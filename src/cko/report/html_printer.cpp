@@ -302,8 +302,26 @@ std::string render_html(const Json& model) {
     s += "</section>";
     s += champion_html(model);
     s += cost_html(model);
-    s += "<section id=\"profiles\"><h2>Profiles</h2><p>profiles: none stored (the store holds no profile "
-         "documents or execution maps yet).</p></section>";
+    s += "<section id=\"profiles\"><h2>Profiles</h2>";
+    if (model["profiles"].empty()) {
+        s += "<p>profiles: none stored (the store holds no profile documents or execution maps yet).</p>";
+    } else {
+        s += "<ul>";
+        for (const auto& p : model["profiles"]) {
+            std::string files;
+            for (const auto& src : p.value("sources", Json::array())) {
+                files += fmt::format("{}<code>{}</code> (sha256 <code>{}</code>)", files.empty() ? "" : ", ",
+                                     e(src, "path"), e(src.value("report_sha256", "").substr(0, 16)));
+            }
+            s += fmt::format("<li><code>{}</code>: {} of {}{}</li>", e(p, "id"), e(p, "kind"), files,
+                             p.value("experiment_id", Json()).is_string()
+                                 ? fmt::format(", evidence for <code>{}</code> ({})", e(p, "experiment_id"),
+                                               e(p.value("subject", Json("")).get<std::string>()))
+                                 : "");
+        }
+        s += "</ul>";
+    }
+    s += "</section>";
     s += findings_html(model);
     s += fmt::format("<section id=\"termination\"><h2>Termination</h2><p>{}</p></section>",
                      stop.is_null() ? "No termination reason recorded (cko stop --root R --reason TEXT)."

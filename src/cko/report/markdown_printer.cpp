@@ -173,7 +173,23 @@ std::string render_markdown(const Json& model) {
                      cost.value("driver_calls", 0.0),
                      budget.value("gpu_s", 0.0) > 0 ? seconds_text(budget.value("gpu_s", 0.0)) : "none",
                      budget.value("wall_s", 0.0) > 0 ? seconds_text(budget.value("wall_s", 0.0)) : "none");
-    s += "## Profiles\n\nprofiles: none stored\n\n## Rejected directions, evidence gaps and open risks\n\n";
+    s += "## Profiles\n\n";
+    if (model["profiles"].empty()) {
+        s += "profiles: none stored\n";
+    }
+    for (const auto& p : model["profiles"]) {
+        std::string files;
+        for (const auto& src : p.value("sources", Json::array())) {
+            files += fmt::format("{}`{}` (sha256 `{}`)", files.empty() ? "" : ", ", src.value("path", ""),
+                                 src.value("report_sha256", "").substr(0, 16));
+        }
+        s += fmt::format("- `{}`: {} of {}{}\n", p.value("id", ""), p.value("kind", ""), files,
+                         p.value("experiment_id", Json()).is_string()
+                             ? fmt::format(", evidence for `{}` ({})", p["experiment_id"].get<std::string>(),
+                                           p.value("subject", Json("")).get<std::string>())
+                             : "");
+    }
+    s += "\n## Rejected directions, evidence gaps and open risks\n\n";
     for (const auto& r : f["rejected"]) {
         s += fmt::format("- rejected `{}` ({}): {}; closes **{}**. Evidence: {}\n", r.value("id", ""),
                          r.value("mechanism", ""), r.value("conclusion", ""),

@@ -222,8 +222,10 @@ Json evidence_gaps(const Json& model, const Json& comparisons) {
                         "higher layer or another environment",
                         model["target"].value("claim_layer", "")),
             Json::array({model["target"].value("id", "")}));
-    add_gap(gaps, "no_profiles", "profiles: none stored; no profiler fact supports or refutes a mechanism",
-            Json::array());
+    if (model.value("profiles", Json::array()).empty()) {
+        add_gap(gaps, "no_profiles", "profiles: none stored; no profiler fact supports or refutes a mechanism",
+                Json::array());
+    }
     if (model["stop"].is_null()) {
         add_gap(gaps, "no_termination", "no termination reason recorded (cko stop --root R --reason TEXT)",
                 Json::array());
@@ -252,6 +254,7 @@ Json build_report_model(const store::Store& store, std::int64_t now_unix_s) {
     Json experiments = Json::array();
     Json comparisons = Json::array();
     Json lineage = Json::array();
+    Json profiles = Json::array();  // parsed profiler documents and maps kept as evidence
     std::map<std::string, Json> by_experiment;
     double driver_calls = 0;
     Json cost_by_kind = Json::object();
@@ -263,6 +266,10 @@ Json build_report_model(const store::Store& store, std::int64_t now_unix_s) {
         }
         if (type == "select" || type == "restore") {
             lineage.push_back(e);
+            continue;
+        }
+        if (type == "profile") {
+            profiles.push_back(e);
             continue;
         }
         driver_calls += number_or(e, "driver_calls", 0);
@@ -342,7 +349,7 @@ Json build_report_model(const store::Store& store, std::int64_t now_unix_s) {
                          {"driver_calls", driver_calls},
                          {"by_kind", cost_by_kind},
                          {"budget", model["target"]["budget"]}};
-    model["profiles"] = Json::array();  // profile documents and maps are not stored yet
+    model["profiles"] = profiles;
     const auto stop = read_stop(store);
     model["stop"] = stop ? *stop : Json();
 

@@ -1,0 +1,101 @@
+// Profile records: one content-addressed file per parsed document, bound to the Target's
+// environment.
+#include "cko/eval/profile_evidence.hpp"
+
+#include "cko/eval/experiment.hpp"
+#include "cko/util/clock.hpp"
+#include "cko/util/error.hpp"
+#include "cko/util/sha256.hpp"
+
+#include <algorithm>
+#include <filesystem>
+
+namespace cko::eval {
+
+store::RecordRef store_profile(const store::Store& store, const ProfileEvidence& evidence) {
+    if (!store.exists("target.json")) {
+        throw Error(ErrorCode::not_found,
+                    store.root().string() +
+                        " has no frozen Target: run `cko target freeze` first, or drop --root",
+                    {{"field", "root"}});
+    }
+    if (evidence.experiment.empty() != evidence.subject.empty()) {
+        throw Error(ErrorCode::invalid_argument,
+                    "--experiment and --subject go together: name both (subject reference or "
+                    "candidate) or neither",
+                    {{"field", evidence.experiment.empty() ? "experiment" : "subject"}});
+    }
+    if (!evidence.subject.empty() && evidence.subject != "reference" &&
+        evidence.subject != "candidate") {
+        throw Error(ErrorCode::invalid_argument,
+                    "--subject is '" + evidence.subject + "'; use reference or candidate",
+                    {{"field", "subject"}});
+    }
+    if (!evidence.experiment.empty()) {
+        (void)load_experiment(store, evidence.experiment);  // not_found when it does not exist
+    }
+    const Json target = store.read_record("target.json");
+    const Json environment = target.value("environment", Json::object());
+    Json content{
+        {"kind", evidence.kind},
+        {"sources", evidence.sources},
+        {"document", evidence.document},
+        {"experiment_id", evidence.experiment.empty() ? Json() : Json(evidence.experiment)},
+        {"subject", evidence.subject.empty() ? Json() : Json(evidence.subject)},
+        {"target", target.value("id", "")},
+        {"environment_sha256", sha256_hex(canonical_json(environment))}};
+    const std::string id = content_id("profile", content);
+    const std::string relative = "profiles/" + id + ".json";
+    if (store.exists(relative)) {
+        return store::RecordRef{id, sha256_file_hex(store.path_of(relative)), relative};
+    }
+    Json record = content;
+    record["format_version"] = kProfileRecordFormat;
+    record["id"] = id;
+    record["created_unix_s"] = unix_seconds_now();
+    return store.write_record(relative, record);
+}
+
+std::vector<Json> list_profiles(const store::Store& store) {
+    std::vector<Json> out;
+    const std::filesystem::path dir = store.root() / "profiles";
+    if (!std::filesystem::is_directory(dir)) {
+        return out;
+    }
+    for (const auto& f : std::filesystem::directory_iterator(dir)) {
+        const std::string name = f.path().filename().string();
+        if (f.path().extension() != ".json" || name.front() == '.') {
+            continue;
+        }
+        const Json r = store.read_record("profiles/" + name);
+        Json sources = Json::array();
+        for (const auto& s : r.value("sources", Json::array())) {
+            sources.push_back(Json{{"path", s.value("path", "")},
+                                   {"report_sha256", s.value("report_sha256", "")},
+                                   {"tool", s.value("tool", "")}});
+        }
+        out.push_back(Json{{"id", r.value("id", "")},
+                           {"kind", r.value("kind", "")},
+                           {"created_unix_s", r.value("created_unix_s", std::int64_t{0})},
+                           {"experiment_id", r.value("experiment_id", Json())},
+                           {"subject", r.value("subject", Json())},
+                           {"sources", sources}});
+    }
+    std::sort(out.begin(), out.end(), [](const Json& a, const Json& b) {
+        return std::pair(a["created_unix_s"].get<std::int64_t>(), a["id"].get<std::string>()) <
+               std::pair(b["created_unix_s"].get<std::int64_t>(), b["id"].get<std::string>());
+    });
+    return out;
+}
+
+Json load_profile(const store::Store& store, const std::string& id) {
+    const std::string relative = "profiles/" + id + ".json";
+    if (id.rfind("profile-", 0) != 0 || id.find('/') != std::string::npos ||
+        !store.exists(relative)) {
+        throw Error(ErrorCode::not_found, "no stored profile '" + id + "' (see `cko history`)",
+                    {{"field", "id"}, {"id", id}});
+    }
+    return store.read_record(relative);
+}
+
+}  // namespace cko::eval

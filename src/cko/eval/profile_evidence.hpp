@@ -1,0 +1,37 @@
+// Profiles kept as evidence: a parsed profiler document (or a map) stored content-addressed.
+#pragma once
+
+#include "cko/store/store.hpp"
+#include "cko/util/json.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cko::eval {
+
+inline constexpr const char* kProfileRecordFormat = "cko/profile-record-v1";
+
+struct ProfileEvidence {
+    std::string kind;        // "torch", "nsys", "ncu", "map"
+    Json document;           // the parsed document the verb printed with --json
+    Json sources;            // [{path, report_sha256, tool, tool_version, dialect, parser_version}]
+    std::string experiment;  // "" when not tied to an experiment
+    std::string subject;     // "reference" or "candidate" with an experiment, else ""
+};
+
+// Writes profiles/<id>.json, id = content_id("profile", {kind, sources' digests, document,
+// experiment, subject, environment}), so the same evidence stored twice is one record (the
+// second call returns the first's ref). The Target's environment identity (target.json's
+// `environment`, by digest) and Target id are bound in. Throws not_found (the root has no frozen
+// Target; the experiment does not exist), invalid_argument (subject other than reference or
+// candidate; subject without experiment or the reverse).
+store::RecordRef store_profile(const store::Store& store, const ProfileEvidence& evidence);
+
+// The stored profiles, each {id, kind, created_unix_s, experiment_id, subject, sources}.
+[[nodiscard]] std::vector<Json> list_profiles(const store::Store& store);
+
+// Reads profiles/<id>.json (not_found naming the id otherwise).
+[[nodiscard]] Json load_profile(const store::Store& store, const std::string& id);
+
+}  // namespace cko::eval

@@ -1,0 +1,213 @@
+// Kineto → timeline: the category table decides each event's lane and interval category.
+#include "cko/profile/kineto/timeline_feeder.hpp"
+
+#include "cko/profile/kineto/event_category.hpp"
+#include "cko/profile/kineto/kineto_trace.hpp"
+#include "cko/profile/kineto/trace_event.hpp"
+#include "cko/profile/kineto/trace_reader.hpp"
+#include "cko/profile/kineto/trace_tokenizer.hpp"
+#include "cko/profile/utf8_repair.hpp"
+#include "cko/util/error.hpp"
+
+#include <map>
+
+namespace cko::profile::kineto {
+namespace {
+
+namespace tl = timeline;
+
+tl::Category memcpy_category(std::string_view name) {
+    if (name.find("HtoD") != std::string_view::npos) {
+        return tl::Category::memcpy_h2d;
+    }
+    if (name.find("DtoH") != std::string_view::npos) {
+        return tl::Category::memcpy_d2h;
+    }
+    if (name.find("DtoD") != std::string_view::npos) {
+        return tl::Category::memcpy_d2d;
+    }
+    if (name.find("PtoP") != std::string_view::npos) {
+        return tl::Category::memcpy_p2p;
+    }
+    return tl::Category::memcpy_other;
+}
+
+class FeedSink : public TraceSink {
+public:
+    FeedSink(const std::string& path, tl::TimelineSink& out) : path_(path), out_(out) {
+        source_ = out_.begin_source(path);
+    }
+
+    void on_member(std::string_view key, std::string_view raw_value) override {
+        // Only the two members the timeline needs are parsed; the rest is not read.
+        if (key != "schemaVersion" && key != "distributedInfo") {
+            return;
+        }
+        std::string scratch;
+        raw_value = repairs.repaired(raw_value, scratch);
+        Json value;
+        try {
+            value = parse_json_strict(raw_value, JsonLimits{TraceTokenizer::kMaxItemBytes, 64},
+                                      path_ + ":" + std::string(key));
+        } catch (const Error& e) {
+            throw Error(
+                ErrorCode::malformed_input,
+                "top-level member '" + std::string(key) + "' is not valid JSON: " + e.what(),
+                {{"member", std::string(key)}});
+        }
+        if (key == "schemaVersion") {
+            saw_schema_version = true;
+            schema_version = value.is_number_integer() ? value.get<std::int64_t>() : -1;
+        } else if (value.is_object() && value.contains("rank") &&
+                   value["rank"].is_number_integer()) {
+            rank = value["rank"].get<std::int64_t>();
+        }
+    }
+
+    void on_event(std::string_view raw_event) override {
+        if (!is_valid_utf8(raw_event)) {
+            const std::string_view fixed = repairs.repaired(raw_event, repaired_event_);
+            const std::size_t length = fixed.size();
+            repaired_event_.append(TraceTokenizer::kPadding, ' ');
+            parser_.parse(std::string_view(repaired_event_.data(), length), index_, event_);
+        } else {
+            parser_.parse(raw_event, index_, event_);
+        }
+        add(event_);
+        ++index_;
+    }
+
+    void finish() { out_.end_source(source_, rank); }
+
+    bool saw_schema_version = false;
+    std::int64_t schema_version = 0;
+    std::optional<std::int64_t> rank;
+    std::int64_t intervals = 0;
+    std::int64_t camel_case = 0;
+    std::map<std::string, std::int64_t, std::less<>> left_out;  // why → count
+    Utf8Repairs repairs;
+
+private:
+    void add(const TraceEvent& e) {
+        if (e.ph != "X") {
+            return;
+        }
+        if (!e.ts_ns || !e.dur_ns) {
+            throw Error(ErrorCode::missing_field,
+                        "complete event #" + std::to_string(index_) + " ('" + std::string(e.name) +
+                            "') lacks ts or dur",
+                        {{"event_index", index_}, {"field", !e.ts_ns ? "ts" : "dur"}});
+        }
+        if (*e.dur_ns < 0) {
+            ++left_out["negative durations"];
+            return;
+        }
+        const CategoryMeaning meaning = category_meaning(e.cat);
+        camel_case += meaning.spelling == CategorySpelling::camel_case;
+        tl::Category category = tl::Category::cpu_op;
+        bool gpu = false;
+        switch (meaning.category) {
+        case EventCategory::kernel:
+            category = tl::kernel_category(e.name);
+            gpu = true;
+            break;
+        case EventCategory::gpu_memcpy:
+            category = memcpy_category(e.name);
+            gpu = true;
+            break;
+        case EventCategory::gpu_memset:
+            category = tl::Category::memset;
+            gpu = true;
+            break;
+        case EventCategory::cuda_runtime:
+            category = tl::api_call_category(e.name, tl::Category::cuda_runtime);
+            break;
+        case EventCategory::cuda_driver:
+            category = tl::api_call_category(e.name, tl::Category::cuda_driver);
+            break;
+        case EventCategory::cpu_op:
+            category = tl::Category::cpu_op;
+            break;
+        case EventCategory::user_annotation:
+            category = tl::Category::annotation;
+            break;
+        case EventCategory::gpu_user_annotation:
+            ++left_out["gpu_user_annotation rows (GPU-side copies of CPU ranges)"];
+            return;
+        case EventCategory::other:
+            ++left_out[e.cat == "python_function"
+                           ? std::string("python_function rows")
+                           : "rows of category '" + std::string(e.cat) + "'"];
+            return;
+        }
+        tl::LaneKey key;
+        if (gpu) {
+            key = tl::LaneKey{tl::LaneKind::gpu_stream, e.device.value_or(e.pid.value_or(-1)),
+                              e.stream.value_or(e.tid.value_or(-1))};
+        } else {
+            if (!e.pid || !e.tid) {
+                ++left_out["CPU rows without integer pid/tid"];
+                return;
+            }
+            key = tl::LaneKey{tl::LaneKind::cpu_thread, *e.pid, *e.tid};
+        }
+        tl::Interval iv;
+        iv.start_ns = *e.ts_ns;
+        iv.end_ns = *e.ts_ns + *e.dur_ns;
+        iv.correlation = e.correlation.value_or(-1);
+        iv.lane = out_.lane(source_, key);
+        iv.name = out_.name(e.name);
+        iv.category = category;
+        out_.interval(iv);
+        ++intervals;
+    }
+
+    std::string path_;
+    tl::TimelineSink& out_;
+    tl::SourceId source_ = 0;
+    std::string repaired_event_;
+    TraceEventParser parser_;
+    TraceEvent event_;
+    std::uint64_t index_ = 0;
+};
+
+}  // namespace
+
+KinetoTimelineFeed feed_kineto_timeline(const std::filesystem::path& path,
+                                        timeline::TimelineSink& sink,
+                                        const std::string& tool_version) {
+    FeedSink feed(path.string(), sink);
+    TraceTokenizer tokenizer(feed);
+    const ReadResult read = stream_trace_file(path, tokenizer);
+    if (!feed.saw_schema_version) {
+        throw Error(ErrorCode::missing_field, path.string() + " has no top-level schemaVersion",
+                    {{"path", path.string()}, {"field", "schemaVersion"}});
+    }
+    if (feed.schema_version != 1) {
+        throw Error(ErrorCode::unsupported_format,
+                    path.string() + " has schemaVersion " + std::to_string(feed.schema_version) +
+                        "; cko reads version 1",
+                    {{"path", path.string()}, {"schema_version", feed.schema_version}});
+    }
+    if (!tokenizer.saw_trace_events()) {
+        throw Error(ErrorCode::missing_field, path.string() + " has no traceEvents array",
+                    {{"path", path.string()}, {"field", "traceEvents"}});
+    }
+    feed.finish();
+    KinetoTimelineFeed out;
+    out.source = Source{read.sha256, "kineto", tool_version,
+                        feed.camel_case > 0 ? kDialectCamelCase : kDialect, kParserVersion};
+    out.file_bytes = read.file_bytes;
+    out.rank = feed.rank;
+    out.intervals = feed.intervals;
+    for (const auto& [why, n] : feed.left_out) {
+        out.notes.push_back(path.string() + ": " + std::to_string(n) + " " + why +
+                            " are not in the timeline");
+    }
+    if (const std::string note = feed.repairs.note(); !note.empty()) {
+        out.notes.push_back(path.string() + ": " + note);
+    }
+    return out;
+}
+
+}  // namespace cko::profile::kineto

@@ -1,0 +1,134 @@
+// Both importers feed the one timeline: an nsys export built from the 3.24.14 fixture and the
+// torch fixtures map with numbers worked out by hand from their rows.
+#include "cko/profile/timeline_input.hpp"
+
+#include "cko/util/error.hpp"
+
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+namespace cko::profile {
+namespace {
+namespace fs = std::filesystem;
+namespace tl = timeline;
+
+class SqlExport {
+public:
+    explicit SqlExport(const fs::path& sql_file, const std::string& extra_sql = "") {
+        std::string pattern = (fs::temp_directory_path() / "cko-map-XXXXXX").string();
+        dir_ = ::mkdtemp(pattern.data());
+        path_ = dir_ / "export.sqlite";
+        std::ifstream in(sql_file);
+        std::ostringstream text;
+        text << in.rdbuf();
+        sqlite3* db = nullptr;
+        sqlite3_open(path_.c_str(), &db);
+        char* error = nullptr;
+        const std::string sql = text.str() + extra_sql;
+        if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error) != SQLITE_OK) {
+            ADD_FAILURE() << error;
+            sqlite3_free(error);
+        }
+        sqlite3_close(db);
+    }
+    ~SqlExport() { fs::remove_all(dir_); }
+    [[nodiscard]] const fs::path& path() const { return path_; }
+
+private:
+    fs::path dir_;
+    fs::path path_;
+};
+
+const tl::ItemTime& item(const tl::WindowMap& w, const std::string& name) {
+    const auto it = std::find_if(w.items.begin(), w.items.end(),
+                                 [&](const tl::ItemTime& i) { return i.name == name; });
+    if (it == w.items.end()) {
+        throw std::runtime_error("no item " + name);
+    }
+    return *it;
+}
+
+TEST(TimelineInput, NsysExportMapsWithTheFixturesHandCountedNumbers) {
+    const SqlExport e("tests/fixtures/nsys/schema_3_24_14.sql");
+    const LoadedTimeline loaded = load_timeline({e.path()});
+    ASSERT_EQ(loaded.inputs.size(), 1u);
+    EXPECT_EQ(loaded.inputs[0].format, "nsys");
+    EXPECT_EQ(loaded.inputs[0].source.dialect, "nsys-sqlite-3.24.14");
+    // 4 kernels + 1 copy + 6 runtime calls.
+    EXPECT_EQ(loaded.inputs[0].intervals, 11);
+    const tl::ExecutionMap map = tl::compute_execution_map(loaded.timeline, {});
+    ASSERT_EQ(map.parts.size(), 1u);
+    const tl::WindowMap& w = map.parts[0].windows[0];
+    // Window: cudaMalloc starts at 100, cudaMemcpy ends at 19800.
+    EXPECT_EQ(w.duration_ns(), 19700);
+    // Busy: scale 1000 + 1200 + 1400, vec_add 2000, the copy 640; nothing overlaps.
+    EXPECT_EQ(w.gpu_busy_ns, 6240);
+    EXPECT_EQ(item(w, "scale(float*, float, int)").exposed_ns, 3600);
+    EXPECT_EQ(item(w, "vec_add(const float*, const float*, float*, int)").exposed_ns, 2000);
+    EXPECT_EQ(item(w, "memcpy_h2d").exposed_ns, 640);
+    // Idle 13460: in API calls 5+6+7+8 (launches) + 300 (cudaMalloc) + 100 + 60 (cudaMemcpy
+    // around its copy) = 486; the rest, 12974, has nothing recorded.
+    EXPECT_EQ(w.idle.cpu_launch_ns, 486);
+    EXPECT_EQ(w.idle.unrecorded_ns, 12974);
+    EXPECT_EQ(w.idle.cpu_sync_ns, 0);
+    // Correlation ids 1-4 (kernels) and 6 (the copy) name runtime calls.
+    EXPECT_EQ(map.parts[0].linked_launches, 5);
+}
+
+TEST(TimelineInput, NvtxRangesAreWindowsAndOpenRangesAreNoted) {
+    const SqlExport e("tests/fixtures/nsys/schema_3_24_14.sql",
+                      "CREATE TABLE NVTX_EVENTS (start INTEGER NOT NULL, end INTEGER, eventType "
+                      "INTEGER NOT NULL, text TEXT, textId INTEGER, domainId INTEGER, globalTid "
+                      "INTEGER);"
+                      "INSERT INTO NVTX_EVENTS VALUES (9000, 13500, 59, 'step', NULL, 0, 0),"
+                      "(13500, 18500, 59, 'step', NULL, 0, 0), (19000, NULL, 59, 'open', NULL, "
+                      "0, 0);");
+    const LoadedTimeline loaded = load_timeline({e.path()});
+    ASSERT_EQ(loaded.notes.size(), 1u);
+    EXPECT_NE(loaded.notes[0].find("1 NVTX ranges without an end"), std::string::npos);
+    tl::MapOptions o;
+    o.window = "step";
+    const tl::ExecutionMap map = tl::compute_execution_map(loaded.timeline, o);
+    ASSERT_EQ(map.parts[0].windows.size(), 2u);
+    // [9000,13500): scale [10000,11000) + [12000,13200) = 2200.
+    EXPECT_EQ(map.parts[0].windows[0].gpu_busy_ns, 2200);
+    // [13500,18500): scale [14000,15400) + vec_add [16000,18000) = 3400.
+    EXPECT_EQ(map.parts[0].windows[1].gpu_busy_ns, 3400);
+}
+
+TEST(TimelineInput, TorchFixtureFeedsGpuAndCpuLanesAndNotesWhatItLeftOut) {
+    const LoadedTimeline loaded = load_timeline({"tests/fixtures/torch/torch_trace.json"});
+    ASSERT_EQ(loaded.inputs.size(), 1u);
+    EXPECT_EQ(loaded.inputs[0].format, "torch");
+    // 25 kernels + 5 memcpy + 10 memset + 41 runtime + 5 driver + 70 cpu_op + 5 annotations.
+    EXPECT_EQ(loaded.inputs[0].intervals, 161);
+    bool noted = false;
+    for (const auto& n : loaded.notes) {
+        noted = noted || n.find("5 gpu_user_annotation rows") != std::string::npos;
+    }
+    EXPECT_TRUE(noted);
+    tl::MapOptions o;
+    o.window = "layer";
+    const tl::ExecutionMap map = tl::compute_execution_map(loaded.timeline, o);
+    ASSERT_EQ(map.parts.size(), 1u);
+    EXPECT_EQ(map.parts[0].windows.size(), 5u);
+}
+
+TEST(TimelineInput, SeveralTorchTracesMustNameDistinctRanks) {
+    const fs::path t = "tests/fixtures/torch/torch_trace.json";
+    try {
+        (void)load_timeline({t, t});
+        FAIL() << "expected missing_field";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.code(), ErrorCode::missing_field);
+    }
+    EXPECT_THROW((void)load_timeline({"tests/fixtures/torch/none.json"}), Error);
+}
+
+}  // namespace
+}  // namespace cko::profile
