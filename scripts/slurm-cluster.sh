@@ -88,7 +88,7 @@ slurmctld -D -c -i -f "$SLURM_CONF" >"$dir/slurmctld.out" 2>&1 &
 echo $! >"$dir/slurmctld.bgpid"
 slurmd -D -f "$SLURM_CONF" >"$dir/slurmd.out" 2>&1 &
 echo $! >"$dir/slurmd.bgpid"
-for _ in $(seq 1 150); do
+for _ in $(seq 1 300); do
   state=$(sinfo -h -n "$host" -o %T 2>/dev/null || true)
   [ "$state" = idle ] && { echo "SLURM_CONF=$SLURM_CONF"; exit 0; }
   sleep 0.2
