@@ -37,7 +37,9 @@ constexpr const char* kStepScript =
     "'job_id=%s\\nstep_id=%s\\nnode=%s\\njob_gpus=%s\\nstep_gpus=%s\\ncuda_visible_devices=%s\\n' "
     "\"${SLURM_JOB_ID-}\" \"${SLURM_STEP_ID-}\" \"${SLURMD_NODENAME-}\" \"${SLURM_JOB_GPUS-}\" "
     "\"${SLURM_STEP_GPUS-}\" \"${CUDA_VISIBLE_DEVICES-}\" > \"$step\"\n"
-    "\"$cko\" doctor --json --tool-timeout-ms 3000 > \"$doctor\" 2>/dev/null\n"
+    // Written aside and renamed: a job cancelled mid-write leaves no half JSON document.
+    "\"$cko\" doctor --json --tool-timeout-ms 3000 > \"$doctor.partial\" 2>/dev/null && "
+    "mv -f \"$doctor.partial\" \"$doctor\"\n"
     "exec \"$@\"\n";
 
 struct Query {
@@ -461,8 +463,8 @@ Json settle_slurm_job(const SlurmOptions& o, const std::string& job_name, const 
     }
     rec["slurm_timeout"] = state == "TIMEOUT";
     Json files = Json::array();
-    for (const char* name : {"slurm-step.txt", "node-doctor.json", "job.sh", "submit-stdout.txt",
-                             "submit-stderr.txt"}) {
+    for (const char* name : {"slurm-step.txt", "node-doctor.json", "node-doctor.json.partial", "job.sh",
+                             "submit-stdout.txt", "submit-stderr.txt"}) {
         std::error_code ec;
         if (fs::is_regular_file(fs::symlink_status(call_dir / name, ec))) {
             files.push_back(name);
