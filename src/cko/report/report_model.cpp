@@ -15,6 +15,13 @@
 namespace cko::report {
 namespace {
 
+// A record's text field, "" when it is absent or null (a host without /etc/machine-id records
+// machine_id null; a failed comparison has no verdict): the report shows it empty, never throws.
+std::string text_of(const Json& record, const char* key) {
+    const auto it = record.find(key);
+    return it != record.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
 bool is_comparison(const std::string& type) { return type == "screen" || type == "confirm" || type == "audit"; }
 
 double number_or(const Json& j, const char* key, double fallback) {
@@ -29,20 +36,20 @@ Json target_section(const Json& t) {
     const Json host = env.value("host", Json::object());
     Json cases = Json::array();
     for (const auto& c : t.value("cases", Json::array())) {
-        cases.push_back(c.value("id", ""));
+        cases.push_back(text_of(c, "id"));
     }
     Json gpus = Json::array();
     for (const auto& g : env.value("gpus", Json::array())) {
-        gpus.push_back(Json{{"name", g.value("name", "")}, {"uuid", g.value("uuid", "")},
+        gpus.push_back(Json{{"name", text_of(g, "name")}, {"uuid", text_of(g, "uuid")},
                             {"compute_capability", g.value("compute_capability", Json())}});
     }
     const Json limits = spec.value("limits", Json::object());
-    return Json{{"id", t.value("id", "")},
-                {"name", spec.value("name", "")},
-                {"claim_layer", spec.value("claim_layer", "")},
+    return Json{{"id", text_of(t, "id")},
+                {"name", text_of(spec, "name")},
+                {"claim_layer", text_of(spec, "claim_layer")},
                 {"created_unix_s", t.value("created_unix_s", std::int64_t{0})},
-                {"original", {{"source", t.value("original", Json::object()).value("source", "")},
-                              {"digest", t.value("original", Json::object()).value("digest", "")},
+                {"original", {{"source", text_of(t.value("original", Json::object()), "source")},
+                              {"digest", text_of(t.value("original", Json::object()), "digest")},
                               {"file_count", t.value("original", Json::object()).value("file_count", 0)}}},
                 {"change_scope", spec.value("change_scope", Json::array())},
                 {"cases", cases},
@@ -54,11 +61,11 @@ Json target_section(const Json& t) {
                 {"budget", {{"gpu_s", limits.value("gpu_seconds_budget", 0.0)},
                             {"wall_s", limits.value("wall_seconds_budget", 0.0)},
                             {"deadline", limits.value("deadline", Json())}}},
-                {"identity", {{"hostname", host.value("hostname", "")},
-                              {"machine_id", host.value("machine_id", "")},
-                              {"cpu_model", host.value("cpu_model", "")},
+                {"identity", {{"hostname", text_of(host, "hostname")},
+                              {"machine_id", text_of(host, "machine_id")},
+                              {"cpu_model", text_of(host, "cpu_model")},
                               {"logical_cpus", host.value("logical_cpus", Json())},
-                              {"kernel_release", host.value("kernel_release", "")},
+                              {"kernel_release", text_of(host, "kernel_release")},
                               {"in_container", host.value("in_container", Json())},
                               {"driver_version", env.value("driver_version", Json())},
                               {"cuda_driver_version", env.value("cuda_driver_version", Json())},
@@ -69,7 +76,7 @@ Json target_section(const Json& t) {
 Json latest(const Json& comparisons, const std::string& type) {
     Json found;
     for (const auto& c : comparisons) {
-        if (c.value("type", "") == type && c.value("state", "") != "running") {
+        if (text_of(c, "type") == type && text_of(c, "state") != "running") {
             found = c;
         }
     }
@@ -84,7 +91,7 @@ bool negative(const std::string& verdict) {
 // rejection says what it closed (the contract's failure_closes; a wrong result closes only the
 // implementation, since it measured no performance).
 void conclude(Json& x, const Json& comparisons, const std::string& champion, const std::set<std::string>& ever_selected) {
-    const std::string id = x.value("id", "");
+    const std::string id = text_of(x, "id");
     const Json screen = latest(comparisons, "screen");
     const Json confirm = latest(comparisons, "confirm");
     std::string status;
@@ -95,44 +102,44 @@ void conclude(Json& x, const Json& comparisons, const std::string& champion, con
         conclusion = "A/A control";
         if (!confirm.is_null() || !screen.is_null()) {
             const Json& c = confirm.is_null() ? screen : confirm;
-            conclusion += fmt::format(": {} {}", c.value("type", ""), c.value("verdict", c.value("state", "")));
+            conclusion += fmt::format(": {} {}", text_of(c, "type"), c.value("verdict", text_of(c, "state")));
         }
     } else if (id == champion) {
         status = "champion";
-        conclusion = fmt::format("the champion: confirm {} {}", confirm.value("id", ""), confirm.value("verdict", ""));
+        conclusion = fmt::format("the champion: confirm {} {}", text_of(confirm, "id"), text_of(confirm, "verdict"));
     } else if (ever_selected.count(id) != 0) {
         status = "replaced";
         conclusion = "was the champion, since replaced";
     } else if (!confirm.is_null()) {
-        const std::string v = confirm.value("verdict", "");
+        const std::string v = text_of(confirm, "verdict");
         if (v == "improved") {
             status = "confirmed";
             conclusion = "confirmed improved, never selected";
         } else if (v == "invalid" && !confirm.value("infrastructure_failure", false) &&
-                   confirm.value("state", "") == "succeeded") {
+                   text_of(confirm, "state") == "succeeded") {
             status = "rejected";
-            conclusion = "wrong result (correctness failed): " + confirm.value("reason", "");
+            conclusion = "wrong result (correctness failed): " + text_of(confirm, "reason");
             closes = "implementation";
         } else if (negative(v)) {
             status = "rejected";
-            conclusion = fmt::format("confirm {}: {}", v, confirm.value("reason", ""));
-            closes = x.value("failure_closes", "");
+            conclusion = fmt::format("confirm {}: {}", v, text_of(confirm, "reason"));
+            closes = text_of(x, "failure_closes");
         } else if (v == "mixed") {
             status = "mixed";
             conclusion = "improved overall but regressed on " + confirm.value("regressed_cases", Json::array()).dump();
         } else {
             status = "unresolved";
-            conclusion = fmt::format("confirm {}: {}", v.empty() ? confirm.value("state", "") : v,
-                                     confirm.value("reason", ""));
+            conclusion = fmt::format("confirm {}: {}", v.empty() ? text_of(confirm, "state") : v,
+                                     text_of(confirm, "reason"));
         }
-    } else if (!screen.is_null() && screen.value("decision", "") == "rejected") {
-        const std::string v = screen.value("verdict", "");
+    } else if (!screen.is_null() && text_of(screen, "decision") == "rejected") {
+        const std::string v = text_of(screen, "verdict");
         status = "rejected";
-        conclusion = fmt::format("rejected at screen ({}): {}", v, screen.value("reason", ""));
-        closes = v == "invalid" ? Json("implementation") : Json(x.value("failure_closes", ""));
+        conclusion = fmt::format("rejected at screen ({}): {}", v, text_of(screen, "reason"));
+        closes = v == "invalid" ? Json("implementation") : Json(text_of(x, "failure_closes"));
     } else if (!screen.is_null()) {
         status = "unconfirmed";
-        conclusion = fmt::format("screen {} ({}), never confirmed", screen.value("verdict", screen.value("state", "")),
+        conclusion = fmt::format("screen {} ({}), never confirmed", screen.value("verdict", text_of(screen, "state")),
                                  screen.value("decision", "no decision"));
     } else {
         status = "unmeasured";
@@ -143,7 +150,7 @@ void conclude(Json& x, const Json& comparisons, const std::string& champion, con
     x["closes"] = closes;
     Json ids = Json::array({id});
     for (const auto& c : comparisons) {
-        ids.push_back(c.value("id", ""));
+        ids.push_back(text_of(c, "id"));
     }
     x["evidence"] = ids;
 }
@@ -161,19 +168,19 @@ Json evidence_gaps(const Json& model, const Json& comparisons) {
         const Json facts = baseline.value("resolution_facts", Json::object());
         if (facts.is_object() && facts.contains("resolvable") && !facts.value("resolvable", true)) {
             add_gap(gaps, "unresolvable_minimum_effect", "the baseline cannot resolve the minimum effect: " +
-                    baseline.value("resolution", ""), Json::array({baseline.value("id", "")}));
+                    text_of(baseline, "resolution"), Json::array({text_of(baseline, "id")}));
         }
-        const std::string aa = baseline.value("verdict", "");
+        const std::string aa = text_of(baseline, "verdict");
         if (aa != "equivalent" && aa != "inconclusive" && !aa.empty()) {
             add_gap(gaps, "aa_not_equivalent",
                     fmt::format("the A/A check (original against itself) said {}: about 1 run in 20 by chance at 95 %; "
                                 "repeated, it means a bias in the measurement", aa),
-                    Json::array({baseline.value("id", "")}));
+                    Json::array({text_of(baseline, "id")}));
         }
     }
     std::map<std::string, Json> notes;
     for (const auto& c : comparisons) {
-        const std::string id = c.value("id", "");
+        const std::string id = text_of(c, "id");
         for (const auto& n : c.value("notes", Json::array())) {
             auto& ids = notes[n.get<std::string>()];
             if (ids.is_null()) {
@@ -181,17 +188,17 @@ Json evidence_gaps(const Json& model, const Json& comparisons) {
             }
             ids.push_back(id);
         }
-        const std::string state = c.value("state", "");
+        const std::string state = text_of(c, "state");
         if (state != "succeeded") {
-            add_gap(gaps, "failed_invocation", fmt::format("{} {} ended {}: {}", c.value("type", ""), id, state,
-                                                           c.value("reason", "")), Json::array({id}));
+            add_gap(gaps, "failed_invocation", fmt::format("{} {} ended {}: {}", text_of(c, "type"), id, state,
+                                                           text_of(c, "reason")), Json::array({id}));
         } else if (c.value("infrastructure_failure", false)) {
             add_gap(gaps, "infrastructure_failure", fmt::format("{} {} decided nothing (infrastructure failure): {}",
-                                                                c.value("type", ""), id, c.value("reason", "")),
+                                                                text_of(c, "type"), id, text_of(c, "reason")),
                     Json::array({id}));
         }
-        if (c.value("verdict", "") == "mixed") {
-            add_gap(gaps, "mixed", fmt::format("{} {} is mixed: regressed on {}", c.value("type", ""), id,
+        if (text_of(c, "verdict") == "mixed") {
+            add_gap(gaps, "mixed", fmt::format("{} {} is mixed: regressed on {}", text_of(c, "type"), id,
                                                c.value("regressed_cases", Json::array()).dump()), Json::array({id}));
         }
     }
@@ -199,22 +206,22 @@ Json evidence_gaps(const Json& model, const Json& comparisons) {
         add_gap(gaps, "note", note, ids);
     }
     for (const auto& x : model["experiments"]) {
-        const std::string status = x.value("status", "");
+        const std::string status = text_of(x, "status");
         if (status == "unconfirmed" || status == "unmeasured" || status == "unresolved") {
-            add_gap(gaps, "unconfirmed", fmt::format("{} ({}): {}", x.value("id", ""), x.value("mechanism", ""),
-                                                         x.value("conclusion", "")), x.value("evidence", Json::array()));
+            add_gap(gaps, "unconfirmed", fmt::format("{} ({}): {}", text_of(x, "id"), text_of(x, "mechanism"),
+                                                         text_of(x, "conclusion")), x.value("evidence", Json::array()));
         }
     }
     const Json& champion = model["champion"];
     if (champion.value("current", "original") != "original") {
         if (!champion.value("audited", false)) {
             add_gap(gaps, "not_audited", "the champion was never audited (cko audit) after its selection",
-                    Json::array({champion.value("selection", "")}));
-        } else if (champion.value("audit_verdict", "") != "improved") {
+                    Json::array({text_of(champion, "selection")}));
+        } else if (text_of(champion, "audit_verdict") != "improved") {
             add_gap(gaps, "audit_not_improved",
                     fmt::format("the latest audit of the champion says {}, yet it is still the champion",
-                                champion.value("audit_verdict", "")),
-                    Json::array({champion.value("audit", "")}));
+                                text_of(champion, "audit_verdict")),
+                    Json::array({text_of(champion, "audit")}));
         }
     }
     add_gap(gaps, "claim_layer",
@@ -259,7 +266,7 @@ Json build_report_model(const store::Store& store, std::int64_t now_unix_s) {
     double driver_calls = 0;
     Json cost_by_kind = Json::object();
     for (Json e : history.at("entries")) {
-        const std::string type = e.value("type", "");
+        const std::string type = text_of(e, "type");
         if (type == "experiment") {
             experiments.push_back(e);
             continue;
@@ -278,7 +285,7 @@ Json build_report_model(const store::Store& store, std::int64_t now_unix_s) {
         k["wall_s"] = number_or(k, "wall_s", 0) + number_or(e, "wall_s", 0);
         k["count"] = number_or(k, "count", 0) + 1;
         if (type == "baseline") {
-            if (e.value("state", "") == "succeeded") {
+            if (text_of(e, "state") == "succeeded") {
                 baseline = e;
             }
             continue;
@@ -291,7 +298,7 @@ Json build_report_model(const store::Store& store, std::int64_t now_unix_s) {
             c["effect_words"] = effect_words(c.value("effect_pct", Json()), direction, metric);
         }
         // An audit measures the champion: it belongs to the experiment the candidate label names.
-        const std::string owner = type == "audit" ? e.value("candidate", "") : e.value("experiment_id", "");
+        const std::string owner = type == "audit" ? text_of(e, "candidate") : text_of(e, "experiment_id");
         by_experiment[owner].push_back(e);
         comparisons.push_back(e);
     }
@@ -300,16 +307,16 @@ Json build_report_model(const store::Store& store, std::int64_t now_unix_s) {
     const std::string current = champion.experiment_id.value_or("original");
     std::set<std::string> ever_selected;
     for (const auto& s : lineage) {
-        if (s.value("type", "") == "select") {
-            ever_selected.insert(s.value("experiment_id", ""));
+        if (text_of(s, "type") == "select") {
+            ever_selected.insert(text_of(s, "experiment_id"));
         }
     }
     for (auto& x : experiments) {
-        const std::string id = x.value("id", "");
+        const std::string id = text_of(x, "id");
         const Json mine = by_experiment.count(id) != 0 ? by_experiment[id] : Json::array();
         Json ids = Json::array();
         for (const auto& c : mine) {
-            ids.push_back(c.value("id", ""));
+            ids.push_back(text_of(c, "id"));
         }
         x["comparisons"] = ids;
         conclude(x, mine, current, ever_selected);
@@ -317,7 +324,7 @@ Json build_report_model(const store::Store& store, std::int64_t now_unix_s) {
 
     Json champion_section{{"current", current}, {"digest", champion.digest}, {"lineage", lineage},
                           {"selection", champion.record.is_object()
-                                            ? Json(champion.record.value("selection", Json::object()).value("id", ""))
+                                            ? Json(text_of(champion.record.value("selection", Json::object()), "id"))
                                             : Json("")},
                           {"audited", false}};
     std::int64_t selected_at = 0;
@@ -326,15 +333,15 @@ Json build_report_model(const store::Store& store, std::int64_t now_unix_s) {
     }
     Json audits = Json::array();
     for (const auto& c : comparisons) {
-        if (c.value("type", "") != "audit") {
+        if (text_of(c, "type") != "audit") {
             continue;
         }
         audits.push_back(c);
-        if (current != "original" && c.value("candidate", "") == current && c.value("t_unix_s", std::int64_t{0}) >= selected_at &&
-            c.value("state", "") == "succeeded") {
+        if (current != "original" && text_of(c, "candidate") == current && c.value("t_unix_s", std::int64_t{0}) >= selected_at &&
+            text_of(c, "state") == "succeeded") {
             champion_section["audited"] = true;
-            champion_section["audit"] = c.value("id", "");
-            champion_section["audit_verdict"] = c.value("verdict", "");
+            champion_section["audit"] = text_of(c, "id");
+            champion_section["audit_verdict"] = text_of(c, "verdict");
         }
     }
 
@@ -359,30 +366,30 @@ Json build_report_model(const store::Store& store, std::int64_t now_unix_s) {
     if (current != "original") {
         Json confirm;
         for (const auto& c : by_experiment[current]) {
-            if (c.value("type", "") == "confirm" && c.value("verdict", "") == "improved") {
+            if (text_of(c, "type") == "confirm" && text_of(c, "verdict") == "improved") {
                 confirm = c;
             }
         }
         goal["confirm"] = confirm.is_null() ? Json() : confirm["id"];
         goal["effect_words"] = confirm.is_null() ? Json("") : confirm["effect_words"];
         goal["interval"] = confirm.is_null() ? Json("–") : Json(interval_text(confirm));
-        const bool audit_ok = !champion_section.value("audited", false) || champion_section.value("audit_verdict", "") == "improved";
+        const bool audit_ok = !champion_section.value("audited", false) || text_of(champion_section, "audit_verdict") == "improved";
         goal["reached"] = !confirm.is_null() && audit_ok;
         goal["text"] = !confirm.is_null() && audit_ok
                            ? fmt::format("reached at the {} layer: champion {} is {} (confirm {}{})",
                                          goal["claim_layer"].get<std::string>(), current,
-                                         confirm.value("effect_words", ""), confirm.value("id", ""),
+                                         text_of(confirm, "effect_words"), text_of(confirm, "id"),
                                          champion_section.value("audited", false)
-                                             ? ", upheld by audit " + champion_section.value("audit", "")
+                                             ? ", upheld by audit " + text_of(champion_section, "audit")
                                              : ", not audited yet")
                            : fmt::format("not reached: the audit of champion {} says {}", current,
-                                         champion_section.value("audit_verdict", ""));
+                                         text_of(champion_section, "audit_verdict"));
     } else {
         goal["text"] = "not reached: the original is the champion (no experiment was selected, or it was restored)";
     }
     Json rejected = Json::array();
     for (const auto& x : experiments) {
-        if (x.value("status", "") == "rejected") {
+        if (text_of(x, "status") == "rejected") {
             rejected.push_back(Json{{"id", x["id"]}, {"mechanism", x["mechanism"]}, {"hypothesis", x["hypothesis"]},
                                     {"closes", x["closes"]}, {"declared_closes", x["failure_closes"]},
                                     {"conclusion", x["conclusion"]}, {"evidence", x["evidence"]}});

@@ -37,6 +37,16 @@ protected:
     }
 };
 
+// Seen on the H200 (a container without /etc/machine-id): the Target's identity holds machine_id
+// null, and the report failed with error[internal] "type must be string, but is null".
+TEST_F(ReportModelTest, AHostWithoutAMachineIdStillGetsItsReport) {
+    SyntheticStore s(dir_ / "art", nullptr);
+    (void)s.baseline();
+    const Json m = build_report_model(s.store(), 42);
+    EXPECT_EQ(m["target"]["identity"]["machine_id"], "");
+    EXPECT_EQ(m["target"]["identity"]["hostname"], "bench-host");
+}
+
 // The demo's story and two more: a fast candidate selected and audited, a wrong one, a slow one,
 // one that passed its screen and was never confirmed.
 TEST_F(ReportModelTest, EveryExperimentGetsAConclusionAndTheChampionItsLineage) {

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace cko::report::testing {
@@ -18,7 +19,8 @@ namespace cko::report::testing {
 // minute apart from `t0`), ids are made from counters, so every build is identical.
 class SyntheticStore {
 public:
-    explicit SyntheticStore(const std::filesystem::path& root) : store_(store::Store::create(root)) {
+    explicit SyntheticStore(const std::filesystem::path& root, Json machine_id = "m1")
+        : store_(store::Store::create(root)), machine_id_(std::move(machine_id)) {
         target();
     }
 
@@ -144,7 +146,7 @@ private:
                  {"created_unix_s", t0},
                  {"original", {{"digest", std::string(64, 'a')}, {"source", "/src/original"}, {"file_count", 1}}},
                  {"cases", Json::array({Json{{"id", "small"}}, Json{{"id", "large"}}})},
-                 {"environment", {{"host", {{"hostname", "bench-host"}, {"machine_id", "m1"}, {"cpu_model", "CPU"},
+                 {"environment", {{"host", {{"hostname", "bench-host"}, {"machine_id", machine_id_}, {"cpu_model", "CPU"},
                                              {"logical_cpus", 2}, {"kernel_release", "6.1"}}},
                                   {"gpus", Json::array()}, {"driver_version", nullptr}}},
                  {"spec", {{"name", "synthetic"},
@@ -159,6 +161,7 @@ private:
     }
 
     store::Store store_;
+    Json machine_id_;  // null: a host without /etc/machine-id (containers)
     std::int64_t clock_ = 0;
     int experiments_ = 0;
     int invocations_ = 0;
