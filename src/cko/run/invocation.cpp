@@ -326,11 +326,13 @@ InvocationStatus cancel_invocation(const store::Store& store, const std::string&
     return wait_invocation(store, id, std::chrono::seconds(30));
 }
 
-InvocationStatus wait_invocation(const store::Store& store, const std::string& id, std::chrono::milliseconds timeout) {
+InvocationStatus wait_invocation(const store::Store& store, const std::string& id, std::chrono::milliseconds timeout,
+                                 const std::atomic<bool>* stop) {
     const auto deadline = std::chrono::steady_clock::now() + timeout;
     for (;;) {
         InvocationStatus st = invocation_status(store, id);
-        if (st.state != InvocationState::running || std::chrono::steady_clock::now() >= deadline) {
+        if (st.state != InvocationState::running || std::chrono::steady_clock::now() >= deadline ||
+            (stop != nullptr && stop->load())) {
             return st;
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(50));

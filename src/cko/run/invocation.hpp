@@ -122,9 +122,11 @@ struct InvocationStatus {
 // `cancelled`); an owner already gone gives `lost`. Returns the status after the request.
 [[nodiscard]] InvocationStatus cancel_invocation(const store::Store& store, const std::string& id);
 
-// Polls until the invocation is terminal or `timeout` passes (then state is still running).
+// Polls until the invocation is terminal, `timeout` passes or `stop` is set (then state is still
+// running; stopping a wait leaves the operation alone).
 [[nodiscard]] InvocationStatus wait_invocation(const store::Store& store, const std::string& id,
-                                               std::chrono::milliseconds timeout);
+                                               std::chrono::milliseconds timeout,
+                                               const std::atomic<bool>* stop = nullptr);
 
 [[nodiscard]] std::vector<std::string> list_invocations(const store::Store& store);
 

@@ -1,18 +1,17 @@
 // `cko self-check`: verifies the installation without a GPU.
-#include "cko/cli/self_check.hpp"
+#include "cko/verbs/self_check.hpp"
 
-#include "cko/cli/command.hpp"
-#include "cko/cli/verbs.hpp"
 #include "cko/util/error.hpp"
 #include "cko/util/files.hpp"
 #include "cko/util/sha256.hpp"
+#include "cko/verbs/verb.hpp"
 
 #include <fmt/format.h>
 
-#include <cstdlib>
 #include <unistd.h>
+#include <cstdlib>
 
-namespace cko::cli {
+namespace cko::verbs {
 namespace fs = std::filesystem;
 namespace {
 
@@ -72,10 +71,12 @@ CheckItem check_skill(const fs::path& data_dir) {
     try {
         const std::string text = read_file_capped(skill, 1 << 20);
         // Agent Skills packages start with YAML front matter naming the skill.
-        item.ok = text.starts_with("---\n") && text.find("\nname: cuda-kernel-optimizer\n") != std::string::npos;
-        item.detail = item.ok ? skill.string()
-                              : fmt::format("{} lacks the front matter 'name: cuda-kernel-optimizer'",
-                                            skill.string());
+        item.ok = text.starts_with("---\n") &&
+                  text.find("\nname: cuda-kernel-optimizer\n") != std::string::npos;
+        item.detail = item.ok
+                          ? skill.string()
+                          : fmt::format("{} lacks the front matter 'name: cuda-kernel-optimizer'",
+                                        skill.string());
     } catch (const Error& e) {
         item.detail = fmt::format("{}; reinstall or set CKO_DATA_DIR", e.what());
     }
@@ -109,12 +110,13 @@ CheckItem check_temp_dir() {
 CheckItem check_json_sha256() {
     CheckItem item{"json_sha256_roundtrip", false, ""};
     // FIPS 180-2 test vector for "abc".
-    const bool sha_ok = sha256_hex("abc") ==
-                        "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
+    const bool sha_ok =
+        sha256_hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
     const Json value = parse_json_strict(R"({"b":[1,2.5,"\u00e9"],"a":{"z":null,"y":true}})");
     const std::string canonical = canonical_json(value);
-    const bool json_ok = canonical == "{\"a\":{\"y\":true,\"z\":null},\"b\":[1,2.5,\"\xc3\xa9\"]}" &&
-                         parse_json_strict(canonical) == value;
+    const bool json_ok =
+        canonical == "{\"a\":{\"y\":true,\"z\":null},\"b\":[1,2.5,\"\xc3\xa9\"]}" &&
+        parse_json_strict(canonical) == value;
     item.ok = sha_ok && json_ok;
     item.detail = item.ok ? "SHA-256 test vector and canonical JSON bytes as expected"
                           : fmt::format("sha256 {}, canonical JSON {}", sha_ok ? "ok" : "WRONG",
@@ -138,9 +140,12 @@ Json SelfCheckReport::to_json() const {
     for (const auto& c : checks) {
         items.push_back(Json{{"name", c.name}, {"ok", c.ok}, {"detail", c.detail}});
     }
-    return Json{{"format_version", "cko/self-check-v1"}, {"version", version},
-                {"executable", executable.string()}, {"data_dir", data_dir.string()},
-                {"ok", ok()}, {"checks", items}};
+    return Json{{"format_version", "cko/self-check-v1"},
+                {"version", version},
+                {"executable", executable.string()},
+                {"data_dir", data_dir.string()},
+                {"ok", ok()},
+                {"checks", items}};
 }
 
 std::string SelfCheckReport::to_text() const {
@@ -180,12 +185,24 @@ SelfCheckReport run_self_check(const fs::path& data_dir) {
     return report;
 }
 
-void register_self_check(CLI::App& app) {
-    add_verb(app, "self-check", "Verify this installation (no GPU needed)", [] {
-        const SelfCheckReport report = run_self_check(find_data_dir());
-        return CommandResult{report.to_text(), report.to_json(),
-                             report.ok() ? 0 : static_cast<int>(ExitClass::environment)};
-    });
+namespace {
+
+Outcome self_check(const Request& /*request*/, Context& /*context*/) {
+    const SelfCheckReport report = run_self_check(find_data_dir());
+    return Outcome{report.to_text(),
+                   report.to_json(),
+                   report.ok() ? 0 : static_cast<int>(ExitClass::environment),
+                   {}};
 }
 
-}  // namespace cko::cli
+}  // namespace
+
+void add_self_check_verbs(std::vector<Verb>& table) {
+    table.push_back(Verb{{"self-check"},
+                         "Verify this installation (no GPU needed)",
+                         RequestDef{},
+                         &self_check,
+                         true});
+}
+
+}  // namespace cko::verbs

@@ -1,4 +1,5 @@
-// `cko self-check`: is this installation whole? (version, schemas, skill package, temp dir, JSON+SHA-256)
+// `cko self-check`: is this installation whole? (version, schemas, skill package, temp dir,
+// JSON+SHA-256)
 #pragma once
 
 #include "cko/util/json.hpp"
@@ -7,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace cko::cli {
+namespace cko::verbs {
 
 struct CheckItem {
     std::string name;
@@ -31,4 +32,4 @@ struct SelfCheckReport {
 
 [[nodiscard]] SelfCheckReport run_self_check(const std::filesystem::path& data_dir);
 
-}  // namespace cko::cli
+}  // namespace cko::verbs
