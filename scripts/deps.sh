@@ -7,6 +7,8 @@ packages=(
   libssl-dev zlib1g-dev libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev
   chromium  # the browser test of the HTML report (tests/cli/report_browser.sh), headless
+  nodejs    # the MCP SDK client test and the skills-install test (tests/mcp/, packages pinned in its lock file)
+  clang-format-14  # scripts/format-check.sh
 )
 missing=()
 for p in "${packages[@]}"; do
@@ -14,6 +16,10 @@ for p in "${packages[@]}"; do
     missing+=("$p")
   fi
 done
+# Debian ships npm as its own package; NodeSource's nodejs holds it (and conflicts with Debian's).
+if ! command -v npm >/dev/null 2>&1; then
+  missing+=(npm)
+fi
 if [ ${#missing[@]} -eq 0 ]; then
   echo "deps: all ${#packages[@]} packages present"
   exit 0
