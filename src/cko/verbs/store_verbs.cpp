@@ -74,7 +74,7 @@ Json list_store(const store::Store& s) {
     std::vector<std::pair<std::int64_t, Json>> invocations;
     for (const auto& id : run::list_invocations(s)) {
         try {
-            Json j = run::invocation_status(s, id).to_json();
+            Json j = run::detect_lost_invocation(s, id).to_json();  // ls is a step that declares `lost`
             const Json& result = j.value("result", Json());
             std::int64_t t = 0;
             if (result.is_object()) {
@@ -260,7 +260,7 @@ Outcome fsck(const Request& r, Context& /*context*/) {
 Outcome status(const Request& r, Context& /*context*/) {
     const store::Store store = store::Store::open(r.text("root"));
     const std::string id = r.text("id");
-    const auto st = run::invocation_status(store, id);
+    const auto st = run::detect_lost_invocation(store, id);
     const Json progress =
         st.state == run::InvocationState::running ? eval::comparison_progress(store, id) : Json();
     return Outcome{status_text(st, progress), status_json(st, progress), status_exit(st), {}};
