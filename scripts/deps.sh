@@ -9,6 +9,8 @@ packages=(
   slurm-wlm munge  # the Slurm launcher test (tests/cli/slurm_test.sh) starts a one-node cluster
   chromium  # the browser test of the HTML report (tests/cli/report_browser.sh), headless
   python3-torch  # the torch examples' CPU tests (1.13, CPU): ~1.5 min, 166 packages, 633 MB installed
+  nodejs    # the MCP SDK client test and the skills-install test (tests/mcp/, packages pinned in its lock file)
+  clang-format-14  # scripts/format-check.sh
 )
 missing=()
 for p in "${packages[@]}"; do
@@ -16,6 +18,10 @@ for p in "${packages[@]}"; do
     missing+=("$p")
   fi
 done
+# Debian ships npm as its own package; NodeSource's nodejs holds it (and conflicts with Debian's).
+if ! command -v npm >/dev/null 2>&1; then
+  missing+=(npm)
+fi
 if [ ${#missing[@]} -eq 0 ]; then
   echo "deps: all ${#packages[@]} packages present"
   exit 0

@@ -1,23 +1,45 @@
-// The command-line shell: CLI11 dispatch, --json/--request plumbing, one printed error.
+// The command-line adapter: CLI11 options built from the verb table, --json/--request plumbing,
+// the outcome printed (summary or document), one printed error.
 #include "cko/cli/command.hpp"
 
-#include "cko/cli/verbs.hpp"
+#include "cko/mcp/server.hpp"
 #include "cko/util/error.hpp"
+#include "cko/verbs/frame.hpp"
+#include "cko/verbs/verb.hpp"
 
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
+#include <unistd.h>
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <vector>
 
 namespace cko::cli {
 namespace {
 
+using verbs::Param;
+using verbs::ParamType;
+
+// Where CLI11 writes one parameter's value; the request is built from the options given.
+struct Slot {
+    const Param* param = nullptr;
+    CLI::Option* option = nullptr;
+    std::string text;
+    std::int64_t integer = 0;
+    double number = 0;
+    bool flag = false;
+    std::vector<std::string> list;
+};
+
 struct Verb {
     CLI::App* app = nullptr;
-    Handler handler;
+    const verbs::Verb* row = nullptr;  // null for `mcp`, the one verb that is not an operation
+    std::vector<std::unique_ptr<Slot>> slots;
     bool json = false;
     std::string request_path;
 };
@@ -27,8 +49,6 @@ std::vector<std::unique_ptr<Verb>>& verbs() {
     static std::vector<std::unique_ptr<Verb>> all;
     return all;
 }
-
-bool g_json_output = false;
 
 // The last parsed verb: a verb may hold another (`cko sass diff`), and the inner one is registered
 // after its parent.
@@ -53,10 +73,14 @@ bool wants_json(int argc, char** argv) {
 std::string scalar_text(const Json& value, const std::string& key) {
     if (value.is_string()) {
         const auto& text = value.get_ref<const std::string&>();
-        if (text.find('\0') != std::string::npos) {  // argv words end at a NUL: it would truncate silently
-            throw Error(ErrorCode::invalid_request,
-                        fmt::format("request key \"{}\": the string holds a NUL character (\\u0000); remove it", key),
-                        Json{{"key", key}});
+        if (text.find('\0') !=
+            std::string::npos) {  // argv words end at a NUL: it would truncate silently
+            throw Error(
+                ErrorCode::invalid_request,
+                fmt::format(
+                    "request key \"{}\": the string holds a NUL character (\\u0000); remove it",
+                    key),
+                Json{{"key", key}});
         }
         return text;
     }
@@ -83,7 +107,8 @@ std::vector<std::string> request_words(const Verb& verb, const Json& request) {
                 c = '-';
             }
         }
-        CLI::Option* opt = key == "request" ? nullptr : verb.app->get_option_no_throw("--" + option_name);
+        CLI::Option* opt =
+            key == "request" ? nullptr : verb.app->get_option_no_throw("--" + option_name);
         if (opt == nullptr) {
             opt = verb.app->get_option_no_throw(key);  // positional arguments go by their bare name
             if (opt != nullptr && !opt->get_positional()) {
@@ -165,7 +190,8 @@ std::vector<std::string> merge_request(CLI::App& app, int argc, char** argv) {
     std::size_t prefix = 0;
     for (; prefix < words.size(); ++prefix) {
         const std::string& word = words[prefix];
-        const auto subs = current->get_subcommands([&word](CLI::App* a) { return a->check_name(word); });
+        const auto subs =
+            current->get_subcommands([&word](CLI::App* a) { return a->check_name(word); });
         if (subs.empty()) {
             break;
         }
@@ -178,14 +204,17 @@ std::vector<std::string> merge_request(CLI::App& app, int argc, char** argv) {
         }
     }
     if (verb == nullptr) {
-        throw Error(ErrorCode::usage, "--request needs a verb before it, e.g. cko self-check --request r.json");
+        throw Error(ErrorCode::usage,
+                    "--request needs a verb before it, e.g. cko self-check --request r.json");
     }
     const Json request = read_json_file(request_path);
     std::vector<std::string> extra = request_words(*verb, request);
     const auto dashdash = std::find(extra.begin(), extra.end(), "--");
     std::vector<std::string> named(extra.begin(), dashdash);
-    std::vector<std::string> positional(dashdash == extra.end() ? extra.end() : dashdash + 1, extra.end());
-    std::vector<std::string> merged(words.begin(), words.begin() + static_cast<std::ptrdiff_t>(prefix));
+    std::vector<std::string> positional(dashdash == extra.end() ? extra.end() : dashdash + 1,
+                                        extra.end());
+    std::vector<std::string> merged(words.begin(),
+                                    words.begin() + static_cast<std::ptrdiff_t>(prefix));
     merged.insert(merged.end(), named.begin(), named.end());
     merged.insert(merged.end(), words.begin() + static_cast<std::ptrdiff_t>(prefix), words.end());
     if (!positional.empty()) {
@@ -198,82 +227,175 @@ std::vector<std::string> merge_request(CLI::App& app, int argc, char** argv) {
 }
 
 void print_error(const Error& e, bool json) {
-    std::fprintf(stderr, "cko: error[%s]: %s\n", std::string(error_code_name(e.code())).c_str(), e.what());
+    std::fprintf(stderr, "cko: error[%s]: %s\n", std::string(error_code_name(e.code())).c_str(),
+                 e.what());
     if (json) {
         std::cout << printable_json(e.to_json()) << '\n';
     }
 }
 
-// Every verb under `app`: name, summary, and the verbs of a group (e.g. `profile`).
-Json verb_table(const CLI::App& app) {
-    Json out = Json::array();
-    for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
-        Json row{{"name", sub->get_name()}, {"summary", sub->get_description()}};
-        const Json children = verb_table(*sub);
-        if (!children.empty()) {
-            row["verbs"] = children;
+void add_common_flags(Verb& verb) {
+    verb.app->add_flag("--json", verb.json, "Print one JSON document instead of the summary");
+    verb.app->add_option("--request", verb.request_path,
+                         "JSON object of this verb's options (keys are option names)");
+}
+
+void add_param_option(Verb& verb, const Param& p) {
+    auto slot = std::make_unique<Slot>();
+    slot->param = &p;
+    const std::string name = p.positional ? p.key : verbs::cli_option_name(p.key);
+    const Json& d = p.default_value;
+    CLI::Option* opt = nullptr;
+    switch (p.type) {
+    case ParamType::string:
+        slot->text = d.is_string() ? d.get<std::string>() : "";
+        opt = verb.app->add_option(name, slot->text, p.help);
+        break;
+    case ParamType::integer:
+        slot->integer = d.is_number() ? d.get<std::int64_t>() : 0;
+        opt = verb.app->add_option(name, slot->integer, p.help);
+        break;
+    case ParamType::number:
+        slot->number = d.is_number() ? d.get<double>() : 0;
+        opt = verb.app->add_option(name, slot->number, p.help);
+        break;
+    case ParamType::boolean:
+        opt = verb.app->add_flag(name, slot->flag, p.help);
+        break;
+    case ParamType::string_list:
+        slot->list = d.is_array() ? d.get<std::vector<std::string>>() : std::vector<std::string>{};
+        opt = verb.app->add_option(name, slot->list, p.help);
+        if (p.positional) {
+            opt->expected(-1);
         }
-        out.push_back(row);
+        break;
     }
-    return out;
+    if (!d.is_null() && p.type != ParamType::string_list) {
+        opt->capture_default_str();
+    }
+    if (p.required) {
+        opt->required();
+    }
+    if (p.minimum && p.maximum) {
+        opt->check(CLI::Range(*p.minimum, *p.maximum));
+    } else if (p.minimum && p.exclusive_minimum && *p.minimum == 0) {
+        opt->check(CLI::PositiveNumber);
+    } else if (p.minimum) {
+        opt->check(CLI::Range(*p.minimum, std::numeric_limits<double>::max()));
+    }
+    slot->option = opt;
+    verb.slots.push_back(std::move(slot));
+}
+
+// The request of the parsed command line: every option given, by its key.
+Json parsed_request(const Verb& verb) {
+    Json request = Json::object();
+    for (const auto& slot : verb.slots) {
+        if (slot->option->count() == 0) {
+            continue;
+        }
+        const std::string& key = slot->param->key;
+        switch (slot->param->type) {
+        case ParamType::string:
+            request[key] = slot->text;
+            break;
+        case ParamType::integer:
+            request[key] = slot->integer;
+            break;
+        case ParamType::number:
+            request[key] = slot->number;
+            break;
+        case ParamType::boolean:
+            request[key] = slot->flag;
+            break;
+        case ParamType::string_list:
+            request[key] = slot->list;
+            break;
+        }
+    }
+    return request;
+}
+
+// The CLI11 app of a group or verb path, created (with the group's summary) when first needed.
+CLI::App* app_at(CLI::App& root, const std::vector<std::string>& path) {
+    CLI::App* current = &root;
+    for (std::size_t i = 0; i < path.size(); ++i) {
+        CLI::App* next = nullptr;
+        for (CLI::App* sub : current->get_subcommands([](const CLI::App*) { return true; })) {
+            if (sub->get_name() == path[i]) {
+                next = sub;
+            }
+        }
+        if (next == nullptr) {
+            std::string summary;
+            const std::vector<std::string> prefix(
+                path.begin(), path.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+            for (const verbs::Group& g : verbs::verb_groups()) {
+                if (g.path == prefix) {
+                    summary = g.summary;
+                }
+            }
+            next = current->add_subcommand(path[i], summary);
+            if (i + 1 < path.size()) {
+                next->require_subcommand(1);
+            }
+        }
+        current = next;
+    }
+    return current;
+}
+
+mcp::ServerOptions& mcp_options() {
+    static mcp::ServerOptions options;
+    return options;
 }
 
 void build_app(CLI::App& app) {
     app.set_version_flag("--version", std::string("cko ") + CKO_VERSION);
     app.require_subcommand(1);
     app.fallthrough(false);
-    // `cko help`: the top-level help (app.help() would describe the help verb itself), or with
-    // --json the verb table as one document; a verb like any other, so --request works too.
-    add_verb(app, "help", "Show the verbs and what they do", [&app] {
-        return CommandResult{app.get_formatter()->make_help(&app, "cko", CLI::AppFormatMode::Normal),
-                             Json{{"format_version", "cko/help-v1"}, {"version", CKO_VERSION},
-                                  {"verbs", verb_table(app)}}};
-    });
-    register_self_check(app);
-    register_doctor(app);
-    register_target(app);
-    register_store(app);
-    register_driver(app);
-    register_report(app);
-    auto* profile = app.add_subcommand("profile", "Profiler evidence: parse reports into facts");
-    profile->require_subcommand(1);
-    register_profile(*profile);
-    register_compiler(app);
-    register_knowledge(app);
-    register_map(app);
+    for (const verbs::Verb& row : verbs::verb_table()) {
+        auto verb = std::make_unique<Verb>();
+        const std::vector<std::string> parent(row.path.begin(), row.path.end() - 1);
+        CLI::App* group = app_at(app, parent);
+        verb->app = nullptr;
+        for (CLI::App* sub : group->get_subcommands([](const CLI::App*) { return true; })) {
+            if (sub->get_name() == row.path.back()) {
+                verb->app = sub;  // a group made for an inner verb first (not the case today)
+            }
+        }
+        if (verb->app == nullptr) {
+            verb->app = group->add_subcommand(row.path.back(), row.summary);
+        } else {
+            verb->app->description(row.summary);
+        }
+        verb->row = &row;
+        add_common_flags(*verb);
+        for (const Param& p : row.request.params) {
+            add_param_option(*verb, p);
+        }
+        verbs().push_back(std::move(verb));
+    }
+    // `cko mcp`: the MCP server over the same table (a shell, not an operation: it is no tool).
+    auto mcp = std::make_unique<Verb>();
+    mcp->app =
+        app.add_subcommand("mcp", "Serve every verb as a Model Context Protocol tool over stdio");
+    add_common_flags(*mcp);
+    mcp_options() = mcp::ServerOptions{};
+    const char* env = std::getenv("CKO_ROOT");
+    mcp_options().root = env != nullptr && *env != '\0' ? env : "artifacts";
+    mcp->app->add_flag("--read-only", mcp_options().read_only,
+                       "Offer only the verbs that change nothing");
+    mcp->app->add_option(
+        "--root", mcp_options().root,
+        "Artifact root whose records resources/list offers (default $CKO_ROOT, else ./artifacts)");
+    verbs().push_back(std::move(mcp));
 }
 
 }  // namespace
-
-bool json_output() noexcept { return g_json_output; }
-
-namespace {
-std::function<void(std::ostream&)>& json_writer() {
-    static std::function<void(std::ostream&)> writer;
-    return writer;
-}
-}  // namespace
-
-void stream_json_output(std::function<void(std::ostream&)> writer) {
-    json_writer() = std::move(writer);
-}
-
-CLI::App* add_verb(CLI::App& parent, const std::string& name, const std::string& description,
-                   Handler handler) {
-    auto verb = std::make_unique<Verb>();
-    verb->app = parent.add_subcommand(name, description);
-    verb->handler = std::move(handler);
-    verb->app->add_flag("--json", verb->json, "Print one JSON document instead of the summary");
-    verb->app->add_option("--request", verb->request_path,
-                          "JSON object of this verb's options (keys are option names)");
-    CLI::App* app = verb->app;
-    verbs().push_back(std::move(verb));
-    return app;
-}
 
 int run_cli(int argc, char** argv) {
     verbs().clear();
-    json_writer() = nullptr;
     const bool json_hint = wants_json(argc, argv);
     CLI::App app{"cko: evidence-based GPU performance work", "cko"};
     try {
@@ -297,13 +419,34 @@ int run_cli(int argc, char** argv) {
         if (verb == nullptr) {  // require_subcommand(1) makes every successful parse select a verb
             throw Error(ErrorCode::usage, "no verb given (run 'cko help')");
         }
-        g_json_output = verb->json;
-        CommandResult result = verb->handler();
-        if (verb->json && json_writer()) {
-            json_writer()(std::cout);
-            json_writer() = nullptr;
+        if (verb->row == nullptr) {
+            std::cout.flush();
+            return mcp::serve_stdio(mcp_options());
+        }
+        verbs::Context context;
+        context.want_text = !verb->json;
+        context.want_document = verb->json;
+        const bool show_progress = !verb->json && ::isatty(STDERR_FILENO) != 0;
+        if (verb->row->cancellable) {
+            context.cancel = verbs::signal_cancel_flag();
+        }
+        if (show_progress) {
+            context.progress = [](const std::string& line) {
+                std::fprintf(stderr, "\r\033[K%s", line.c_str());
+                std::fflush(stderr);
+            };
+        }
+        const verbs::Verb& row = *verb->row;
+        verbs::Outcome result = verbs::run_operation(row, parsed_request(*verb), context, [&row] {
+            if (row.cancellable) {
+                verbs::install_signal_cancel();
+            }
+        });
+        if (verb->json && result.write_document) {
+            result.write_document(std::cout);
+            std::cout << '\n';
         } else if (verb->json) {
-            std::cout << printable_json(result.json) << '\n';
+            std::cout << printable_json(result.document) << '\n';
         } else {
             std::cout << result.text;
             if (!result.text.empty() && result.text.back() != '\n') {

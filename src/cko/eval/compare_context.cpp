@@ -52,7 +52,7 @@ void require_first_confirm(const Target& target, const CompareOptions& o) {
                     "--retry-of needs --reason naming the infrastructure failure",
                     Json{{"field", "reason"}});
     }
-    const auto st = run::invocation_status(target.store(), o.retry_of);
+    const auto st = run::detect_lost_invocation(target.store(), o.retry_of);
     const bool infrastructure = st.state != run::InvocationState::succeeded ||
                                 st.result.at("outputs").value("infrastructure_failure", false);
     if (!infrastructure) {

@@ -313,9 +313,16 @@ InvocationStatus invocation_status(const store::Store& store, const std::string&
         st.state = state_from_name(st.result.at("state").get<std::string>()).value_or(InvocationState::lost);
         return st;
     }
-    if (st.owner_alive) {
+    return st;
+}
+
+InvocationStatus detect_lost_invocation(const store::Store& store, const std::string& id) {
+    InvocationStatus st = invocation_status(store, id);
+    if (st.state != InvocationState::running || st.owner_alive) {
         return st;
     }
+    const std::string rel = "invocations/" + id;
+    const Json request = store.read_record(rel + "/request.json");
     char host[256] = {};
     ::gethostname(host, sizeof host - 1);
     if (st.owner.hostname != host) {
@@ -356,7 +363,7 @@ InvocationStatus invocation_status(const store::Store& store, const std::string&
 }
 
 InvocationStatus cancel_invocation(const store::Store& store, const std::string& id) {
-    InvocationStatus st = invocation_status(store, id);
+    InvocationStatus st = detect_lost_invocation(store, id);
     if (st.state != InvocationState::running || !st.owner_alive) {
         return st;
     }
@@ -364,11 +371,13 @@ InvocationStatus cancel_invocation(const store::Store& store, const std::string&
     return wait_invocation(store, id, std::chrono::seconds(30));
 }
 
-InvocationStatus wait_invocation(const store::Store& store, const std::string& id, std::chrono::milliseconds timeout) {
+InvocationStatus wait_invocation(const store::Store& store, const std::string& id, std::chrono::milliseconds timeout,
+                                 const std::atomic<bool>* stop) {
     const auto deadline = std::chrono::steady_clock::now() + timeout;
     for (;;) {
-        InvocationStatus st = invocation_status(store, id);
-        if (st.state != InvocationState::running || std::chrono::steady_clock::now() >= deadline) {
+        InvocationStatus st = detect_lost_invocation(store, id);
+        if (st.state != InvocationState::running || std::chrono::steady_clock::now() >= deadline ||
+            (stop != nullptr && stop->load())) {
             return st;
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(50));

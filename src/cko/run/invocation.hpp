@@ -129,17 +129,24 @@ struct InvocationStatus {
     [[nodiscard]] Json to_json() const;
 };
 
-// Reads an invocation's state. An invocation without a result whose owner is gone is declared
-// `lost` here: the process groups of its calls are killed and a terminal result is written.
+// Reads an invocation's state; never writes. One without a result whose owner is gone still
+// reads `running` (owner_alive false) until detect_lost_invocation() looks.
 [[nodiscard]] InvocationStatus invocation_status(const store::Store& store, const std::string& id);
+
+// The explicit step that declares `lost` (called by status, wait, cancel, ls and operations, never
+// by a plain read): an invocation without a result whose owner on this host is gone gets its
+// calls' process groups killed and a terminal `lost` result written. Returns the status after it.
+[[nodiscard]] InvocationStatus detect_lost_invocation(const store::Store& store, const std::string& id);
 
 // Asks the owner to cancel (SIGTERM to the owner, which kills its child group and records
 // `cancelled`); an owner already gone gives `lost`. Returns the status after the request.
 [[nodiscard]] InvocationStatus cancel_invocation(const store::Store& store, const std::string& id);
 
-// Polls until the invocation is terminal or `timeout` passes (then state is still running).
+// Polls until the invocation is terminal, `timeout` passes or `stop` is set (then state is still
+// running; stopping a wait leaves the operation alone).
 [[nodiscard]] InvocationStatus wait_invocation(const store::Store& store, const std::string& id,
-                                               std::chrono::milliseconds timeout);
+                                               std::chrono::milliseconds timeout,
+                                               const std::atomic<bool>* stop = nullptr);
 
 [[nodiscard]] std::vector<std::string> list_invocations(const store::Store& store);
 

@@ -109,7 +109,13 @@ TEST_F(InvocationTest, DeadOwnerMeansLostAndNoProcessSurvives) {
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
     EXPECT_TRUE(gone) << "the call outlived its SIGKILLed owner";
-    const InvocationStatus st = invocation_status(s, id);
+    // A read never writes: the dead owner's invocation still reads running, with no result.
+    const InvocationStatus read = invocation_status(s, id);
+    EXPECT_EQ(read.state, InvocationState::running);
+    EXPECT_FALSE(read.owner_alive);
+    EXPECT_FALSE(s.exists("invocations/" + id + "/result.json"));
+    // Lost detection is the explicit step.
+    const InvocationStatus st = detect_lost_invocation(s, id);
     EXPECT_EQ(st.state, InvocationState::lost);
 
     EXPECT_EQ(invocation_status(s, id).state, InvocationState::lost);  // stable on a second look

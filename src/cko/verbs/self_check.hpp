@@ -1,4 +1,5 @@
-// `cko self-check`: is this installation whole? (version, schemas, skill package, temp dir, JSON+SHA-256)
+// `cko self-check`: is this installation whole? (version, schemas, skill package, temp dir,
+// JSON+SHA-256)
 #pragma once
 
 #include "cko/util/json.hpp"
@@ -7,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace cko::cli {
+namespace cko::verbs {
 
 struct CheckItem {
     std::string name;
@@ -17,6 +18,9 @@ struct CheckItem {
 
 struct SelfCheckReport {
     std::string version;
+    std::string git_describe;  // what the binary was built from (at configure time)
+    std::string git_tag;
+    std::string git_commit;
     std::filesystem::path executable;
     std::filesystem::path data_dir;  // where schemas/ and skills/ were looked for
     std::vector<CheckItem> checks;
@@ -29,6 +33,8 @@ struct SelfCheckReport {
 // binary, else the source tree the binary was built from.
 [[nodiscard]] std::filesystem::path find_data_dir();
 
-[[nodiscard]] SelfCheckReport run_self_check(const std::filesystem::path& data_dir);
+// `skill_dir`: an installed copy of the skill package to check instead of the data dir's.
+[[nodiscard]] SelfCheckReport run_self_check(const std::filesystem::path& data_dir,
+                                             const std::filesystem::path& skill_dir = {});
 
-}  // namespace cko::cli
+}  // namespace cko::verbs

@@ -1,10 +1,10 @@
 // `cko profile torch`, `cko profile nsys`: trace summaries as aligned tables or one JSON document.
-#include "cko/cli/command.hpp"
-#include "cko/cli/evidence_flags.hpp"
-#include "cko/cli/verbs.hpp"
+#include "cko/profile/fact.hpp"
 #include "cko/profile/kineto/kineto_trace.hpp"
 #include "cko/profile/nsys/nsys_export.hpp"
 #include "cko/util/error.hpp"
+#include "cko/verbs/evidence.hpp"
+#include "cko/verbs/verb.hpp"
 
 #include <fmt/format.h>
 
@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-namespace cko::cli {
+namespace cko::verbs {
 namespace {
 
 namespace kineto = profile::kineto;
@@ -85,8 +85,8 @@ std::string kineto_text(const kineto::KinetoTrace& t, std::size_t top) {
         dev.is_array() && !dev.empty() ? dev[0].value("name", "?") : "-",
         t.identity.cuda_runtime_version ? std::to_string(*t.identity.cuda_runtime_version) : "-",
         t.identity.cupti_version ? std::to_string(*t.identity.cupti_version) : "-");
-    out += fmt::format("  {} events, {} complete; kernel time {} ns\n", s.events,
-                       s.complete_events, s.kernel_time_ns);
+    out += fmt::format("  {} events, {} complete; kernel time {} ns\n", s.events, s.complete_events,
+                       s.kernel_time_ns);
     for (const auto& note : t.notes) {
         out += "  note: " + note + "\n";
     }
@@ -191,69 +191,77 @@ std::string nsys_text(const nsys::NsysExport& e, std::size_t top) {
     return out;
 }
 
-}  // namespace
-
-void register_profile_traces(CLI::App& profile) {
-    auto files = std::make_shared<std::vector<std::string>>();
-    auto tool_version = std::make_shared<std::string>();
-    auto top = std::make_shared<std::size_t>(20);
-    auto torch_evidence = std::make_shared<EvidenceFlags>();
-    auto* torch =
-        add_verb(profile, "torch", "Summarise PyTorch profiler (Kineto) traces, .json or .json.gz",
-                 [files, tool_version, top, torch_evidence] {
-                     const std::vector<std::filesystem::path> paths(files->begin(), files->end());
-                     const auto traces = kineto::import_kineto_traces(paths, *tool_version);
-                     std::string text;
-                     for (const auto& t : traces) {
-                         text += (text.empty() ? "" : "\n") + kineto_text(t, *top);
-                     }
-                     CommandResult result{text, kineto::kineto_traces_to_json(traces), 0};
-                     Json sources = Json::array();
-                     for (const auto& t : traces) {
-                         Json s = profile::source_to_json(t.source);
-                         s["path"] = t.path;
-                         sources.push_back(s);
-                     }
-                     store_if_asked(*torch_evidence, "torch", sources, result);
-                     return result;
-                 });
-    torch->add_option("files", *files, "Trace files (one per rank)")->required();
-    torch->add_option("--tool-version", *tool_version,
-                      "torch version that wrote the traces (they do not record it)");
-    torch->add_option("--top", *top, "Kernel rows to print (default 20)");
-    add_evidence_flags(torch, *torch_evidence);
-
-    auto file = std::make_shared<std::string>();
-    auto csv = std::make_shared<std::string>();
-    auto nsys_top = std::make_shared<std::size_t>(20);
-    auto nsys_evidence = std::make_shared<EvidenceFlags>();
-    auto* nsys_verb =
-        add_verb(profile, "nsys", "Summarise an Nsight Systems SQLite export like `nsys stats`",
-                 [file, csv, nsys_top, nsys_evidence] {
-                     if (!csv->empty()) {
-                         // Exactly the CSV `nsys stats --report NAME --format csv` prints.
-                         const nsys::NsysDatabase db(*file);
-                         const nsys::StatsReport report = nsys::run_stats_report(db, *csv);
-                         if (!report.skipped.empty()) {
-                             throw Error(ErrorCode::missing_field, report.skipped,
-                                         {{"report", report.name}});
-                         }
-                         return CommandResult{report.to_csv(), report.to_json(), 0};
-                     }
-                     const nsys::NsysExport e = nsys::import_nsys_export(*file);
-                     CommandResult result{nsys_text(e, *nsys_top), e.to_json(), 0};
-                     Json source = profile::source_to_json(e.source);
-                     source["path"] = e.path;
-                     store_if_asked(*nsys_evidence, "nsys", Json::array({source}), result);
-                     return result;
-                 });
-    nsys_verb->add_option("file", *file, "The .sqlite export (nsys export --type sqlite)")
-        ->required();
-    nsys_verb->add_option("--csv", *csv,
-                          "Print one report as nsys stats CSV: cuda_gpu_kern_sum[:base|:mangled], "
-                          "cuda_gpu_mem_time_sum, cuda_api_sum, nvtx_sum, cuda_sync_sum");
-    nsys_verb->add_option("--top", *nsys_top, "Rows per report to print (default 20)");
-    add_evidence_flags(nsys_verb, *nsys_evidence);
+Outcome torch(const Request& r, Context& /*context*/) {
+    const std::vector<std::string> files = r.list("files");
+    const std::vector<std::filesystem::path> paths(files.begin(), files.end());
+    const auto traces = kineto::import_kineto_traces(paths, r.text("tool_version"));
+    std::string text;
+    for (const auto& t : traces) {
+        if (!text.empty()) {
+            text += '\n';
+        }
+        text += kineto_text(t, static_cast<std::size_t>(r.integer("top")));
+    }
+    Outcome out{text, kineto::kineto_traces_to_json(traces), 0, {}};
+    Json sources = Json::array();
+    for (const auto& t : traces) {
+        Json s = profile::source_to_json(t.source);
+        s["path"] = t.path;
+        sources.push_back(s);
+    }
+    store_if_asked(r, "torch", sources, out);
+    return out;
 }
 
-}  // namespace cko::cli
+Outcome nsys_summary(const Request& r, Context& /*context*/) {
+    const std::string file = r.text("file");
+    const std::string csv = r.text("csv");
+    if (!csv.empty()) {
+        // Exactly the CSV `nsys stats --report NAME --format csv` prints.
+        const nsys::NsysDatabase db(file);
+        const nsys::StatsReport report = nsys::run_stats_report(db, csv);
+        if (!report.skipped.empty()) {
+            throw Error(ErrorCode::missing_field, report.skipped, {{"report", report.name}});
+        }
+        return Outcome{report.to_csv(), report.to_json(), 0, {}};
+    }
+    const nsys::NsysExport e = nsys::import_nsys_export(file);
+    Outcome out{nsys_text(e, static_cast<std::size_t>(r.integer("top"))), e.to_json(), 0, {}};
+    Json source = profile::source_to_json(e.source);
+    source["path"] = e.path;
+    store_if_asked(r, "nsys", Json::array({source}), out);
+    return out;
+}
+
+}  // namespace
+
+void add_profile_trace_verbs(std::vector<Verb>& table) {
+    Param top = integer_param("top", "Kernel rows to print (default 20)", 20);
+    top.minimum = 0;
+    table.push_back(
+        Verb{{"profile", "torch"},
+             "Summarise PyTorch profiler (Kineto) traces, .json or .json.gz",
+             RequestDef{{required(positional(list_param("files", "Trace files (one per rank)"))),
+                         string_param("tool_version",
+                                      "torch version that wrote the traces (they do not "
+                                      "record it)"),
+                         top, evidence_params()[0], evidence_params()[1], evidence_params()[2]}},
+             &torch,
+             false});  // with --root it writes a profile record
+    Param nsys_top = integer_param("top", "Rows per report to print (default 20)", 20);
+    nsys_top.minimum = 0;
+    table.push_back(Verb{
+        {"profile", "nsys"},
+        "Summarise an Nsight Systems SQLite export like `nsys stats`",
+        RequestDef{
+            {required(positional(
+                 string_param("file", "The .sqlite export (nsys export --type sqlite)"))),
+             string_param("csv",
+                          "Print one report as nsys stats CSV: cuda_gpu_kern_sum[:base|:mangled], "
+                          "cuda_gpu_mem_time_sum, cuda_api_sum, nvtx_sum, cuda_sync_sum"),
+             nsys_top, evidence_params()[0], evidence_params()[1], evidence_params()[2]}},
+        &nsys_summary,
+        false});  // with --root it writes a profile record
+}
+
+}  // namespace cko::verbs

@@ -1,6 +1,5 @@
-// The store verbs: `cko ls`, `cko show ID`, `cko fsck`, and invocation control `status`, `wait`, `cancel`.
-#include "cko/cli/operation.hpp"
-#include "cko/cli/verbs.hpp"
+// The store verbs: `cko ls`, `cko show ID`, `cko fsck`, and invocation control `status`, `wait`,
+// `cancel`.
 #include "cko/eval/champion.hpp"
 #include "cko/eval/compare_context.hpp"
 #include "cko/eval/experiment.hpp"
@@ -9,13 +8,14 @@
 #include "cko/store/snapshot.hpp"
 #include "cko/util/error.hpp"
 #include "cko/util/files.hpp"
+#include "cko/verbs/verb.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <memory>
 
-namespace cko::cli {
+namespace cko::verbs {
 namespace fs = std::filesystem;
 namespace {
 
@@ -30,11 +30,13 @@ std::string status_text(const run::InvocationStatus& st, const Json& progress) {
     } else {
         text += fmt::format("  (owner pid {} {})", st.owner.pid, st.owner_alive ? "alive" : "gone");
         if (progress.is_object()) {
-            text += fmt::format("\n  {} of at most {} pairs, effect so far {:+.2f}%, {:.0f} s elapsed, at most ~{:.0f} s "
-                                "in all",
-                                progress.value("pairs_done", 0), progress.value("pairs_at_most", 0),
-                                progress.value("effect_pct_so_far", 0.0), progress.value("elapsed_s", 0.0),
-                                progress.value("expected_s_at_most", 0.0));
+            text += fmt::format(
+                "\n  {} of at most {} pairs, effect so far {:+.2f}%, {:.0f} s elapsed, at most "
+                "~{:.0f} s "
+                "in all",
+                progress.value("pairs_done", 0), progress.value("pairs_at_most", 0),
+                progress.value("effect_pct_so_far", 0.0), progress.value("elapsed_s", 0.0),
+                progress.value("expected_s_at_most", 0.0));
         }
     }
     return text + "\n";
@@ -65,19 +67,22 @@ int status_exit(const run::InvocationStatus& st) {
 }
 
 Json list_store(const store::Store& s) {
-    Json out{{"root", s.root().string()}, {"invocations", Json::array()}, {"experiments", Json::array()},
+    Json out{{"root", s.root().string()},
+             {"invocations", Json::array()},
+             {"experiments", Json::array()},
              {"snapshots", Json::array()}};
     std::vector<std::pair<std::int64_t, Json>> invocations;
     for (const auto& id : run::list_invocations(s)) {
         try {
-            Json j = run::invocation_status(s, id).to_json();
+            Json j = run::detect_lost_invocation(s, id).to_json();  // ls is a step that declares `lost`
             const Json& result = j.value("result", Json());
             std::int64_t t = 0;
             if (result.is_object()) {
                 t = result.value("started_unix_ns", std::int64_t{0});
                 j["verdict"] = result.value("outputs", Json::object()).value("verdict", "");
             } else if (s.exists("invocations/" + id + "/request.json")) {
-                t = s.read_record("invocations/" + id + "/request.json").value("created_unix_ns", std::int64_t{0});
+                t = s.read_record("invocations/" + id + "/request.json")
+                        .value("created_unix_ns", std::int64_t{0});
             }
             j["started_unix_ns"] = t;
             invocations.emplace_back(t, std::move(j));
@@ -114,10 +119,12 @@ std::string list_text(const Json& j) {
     for (const auto& e : j["experiments"]) {
         text += fmt::format("  {}\n", e.get<std::string>());
     }
-    text += fmt::format("snapshots    {}\ninvocations  {} (oldest first)\n", j["snapshots"].size(), j["invocations"].size());
+    text += fmt::format("snapshots    {}\ninvocations  {} (oldest first)\n", j["snapshots"].size(),
+                        j["invocations"].size());
     for (const auto& inv : j["invocations"]) {
-        text += fmt::format("  {:<24} {:<12} {:<10} {}\n", inv.value("id", ""), inv.value("kind", ""),
-                            inv.value("state", "?"), inv.value("verdict", ""));
+        text +=
+            fmt::format("  {:<24} {:<12} {:<10} {}\n", inv.value("id", ""), inv.value("kind", ""),
+                        inv.value("state", "?"), inv.value("verdict", ""));
     }
     return text;
 }
@@ -158,12 +165,13 @@ std::string resolve_id(const store::Store& s, const std::string& id) {
     }
     if (candidates.size() > 1) {
         throw Error(ErrorCode::invalid_argument,
-                    fmt::format("\"{}\" matches {} records ({}); give more characters", id, candidates.size(),
-                                fmt::join(candidates, ", ")),
+                    fmt::format("\"{}\" matches {} records ({}); give more characters", id,
+                                candidates.size(), fmt::join(candidates, ", ")),
                     Json{{"field", "id"}, {"matches", candidates}});
     }
     throw Error(ErrorCode::not_found,
-                fmt::format("no record \"{}\" in {} (ids: target, champion, exp-…, inv-…, sel-…, or a snapshot digest "
+                fmt::format("no record \"{}\" in {} (ids: target, champion, exp-…, inv-…, sel-…, "
+                            "or a snapshot digest "
                             "or its prefix; see cko ls)",
                             id, s.root().string()),
                 Json{{"id", id}});
@@ -198,93 +206,125 @@ std::string show_text(const Json& j) {
     const std::string id = j.value("id", "");
     if (id.starts_with("inv-")) {
         const Json& result = j.value("result", Json());
-        std::string text = fmt::format("{}  {}  {}\n", id, j.value("kind", ""), j.value("state", ""));
+        std::string text =
+            fmt::format("{}  {}  {}\n", id, j.value("kind", ""), j.value("state", ""));
         if (result.is_object()) {
             const Json& out = result.value("outputs", Json::object());
             if (out.contains("reference")) {
-                text += fmt::format("  reference {}  candidate {}\n", out["reference"].value("label", ""),
+                text += fmt::format("  reference {}  candidate {}\n",
+                                    out["reference"].value("label", ""),
                                     out.value("candidate", Json::object()).value("label", ""));
             }
             if (out.contains("verdict")) {
                 text += fmt::format("  verdict {}{}\n", out["verdict"].get<std::string>(),
-                                    out.contains("decision") ? ", decision " + out["decision"].get<std::string>() : "");
+                                    out.contains("decision")
+                                        ? ", decision " + out["decision"].get<std::string>()
+                                        : "");
             }
             text += fmt::format("  {}\n", result.value("reason", ""));
             const Json& cost = result.value("cost", Json::object());
-            text += fmt::format("  cost: {} s wall, {} GPU s, {} driver call(s)\n", cost.value("wall_s", Json(0)).dump(),
-                                cost.value("gpu_s", Json(0)).dump(), cost.value("driver_calls", Json(0)).dump());
+            text += fmt::format("  cost: {} s wall, {} GPU s, {} driver call(s)\n",
+                                cost.value("wall_s", Json(0)).dump(),
+                                cost.value("gpu_s", Json(0)).dump(),
+                                cost.value("driver_calls", Json(0)).dump());
         }
         return text + "(cko show " + id + " --json for the whole record)\n";
     }
     if (id.starts_with("exp-")) {
-        return fmt::format("{}{}\n  hypothesis: {}\n  mechanism {}, base {}, minimum effect {}%\n  changed: {}\n"
-                           "(cko show {} --json for the whole record)\n",
-                           id, j.value("control", false) ? "  [A/A control]" : "", j.value("hypothesis", ""),
-                           j.value("mechanism", ""), j.at("base").value("kind", ""), j.value("minimum_effect_pct", 0.0),
-                           fmt::join(j.value("changed_files", std::vector<std::string>{}), " "), id);
+        return fmt::format(
+            "{}{}\n  hypothesis: {}\n  mechanism {}, base {}, minimum effect {}%\n  changed: {}\n"
+            "(cko show {} --json for the whole record)\n",
+            id, j.value("control", false) ? "  [A/A control]" : "", j.value("hypothesis", ""),
+            j.value("mechanism", ""), j.at("base").value("kind", ""),
+            j.value("minimum_effect_pct", 0.0),
+            fmt::join(j.value("changed_files", std::vector<std::string>{}), " "), id);
     }
     return printable_json(j) + "\n";
 }
 
-}  // namespace
-
-void register_store(CLI::App& app) {
-    auto root = std::make_shared<std::string>();
-    auto id = std::make_shared<std::string>();
-    auto timeout = std::make_shared<double>(0);
-
-    auto* ls = add_verb(app, "ls", "List what an artifact root holds", [root] {
-        const Json j = list_store(store::Store::open(*root));
-        return CommandResult{list_text(j), j, 0};
-    });
-    add_root_option(ls, *root);
-
-    auto* show = add_verb(app, "show", "Show one record (target, exp-…, inv-…, snapshot digest)", [root, id] {
-        const Json j = show_record(store::Store::open(*root), *id);
-        return CommandResult{show_text(j), j, 0};
-    });
-    add_root_option(show, *root);
-    show->add_option("id", *id, "Record id")->required();
-
-    auto* fsck = add_verb(app, "fsck", "Re-hash everything in an artifact root; exit 1 on damage", [root] {
-        const store::FsckReport r = store::fsck_store(store::Store::open(*root));
-        return CommandResult{r.to_text(), r.to_json(), r.damaged() ? 1 : 0};
-    });
-    add_root_option(fsck, *root);
-
-    auto* status = add_verb(app, "status", "State of an invocation (declares `lost` if its owner died)", [root, id] {
-        const store::Store store = store::Store::open(*root);
-        const auto st = run::invocation_status(store, *id);
-        const Json progress = st.state == run::InvocationState::running ? eval::comparison_progress(store, *id) : Json();
-        return CommandResult{status_text(st, progress), status_json(st, progress), status_exit(st)};
-    });
-    add_root_option(status, *root);
-    status->add_option("id", *id, "Invocation id")->required();
-
-    auto* wait = add_verb(app, "wait", "Wait until an invocation ends (or --timeout seconds pass)", [root, id, timeout] {
-        const auto limit = *timeout > 0 ? std::chrono::milliseconds(static_cast<std::int64_t>(*timeout * 1000))
-                                        : std::chrono::milliseconds(std::chrono::hours(24 * 365));
-        const store::Store store = store::Store::open(*root);
-        const auto st = run::wait_invocation(store, *id, limit);
-        if (st.state == run::InvocationState::running) {
-            // Not the operation's timeout: the operation goes on; exit 5 says so.
-            throw Error(ErrorCode::still_running,
-                        fmt::format("{} is still running after waiting {} s (the operation goes on; wait again)", *id,
-                                    *timeout),
-                        status_json(st, eval::comparison_progress(store, *id)));
-        }
-        return CommandResult{status_text(st, Json()), st.to_json(), status_exit(st)};
-    });
-    add_root_option(wait, *root);
-    wait->add_option("id", *id, "Invocation id")->required();
-    wait->add_option("--timeout", *timeout, "Seconds to wait (default: no limit)");
-
-    auto* cancel = add_verb(app, "cancel", "Cancel a running invocation (its child processes are killed)", [root, id] {
-        const auto st = run::cancel_invocation(store::Store::open(*root), *id);
-        return CommandResult{status_text(st, Json()), st.to_json(), 0};
-    });
-    add_root_option(cancel, *root);
-    cancel->add_option("id", *id, "Invocation id")->required();
+Outcome ls(const Request& r, Context& /*context*/) {
+    const Json j = list_store(store::Store::open(r.text("root")));
+    return Outcome{list_text(j), j, 0, {}};
 }
 
-}  // namespace cko::cli
+Outcome show(const Request& r, Context& /*context*/) {
+    const Json j = show_record(store::Store::open(r.text("root")), r.text("id"));
+    return Outcome{show_text(j), j, 0, {}};
+}
+
+Outcome fsck(const Request& r, Context& /*context*/) {
+    const store::FsckReport report = store::fsck_store(store::Store::open(r.text("root")));
+    return Outcome{report.to_text(), report.to_json(), report.damaged() ? 1 : 0, {}};
+}
+
+Outcome status(const Request& r, Context& /*context*/) {
+    const store::Store store = store::Store::open(r.text("root"));
+    const std::string id = r.text("id");
+    const auto st = run::detect_lost_invocation(store, id);
+    const Json progress =
+        st.state == run::InvocationState::running ? eval::comparison_progress(store, id) : Json();
+    return Outcome{status_text(st, progress), status_json(st, progress), status_exit(st), {}};
+}
+
+Outcome wait(const Request& r, Context& context) {
+    const double timeout = r.number("timeout");
+    const std::string id = r.text("id");
+    const auto limit = timeout > 0
+                           ? std::chrono::milliseconds(static_cast<std::int64_t>(timeout * 1000))
+                           : std::chrono::milliseconds(std::chrono::hours(24 * 365));
+    const store::Store store = store::Store::open(r.text("root"));
+    const auto st = run::wait_invocation(store, id, limit, context.cancel);
+    if (st.state == run::InvocationState::running) {
+        // Not the operation's timeout: the operation goes on; exit 5 says so.
+        throw Error(
+            ErrorCode::still_running,
+            fmt::format(
+                "{} is still running after waiting {} s (the operation goes on; wait again)", id,
+                timeout),
+            status_json(st, eval::comparison_progress(store, id)));
+    }
+    return Outcome{status_text(st, Json()), st.to_json(), status_exit(st), {}};
+}
+
+Outcome cancel(const Request& r, Context& /*context*/) {
+    const auto st = run::cancel_invocation(store::Store::open(r.text("root")), r.text("id"));
+    return Outcome{status_text(st, Json()), st.to_json(), 0, {}};
+}
+
+}  // namespace
+
+void add_store_verbs(std::vector<Verb>& table) {
+    const auto id_param = [](const char* help) {
+        return required(positional(string_param("id", help)));
+    };
+    table.push_back(
+        Verb{{"ls"}, "List what an artifact root holds", RequestDef{{root_param()}}, &ls, true});
+    table.push_back(Verb{{"show"},
+                         "Show one record (target, exp-…, inv-…, snapshot digest)",
+                         RequestDef{{root_param(), id_param("Record id")}},
+                         &show,
+                         true});
+    table.push_back(Verb{{"fsck"},
+                         "Re-hash everything in an artifact root; exit 1 on damage",
+                         RequestDef{{root_param()}},
+                         &fsck,
+                         true});
+    table.push_back(Verb{{"status"},
+                         "State of an invocation (declares `lost` if its owner died)",
+                         RequestDef{{root_param(), id_param("Invocation id")}},
+                         &status,
+                         true});
+    table.push_back(
+        Verb{{"wait"},
+             "Wait until an invocation ends (or --timeout seconds pass)",
+             RequestDef{{root_param(), id_param("Invocation id"),
+                         number_param("timeout", "Seconds to wait (default: no limit)")}},
+             &wait,
+             true});
+    table.push_back(Verb{{"cancel"},
+                         "Cancel a running invocation (its child processes are killed)",
+                         RequestDef{{root_param(), id_param("Invocation id")}},
+                         &cancel});
+}
+
+}  // namespace cko::verbs

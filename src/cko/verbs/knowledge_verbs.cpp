@@ -1,14 +1,13 @@
 // `cko knowledge query`: the offline cards judged against an identity and parsed facts.
-#include "cko/cli/command.hpp"
-#include "cko/cli/verbs.hpp"
 #include "cko/knowledge/query.hpp"
 #include "cko/util/error.hpp"
+#include "cko/verbs/verb.hpp"
 
 #include <fmt/format.h>
 
 #include <memory>
 
-namespace cko::cli {
+namespace cko::verbs {
 namespace {
 
 using knowledge::Applicability;
@@ -178,52 +177,69 @@ std::string query_text(const knowledge::QueryResult& r, const Identity& id,
     return out;
 }
 
-}  // namespace
-
-void register_knowledge(CLI::App& app) {
-    auto* group =
-        app.add_subcommand("knowledge", "Offline knowledge cards: contracts and heuristics");
-    group->require_subcommand(1);
-    auto a = std::make_shared<QueryArgs>();
-    CLI::App* q =
-        add_verb(*group, "query", "Judge every card against an identity and parsed facts", [a] {
-            const Identity id = identity_from(*a);
-            std::vector<knowledge::Card> cards = knowledge::load_cards(a->cards);
-            if (!a->topics.empty()) {
-                std::erase_if(cards, [&](const knowledge::Card& c) {
-                    for (const std::string& t : c.topics) {
-                        if (std::find(a->topics.begin(), a->topics.end(), t) != a->topics.end()) {
-                            return false;
-                        }
-                    }
-                    return true;
-                });
+Outcome knowledge_query(const Request& r, Context& /*context*/) {
+    QueryArgs a;
+    a.doctor = r.text("doctor");
+    a.arch = r.text("arch");
+    a.cc = r.text("cc");
+    a.cuda = r.text("cuda");
+    a.driver = r.text("driver");
+    a.torch = r.text("torch");
+    a.triton = r.text("triton");
+    a.frameworks = r.list("framework");
+    a.facts = r.list("facts");
+    a.cards = r.text("cards");
+    a.topics = r.list("topic");
+    a.all = r.flag("all");
+    const Identity id = identity_from(a);
+    std::vector<knowledge::Card> cards = knowledge::load_cards(a.cards);
+    if (!a.topics.empty()) {
+        std::erase_if(cards, [&](const knowledge::Card& c) {
+            for (const std::string& t : c.topics) {
+                if (std::find(a.topics.begin(), a.topics.end(), t) != a.topics.end()) {
+                    return false;
+                }
             }
-            knowledge::FactSet facts;
-            for (const std::string& file : a->facts) {
-                knowledge::add_fact_document(facts, read_json_file(file), file);
-            }
-            const knowledge::QueryResult r =
-                knowledge::query_cards(cards, id, facts, !a->facts.empty());
-            return CommandResult{query_text(r, id, facts, a->all),
-                                 knowledge::query_result_to_json(r, id, facts), 0};
+            return true;
         });
-    q->add_option("--doctor", a->doctor,
-                  "A `cko doctor --json` document: GPU compute capability, CUDA, driver");
-    q->add_option("--arch", a->arch, "GPU architecture, e.g. sm_90, sm_90a, sm_120");
-    q->add_option("--cc", a->cc, "Compute capability, e.g. 9.0");
-    q->add_option("--cuda", a->cuda, "CUDA version, e.g. 13.0");
-    q->add_option("--driver", a->driver, "NVIDIA driver version, e.g. 580.159");
-    q->add_option("--torch", a->torch, "PyTorch version, e.g. 2.11");
-    q->add_option("--triton", a->triton, "Triton version, e.g. 3.6");
-    q->add_option("--framework", a->frameworks,
-                  "Another framework as NAME=VERSION (repeat): vllm=0.11");
-    q->add_option("--facts", a->facts,
-                  "The --json output of cko profile ncu / sass / ptxas / triton (repeat)");
-    q->add_option("--cards", a->cards,
-                  "A directory of card files to use instead of the built-in cards");
-    q->add_option("--topic", a->topics, "Only cards with this topic (repeat)");
-    q->add_flag("--all", a->all, "List not-applicable cards too, and every reason");
+    }
+    knowledge::FactSet facts;
+    for (const std::string& file : a.facts) {
+        knowledge::add_fact_document(facts, read_json_file(file), file);
+    }
+    const knowledge::QueryResult result =
+        knowledge::query_cards(cards, id, facts, !a.facts.empty());
+    return Outcome{query_text(result, id, facts, a.all),
+                   knowledge::query_result_to_json(result, id, facts),
+                   0,
+                   {}};
 }
 
-}  // namespace cko::cli
+}  // namespace
+
+void add_knowledge_verbs(std::vector<Verb>& table, std::vector<Group>& groups) {
+    groups.push_back({{"knowledge"}, "Offline knowledge cards: contracts and heuristics"});
+    table.push_back(Verb{
+        {"knowledge", "query"},
+        "Judge every card against an identity and parsed facts",
+        RequestDef{{
+            string_param("doctor",
+                         "A `cko doctor --json` document: GPU compute capability, CUDA, driver"),
+            string_param("arch", "GPU architecture, e.g. sm_90, sm_90a, sm_120"),
+            string_param("cc", "Compute capability, e.g. 9.0"),
+            string_param("cuda", "CUDA version, e.g. 13.0"),
+            string_param("driver", "NVIDIA driver version, e.g. 580.159"),
+            string_param("torch", "PyTorch version, e.g. 2.11"),
+            string_param("triton", "Triton version, e.g. 3.6"),
+            list_param("framework", "Another framework as NAME=VERSION (repeat): vllm=0.11"),
+            list_param("facts",
+                       "The --json output of cko profile ncu / sass / ptxas / triton (repeat)"),
+            string_param("cards", "A directory of card files to use instead of the built-in cards"),
+            list_param("topic", "Only cards with this topic (repeat)"),
+            flag_param("all", "List not-applicable cards too, and every reason"),
+        }},
+        &knowledge_query,
+        true});
+}
+
+}  // namespace cko::verbs

@@ -1,18 +1,18 @@
 // `cko self-check`: verifies the installation without a GPU.
-#include "cko/cli/self_check.hpp"
+#include "cko/verbs/self_check.hpp"
 
-#include "cko/cli/command.hpp"
-#include "cko/cli/verbs.hpp"
+#include "cko/build_info.hpp"
 #include "cko/util/error.hpp"
 #include "cko/util/files.hpp"
 #include "cko/util/sha256.hpp"
+#include "cko/verbs/verb.hpp"
 
 #include <fmt/format.h>
 
-#include <cstdlib>
 #include <unistd.h>
+#include <cstdlib>
 
-namespace cko::cli {
+namespace cko::verbs {
 namespace fs = std::filesystem;
 namespace {
 
@@ -66,16 +66,37 @@ CheckItem check_schemas(const fs::path& data_dir) {
     return item;
 }
 
-CheckItem check_skill(const fs::path& data_dir) {
+// The skill package: SKILL.md with the Agent Skills front matter, and every references/ file it
+// links to present (an installer that dropped a file leaves the agent without the formats).
+CheckItem check_skill(const fs::path& skill_dir) {
     CheckItem item{"skill_package", false, ""};
-    const fs::path skill = data_dir / "skills" / "cuda-kernel-optimizer" / "SKILL.md";
+    const fs::path skill = skill_dir / "SKILL.md";
     try {
         const std::string text = read_file_capped(skill, 1 << 20);
         // Agent Skills packages start with YAML front matter naming the skill.
-        item.ok = text.starts_with("---\n") && text.find("\nname: cuda-kernel-optimizer\n") != std::string::npos;
-        item.detail = item.ok ? skill.string()
-                              : fmt::format("{} lacks the front matter 'name: cuda-kernel-optimizer'",
-                                            skill.string());
+        if (!text.starts_with("---\n") ||
+            text.find("\nname: cuda-kernel-optimizer\n") == std::string::npos) {
+            item.detail = fmt::format("{} lacks the front matter 'name: cuda-kernel-optimizer'",
+                                      skill.string());
+            return item;
+        }
+        std::size_t at = 0;
+        int references = 0;
+        while ((at = text.find("](references/", at)) != std::string::npos) {
+            const std::size_t start = at + 2;
+            const std::size_t end = text.find_first_of(")#", start);
+            const fs::path ref = skill_dir / text.substr(start, end - start);
+            if (!fs::is_regular_file(ref)) {
+                item.detail =
+                    fmt::format("{} links to {}, which is missing; reinstall the skill package",
+                                skill.string(), ref.string());
+                return item;
+            }
+            ++references;
+            at = end;
+        }
+        item.ok = true;
+        item.detail = fmt::format("{} ({} reference link(s) present)", skill.string(), references);
     } catch (const Error& e) {
         item.detail = fmt::format("{}; reinstall or set CKO_DATA_DIR", e.what());
     }
@@ -109,12 +130,13 @@ CheckItem check_temp_dir() {
 CheckItem check_json_sha256() {
     CheckItem item{"json_sha256_roundtrip", false, ""};
     // FIPS 180-2 test vector for "abc".
-    const bool sha_ok = sha256_hex("abc") ==
-                        "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
+    const bool sha_ok =
+        sha256_hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
     const Json value = parse_json_strict(R"({"b":[1,2.5,"\u00e9"],"a":{"z":null,"y":true}})");
     const std::string canonical = canonical_json(value);
-    const bool json_ok = canonical == "{\"a\":{\"y\":true,\"z\":null},\"b\":[1,2.5,\"\xc3\xa9\"]}" &&
-                         parse_json_strict(canonical) == value;
+    const bool json_ok =
+        canonical == "{\"a\":{\"y\":true,\"z\":null},\"b\":[1,2.5,\"\xc3\xa9\"]}" &&
+        parse_json_strict(canonical) == value;
     item.ok = sha_ok && json_ok;
     item.detail = item.ok ? "SHA-256 test vector and canonical JSON bytes as expected"
                           : fmt::format("sha256 {}, canonical JSON {}", sha_ok ? "ok" : "WRONG",
@@ -138,13 +160,23 @@ Json SelfCheckReport::to_json() const {
     for (const auto& c : checks) {
         items.push_back(Json{{"name", c.name}, {"ok", c.ok}, {"detail", c.detail}});
     }
-    return Json{{"format_version", "cko/self-check-v1"}, {"version", version},
-                {"executable", executable.string()}, {"data_dir", data_dir.string()},
-                {"ok", ok()}, {"checks", items}};
+    return Json{{"format_version", "cko/self-check-v1"},
+                {"version", version},
+                {"build",
+                 {{"version", version},
+                  {"describe", git_describe},
+                  {"tag", git_tag},
+                  {"commit", git_commit}}},
+                {"executable", executable.string()},
+                {"data_dir", data_dir.string()},
+                {"ok", ok()},
+                {"checks", items}};
 }
 
 std::string SelfCheckReport::to_text() const {
-    std::string out = fmt::format("cko {} self-check ({})\n", version, data_dir.string());
+    std::string out =
+        fmt::format("cko {} self-check ({})\n  built from git {} (tag {}, commit {})\n", version,
+                    data_dir.string(), git_describe, git_tag, git_commit);
     for (const auto& c : checks) {
         out += fmt::format("  {:<4} {:<22} {}\n", c.ok ? "ok" : "FAIL", c.name, c.detail);
     }
@@ -167,25 +199,44 @@ fs::path find_data_dir() {
     return fs::path(CKO_SOURCE_DIR);
 }
 
-SelfCheckReport run_self_check(const fs::path& data_dir) {
+SelfCheckReport run_self_check(const fs::path& data_dir, const fs::path& skill_dir) {
     SelfCheckReport report;
     report.version = CKO_VERSION;
+    report.git_describe = kBuildDescribe;
+    report.git_tag = kBuildTag;
+    report.git_commit = kBuildCommit;
     report.executable = own_executable();
     report.data_dir = data_dir;
     report.checks.push_back(check_version(report.executable));
     report.checks.push_back(check_schemas(data_dir));
-    report.checks.push_back(check_skill(data_dir));
+    report.checks.push_back(
+        check_skill(skill_dir.empty() ? data_dir / "skills" / "cuda-kernel-optimizer" : skill_dir));
     report.checks.push_back(check_temp_dir());
     report.checks.push_back(check_json_sha256());
     return report;
 }
 
-void register_self_check(CLI::App& app) {
-    add_verb(app, "self-check", "Verify this installation (no GPU needed)", [] {
-        const SelfCheckReport report = run_self_check(find_data_dir());
-        return CommandResult{report.to_text(), report.to_json(),
-                             report.ok() ? 0 : static_cast<int>(ExitClass::environment)};
-    });
+namespace {
+
+Outcome self_check(const Request& request, Context& /*context*/) {
+    const SelfCheckReport report = run_self_check(find_data_dir(), request.text("skill"));
+    return Outcome{report.to_text(),
+                   report.to_json(),
+                   report.ok() ? 0 : static_cast<int>(ExitClass::environment),
+                   {}};
 }
 
-}  // namespace cko::cli
+}  // namespace
+
+void add_self_check_verbs(std::vector<Verb>& table) {
+    table.push_back(
+        Verb{{"self-check"},
+             "Verify this installation (no GPU needed); reports the version, git tag and commit",
+             RequestDef{{string_param("skill",
+                                      "An installed copy of the skill package (the folder "
+                                      "holding SKILL.md) to check instead of the data dir's")}},
+             &self_check,
+             true});
+}
+
+}  // namespace cko::verbs

@@ -1,6 +1,4 @@
 // `cko ptxas LOG`, `cko sass FILE`, `cko sass diff A B`, `cko triton DIR`: compiler evidence verbs.
-#include "cko/cli/command.hpp"
-#include "cko/cli/verbs.hpp"
 #include "cko/compiler/ptxas_log.hpp"
 #include "cko/compiler/sass_diff.hpp"
 #include "cko/compiler/sass_input.hpp"
@@ -8,12 +6,13 @@
 #include "cko/compiler/text_input.hpp"
 #include "cko/compiler/triton_cache.hpp"
 #include "cko/util/error.hpp"
+#include "cko/verbs/verb.hpp"
 
 #include <fmt/format.h>
 
 #include <memory>
 
-namespace cko::cli {
+namespace cko::verbs {
 namespace {
 
 using compiler::PtxasFunction;
@@ -138,77 +137,87 @@ std::string triton_text(const compiler::TritonCache& c) {
     return out;
 }
 
-struct SassArgs {
-    std::string file;
-    std::string a;
-    std::string b;
-    std::string cuobjdump = "cuobjdump";
-    bool no_sass = false;
-};
-
-compiler::SassInputOptions sass_options(const SassArgs& args) {
+compiler::SassInputOptions sass_options(const Request& r) {
     compiler::SassInputOptions o;
-    o.cuobjdump = args.cuobjdump;
+    o.cuobjdump = r.text("cuobjdump");
     return o;
+}
+
+Outcome ptxas(const Request& req, Context& /*context*/) {
+    const std::string log = req.text("log");
+    require_value(log, "LOG", "cko ptxas LOG (the stderr of nvcc -Xptxas -v)");
+    const compiler::TextInput in = compiler::read_text_input(log, 64 << 20, "ptxas log");
+    const compiler::PtxasReport r = compiler::parse_resource_report(in.text, in.sha256, in.path);
+    return Outcome{ptxas_text(r), compiler::ptxas_report_to_json(r), 0, {}};
+}
+
+Outcome sass(const Request& req, Context& /*context*/) {
+    const std::string file = req.text("file");
+    require_value(file, "FILE",
+                  "cko sass FILE (a cuobjdump/nvdisasm dump, a cubin, a fatbin or an executable)");
+    const SassReport r = compiler::load_sass(file, sass_options(req));
+    return Outcome{sass_text(r), compiler::sass_report_to_json(r), 0, {}};
+}
+
+Outcome sass_diff(const Request& req, Context& /*context*/) {
+    require_value(req.text("a"), "A", "cko sass diff A B");
+    require_value(req.text("b"), "B", "cko sass diff A B");
+    const SassReport a = compiler::load_sass(req.text("a"), sass_options(req));
+    const SassReport b = compiler::load_sass(req.text("b"), sass_options(req));
+    const compiler::SassDiff d = compiler::diff_sass(a, b);
+    return Outcome{diff_text(d), compiler::sass_diff_to_json(d, a, b), 0, {}};
+}
+
+Outcome triton(const Request& req, Context& /*context*/) {
+    const std::string dir = req.text("dir");
+    require_value(dir, "DIR",
+                  "cko triton DIR (a Triton cache: $TRITON_CACHE_DIR, ~/.triton/cache)");
+    compiler::TritonOptions o;
+    o.disassemble = !req.flag("no_sass");
+    o.sass = sass_options(req);
+    const compiler::TritonCache c = compiler::read_triton_cache(dir, o);
+    return Outcome{triton_text(c), compiler::triton_cache_to_json(c), 0, {}};
 }
 
 }  // namespace
 
-void register_compiler(CLI::App& app) {
-    auto ptxas = std::make_shared<std::string>();
-    CLI::App* p = add_verb(
-        app, "ptxas", "Resource usage per function from ptxas -v or cuobjdump -res-usage output",
-        [ptxas] {
-            require_value(*ptxas, "LOG", "cko ptxas LOG (the stderr of nvcc -Xptxas -v)");
-            const compiler::TextInput in = compiler::read_text_input(*ptxas, 64 << 20, "ptxas log");
-            const compiler::PtxasReport r =
-                compiler::parse_resource_report(in.text, in.sha256, in.path);
-            return CommandResult{ptxas_text(r), compiler::ptxas_report_to_json(r), 0};
-        });
-    p->add_option(
-        "log", *ptxas,
-        "stderr of nvcc -Xptxas -v (or ptxas -v), CUDA 11-13, or cuobjdump -res-usage output");
-
-    auto args = std::make_shared<SassArgs>();
-    CLI::App* sass =
-        add_verb(app, "sass", "Instruction mix and signatures of SASS (text or binary)", [args] {
-            require_value(
-                args->file, "FILE",
-                "cko sass FILE (a cuobjdump/nvdisasm dump, a cubin, a fatbin or an executable)");
-            const SassReport r = compiler::load_sass(args->file, sass_options(*args));
-            return CommandResult{sass_text(r), compiler::sass_report_to_json(r), 0};
-        });
-    sass->add_option("file", args->file, "cuobjdump --dump-sass / nvdisasm text, or a CUDA binary");
-    sass->add_option("--cuobjdump", args->cuobjdump,
-                     "The disassembler for binaries (default: cuobjdump)");
-
-    CLI::App* diff =
-        add_verb(*sass, "diff", "Compare the SASS of two builds kernel by kernel", [args] {
-            require_value(args->a, "A", "cko sass diff A B");
-            require_value(args->b, "B", "cko sass diff A B");
-            const SassReport a = compiler::load_sass(args->a, sass_options(*args));
-            const SassReport b = compiler::load_sass(args->b, sass_options(*args));
-            const compiler::SassDiff d = compiler::diff_sass(a, b);
-            return CommandResult{diff_text(d), compiler::sass_diff_to_json(d, a, b), 0};
-        });
-    diff->add_option("a", args->a, "SASS text or binary of the reference build");
-    diff->add_option("b", args->b, "SASS text or binary of the candidate build");
-    diff->add_option("--cuobjdump", args->cuobjdump,
-                     "The disassembler for binaries (default: cuobjdump)");
-
-    CLI::App* triton = add_verb(app, "triton", "Kernels of a Triton cache directory", [args] {
-        require_value(args->file, "DIR",
-                      "cko triton DIR (a Triton cache: $TRITON_CACHE_DIR, ~/.triton/cache)");
-        compiler::TritonOptions o;
-        o.disassemble = !args->no_sass;
-        o.sass = sass_options(*args);
-        const compiler::TritonCache c = compiler::read_triton_cache(args->file, o);
-        return CommandResult{triton_text(c), compiler::triton_cache_to_json(c), 0};
-    });
-    triton->add_option("dir", args->file, "The cache directory");
-    triton->add_option("--cuobjdump", args->cuobjdump,
-                       "The disassembler for cubins (default: cuobjdump)");
-    triton->add_flag("--no-sass", args->no_sass, "Do not disassemble cubins");
+void add_compiler_verbs(std::vector<Verb>& table) {
+    // Positionals are checked in run(), not marked required: the message names the usage.
+    table.push_back(
+        Verb{{"ptxas"},
+             "Resource usage per function from ptxas -v or cuobjdump -res-usage output",
+             RequestDef{{positional(string_param("log",
+                                                 "stderr of nvcc -Xptxas -v (or ptxas -v), CUDA "
+                                                 "11-13, or cuobjdump -res-usage output"))}},
+             &ptxas,
+             true});
+    table.push_back(Verb{
+        {"sass"},
+        "Instruction mix and signatures of SASS (text or binary)",
+        RequestDef{{positional(string_param(
+                        "file", "cuobjdump --dump-sass / nvdisasm text, or a CUDA binary")),
+                    string_param("cuobjdump", "The disassembler for binaries (default: cuobjdump)",
+                                 "cuobjdump")}},
+        &sass,
+        true});
+    table.push_back(Verb{
+        {"sass", "diff"},
+        "Compare the SASS of two builds kernel by kernel",
+        RequestDef{{positional(string_param("a", "SASS text or binary of the reference build")),
+                    positional(string_param("b", "SASS text or binary of the candidate build")),
+                    string_param("cuobjdump", "The disassembler for binaries (default: cuobjdump)",
+                                 "cuobjdump")}},
+        &sass_diff,
+        true});
+    table.push_back(Verb{
+        {"triton"},
+        "Kernels of a Triton cache directory",
+        RequestDef{{positional(string_param("dir", "The cache directory")),
+                    string_param("cuobjdump", "The disassembler for cubins (default: cuobjdump)",
+                                 "cuobjdump"),
+                    flag_param("no_sass", "Do not disassemble cubins")}},
+        &triton,
+        true});
 }
 
-}  // namespace cko::cli
+}  // namespace cko::verbs

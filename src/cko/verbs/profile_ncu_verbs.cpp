@@ -1,12 +1,11 @@
 // `cko profile ncu`, `cko profile diff`, `cko profile collect ncu`.
-#include "cko/cli/command.hpp"
-#include "cko/cli/verbs.hpp"
 #include "cko/profile/ncu/ncu_collect.hpp"
 #include "cko/profile/ncu/ncu_csv.hpp"
 #include "cko/profile/ncu/ncu_diff.hpp"
 #include "cko/profile/ncu/ncu_roofline.hpp"
 #include "cko/profile/roofline.hpp"
 #include "cko/util/error.hpp"
+#include "cko/verbs/verb.hpp"
 
 #include <fmt/format.h>
 
@@ -17,7 +16,7 @@
 #include <optional>
 #include <ostream>
 
-namespace cko::cli {
+namespace cko::verbs {
 namespace {
 
 namespace fs = std::filesystem;
@@ -158,16 +157,22 @@ profile::ncu::NcuParseOptions parse_options(const ReportArgs& args) {
 }
 
 // Text builds no JSON; --json streams the document (every metric of every launch) as it goes.
-CommandResult report_result(NcuReport report, const ReportArgs& args, Json extra_top = Json()) {
+Outcome report_result(NcuReport report, const ReportArgs& args, const Context& context,
+                      Json extra_top = Json()) {
     const RooflineDevice roofline = roofline_device(report, args);
     const auto precision = precision_option(args.precision);
     // A collection without counters is an environment problem, reported, not an error.
-    const int exit_code = report.counters_permitted() ? 0 : static_cast<int>(ExitClass::environment);
-    if (!json_output()) {
-        return CommandResult{report_text(report, roofline), Json::object(), exit_code};
+    const int exit_code =
+        report.counters_permitted() ? 0 : static_cast<int>(ExitClass::environment);
+    Outcome outcome{context.want_text ? report_text(report, roofline) : std::string(),
+                    Json::object(),
+                    exit_code,
+                    {}};
+    if (!context.want_document) {
+        return outcome;
     }
     auto shared = std::make_shared<const NcuReport>(std::move(report));
-    stream_json_output([shared, roofline, precision, extra_top](std::ostream& out) {
+    outcome.write_document = [shared, roofline, precision, extra_top](std::ostream& out) {
         profile::ncu::ReportJsonExtras extras;
         if (roofline.device == nullptr) {
             extras.top["device"] = nullptr;
@@ -185,25 +190,25 @@ CommandResult report_result(NcuReport report, const ReportArgs& args, Json extra
             }
         }
         profile::ncu::write_report_json(*shared, out, extras);
-    });
-    return CommandResult{"", Json::object(), exit_code};
+    };
+    return outcome;
 }
 
-void add_report_options(CLI::App* verb, ReportArgs& args) {
-    verb->add_option("--tool-version", args.tool_version,
-                     "The NCU version that made the export, when the file does not say");
-    verb->add_option("--device", args.device,
-                     "Device for the roofline (a peak-table key such as h200-sxm); default: the "
-                     "device the report names");
-    verb->add_option("--precision", args.precision,
-                     "Roofline precision: fp64, fp32, fp16, bf16 (default: the most FLOP)");
+ReportArgs report_args(const Request& r) {
+    return ReportArgs{r.text("file"), r.text("tool_version"), r.text("device"),
+                      r.text("precision")};
 }
 
-struct DiffArgs {
-    std::string a;
-    std::string b;
-    std::string tool_version;
-};
+void add_report_params(RequestDef& def) {
+    def.params.push_back(string_param(
+        "tool_version", "The NCU version that made the export, when the file does not say"));
+    def.params.push_back(
+        string_param("device",
+                     "Device for the roofline (a peak-table key such as h200-sxm); default: "
+                     "the device the report names"));
+    def.params.push_back(string_param(
+        "precision", "Roofline precision: fp64, fp32, fp16, bf16 (default: the most FLOP)"));
+}
 
 std::string diff_text(const profile::ncu::NcuDiff& diff, const NcuReport& a, const NcuReport& b) {
     std::string out =
@@ -225,15 +230,6 @@ std::string diff_text(const profile::ncu::NcuDiff& diff, const NcuReport& a, con
     }
     return out;
 }
-
-struct CollectArgs {
-    std::vector<std::string> command;
-    std::string ncu = "ncu";
-    std::vector<std::string> ncu_args;
-    double timeout_s = 600;
-    std::string out_dir;
-    ReportArgs report;
-};
 
 fs::path make_work_dir(const std::string& requested) {
     if (!requested.empty()) {
@@ -257,82 +253,89 @@ void require_argument(const std::string& value, const char* name, const char* us
     }
 }
 
-CLI::App& collect_group(CLI::App& profile) {
-    // Shared with other collectors (nsys, torch): whoever registers first creates it.
-    for (CLI::App* sub : profile.get_subcommands([](CLI::App*) { return true; })) {
-        if (sub->get_name() == "collect") {
-            return *sub;
-        }
+Outcome ncu(const Request& r, Context& context) {
+    const ReportArgs args = report_args(r);
+    require_argument(args.file, "FILE", "cko profile ncu FILE");
+    return report_result(profile::ncu::read_ncu_report(args.file, parse_options(args)), args,
+                         context);
+}
+
+Outcome ncu_diff(const Request& r, Context& /*context*/) {
+    require_argument(r.text("a"), "A", "cko profile diff A B");
+    require_argument(r.text("b"), "B", "cko profile diff A B");
+    ReportArgs opts;
+    opts.tool_version = r.text("tool_version");
+    const NcuReport a = profile::ncu::read_ncu_report(r.text("a"), parse_options(opts));
+    const NcuReport b = profile::ncu::read_ncu_report(r.text("b"), parse_options(opts));
+    const auto d = profile::ncu::diff_ncu_reports(a, b);
+    return Outcome{diff_text(d, a, b), profile::ncu::diff_to_json(d, a, b), 0, {}};
+}
+
+Outcome collect_ncu(const Request& r, Context& context) {
+    profile::ncu::NcuCollectOptions options;
+    options.command = r.list("command");
+    options.ncu = r.text("ncu");
+    options.ncu_args = r.list("ncu_arg");
+    options.timeout =
+        std::chrono::milliseconds(static_cast<std::int64_t>(r.number("timeout") * 1000));
+    options.work_dir = make_work_dir(r.text("out"));
+    auto result = profile::ncu::collect_ncu(options);
+    Json collection = {{"collection",
+                        {{"argv", result.argv},
+                         {"process", result.process.to_json()},
+                         {"export", result.export_path.string()},
+                         {"stderr", result.stderr_path.string()}}}};
+    Outcome out =
+        report_result(std::move(result.report), report_args(r), context, std::move(collection));
+    if (context.want_text) {
+        out.text += fmt::format("export kept at {}\n", result.export_path.string());
     }
-    CLI::App* collect = profile.add_subcommand("collect", "Run a profiler around one command");
-    collect->require_subcommand(1);
-    return *collect;
+    return out;
 }
 
 }  // namespace
 
-void register_profile_ncu(CLI::App& profile) {
-    auto args = std::make_shared<ReportArgs>();
-    CLI::App* ncu =
-        add_verb(profile, "ncu", "Parse an Nsight Compute CSV export into facts", [args] {
-            require_argument(args->file, "FILE", "cko profile ncu FILE");
-            return report_result(profile::ncu::read_ncu_report(args->file, parse_options(*args)),
-                                 *args);
-        });
-    // Positionals are checked in the handlers, not with required(): --request fills them later.
-    ncu->add_option("file", args->file, "CSV from ncu --csv (--page raw or --page details)");
-    add_report_options(ncu, *args);
-
-    auto diff_args = std::make_shared<DiffArgs>();
-    CLI::App* diff =
-        add_verb(profile, "diff", "Compare two NCU exports launch by launch", [diff_args] {
-            require_argument(diff_args->a, "A", "cko profile diff A B");
-            require_argument(diff_args->b, "B", "cko profile diff A B");
-            ReportArgs opts;
-            opts.tool_version = diff_args->tool_version;
-            const NcuReport a = profile::ncu::read_ncu_report(diff_args->a, parse_options(opts));
-            const NcuReport b = profile::ncu::read_ncu_report(diff_args->b, parse_options(opts));
-            const auto d = profile::ncu::diff_ncu_reports(a, b);
-            return CommandResult{diff_text(d, a, b), profile::ncu::diff_to_json(d, a, b), 0};
-        });
-    diff->add_option("a", diff_args->a, "Baseline NCU CSV export");
-    diff->add_option("b", diff_args->b, "Candidate NCU CSV export");
-    diff->add_option("--tool-version", diff_args->tool_version, "NCU version of both exports");
-
-    auto collect_args = std::make_shared<CollectArgs>();
-    CLI::App* collect =
-        add_verb(collect_group(profile), "ncu", "Run ncu around a command and parse its raw page",
-                 [collect_args] {
-                     profile::ncu::NcuCollectOptions options;
-                     options.command = collect_args->command;
-                     options.ncu = collect_args->ncu;
-                     options.ncu_args = collect_args->ncu_args;
-                     options.timeout = std::chrono::milliseconds(
-                         static_cast<std::int64_t>(collect_args->timeout_s * 1000));
-                     options.work_dir = make_work_dir(collect_args->out_dir);
-                     auto result = profile::ncu::collect_ncu(options);
-                     Json collection = {{"collection",
-                                         {{"argv", result.argv},
-                                          {"process", result.process.to_json()},
-                                          {"export", result.export_path.string()},
-                                          {"stderr", result.stderr_path.string()}}}};
-                     CommandResult out = report_result(std::move(result.report),
-                                                       collect_args->report, std::move(collection));
-                     if (!json_output()) {
-                         out.text +=
-                             fmt::format("export kept at {}\n", result.export_path.string());
-                     }
-                     return out;
-                 });
-    collect->add_option("command", collect_args->command, "The command to profile, after --");
-    collect->add_option("--ncu", collect_args->ncu, "The ncu executable (default: ncu on PATH)");
-    collect->add_option("--ncu-arg", collect_args->ncu_args,
-                        "An extra ncu argument (repeat), e.g. --ncu-arg=--set --ncu-arg=full");
-    collect->add_option("--timeout", collect_args->timeout_s, "Seconds before ncu is killed")
-        ->check(CLI::PositiveNumber);
-    collect->add_option("--out", collect_args->out_dir,
-                        "Directory for the export (default: a new one under TMPDIR)");
-    add_report_options(collect, collect_args->report);
+void add_profile_ncu_verbs(std::vector<Verb>& table) {
+    // Positionals are checked in run(), not marked required: the message names the usage.
+    RequestDef ncu_def{
+        {positional(string_param("file", "CSV from ncu --csv (--page raw or --page details)"))}};
+    add_report_params(ncu_def);
+    table.push_back(Verb{
+        {"profile", "ncu"}, "Parse an Nsight Compute CSV export into facts", ncu_def, &ncu, true});
+    table.push_back(Verb{{"profile", "diff"},
+                         "Compare two NCU exports launch by launch",
+                         RequestDef{{positional(string_param("a", "Baseline NCU CSV export")),
+                                     positional(string_param("b", "Candidate NCU CSV export")),
+                                     string_param("tool_version", "NCU version of both exports")}},
+                         &ncu_diff,
+                         true});
+    Param timeout = number_param("timeout", "Seconds before ncu is killed", 600.0);
+    timeout.minimum = 0;
+    timeout.exclusive_minimum = true;
+    RequestDef collect_def{
+        {positional(list_param("command", "The command to profile, after --")),
+         string_param("ncu", "The ncu executable (default: ncu on PATH)", "ncu"),
+         list_param("ncu_arg",
+                    "An extra ncu argument (repeat), e.g. --ncu-arg=--set --ncu-arg=full"),
+         timeout,
+         string_param("out", "Directory for the export (default: a new one under TMPDIR)")}};
+    add_report_params(collect_def);
+    Verb collect{{"profile", "collect", "ncu"},
+                 "Run ncu around a command and parse its raw page",
+                 collect_def,
+                 &collect_ncu};
+    collect.cancellable = false;
+    table.push_back(std::move(collect));
 }
 
-}  // namespace cko::cli
+void add_profile_trace_verbs(std::vector<Verb>& table);
+
+void add_profile_verbs(std::vector<Verb>& table, std::vector<Group>& groups) {
+    groups.push_back({{"profile"}, "Profiler evidence: parse reports into facts"});
+    // Shared with other collectors (nsys, torch).
+    groups.push_back({{"profile", "collect"}, "Run a profiler around one command"});
+    add_profile_ncu_verbs(table);
+    add_profile_trace_verbs(table);
+}
+
+}  // namespace cko::verbs

@@ -1,0 +1,435 @@
+// The MCP server: initialize with version negotiation, ping, tools (one per verb of the table),
+// resources (the store's records), progress notifications and cancellation.
+#include "cko/mcp/server.hpp"
+
+#include "cko/util/error.hpp"
+#include "cko/verbs/frame.hpp"
+#include "cko/verbs/verb.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+#include <string>
+#include <thread>
+
+namespace cko::mcp {
+namespace fs = std::filesystem;
+namespace {
+
+// JSON-RPC 2.0 error codes, and MCP's for a resource that does not exist.
+constexpr int kParseError = -32700;
+constexpr int kInvalidRequest = -32600;
+constexpr int kMethodNotFound = -32601;
+constexpr int kInvalidParams = -32602;
+constexpr int kInternalError = -32603;
+constexpr int kResourceNotFound = -32002;
+
+// The text half of a tool result: the human summary, cut where a model would not read on.
+constexpr std::size_t kMaxText = 8000;
+
+const std::vector<std::string>& supported_protocols() {
+    static const std::vector<std::string> versions{kLatestProtocol, "2025-03-26", "2024-11-05"};
+    return versions;
+}
+
+Json build_tool_list(bool read_only) {
+    Json tools = Json::array();
+    for (const verbs::Verb& v : verbs::verb_table()) {
+        if (read_only && !v.read_only) {
+            continue;
+        }
+        std::string description = v.summary;
+        if (v.detachable) {
+            description +=
+                " (long: pass detach=true to get the invocation id at once, then status/wait)";
+        }
+        tools.push_back(Json{{"name", v.tool_name()},
+                             {"title", "cko " + v.cli_name()},
+                             {"description", description},
+                             {"inputSchema", v.request.schema()},
+                             {"annotations",
+                              {{"readOnlyHint", v.read_only},
+                               {"destructiveHint", false},
+                               {"openWorldHint", false}}}});
+    }
+    return tools;
+}
+
+std::string absolute_root(const std::string& root) {
+    std::error_code ec;
+    const fs::path p = fs::absolute(root, ec);
+    return (ec ? fs::path(root) : p).lexically_normal().string();
+}
+
+std::string resource_uri(const std::string& root, const std::string& rest) {
+    return "cko://" + absolute_root(root) + "/" + rest;
+}
+
+std::string short_text(const std::string& text) {
+    if (text.size() <= kMaxText) {
+        return text;
+    }
+    std::size_t cut = kMaxText;
+    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) {
+        --cut;  // never split a UTF-8 sequence
+    }
+    return text.substr(0, cut) +
+           fmt::format("\n… ({} bytes in all; structuredContent holds the whole document)\n",
+                       text.size());
+}
+
+}  // namespace
+
+Server::Server(ServerOptions options, std::function<void(const Json&)> send)
+    : options_(std::move(options)),
+      send_(std::move(send)),
+      tools_(build_tool_list(options_.read_only)) {
+    if (!options_.root.empty()) {
+        roots_.insert(absolute_root(options_.root));
+    }
+}
+
+Server::~Server() {
+    shut_down();
+}
+
+void Server::send(const Json& message) {
+    const std::lock_guard<std::mutex> lock(send_mutex_);
+    send_(message);
+}
+
+void Server::reply(const Json& id, Json result) {
+    send(Json{{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}});
+}
+
+void Server::reply_error(const Json& id, int code, const std::string& message, Json data) {
+    Json error{{"code", code}, {"message", message}};
+    if (!data.is_null()) {
+        error["data"] = std::move(data);
+    }
+    send(Json{{"jsonrpc", "2.0"}, {"id", id}, {"error", std::move(error)}});
+}
+
+Json Server::initialize(const Json& params) const {
+    const std::string asked = params.is_object() ? params.value("protocolVersion", "") : "";
+    const auto& versions = supported_protocols();
+    const std::string chosen = std::find(versions.begin(), versions.end(), asked) != versions.end()
+                                   ? asked
+                                   : std::string(kLatestProtocol);
+    return Json{
+        {"protocolVersion", chosen},
+        {"capabilities",
+         {{"tools", {{"listChanged", false}}}, {"resources", {{"listChanged", false}}}}},
+        {"serverInfo",
+         {{"name", "cko"}, {"title", "cuda-kernel-optimizer"}, {"version", CKO_VERSION}}},
+        {"instructions",
+         "cko measures GPU kernel changes as evidence. The loop: doctor, target_freeze, baseline, "
+         "experiment_new, screen, confirm, champion_select, history, report. Each tool is one cko "
+         "verb; "
+         "structuredContent is the verb's --json document. Long verbs (baseline, screen, confirm, "
+         "audit, "
+         "driver_run) report progress and may run with detach=true (then status/wait with the "
+         "id)."}};
+}
+
+Json Server::resources_list() {
+    std::set<std::string> roots;
+    {
+        const std::lock_guard<std::mutex> lock(calls_mutex_);
+        roots = roots_;
+    }
+    Json resources = Json::array();
+    const auto add = [&](const std::string& root, const std::string& rest, const std::string& name,
+                         const std::string& description) {
+        resources.push_back(Json{{"uri", resource_uri(root, rest)},
+                                 {"name", name},
+                                 {"description", description},
+                                 {"mimeType", "application/json"}});
+    };
+    const verbs::Verb* ls = verbs::find_verb_by_tool_name("ls");
+    for (const std::string& root : roots) {
+        if (!fs::is_regular_file(fs::path(root) / "store.json")) {
+            continue;
+        }
+        verbs::Context context;
+        context.want_text = false;
+        Json listing;
+        try {
+            listing = verbs::run_operation(*ls, Json{{"root", root}}, context).document;
+        } catch (const Error&) {
+            continue;  // a damaged root is for fsck; it offers no resources
+        }
+        if (listing.contains("target")) {
+            add(root, "target", "target", "The frozen Target of " + root);
+            add(root, "champion", "champion", "The current champion of " + root);
+        }
+        for (const auto& e : listing.value("experiments", Json::array())) {
+            const std::string id = e.get<std::string>();
+            add(root, "experiments/" + id, id, "Experiment record");
+        }
+        for (const auto& inv : listing.value("invocations", Json::array())) {
+            const std::string id = inv.value("id", "");
+            add(root, "invocations/" + id, id,
+                fmt::format("{} invocation, {}", inv.value("kind", ""), inv.value("state", "")));
+        }
+    }
+    return Json{{"resources", resources}};
+}
+
+Json Server::resources_read(const Json& params) {
+    const std::string uri = params.is_object() ? params.value("uri", "") : "";
+    if (!uri.starts_with("cko://")) {
+        throw Error(
+            ErrorCode::invalid_argument,
+            fmt::format(
+                "resource \"{}\": cko resources are cko://ROOT/target, cko://ROOT/champion, "
+                "cko://ROOT/experiments/ID or cko://ROOT/invocations/ID",
+                uri),
+            Json{{"uri", uri}});
+    }
+    const std::string path = uri.substr(6);
+    std::string root;
+    std::string id;
+    for (const char* tail : {"/target", "/champion"}) {
+        if (path.ends_with(tail)) {
+            root = path.substr(0, path.size() - std::string(tail).size());
+            id = std::string(tail).substr(1);
+        }
+    }
+    for (const char* kind : {"/experiments/", "/invocations/"}) {
+        const std::size_t at = path.rfind(kind);
+        if (id.empty() && at != std::string::npos) {
+            root = path.substr(0, at);
+            id = path.substr(at + std::string(kind).size());
+        }
+    }
+    if (root.empty() || id.empty()) {
+        throw Error(ErrorCode::not_found,
+                    fmt::format("resource \"{}\" names no record (see resources/list)", uri),
+                    Json{{"uri", uri}});
+    }
+    verbs::Context context;
+    context.want_text = false;
+    const Json record = verbs::run_operation(*verbs::find_verb_by_tool_name("show"),
+                                             Json{{"root", root}, {"id", id}}, context)
+                            .document;
+    return Json{
+        {"contents", Json::array({Json{
+                         {"uri", uri},
+                         {"mimeType", "application/json"},
+                         {"text", record.dump(2, ' ', false, Json::error_handler_t::replace)}}})}};
+}
+
+Json Server::call_tool(const Json& params, const std::shared_ptr<std::atomic<bool>>& cancel,
+                       const Json& progress_token) {
+    const std::string name = params.value("name", "");
+    const verbs::Verb* verb = verbs::find_verb_by_tool_name(name);
+    Json arguments = params.value("arguments", Json::object());
+    verbs::Context context;
+    context.cancel = cancel.get();
+    auto progress_count = std::make_shared<int>(0);
+    if (!progress_token.is_null()) {
+        context.progress = [this, progress_token, progress_count](const std::string& line) {
+            if (line.empty()) {
+                return;
+            }
+            send(Json{{"jsonrpc", "2.0"},
+                      {"method", "notifications/progress"},
+                      {"params",
+                       {{"progressToken", progress_token},
+                        {"progress", ++*progress_count},
+                        {"message", line}}}});
+        };
+    }
+    // The invocation id goes out as soon as it exists, so that a client can follow or cancel it.
+    context.announce = [this, progress_token, progress_count](const std::string& id) {
+        if (!progress_token.is_null()) {
+            send(Json{{"jsonrpc", "2.0"},
+                      {"method", "notifications/progress"},
+                      {"params",
+                       {{"progressToken", progress_token},
+                        {"progress", ++*progress_count},
+                        {"message", "invocation " + id}}}});
+        }
+    };
+    try {
+        if (arguments.is_object() && verb != nullptr && verb->request.find("root") != nullptr) {
+            const Json normalized = verb->request.normalize(arguments);
+            const std::lock_guard<std::mutex> lock(calls_mutex_);
+            roots_.insert(absolute_root(normalized.value("root", "artifacts")));
+        }
+        const verbs::Outcome outcome = verbs::run_operation(*verb, arguments, context);
+        Json document = outcome.materialized_document();
+        if (!document.is_object()) {
+            document = Json{{"value", std::move(document)}};
+        }
+        std::string text = outcome.text.empty()
+                               ? document.dump(2, ' ', false, Json::error_handler_t::replace)
+                               : outcome.text;
+        return Json{{"content", Json::array({Json{{"type", "text"}, {"text", short_text(text)}}})},
+                    {"structuredContent", std::move(document)},
+                    {"isError", false},
+                    {"_meta", {{"cko/exit_code", outcome.exit_code}}}};
+    } catch (const Error& e) {
+        return Json{
+            {"content",
+             Json::array({Json{{"type", "text"},
+                               {"text", fmt::format("cko: error[{}]: {}", error_code_name(e.code()),
+                                                    e.what())}}})},
+            {"structuredContent", verbs::error_document(e)},
+            {"isError", true},
+            {"_meta", {{"cko/exit_code", e.exit_code()}}}};
+    } catch (const std::exception& e) {
+        const Error wrapped(ErrorCode::internal, fmt::format("internal error: {}", e.what()));
+        return Json{{"content", Json::array({Json{{"type", "text"}, {"text", wrapped.what()}}})},
+                    {"structuredContent", verbs::error_document(wrapped)},
+                    {"isError", true},
+                    {"_meta", {{"cko/exit_code", wrapped.exit_code()}}}};
+    }
+}
+
+void Server::start_tool_call(const Json& id, const Json& params) {
+    const std::string name = params.is_object() ? params.value("name", "") : "";
+    const verbs::Verb* verb = verbs::find_verb_by_tool_name(name);
+    if (verb == nullptr || (options_.read_only && !verb->read_only)) {
+        reply_error(id, kInvalidParams,
+                    fmt::format("unknown tool \"{}\"{} (tools/list names them)", name,
+                                options_.read_only && verb != nullptr ? " under --read-only" : ""),
+                    Json{{"tool", name}});
+        return;
+    }
+    const Json progress_token = params.contains("_meta") && params["_meta"].is_object()
+                                    ? params["_meta"].value("progressToken", Json())
+                                    : Json();
+    auto cancel = std::make_shared<std::atomic<bool>>(false);
+    const std::string key = id.dump();
+    {
+        const std::lock_guard<std::mutex> lock(calls_mutex_);
+        calls_[key] = Call{cancel, false};
+        ++running_;
+    }
+    std::thread([this, id, params, cancel, progress_token, key] {
+        Json result = call_tool(params, cancel, progress_token);
+        bool cancelled = false;
+        {
+            const std::lock_guard<std::mutex> lock(calls_mutex_);
+            cancelled = calls_[key].cancelled;
+            calls_.erase(key);
+        }
+        if (!cancelled) {  // a cancelled request gets no response (MCP cancellation)
+            reply(id, std::move(result));
+        }
+        const std::lock_guard<std::mutex> lock(calls_mutex_);
+        --running_;
+        idle_.notify_all();
+    }).detach();
+}
+
+void Server::handle(const Json& message) {
+    if (!message.is_object() || message.value("jsonrpc", "") != "2.0" ||
+        !message.contains("method") || !message["method"].is_string()) {
+        if (message.is_object() && (message.contains("result") || message.contains("error"))) {
+            return;  // a response to a request we never send
+        }
+        reply_error(message.is_object() ? message.value("id", Json()) : Json(), kInvalidRequest,
+                    "not a JSON-RPC 2.0 request: expected {\"jsonrpc\":\"2.0\",\"method\":...}");
+        return;
+    }
+    const std::string method = message["method"].get<std::string>();
+    const Json params = message.value("params", Json::object());
+    if (!message.contains("id")) {  // a notification: never answered
+        if (method == "notifications/cancelled" && params.is_object() &&
+            params.contains("requestId")) {
+            const std::lock_guard<std::mutex> lock(calls_mutex_);
+            const auto it = calls_.find(params["requestId"].dump());
+            if (it != calls_.end()) {
+                it->second.cancelled = true;
+                it->second.cancel->store(true);
+            }
+        }
+        return;
+    }
+    const Json id = message["id"];
+    try {
+        if (method == "initialize") {
+            reply(id, initialize(params));
+        } else if (method == "ping") {
+            reply(id, Json::object());
+        } else if (method == "tools/list") {
+            reply(id, Json{{"tools", tools_}});
+        } else if (method == "tools/call") {
+            start_tool_call(id, params);
+        } else if (method == "resources/list") {
+            reply(id, resources_list());
+        } else if (method == "resources/templates/list") {
+            reply(id, Json{{"resourceTemplates", Json::array()}});
+        } else if (method == "resources/read") {
+            try {
+                reply(id, resources_read(params));
+            } catch (const Error& e) {
+                reply_error(id,
+                            e.code() == ErrorCode::not_found ? kResourceNotFound : kInvalidParams,
+                            e.what(), verbs::error_document(e));
+            }
+        } else {
+            reply_error(id, kMethodNotFound,
+                        fmt::format("method \"{}\" is not offered by cko", method),
+                        Json{{"method", method}});
+        }
+    } catch (const std::exception& e) {
+        reply_error(id, kInternalError, e.what());
+    }
+}
+
+void Server::handle_line(const std::string& line) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) {
+        return;
+    }
+    Json message;
+    try {
+        message = Json::parse(line);
+    } catch (const Json::exception& e) {
+        reply_error(Json(), kParseError, fmt::format("not JSON: {}", e.what()));
+        return;
+    }
+    if (message.is_array()) {  // a batch (2025-03-26); answered one by one
+        for (const auto& m : message) {
+            handle(m);
+        }
+        return;
+    }
+    handle(message);
+}
+
+void Server::wait_idle() {
+    std::unique_lock<std::mutex> lock(calls_mutex_);
+    idle_.wait(lock, [this] { return running_ == 0; });
+}
+
+void Server::shut_down() {
+    {
+        const std::lock_guard<std::mutex> lock(calls_mutex_);
+        for (auto& [key, call] : calls_) {
+            call.cancel->store(true);
+        }
+    }
+    wait_idle();
+}
+
+int serve_stdio(const ServerOptions& options) {
+    std::ios::sync_with_stdio(false);
+    Server server(options, [](const Json& message) {
+        std::cout << message.dump(-1, ' ', false, Json::error_handler_t::replace) << '\n';
+        std::cout.flush();
+    });
+    std::string line;
+    while (std::getline(std::cin, line)) {
+        server.handle_line(line);
+    }
+    server.shut_down();
+    return 0;
+}
+
+}  // namespace cko::mcp

@@ -1,0 +1,120 @@
+// The MCP server in process: one JSON-RPC message in, the replies a client would read out.
+#include "cko/mcp/server.hpp"
+
+#include "cko/verbs/verb.hpp"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <mutex>
+
+namespace cko::mcp {
+namespace {
+
+class ServerTest : public ::testing::Test {
+protected:
+    Json ask(Server& server, const Json& message) {
+        server.handle(message);
+        server.wait_idle();
+        const std::lock_guard<std::mutex> lock(mutex_);
+        for (auto it = sent_.rbegin(); it != sent_.rend(); ++it) {
+            if (it->contains("id") && (*it)["id"] == message.value("id", Json())) {
+                return *it;
+            }
+        }
+        return Json();
+    }
+    Server make(bool read_only = false) {
+        return Server(ServerOptions{read_only, ""}, [this](const Json& m) {
+            const std::lock_guard<std::mutex> lock(mutex_);
+            sent_.push_back(m);
+        });
+    }
+    static Json request(int id, const std::string& method, Json params = Json::object()) {
+        return Json{
+            {"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", std::move(params)}};
+    }
+
+    std::mutex mutex_;
+    std::vector<Json> sent_;
+};
+
+TEST_F(ServerTest, InitializeNegotiatesTheProtocolVersion) {
+    Server s = make();
+    Json r = ask(s, request(1, "initialize",
+                            {{"protocolVersion", "2025-06-18"}, {"capabilities", Json::object()}}));
+    EXPECT_EQ(r["result"]["protocolVersion"], "2025-06-18");
+    EXPECT_EQ(r["result"]["serverInfo"]["name"], "cko");
+    EXPECT_TRUE(r["result"]["capabilities"].contains("tools"));
+    r = ask(s, request(2, "initialize", {{"protocolVersion", "2024-11-05"}}));
+    EXPECT_EQ(r["result"]["protocolVersion"], "2024-11-05");
+    r = ask(s, request(3, "initialize", {{"protocolVersion", "1999-01-01"}}));
+    EXPECT_EQ(r["result"]["protocolVersion"], kLatestProtocol);
+    EXPECT_EQ(ask(s, request(4, "ping"))["result"], Json::object());
+}
+
+TEST_F(ServerTest, ToolsListOffersOneToolPerVerbWithItsRequestSchema) {
+    Server s = make();
+    const Json r = ask(s, request(1, "tools/list"));
+    const Json& tools = r["result"]["tools"];
+    ASSERT_EQ(tools.size(), verbs::verb_table().size());
+    for (std::size_t i = 0; i < tools.size(); ++i) {
+        const verbs::Verb& v = verbs::verb_table()[i];
+        EXPECT_EQ(tools[i]["name"], v.tool_name());
+        EXPECT_EQ(tools[i]["inputSchema"], v.request.schema());
+    }
+}
+
+TEST_F(ServerTest, ReadOnlyOffersOnlyVerbsThatChangeNothing) {
+    Server s = make(true);
+    const Json tools = ask(s, request(1, "tools/list"))["result"]["tools"];
+    bool has_ls = false;
+    for (const auto& t : tools) {
+        const verbs::Verb* v = verbs::find_verb_by_tool_name(t["name"]);
+        ASSERT_NE(v, nullptr);
+        EXPECT_TRUE(v->read_only) << v->tool_name();
+        has_ls = has_ls || t["name"] == "ls";
+    }
+    EXPECT_TRUE(has_ls);
+    const Json r = ask(
+        s, request(2, "tools/call", {{"name", "target_freeze"}, {"arguments", Json::object()}}));
+    EXPECT_EQ(r["error"]["code"], -32602);
+}
+
+TEST_F(ServerTest, ToolsCallGivesTheOutcomeDocumentAndToolErrorsCarryCkosCode) {
+    Server s = make();
+    Json r =
+        ask(s, request(1, "tools/call", {{"name", "self-check"}, {"arguments", Json::object()}}));
+    EXPECT_EQ(r["result"]["isError"], false);
+    EXPECT_EQ(r["result"]["structuredContent"]["format_version"], "cko/self-check-v1");
+    EXPECT_EQ(r["result"]["content"][0]["type"], "text");
+    r = ask(s, request(2, "tools/call",
+                       {{"name", "show"},
+                        {"arguments", {{"root", "/nonexistent/cko"}, {"id", "target"}}}}));
+    EXPECT_EQ(r["result"]["isError"], true);
+    EXPECT_TRUE(r["result"]["structuredContent"]["error"].contains("code"));
+    r = ask(s, request(3, "tools/call", {{"name", "ls"}, {"arguments", {{"rooot", "x"}}}}));
+    EXPECT_EQ(r["result"]["structuredContent"]["error"]["code"], "invalid_request");
+    r = ask(s, request(4, "tools/call", {{"name", "no_such_tool"}}));
+    EXPECT_EQ(r["error"]["code"], -32602);
+}
+
+TEST_F(ServerTest, ProtocolErrorsAreJsonRpcErrors) {
+    Server s = make();
+    EXPECT_EQ(ask(s, request(1, "no/such/method"))["error"]["code"], -32601);
+    s.handle_line("{not json");
+    {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        ASSERT_FALSE(sent_.empty());
+        EXPECT_EQ(sent_.back()["error"]["code"], -32700);
+    }
+    const std::size_t before = sent_.size();
+    s.handle(Json{{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}});
+    EXPECT_EQ(sent_.size(), before);  // notifications are never answered
+    const Json r = ask(
+        s, request(2, "resources/read", {{"uri", "cko:///nonexistent/root/experiments/exp-x"}}));
+    EXPECT_TRUE(r.contains("error"));
+}
+
+}  // namespace
+}  // namespace cko::mcp

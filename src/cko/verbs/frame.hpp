@@ -1,0 +1,25 @@
+// The one operation frame: request checking, detaching, the outcome document and its exit class,
+// the same for a direct CLI run, `--detach` + `wait`, and an MCP tools/call.
+#pragma once
+
+#include "cko/util/error.hpp"
+#include "cko/verbs/verb.hpp"
+
+namespace cko::verbs {
+
+// Normalizes `request` against the verb's definition and runs it. With `detach` (detachable verbs
+// only) the operation runs in a new session in the background: the frame returns as soon as the
+// invocation exists, with the document {"id","detached":true,"pid"}. `before_run` runs in the
+// process that runs the operation (the CLI installs its signal handlers there).
+Outcome run_operation(const Verb& verb, const Json& request, Context& context,
+                      const std::function<void()>& before_run = {});
+
+// The document of a failed operation ({"error":{code,message,details}}) and its exit class.
+[[nodiscard]] Json error_document(const Error& error);
+
+// SIGINT/SIGTERM/SIGHUP set this flag once install_signal_cancel() ran: long operations poll it
+// and cancel cleanly (child group killed, `cancelled` recorded).
+const std::atomic<bool>* signal_cancel_flag();
+void install_signal_cancel();
+
+}  // namespace cko::verbs
