@@ -255,4 +255,7 @@ contains "$err" 'reported no metric "max_rel_er"'
 logs=$(printf '%s' "$err" | sed -n 's/.*driver logs are kept in \([^)]*\)).*/\1/p')
 [ -n "$logs" ] && ls "$logs"/invocations/*/driver/*/stderr.txt >/dev/null 2>&1 || fail "the failed freeze's logs are not where the message says: $err"
 rm -rf "$logs"
+# Every record of the store, the A/A control's experiment included, matches its schema (the
+# control's record had candidate.source "" and changed_files [], which experiment-v1 refused).
+expect_rc 0 python3 "$(dirname "$0")/../schemas/validate_store.py" "$A"
 echo "loop_cases: ok"

@@ -326,6 +326,16 @@ Json create_experiment(const Target& target, const ExperimentSpec& given) {
                 {"premises", spec.premises},
                 {"control", spec.control},
                 {"created_unix_s", unix_seconds_now()}};
+    if (spec.control) {
+        // A control's candidate is its base, loaded from the store (which keeps no source path):
+        // the record names where the base came from, as every other candidate record does.
+        record["candidate"]["source"] =
+            on_champion ? target.store()
+                              .read_record("experiments/" + *champion.experiment_id + ".json")
+                              .at("candidate")
+                              .value("source", std::string())
+                        : target.record().at("original").value("source", std::string());
+    }
     refuse_refreeze(target, record);
     record["id"] = content_id("exp", record);
     const std::string rel = "experiments/" + record["id"].get<std::string>() + ".json";
