@@ -8,9 +8,10 @@
 namespace cko::verbs {
 
 std::vector<Param> evidence_params() {
-    return {string_param("root", "Keep the parsed document in this artifact root (profiles/<id>.json)"),
-            string_param("experiment", "With --root: the experiment the profile is evidence for"),
-            string_param("subject", "With --experiment: reference or candidate")};
+    return {
+        string_param("root", "Keep the parsed document in this artifact root (profiles/<id>.json)"),
+        string_param("experiment", "With --root: the experiment the profile is evidence for"),
+        string_param("subject", "With --experiment: reference or candidate")};
 }
 
 void store_if_asked(const Request& request, const std::string& kind, const Json& sources,

@@ -30,7 +30,9 @@ Outcome map(const Request& r, Context& /*context*/) {
     timeline::ExecutionMap m = timeline::compute_execution_map(loaded.timeline, o);
     m.notes.insert(m.notes.end(), loaded.notes.begin(), loaded.notes.end());
     Outcome out{timeline::execution_map_text(m, static_cast<std::size_t>(r.integer("top"))),
-                profile::map_document(loaded, m), 0, {}};
+                profile::map_document(loaded, m),
+                0,
+                {}};
     Json sources = Json::array();
     for (const auto& in : out.document["inputs"]) {
         Json s = in["source"];
@@ -50,19 +52,22 @@ void add_map_verbs(std::vector<Verb>& table) {
         "speedup", "K > 1: the Amdahl bound of the end-to-end gain if an item became K× faster");
     Param top = integer_param("top", "Items per window to print (default 15)", 15);
     top.minimum = 0;
-    Param gantt = integer_param("gantt_columns", "Width of the text Gantt (default 80; 0: none)", 80);
+    Param gantt =
+        integer_param("gantt_columns", "Width of the text Gantt (default 80; 0: none)", 80);
     gantt.minimum = 0;
     std::vector<Param> params{
         required(positional(list_param(
             "files", "Kineto traces (.json/.json.gz, one per rank) or an nsys .sqlite export"))),
-        string_param("window", "Annotation/NVTX range whose occurrences are the windows (trailing "
-                               "* = prefix); default: the whole trace"),
+        string_param("window",
+                     "Annotation/NVTX range whose occurrences are the windows (trailing "
+                     "* = prefix); default: the whole trace"),
         speedup,
         integer_param("device", "Only this GPU"),
         integer_param("rank", "Only this rank (distributedInfo.rank)"),
         top,
         gantt,
-        string_param("tool_version", "torch version that wrote the traces (they do not record it)")};
+        string_param("tool_version",
+                     "torch version that wrote the traces (they do not record it)")};
     for (Param& p : evidence_params()) {
         params.push_back(std::move(p));
     }
