@@ -8,7 +8,7 @@ CMAKE_FLAGS  ?=
 
 PORTABLE_BUILD ?= build-portable
 
-.PHONY: all deps configure build test demo bench static portable fuzz clean
+.PHONY: all deps configure build test demo bench static portable sanitize fuzz clean
 
 all: build
 
@@ -46,15 +46,21 @@ static: deps
 	@echo "static binary: $(STATIC_BUILD)/cko ($$(file -b $(STATIC_BUILD)/cko | cut -d, -f1-2))"
 
 # Like static, but glibc stays dynamic: runs on hosts with this glibc or newer and reads GPUs through
-# NVML (dlopen), which a fully static binary cannot. The binary for GPU hosts.
+# NVML (dlopen), which a fully static binary cannot. The binary for GPU hosts. A second link of
+# $(STATIC_BUILD)'s libraries (target cko-portable), copied to $(PORTABLE_BUILD)/cko.
 portable: deps
 	bash scripts/simdjson-source.sh $(STATIC_BUILD)/_deps
-	cmake -S . -B $(PORTABLE_BUILD) -DCMAKE_BUILD_TYPE=Release -DCKO_STATIC=ON -DCKO_STATIC_GLIBC=OFF $(LAUNCHER) \
+	cmake -S . -B $(STATIC_BUILD) -DCMAKE_BUILD_TYPE=Release -DCKO_STATIC=ON $(LAUNCHER) \
 	  -DCKO_SIMDJSON_SOURCE=$$(ls -d $(CURDIR)/$(STATIC_BUILD)/_deps/simdjson-*/ | head -n1)
-	cmake --build $(PORTABLE_BUILD) -j $(JOBS) --target cko
+	cmake --build $(STATIC_BUILD) -j $(JOBS) --target cko-portable
+	install -D -m 755 $(STATIC_BUILD)/cko-portable $(PORTABLE_BUILD)/cko
 	@bad=$$(ldd $(PORTABLE_BUILD)/cko | grep -v -E 'linux-vdso|ld-linux|libc\.so|libm\.so|libdl\.so|libpthread\.so' || true); \
 	  [ -z "$$bad" ] || { echo "$(PORTABLE_BUILD)/cko depends on more than glibc:"; echo "$$bad"; exit 1; }
 	@echo "portable binary: $(PORTABLE_BUILD)/cko (glibc $$(ldd --version | head -n1 | grep -o '[0-9.]*$$') or newer)"
+
+# Every test again under clang ASan+UBSan, in build-fuzz/ (the compile that `make fuzz` reuses).
+sanitize: deps
+	bash scripts/sanitize.sh
 
 # libFuzzer targets (clang, ASan+UBSan) in build-fuzz/, each run FUZZ_SECONDS (default 30).
 FUZZ_SECONDS ?= 30

@@ -5,13 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${FUZZ_SECONDS:-30}
-build=${FUZZ_BUILD:-build-fuzz}
-jobs=$(nproc)
-launcher=()
-command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
-command -v clang++ >/dev/null || { echo "fuzz: clang++ not found (make deps installs clang)" >&2; exit 1; }
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
-  -DCKO_FUZZ=ON -DCKO_SANITIZE=address,undefined "${launcher[@]}" >/dev/null
+source scripts/fuzz-build.sh
 targets=(fuzz_json_strict fuzz_driver_result fuzz_target_spec fuzz_ncu_csv fuzz_kineto fuzz_nsys)
 cmake --build "$build" -j "$jobs" --target "${targets[@]}"
 

@@ -12,8 +12,19 @@
 #include <map>
 #include <mutex>
 
+// Defined by the linker in every binary with a dynamic section; absent (null) in a fully static
+// one.
+extern "C" char _DYNAMIC[] __attribute__((weak));  // NOLINT(bugprone-reserved-identifier)
+
 namespace cko::env {
 namespace {
+
+// dlopen() from a fully static binary loads a second libc beside the built-in one, which breaks
+// when the host's glibc differs from the build's; such a binary reads GPUs through nvidia-smi.
+// Decided at run time, so that `make static` and `make portable` link the same compiled libraries.
+bool fully_static_binary() {
+    return _DYNAMIC == nullptr;
+}
 
 // dlsym gives a data pointer; copying its bytes into the function pointer avoids the
 // object-to-function cast that ISO C++ leaves conditionally supported.
@@ -33,13 +44,13 @@ const nvml::Api* load_api(const std::string& path, std::string& why_not) {
     if (const auto it = loaded.find(path); it != loaded.end()) {
         return &it->second;
     }
-#ifdef CKO_ENV_NO_DLOPEN
-    why_not = fmt::format(
-        "this static cko binary does not dlopen {} (a second libc would be "
-        "loaded); GPUs are read through nvidia-smi instead",
-        path);
-    return nullptr;
-#else
+    if (fully_static_binary()) {
+        why_not = fmt::format(
+            "this static cko binary does not dlopen {} (a second libc would be "
+            "loaded); GPUs are read through nvidia-smi instead",
+            path);
+        return nullptr;
+    }
     void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (handle == nullptr) {
         const char* error = ::dlerror();  // NOLINT(concurrency-mt-unsafe): under `mutex`
@@ -86,7 +97,6 @@ const nvml::Api* load_api(const std::string& path, std::string& why_not) {
         return nullptr;  // the handle stays open; it is tiny and this path is not retried
     }
     return &loaded.emplace(path, api).first->second;
-#endif
 }
 
 class NvmlReader final : public GpuReader {
@@ -165,7 +175,8 @@ private:
         return false;
     }
 
-    // Every pair of GPUs: their closest common ancestor in the PCIe tree and whether NVLink joins them.
+    // Every pair of GPUs: their closest common ancestor in the PCIe tree and whether NVLink joins
+    // them.
     void read_links(const std::vector<nvml::Device>& devices, GpuReading& reading) {
         for (std::size_t i = 0; i < devices.size(); ++i) {
             for (std::size_t j = i + 1; j < devices.size(); ++j) {

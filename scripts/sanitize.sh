@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Every test again under clang's ASan+UBSan (leaks included), in build-fuzz/ (the compile `make fuzz`
+# reuses). The suites whose time is Python, Node or Chromium (the torch examples, the npm-installed
+# MCP/skills clients, the browser) are left to `make test`: their cko calls are the same verbs the CLI
+# suites drive here under the sanitizers.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/fuzz-build.sh
+cmake --build "$build" -j "$jobs"
+skip='^(python_sdk_and_examples|python_gpu|cli_examples_torch|cli_validation_loop|mcp_node_install|mcp_sdk|skills_install|cli_report_browser)$'
+cd "$build"
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j "$jobs" -E "$skip"
