@@ -3,11 +3,11 @@
 // each one including the ones before it: read, read+tokenize, +parse, +summarize (= the import).
 // Set CKO_KINETO_BENCH_TRACE to a trace file (e.g. 512 MB); without it a 64 MB one is generated.
 #include "cko/cli/command.hpp"
-#include "verb_runner.hpp"
 #include "cko/profile/kineto/kineto_trace.hpp"
 #include "cko/profile/kineto/trace_event.hpp"
 #include "cko/profile/kineto/trace_reader.hpp"
 #include "cko/profile/kineto/trace_tokenizer.hpp"
+#include "verb_runner.hpp"
 
 #include <benchmark/benchmark.h>
 
@@ -77,7 +77,8 @@ void BM_KinetoPhase1Read(benchmark::State& state) {
         std::ifstream in(path, std::ios::binary);
         std::vector<char> chunk(std::size_t{4} << 20);
         std::int64_t bytes = 0;
-        while (in.read(chunk.data(), static_cast<std::streamsize>(chunk.size())) || in.gcount() > 0) {
+        while (in.read(chunk.data(), static_cast<std::streamsize>(chunk.size())) ||
+               in.gcount() > 0) {
             bytes += in.gcount();
         }
         benchmark::DoNotOptimize(bytes);
@@ -135,6 +136,11 @@ void BM_ProfileTorchVerb(benchmark::State& state) {
     }
     state.SetBytesProcessed(static_cast<std::int64_t>(fs::file_size(path)) * state.iterations());
 }
-BENCHMARK(BM_ProfileTorchVerb)->ArgName("json")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_ProfileTorchVerb)
+    ->ArgName("json")
+    ->Arg(0)
+    ->Arg(1)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 }  // namespace

@@ -4,10 +4,10 @@
 
 #include <benchmark/benchmark.h>
 
-#include <sys/resource.h>
-#include <sys/wait.h>
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -90,8 +90,8 @@ const fs::path& input(const std::string& page, std::size_t mb) {
     // child's ru_maxrss, so the bench itself must never hold the 100 MB text.
     const pid_t child = fork();
     if (child == 0) {
-        const std::string text = grow(
-            fixture(page == "raw" ? "ncu_raw.csv" : "ncu_details.csv"), mb * 1000 * 1000);
+        const std::string text =
+            grow(fixture(page == "raw" ? "ncu_raw.csv" : "ncu_details.csv"), mb * 1000 * 1000);
         std::ofstream(path, std::ios::binary) << text;
         std::_Exit(0);
     }
@@ -131,7 +131,9 @@ RunResult run_cko(const std::vector<std::string>& args) {
     wait4(pid, &r.status, 0, &usage);
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     r.max_rss_kb = usage.ru_maxrss;
-    const auto secs = [](const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec / 1e6; };
+    const auto secs = [](const timeval& t) {
+        return static_cast<double>(t.tv_sec) + t.tv_usec / 1e6;
+    };
     r.cpu_seconds = secs(usage.ru_utime) + secs(usage.ru_stime);
     posix_spawn_file_actions_destroy(&actions);
     return r;
@@ -159,8 +161,8 @@ void BM_ProfileNcuVerb(benchmark::State& state, const std::string& page, std::si
     }
     // Wall-clock MB/s depends on what else the machine runs; CPU-time MB/s much less so.
     state.counters["MB/s_cpu"] = bytes / 1e6 * static_cast<double>(state.iterations()) / cpu;
-    state.counters["MB/s"] = benchmark::Counter(bytes / 1e6 * static_cast<double>(state.iterations()),
-                                                benchmark::Counter::kIsRate);
+    state.counters["MB/s"] = benchmark::Counter(
+        bytes / 1e6 * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
     state.counters["file_MB"] = bytes / 1e6;
     state.counters["peak_RSS_MB"] = static_cast<double>(rss) * 1024 / 1e6;
     state.counters["RSS_ratio"] = static_cast<double>(rss) * 1024 / bytes;
@@ -172,9 +174,12 @@ void register_all() {
             for (const bool json : {false, true}) {
                 const std::string name = std::string("BM_ProfileNcuVerb/") + page + "/" +
                                          std::to_string(mb) + "MB/" + (json ? "json" : "text");
-                benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& s) {
-                    BM_ProfileNcuVerb(s, page, mb, json);
-                })->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(3);
+                benchmark::RegisterBenchmark(
+                    name.c_str(),
+                    [=](benchmark::State& s) { BM_ProfileNcuVerb(s, page, mb, json); })
+                    ->UseManualTime()
+                    ->Unit(benchmark::kMillisecond)
+                    ->Iterations(3);
             }
         }
     }

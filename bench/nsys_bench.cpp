@@ -4,8 +4,8 @@
 // temp dir with the columns of schema 3.20.3 (copied from tests/fixtures/nsys/vec.sqlite where it
 // has the table; NVTX_EVENTS and the sync table as Nsight Systems 2025.3 writes them).
 #include "cko/cli/command.hpp"
-#include "verb_runner.hpp"
 #include "cko/profile/nsys/nsys_export.hpp"
+#include "verb_runner.hpp"
 
 #include <benchmark/benchmark.h>
 #include <sqlite3.h>
@@ -225,6 +225,11 @@ void BM_ProfileNsysVerb(benchmark::State& state) {
     state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * kKernelRows);
     state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * fs::file_size(path)));
 }
-BENCHMARK(BM_ProfileNsysVerb)->ArgName("json")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_ProfileNsysVerb)
+    ->ArgName("json")
+    ->Arg(0)
+    ->Arg(1)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 }  // namespace

@@ -1,12 +1,13 @@
-// `cko report` on a store of 50 experiments (each screened and confirmed, twenty selected and audited,
-// written record by record): the whole verb in process (HTML to a file, Markdown), and its phases
-// (the model from the store; the HTML printer alone). Goal: the verb under 1 s (docs/report.md).
+// `cko report` on a store of 50 experiments (each screened and confirmed, twenty selected and
+// audited, written record by record): the whole verb in process (HTML to a file, Markdown), and its
+// phases (the model from the store; the HTML printer alone). Goal: the verb under 1 s
+// (docs/report.md).
 #include "cko/cli/command.hpp"
-#include "verb_runner.hpp"
 #include "cko/report/html_printer.hpp"
 #include "cko/report/report_model.hpp"
 #include "cko/report/testing/synthetic_store.hpp"
 #include "cko/util/files.hpp"
+#include "verb_runner.hpp"
 
 #include <benchmark/benchmark.h>
 
@@ -43,11 +44,13 @@ const fs::path& bench_root() {
                 (void)s.comparison("screen", x, effect, good ? "improved" : "regressed",
                                    good ? "pass_to_confirm" : "rejected", {}, 8);
                 if (good) {
-                    const std::string c = s.comparison("confirm", x, effect, "improved", "", {}, 20);
+                    const std::string c =
+                        s.comparison("confirm", x, effect, "improved", "", {}, 20);
                     (void)s.select(x, c);
                     (void)s.comparison("audit", x, effect, "improved", "", {}, 12);
                 } else {
-                    (void)s.comparison("confirm", x, effect, effect < 0 ? "regressed" : "below_minimum", "", {}, 20);
+                    (void)s.comparison("confirm", x, effect,
+                                       effect < 0 ? "regressed" : "below_minimum", "", {}, 20);
                 }
             }
         }
@@ -77,7 +80,12 @@ void BM_ReportVerb(benchmark::State& state) {
     state.SetItemsProcessed(kExperiments * state.iterations());
     state.counters["experiments"] = kExperiments;
 }
-BENCHMARK(BM_ReportVerb)->ArgName("html")->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_ReportVerb)
+    ->ArgName("html")
+    ->Arg(1)
+    ->Arg(0)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 void BM_ReportModel(benchmark::State& state) {
     const cko::store::Store store = cko::store::Store::open(bench_root() / "art");

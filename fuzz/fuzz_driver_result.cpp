@@ -24,8 +24,8 @@ cko::driver::Request paired_request() {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     static const cko::driver::Request request = paired_request();
     try {
-        const cko::Json result = cko::parse_json_strict(cko::fuzz::as_text(data, size),
-                                                        cko::JsonLimits{1 << 20, 64}, "result.json");
+        const cko::Json result = cko::parse_json_strict(
+            cko::fuzz::as_text(data, size), cko::JsonLimits{1 << 20, 64}, "result.json");
         const cko::driver::Result validated =
             cko::driver::validate_result(request, result, {"result.json"});
         (void)validated.to_json().dump();

@@ -1,4 +1,5 @@
-// Shared by the libFuzzer targets: inputs as text, or as a temporary file for importers that read paths.
+// Shared by the libFuzzer targets: inputs as text, or as a temporary file for importers that read
+// paths.
 #pragma once
 
 #include <unistd.h>

@@ -1,7 +1,7 @@
 // cpu-saxpy driver (C++ SDK): builds each subject's saxpy.cpp into a cached shared library, times
-// saxpy_run with steady_clock on the case's arrays, and checks out = a*x + y against a double reference.
-// Build: make -C examples/cpu-saxpy   (-> examples/cpu-saxpy/build/driver_cpp)
-// Usage (by cko): build/driver_cpp --request <request.json>
+// saxpy_run with steady_clock on the case's arrays, and checks out = a*x + y against a double
+// reference. Build: make -C examples/cpu-saxpy   (-> examples/cpu-saxpy/build/driver_cpp) Usage (by
+// cko): build/driver_cpp --request <request.json>
 #include <sys/stat.h>
 
 #include <cmath>
@@ -19,83 +19,88 @@ const std::vector<std::string> kCompile = {"g++", "-O2", "-std=c++17", "-shared"
 
 // A subject is its snapshot directory (holding saxpy.cpp) or the source file itself.
 std::string subject_source(const std::string& path) {
-  struct stat st {};
-  return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode) ? path + "/saxpy.cpp" : path;
+    struct stat st {};
+    return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode) ? path + "/saxpy.cpp" : path;
 }
 
 double number(const cko_driver::json::Value& obj, const char* key) {
-  const cko_driver::json::Value* v = obj.find(key);
-  if (!v || v->kind != cko_driver::json::Value::Kind::number) throw std::runtime_error(std::string("case.") + key);
-  return v->number;
+    const cko_driver::json::Value* v = obj.find(key);
+    if (!v || v->kind != cko_driver::json::Value::Kind::number)
+        throw std::runtime_error(std::string("case.") + key);
+    return v->number;
 }
 
 struct Inputs {
-  int rows = 0, cols = 0;
-  float a = 0;
-  std::vector<float> x, y;
-  std::vector<double> expected;
+    int rows = 0, cols = 0;
+    float a = 0;
+    std::vector<float> x, y;
+    std::vector<double> expected;
 };
 
 class SaxpyRun : public cko_driver::SubjectRun {
- public:
-  SaxpyRun(const std::string& source, const Inputs& in)
-      : lib_(cko_driver::compile_shared_library(source, kCompile, "cko-cpu-saxpy")),
-        fn_(lib_.symbol<SaxpyFn>("saxpy_run")),
-        in_(in),
-        out_(in.x.size(), 0.0f) {}
+public:
+    SaxpyRun(const std::string& source, const Inputs& in)
+        : lib_(cko_driver::compile_shared_library(source, kCompile, "cko-cpu-saxpy")),
+          fn_(lib_.symbol<SaxpyFn>("saxpy_run")),
+          in_(in),
+          out_(in.x.size(), 0.0f) {}
 
-  void run() override { fn_(in_.a, in_.x.data(), in_.y.data(), out_.data(), in_.rows, in_.cols); }
+    void run() override { fn_(in_.a, in_.x.data(), in_.y.data(), out_.data(), in_.rows, in_.cols); }
 
-  cko_driver::Check check() override {
-    double err = 0;
-    for (size_t k = 0; k < out_.size(); ++k) {
-      const double e = in_.expected[k];
-      const double rel = std::abs(static_cast<double>(out_[k]) - e) / std::abs(e);
-      if (!(rel <= err)) err = rel;  // also keeps a NaN, which the SDK turns into status failed
+    cko_driver::Check check() override {
+        double err = 0;
+        for (size_t k = 0; k < out_.size(); ++k) {
+            const double e = in_.expected[k];
+            const double rel = std::abs(static_cast<double>(out_[k]) - e) / std::abs(e);
+            if (!(rel <= err))
+                err = rel;  // also keeps a NaN, which the SDK turns into status failed
+        }
+        return {"passed", {{"max_rel_err", err}}};
     }
-    return {"passed", {{"max_rel_err", err}}};
-  }
 
- private:
-  cko_driver::SharedLibrary lib_;
-  SaxpyFn* fn_;
-  const Inputs& in_;
-  std::vector<float> out_;
+private:
+    cko_driver::SharedLibrary lib_;
+    SaxpyFn* fn_;
+    const Inputs& in_;
+    std::vector<float> out_;
 };
 
 class Saxpy : public cko_driver::Workload {
- public:
-  void setup(const cko_driver::Request& request) override {
-    std::ifstream file(request.case_.path);
-    std::stringstream text;
-    text << file.rdbuf();
-    const cko_driver::json::Value c = cko_driver::json::parse(text.str());
-    in_.rows = static_cast<int>(number(c, "rows"));
-    in_.cols = static_cast<int>(number(c, "cols"));
-    in_.a = static_cast<float>(number(c, "a"));
-    const size_t n = static_cast<size_t>(in_.rows) * static_cast<size_t>(in_.cols);
-    std::mt19937_64 rng(static_cast<std::uint64_t>(number(c, "seed")));
-    std::uniform_real_distribution<float> dist(0.5f, 1.5f);  // positive: a*x + y never cancels
-    in_.x.resize(n);
-    in_.y.resize(n);
-    in_.expected.resize(n);
-    for (size_t k = 0; k < n; ++k) in_.x[k] = dist(rng);
-    for (size_t k = 0; k < n; ++k) in_.y[k] = dist(rng);
-    for (size_t k = 0; k < n; ++k) in_.expected[k] = double(in_.a) * in_.x[k] + in_.y[k];
-  }
+public:
+    void setup(const cko_driver::Request& request) override {
+        std::ifstream file(request.case_.path);
+        std::stringstream text;
+        text << file.rdbuf();
+        const cko_driver::json::Value c = cko_driver::json::parse(text.str());
+        in_.rows = static_cast<int>(number(c, "rows"));
+        in_.cols = static_cast<int>(number(c, "cols"));
+        in_.a = static_cast<float>(number(c, "a"));
+        const size_t n = static_cast<size_t>(in_.rows) * static_cast<size_t>(in_.cols);
+        std::mt19937_64 rng(static_cast<std::uint64_t>(number(c, "seed")));
+        std::uniform_real_distribution<float> dist(0.5f, 1.5f);  // positive: a*x + y never cancels
+        in_.x.resize(n);
+        in_.y.resize(n);
+        in_.expected.resize(n);
+        for (size_t k = 0; k < n; ++k)
+            in_.x[k] = dist(rng);
+        for (size_t k = 0; k < n; ++k)
+            in_.y[k] = dist(rng);
+        for (size_t k = 0; k < n; ++k)
+            in_.expected[k] = double(in_.a) * in_.x[k] + in_.y[k];
+    }
 
-  std::unique_ptr<cko_driver::SubjectRun> prepare(const cko_driver::Subject& subject,
-                                                  const cko_driver::Request&) override {
-    return std::make_unique<SaxpyRun>(subject_source(subject.path), in_);
-  }
+    std::unique_ptr<cko_driver::SubjectRun> prepare(const cko_driver::Subject& subject,
+                                                    const cko_driver::Request&) override {
+        return std::make_unique<SaxpyRun>(subject_source(subject.path), in_);
+    }
 
- private:
-  Inputs in_;
+private:
+    Inputs in_;
 };
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  Saxpy workload;
-  return cko_driver::run_driver(argc, argv, workload);
+    Saxpy workload;
+    return cko_driver::run_driver(argc, argv, workload);
 }

@@ -30,10 +30,12 @@ std::string tail_of(const fs::path& file, std::size_t max_bytes) {
 Error judge_process(const CallReport& report, std::chrono::milliseconds timeout) {
     const ProcessResult& p = report.outcome.process;
     const std::string stderr_tail = tail_of(report.outcome.call_dir / "stderr.txt", 2000);
-    const Json details{{"call_dir", report.outcome.call_dir.string()}, {"process", p.to_json()},
+    const Json details{{"call_dir", report.outcome.call_dir.string()},
+                       {"process", p.to_json()},
                        {"stderr_tail", stderr_tail}};
     if (p.cancelled) {
-        return Error(ErrorCode::interrupted, "the driver call was cancelled; its process group was killed", details);
+        return Error(ErrorCode::interrupted,
+                     "the driver call was cancelled; its process group was killed", details);
     }
     if (p.timed_out) {
         return Error(ErrorCode::timed_out,
@@ -45,7 +47,8 @@ Error judge_process(const CallReport& report, std::chrono::milliseconds timeout)
     const std::string how = p.exited ? fmt::format("exited with status {}", p.exit_code)
                                      : fmt::format("was killed by signal {}", p.signal);
     return Error(ErrorCode::driver_failed,
-                 fmt::format("the driver {}{}", how, stderr_tail.empty() ? "" : "; stderr ends with: " + stderr_tail),
+                 fmt::format("the driver {}{}", how,
+                             stderr_tail.empty() ? "" : "; stderr ends with: " + stderr_tail),
                  details);
 }
 
@@ -56,7 +59,9 @@ bool DriverSpec::can(std::string_view capability) const {
 }
 
 Json CallReport::to_json() const {
-    Json j{{"call", outcome.number}, {"call_dir", outcome.relative_dir}, {"process", outcome.process.to_json()},
+    Json j{{"call", outcome.number},
+           {"call_dir", outcome.relative_dir},
+           {"process", outcome.process.to_json()},
            {"ok", result.has_value()}};
     if (outcome.launch.is_object()) {
         Json slurm = outcome.launch;
@@ -69,8 +74,8 @@ Json CallReport::to_json() const {
     return j;
 }
 
-CallReport call_driver(run::Invocation& invocation, const DriverSpec& driver, const Request& request,
-                       const std::function<void(pid_t)>& on_spawn) {
+CallReport call_driver(run::Invocation& invocation, const DriverSpec& driver,
+                       const Request& request, const std::function<void(pid_t)>& on_spawn) {
     run::CallSpec spec;
     spec.argv = driver.argv;
     spec.request = request.to_json();
@@ -98,32 +103,40 @@ void judge_call(run::Invocation& invocation, const Request& request, CallReport&
     const Json& launch = report.outcome.launch;
     if (report.error) {
         // Already judged: a session that failed this request said how (session_process.cpp).
-    } else if (launch.is_object() && launch.value("lost", Json()).is_string() && !p.cancelled && !p.timed_out) {
+    } else if (launch.is_object() && launch.value("lost", Json()).is_string() && !p.cancelled &&
+               !p.timed_out) {
         // The cluster ended the job (node failure, preemption): not the driver's failure.
         report.error = Error(ErrorCode::driver_failed, launch["lost"].get<std::string>(),
-                             Json{{"call_dir", report.outcome.call_dir.string()}, {"infrastructure", true},
-                                  {"slurm_job_id", launch["job_id"]}, {"slurm_job_state", launch["job_state"]}});
+                             Json{{"call_dir", report.outcome.call_dir.string()},
+                                  {"infrastructure", true},
+                                  {"slurm_job_id", launch["job_id"]},
+                                  {"slurm_job_state", launch["job_state"]}});
     } else if (launch.is_object() && launch.value("slurm_timeout", false) && !p.cancelled) {
-        report.error = Error(ErrorCode::timed_out,
-                             fmt::format("Slurm ended job {} at its time limit (slurm.time_limit); raise it or make "
-                                         "the driver faster",
-                                         launch["job_id"].is_string() ? launch["job_id"].get<std::string>() : "?"),
-                             Json{{"call_dir", report.outcome.call_dir.string()}, {"slurm_job_id", launch["job_id"]}});
+        report.error = Error(
+            ErrorCode::timed_out,
+            fmt::format("Slurm ended job {} at its time limit (slurm.time_limit); raise it or make "
+                        "the driver faster",
+                        launch["job_id"].is_string() ? launch["job_id"].get<std::string>() : "?"),
+            Json{{"call_dir", report.outcome.call_dir.string()},
+                 {"slurm_job_id", launch["job_id"]}});
     } else if (p.cancelled || p.timed_out || !p.exited || p.exit_code != 0) {
         report.error = judge_process(report, invocation.limits().command);
     } else if (!has_result) {
-        report.error = Error(ErrorCode::missing_result,
-                             fmt::format("the driver exited 0 but wrote no {} (it must write result_path from the "
-                                         "request, or exit nonzero when it cannot run)",
-                                         result_path.string()),
-                             Json{{"call_dir", report.outcome.call_dir.string()}});
+        report.error = Error(
+            ErrorCode::missing_result,
+            fmt::format("the driver exited 0 but wrote no {} (it must write result_path from the "
+                        "request, or exit nonzero when it cannot run)",
+                        result_path.string()),
+            Json{{"call_dir", report.outcome.call_dir.string()}});
     } else if (!fs::is_regular_file(result_status) || fs::hard_link_count(result_path, ec) != 1) {
         // Never read through a link: it could name any file outside the store.
-        report.error = Error(ErrorCode::invalid_driver_result,
-                             fmt::format("{} is a symbolic link, a hard link or not a regular file; write the result "
-                                         "itself there",
-                                         result_path.string()),
-                             Json{{"call_dir", report.outcome.call_dir.string()}});
+        report.error =
+            Error(ErrorCode::invalid_driver_result,
+                  fmt::format(
+                      "{} is a symbolic link, a hard link or not a regular file; write the result "
+                      "itself there",
+                      result_path.string()),
+                  Json{{"call_dir", report.outcome.call_dir.string()}});
     } else {
         try {
             const Json parsed = read_json_file(result_path, JsonLimits{std::size_t{64} << 20, 32});
@@ -139,9 +152,10 @@ void judge_call(run::Invocation& invocation, const Request& request, CallReport&
             }
         }
     }
-    Json validation{{"format_version", "cko/driver-validation-v1"},
-                    {"id", fmt::format("{}-call-{}-validation", invocation.id(), report.outcome.number)},
-                    {"ok", report.result.has_value()}};
+    Json validation{
+        {"format_version", "cko/driver-validation-v1"},
+        {"id", fmt::format("{}-call-{}-validation", invocation.id(), report.outcome.number)},
+        {"ok", report.result.has_value()}};
     if (report.error) {
         validation["error"] = report.error->to_json()["error"];
     }

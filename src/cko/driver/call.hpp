@@ -14,8 +14,9 @@ namespace cko::driver {
 struct DriverSpec {
     std::vector<std::string> argv;
     std::vector<std::string> capabilities;  // "single_subject", "paired_in_process", "session"
-    std::vector<std::string> env_allow = {"PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "LD_LIBRARY_PATH",
-                                          "CUDA_VISIBLE_DEVICES", "PYTHONPATH"};
+    std::vector<std::string> env_allow = {
+        "PATH",      "HOME", "LANG", "LC_ALL", "TMPDIR", "LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES",
+        "PYTHONPATH"};
     std::filesystem::path working_dir;
     std::optional<run::SlurmOptions> slurm;  // set: every call is one Slurm job (docs/slurm.md)
     [[nodiscard]] bool can(std::string_view capability) const;
@@ -24,7 +25,8 @@ struct DriverSpec {
 struct CallReport {
     run::CallOutcome outcome;
     std::optional<Result> result;  // set when the call produced a valid result
-    std::optional<Error> error;    // set otherwise: timed_out, interrupted, driver_failed, missing_result, ...
+    std::optional<Error>
+        error;  // set otherwise: timed_out, interrupted, driver_failed, missing_result, ...
     [[nodiscard]] Json to_json() const;
 };
 
@@ -35,7 +37,8 @@ struct CallReport {
 // result file, strictly; records call_validated.
 void judge_call(run::Invocation& invocation, const Request& request, CallReport& report);
 
-[[nodiscard]] CallReport call_driver(run::Invocation& invocation, const DriverSpec& driver, const Request& request,
+[[nodiscard]] CallReport call_driver(run::Invocation& invocation, const DriverSpec& driver,
+                                     const Request& request,
                                      const std::function<void(pid_t)>& on_spawn = {});
 
 }  // namespace cko::driver

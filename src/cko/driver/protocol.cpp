@@ -18,10 +18,12 @@ namespace {
 }
 
 // Rejects keys outside `allowed`: the result is a closed object at every level.
-void require_keys(const Json& obj, const std::string& path, std::initializer_list<std::string_view> required,
+void require_keys(const Json& obj, const std::string& path,
+                  std::initializer_list<std::string_view> required,
                   std::initializer_list<std::string_view> optional = {}) {
     if (!obj.is_object()) {
-        fail(ErrorCode::invalid_driver_result, path, fmt::format("expected an object, got {}", obj.type_name()));
+        fail(ErrorCode::invalid_driver_result, path,
+             fmt::format("expected an object, got {}", obj.type_name()));
     }
     for (const auto& key : required) {
         if (!obj.contains(std::string(key))) {
@@ -46,24 +48,28 @@ void require_keys(const Json& obj, const std::string& path, std::initializer_lis
 const std::string& string_at(const Json& obj, const std::string& key, const std::string& path) {
     const Json& v = obj.at(key);
     if (!v.is_string()) {
-        fail(ErrorCode::invalid_driver_result, json_path_append_key(path, key), "expected a string");
+        fail(ErrorCode::invalid_driver_result, json_path_append_key(path, key),
+             "expected a string");
     }
     return v.get_ref<const std::string&>();
 }
 
 double number_at(const Json& v, const std::string& path) {
     if (!v.is_number()) {  // booleans are not numbers here
-        fail(ErrorCode::invalid_driver_result, path, fmt::format("expected a number, got {}", v.type_name()));
+        fail(ErrorCode::invalid_driver_result, path,
+             fmt::format("expected a number, got {}", v.type_name()));
     }
     return v.get<double>();
 }
 
 // `expected` < 0: the subject errored, so its series may be empty (nothing was measured) or full.
-std::vector<double> samples_of(const Json& metric, const MetricSpec& spec, int expected, const std::string& path) {
+std::vector<double> samples_of(const Json& metric, const MetricSpec& spec, int expected,
+                               const std::string& path) {
     require_keys(metric, path, {"name", "unit", "samples"});
     if (string_at(metric, "name", path) != spec.name) {
         fail(ErrorCode::metric_name_mismatch, path + ".name",
-             fmt::format("\"{}\" but the request asked for \"{}\"", metric["name"].get<std::string>(), spec.name));
+             fmt::format("\"{}\" but the request asked for \"{}\"",
+                         metric["name"].get<std::string>(), spec.name));
     }
     if (string_at(metric, "unit", path) != spec.unit) {
         fail(ErrorCode::unit_mismatch, path + ".unit",
@@ -95,7 +101,8 @@ std::vector<double> samples_of(const Json& metric, const MetricSpec& spec, int e
     return out;
 }
 
-SubjectResult subject_of(const Json& s, const Request& request, const std::string& role, const std::string& path) {
+SubjectResult subject_of(const Json& s, const Request& request, const std::string& role,
+                         const std::string& path) {
     require_keys(s, path, {"role", "correctness", "measurements"});
     SubjectResult out;
     out.role = role;
@@ -125,7 +132,8 @@ SubjectResult subject_of(const Json& s, const Request& request, const std::strin
     if (out.status != CorrectnessStatus::error) {
         for (const auto& name : request.correctness_metrics) {
             if (!out.correctness_metrics.contains(name)) {
-                fail(ErrorCode::invalid_driver_result, json_path_append_key(cpath + ".metrics", name),
+                fail(ErrorCode::invalid_driver_result,
+                     json_path_append_key(cpath + ".metrics", name),
                      "missing: the correctness rule needs it");
             }
         }
@@ -165,14 +173,17 @@ SubjectResult subject_of(const Json& s, const Request& request, const std::strin
     }
     if (got != want) {
         fail(ErrorCode::constraint_set_mismatch, mpath + ".constraints",
-             fmt::format("reported [{}], the request asked for [{}]", fmt::join(got, ", "), fmt::join(want, ", ")));
+             fmt::format("reported [{}], the request asked for [{}]", fmt::join(got, ", "),
+                         fmt::join(want, ", ")));
     }
     return out;
 }
 
 }  // namespace
 
-int samples_for(Mode mode, int requested) noexcept { return mode == Mode::smoke ? 2 : requested; }
+int samples_for(Mode mode, int requested) noexcept {
+    return mode == Mode::smoke ? 2 : requested;
+}
 
 Json Request::to_json() const {
     Json subjects_json = Json::array();
@@ -190,8 +201,9 @@ Json Request::to_json() const {
                 {"order", order},
                 {"samples", samples_for(mode, samples)},
                 {"seed", seed},
-                {"objective", {{"primary", {{"name", primary.name}, {"unit", primary.unit}}},
-                               {"constraints", constraints_json}}},
+                {"objective",
+                 {{"primary", {{"name", primary.name}, {"unit", primary.unit}}},
+                  {"constraints", constraints_json}}},
                 {"correctness", {{"metrics", correctness_metrics}}}};
 }
 
@@ -211,16 +223,18 @@ Json Result::to_json() const {
         for (const auto& [name, samples] : s.constraints) {
             constraints[name] = samples;
         }
-        list.push_back(Json{{"role", s.role},
-                            {"correctness", {{"status", correctness_status_name(s.status)},
-                                             {"metrics", s.correctness_metrics}}},
-                            {"primary", s.primary},
-                            {"constraints", constraints}});
+        list.push_back(Json{
+            {"role", s.role},
+            {"correctness",
+             {{"status", correctness_status_name(s.status)}, {"metrics", s.correctness_metrics}}},
+            {"primary", s.primary},
+            {"constraints", constraints}});
     }
     return Json{{"subjects", list}, {"environment", environment}, {"artifacts", artifacts}};
 }
 
-Result validate_result(const Request& request, const Json& result, const std::vector<std::string>& output_files) {
+Result validate_result(const Request& request, const Json& result,
+                       const std::vector<std::string>& output_files) {
     require_keys(result, "$", {"format_version", "subjects"}, {"environment", "artifacts"});
     if (result["format_version"] != "cko/driver-result-v1") {
         fail(ErrorCode::invalid_driver_result, "$.format_version",
@@ -228,10 +242,12 @@ Result validate_result(const Request& request, const Json& result, const std::ve
     }
     const Json& subjects = result["subjects"];
     if (!subjects.is_array() || subjects.size() != request.subjects.size()) {
-        fail(ErrorCode::subject_mismatch, "$.subjects",
-             fmt::format("expected {} subject(s) ({}), got {}", request.subjects.size(),
-                         request.subjects.size() == 1 ? request.subjects[0].role : "reference and candidate",
-                         subjects.is_array() ? std::to_string(subjects.size()) : subjects.type_name()));
+        fail(
+            ErrorCode::subject_mismatch, "$.subjects",
+            fmt::format(
+                "expected {} subject(s) ({}), got {}", request.subjects.size(),
+                request.subjects.size() == 1 ? request.subjects[0].role : "reference and candidate",
+                subjects.is_array() ? std::to_string(subjects.size()) : subjects.type_name()));
     }
     Result out;
     std::set<std::string> seen;
@@ -239,19 +255,22 @@ Result validate_result(const Request& request, const Json& result, const std::ve
         bool found = false;
         for (std::size_t i = 0; i < subjects.size(); ++i) {
             const std::string path = json_path_append_index("$.subjects", i);
-            if (!subjects[i].is_object() || !subjects[i].contains("role") || !subjects[i]["role"].is_string()) {
+            if (!subjects[i].is_object() || !subjects[i].contains("role") ||
+                !subjects[i]["role"].is_string()) {
                 fail(ErrorCode::invalid_driver_result, path + ".role", "missing or not a string");
             }
             if (subjects[i]["role"] == wanted.role) {
                 if (found) {
-                    fail(ErrorCode::subject_mismatch, path, fmt::format("role {} appears twice", wanted.role));
+                    fail(ErrorCode::subject_mismatch, path,
+                         fmt::format("role {} appears twice", wanted.role));
                 }
                 found = true;
                 out.subjects.push_back(subject_of(subjects[i], request, wanted.role, path));
             }
         }
         if (!found) {
-            fail(ErrorCode::subject_mismatch, "$.subjects", fmt::format("no subject with role {}", wanted.role));
+            fail(ErrorCode::subject_mismatch, "$.subjects",
+                 fmt::format("no subject with role {}", wanted.role));
         }
     }
     out.environment = result.value("environment", Json::object());
@@ -274,8 +293,9 @@ Result validate_result(const Request& request, const Json& result, const std::ve
             }
         }
         if (!safe) {
-            fail(ErrorCode::invalid_driver_result, where,
-                 "must be a relative path inside output_dir, components from [A-Za-z0-9._-]{1,128}");
+            fail(
+                ErrorCode::invalid_driver_result, where,
+                "must be a relative path inside output_dir, components from [A-Za-z0-9._-]{1,128}");
         }
         declared.insert(artifacts[i].get<std::string>());
         out.artifacts.push_back(artifacts[i].get<std::string>());
@@ -283,11 +303,12 @@ Result validate_result(const Request& request, const Json& result, const std::ve
     std::set<std::string> present(output_files.begin(), output_files.end());
     for (const auto& name : present) {
         if (name != "result.json" && !declared.contains(name)) {
-            throw Error(ErrorCode::undeclared_output,
-                        fmt::format("the driver left \"{}\" in its output directory without listing it in "
-                                    "artifacts; declare it or write it elsewhere",
-                                    name),
-                        Json{{"file", name}});
+            throw Error(
+                ErrorCode::undeclared_output,
+                fmt::format("the driver left \"{}\" in its output directory without listing it in "
+                            "artifacts; declare it or write it elsewhere",
+                            name),
+                Json{{"file", name}});
         }
     }
     for (const auto& name : declared) {

@@ -1,4 +1,5 @@
-// The driver protocol v1 (PROTOCOL.md): the request cko writes and the strict validation of the result.
+// The driver protocol v1 (PROTOCOL.md): the request cko writes and the strict validation of the
+// result.
 #pragma once
 
 #include "cko/util/closed_enum.hpp"

@@ -22,11 +22,14 @@ Request paired_request() {
 }
 
 Json subject(const std::string& role) {
-    return Json{{"role", role},
-                {"correctness", {{"status", "passed"}, {"metrics", {{"max_rel_err", 0.0}}}}},
-                {"measurements",
-                 {{"primary", {{"name", "latency_us"}, {"unit", "us"}, {"samples", {745.1, 744.9, 745.3}}}},
-                  {"constraints", Json::array({{{"name", "peak_mem_bytes"}, {"unit", "byte"}, {"samples", {1, 1, 1}}}})}}}};
+    return Json{
+        {"role", role},
+        {"correctness", {{"status", "passed"}, {"metrics", {{"max_rel_err", 0.0}}}}},
+        {"measurements",
+         {{"primary", {{"name", "latency_us"}, {"unit", "us"}, {"samples", {745.1, 744.9, 745.3}}}},
+          {"constraints",
+           Json::array(
+               {{{"name", "peak_mem_bytes"}, {"unit", "byte"}, {"samples", {1, 1, 1}}}})}}}};
 }
 
 Json good_result() {
@@ -47,7 +50,8 @@ Error error_of(const Json& result, std::vector<std::string> files = {"result.jso
 }
 
 TEST(DriverResult, AValidPairedResultIsRead) {
-    const Result r = validate_result(paired_request(), good_result(), {"result.json", "trace.json"});
+    const Result r =
+        validate_result(paired_request(), good_result(), {"result.json", "trace.json"});
     ASSERT_EQ(r.subjects.size(), 2u);
     EXPECT_EQ(r.subject("candidate").primary[2], 745.3);
     EXPECT_EQ(r.subject("reference").constraints.at("peak_mem_bytes").size(), 3u);

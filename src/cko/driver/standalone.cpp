@@ -18,17 +18,21 @@ StandaloneOutcome run_standalone_call(const store::Store& store, const Standalon
     std::vector<store::Snapshot> snaps;
     for (const auto& s : call.request.subjects) {
         snaps.push_back(store::take_snapshot(store, s.path));
-        subjects.push_back(Json{{"role", s.role}, {"label", s.label}, {"snapshot", snaps.back().reference()}});
+        subjects.push_back(
+            Json{{"role", s.role}, {"label", s.label}, {"snapshot", snaps.back().reference()}});
     }
     const store::Snapshot case_snap = store::take_snapshot(store, call.request.case_path);
-    const Json frozen{{"driver", {{"argv", call.driver.argv}, {"capabilities", call.driver.capabilities},
-                                  {"env_allow", call.driver.env_allow}}},
+    const Json frozen{{"driver",
+                       {{"argv", call.driver.argv},
+                        {"capabilities", call.driver.capabilities},
+                        {"env_allow", call.driver.env_allow}}},
                       {"mode", mode_name(call.request.mode)},
                       {"case", {{"id", call.request.case_id}, {"snapshot", case_snap.reference()}}},
                       {"subjects", subjects},
                       {"samples", samples_for(call.request.mode, call.request.samples)},
                       {"gpu_uuid", call.gpu_uuid}};
-    run::Invocation inv = run::Invocation::create(store, "driver-call", frozen, call.limits, cancel);
+    run::Invocation inv =
+        run::Invocation::create(store, "driver-call", frozen, call.limits, cancel);
     announce(inv.id());
 
     StandaloneOutcome out;
@@ -50,7 +54,8 @@ StandaloneOutcome run_standalone_call(const store::Store& store, const Standalon
         if (!call.gpu_uuid.empty()) {
             inv.event("resource_wait", Json{{"gpu_uuid", call.gpu_uuid}});
             lock.emplace(call.gpu_uuid, inv.id(), call.limits.resource_wait);
-            inv.event("resource_acquired", Json{{"gpu_uuid", call.gpu_uuid}, {"waited_ms", lock->waited().count()}});
+            inv.event("resource_acquired",
+                      Json{{"gpu_uuid", call.gpu_uuid}, {"waited_ms", lock->waited().count()}});
         }
         CallReport report = call_driver(inv, call.driver, request);
         out.outputs = Json{{"call", report.to_json()}};
@@ -68,8 +73,8 @@ StandaloneOutcome run_standalone_call(const store::Store& store, const Standalon
         out.state = run::state_for_error(e);
     }
     remove_tree_forcibly(workspace);
-    inv.finish(out.state, out.error ? out.error->what() : "driver call produced a valid result", out.outputs,
-               out.error);
+    inv.finish(out.state, out.error ? out.error->what() : "driver call produced a valid result",
+               out.outputs, out.error);
     return out;
 }
 

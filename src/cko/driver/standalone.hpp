@@ -1,4 +1,5 @@
-// One driver call as a whole Invocation: snapshot the subjects and the case, materialize, lock, call, record.
+// One driver call as a whole Invocation: snapshot the subjects and the case, materialize, lock,
+// call, record.
 #pragma once
 
 #include "cko/driver/call.hpp"
@@ -30,8 +31,8 @@ struct StandaloneOutcome {
 };
 
 // `announce` is called with the invocation id as soon as the invocation exists (for --detach).
-[[nodiscard]] StandaloneOutcome run_standalone_call(const store::Store& store, const StandaloneCall& call,
-                                                    const std::atomic<bool>* cancel,
-                                                    const std::function<void(const std::string&)>& announce);
+[[nodiscard]] StandaloneOutcome run_standalone_call(
+    const store::Store& store, const StandaloneCall& call, const std::atomic<bool>* cancel,
+    const std::function<void(const std::string&)>& announce);
 
 }  // namespace cko::driver

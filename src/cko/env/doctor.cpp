@@ -76,15 +76,16 @@ void host_items(const Identity& id, DoctorReport& report) {
     }
 }
 
-// How the GPUs reach each other, as the identity records it: what a multi-GPU Target's speed depends on.
+// How the GPUs reach each other, as the identity records it: what a multi-GPU Target's speed
+// depends on.
 void topology_item(const Identity& id, DoctorReport& report) {
     if (id.gpus.size() < 2) {
         return;
     }
     if (id.gpu_topology.empty()) {
         report.add({"gpu_topology", DoctorStatus::ok,
-                    fmt::format("{} GPUs; how they are linked is not known through {}", id.gpus.size(),
-                                id.gpu_source),
+                    fmt::format("{} GPUs; how they are linked is not known through {}",
+                                id.gpus.size(), id.gpu_source),
                     ""});
         return;
     }
@@ -99,8 +100,9 @@ void topology_item(const Identity& id, DoctorReport& report) {
         const std::string via = link.nvlink.value_or(false) ? std::string("NVLink")
                                 : link.nvlink.has_value()   ? std::string("no NVLink")
                                                             : std::string("NVLink unknown");
-        pairs.push_back(fmt::format("{}-{}: {}, common ancestor {}", a, b, via,
-                                    link.common_ancestor.empty() ? "unknown" : link.common_ancestor));
+        pairs.push_back(
+            fmt::format("{}-{}: {}, common ancestor {}", a, b, via,
+                        link.common_ancestor.empty() ? "unknown" : link.common_ancestor));
     }
     report.add({"gpu_topology", DoctorStatus::ok, fmt::format("{}", fmt::join(pairs, "; ")), ""});
 }

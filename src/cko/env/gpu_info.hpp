@@ -45,7 +45,8 @@ struct GpuInfo {
 // nvmlDeviceGetP2PStatus(NVLINK)); one per pair, a = the lower index.
 struct GpuLink {
     std::string a_uuid, b_uuid;
-    // "internal" | "single_switch" | "multiple_switches" | "host_bridge" | "numa_node" | "system"; empty: unknown
+    // "internal" | "single_switch" | "multiple_switches" | "host_bridge" | "numa_node" | "system";
+    // empty: unknown
     std::string common_ancestor;
     std::optional<bool> nvlink;  // peer-to-peer over NVLink possible; absent: unknown
 

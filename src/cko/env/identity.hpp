@@ -19,8 +19,8 @@ struct Identity {
     Host host;
     std::vector<GpuInfo> gpus;
     std::vector<GpuLink> gpu_topology;  // one per pair of gpus (NVML only; empty otherwise)
-    std::string gpu_source = "none";  // "nvml" | "nvidia-smi" | "none"
-    std::string driver_version;       // of the first GPU; empty without one
+    std::string gpu_source = "none";    // "nvml" | "nvidia-smi" | "none"
+    std::string driver_version;         // of the first GPU; empty without one
     std::string cuda_driver_version;
     std::vector<Tool> tools;
     std::optional<bool> ncu_counters_permitted;  // empty = unknown
@@ -61,7 +61,9 @@ struct IdentityDifference {
 // cko::Error(invalid_record) when frozen_identity is not a cko/identity-v1 object.
 [[nodiscard]] std::optional<std::string> identity_mismatch(const Json& frozen_identity,
                                                            const Identity& now);
-// The same for an identity read back as JSON (e.g. `cko doctor --json` run on a Slurm compute node).
-[[nodiscard]] std::optional<std::string> identity_mismatch(const Json& frozen_identity, const Json& now_identity);
+// The same for an identity read back as JSON (e.g. `cko doctor --json` run on a Slurm compute
+// node).
+[[nodiscard]] std::optional<std::string> identity_mismatch(const Json& frozen_identity,
+                                                           const Json& now_identity);
 
 }  // namespace cko::env

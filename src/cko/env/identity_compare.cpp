@@ -111,9 +111,10 @@ std::vector<IdentityDifference> identity_differences(const Json& frozen, const J
         for (const auto& fl : frozen_links) {
             for (const auto& nl : now_links) {
                 if (member(nl, "a") == member(fl, "a") && member(nl, "b") == member(fl, "b")) {
-                    const std::string prefix =
-                        "gpu_topology[" + show(member(fl, "a")) + "," + show(member(fl, "b")) + "].";
-                    compare(out, prefix + "nvlink", member(fl, "nvlink"), member(nl, "nvlink"), true);
+                    const std::string prefix = "gpu_topology[" + show(member(fl, "a")) + "," +
+                                               show(member(fl, "b")) + "].";
+                    compare(out, prefix + "nvlink", member(fl, "nvlink"), member(nl, "nvlink"),
+                            true);
                     compare(out, prefix + "common_ancestor", member(fl, "common_ancestor"),
                             member(nl, "common_ancestor"), true);
                 }

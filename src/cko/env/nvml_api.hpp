@@ -18,8 +18,8 @@ inline constexpr int kTemperatureGpu = 0;   // NVML_TEMPERATURE_GPU
 inline constexpr int kFeatureEnabled = 1;   // NVML_FEATURE_ENABLED (nvmlEnableState_t)
 inline constexpr unsigned kMigEnabled = 1;  // NVML_DEVICE_MIG_ENABLE
 inline constexpr unsigned long long kValueNotAvailable = ~0ULL;  // NVML_VALUE_NOT_AVAILABLE
-inline constexpr int kP2pCapsIndexNvlink = 2;  // NVML_P2P_CAPS_INDEX_NVLINK
-inline constexpr int kP2pStatusOk = 0;         // NVML_P2P_STATUS_OK
+inline constexpr int kP2pCapsIndexNvlink = 2;                    // NVML_P2P_CAPS_INDEX_NVLINK
+inline constexpr int kP2pStatusOk = 0;                           // NVML_P2P_STATUS_OK
 inline constexpr unsigned kStringBufferSize = 96;  // >= NVML_DEVICE_{UUID,NAME}_V2_BUFFER_SIZE
 
 struct Memory {  // nvmlMemory_t (v1)
@@ -66,7 +66,7 @@ struct Api {
     Return (*persistence_mode)(Device, int*) = nullptr;
     Return (*clock_event_reasons)(Device, unsigned long long*) = nullptr;
     Return (*topology_common_ancestor)(Device, Device, int*) = nullptr;  // nvmlGpuTopologyLevel_t
-    Return (*p2p_status)(Device, Device, int, int*) = nullptr;           // caps index, nvmlGpuP2PStatus_t
+    Return (*p2p_status)(Device, Device, int, int*) = nullptr;  // caps index, nvmlGpuP2PStatus_t
 };
 
 }  // namespace cko::env::nvml

@@ -39,12 +39,16 @@ OperationOutcome run_baseline(const Target& target, const BaselineOptions& optio
         throw Error(ErrorCode::not_eligible, "a diagnostic Target has no workload to baseline");
     }
     if (options.calls_per_case < 1) {
-        throw Error(ErrorCode::invalid_argument, "--calls-per-case must be at least 1", Json{{"field", "calls_per_case"}});
+        throw Error(ErrorCode::invalid_argument, "--calls-per-case must be at least 1",
+                    Json{{"field", "calls_per_case"}});
     }
     require_budget(target, 0);
-    const int aa_pairs = options.aa_pairs > 0 ? options.aa_pairs : std::min(spec.max_pairs, 2 * spec.min_pairs);
-    const std::uint64_t seed = options.seed != 0 ? options.seed : seed_from(target.id() + "/baseline");
-    const stats::Direction direction = spec.primary.direction == "lower" ? stats::Direction::lower : stats::Direction::higher;
+    const int aa_pairs =
+        options.aa_pairs > 0 ? options.aa_pairs : std::min(spec.max_pairs, 2 * spec.min_pairs);
+    const std::uint64_t seed =
+        options.seed != 0 ? options.seed : seed_from(target.id() + "/baseline");
+    const stats::Direction direction =
+        spec.primary.direction == "lower" ? stats::Direction::lower : stats::Direction::higher;
 
     const run::Limits limits = limits_for(spec);
     run::Invocation inv = run::Invocation::create(
@@ -66,9 +70,10 @@ OperationOutcome run_baseline(const Target& target, const BaselineOptions& optio
     try {
         const auto problems = target.validity_problems();
         if (!problems.empty()) {
-            throw Error(ErrorCode::environment_mismatch, fmt::format("measurements here would be invalid: {}",
-                                                                     fmt::join(problems, "; ")),
-                        Json{{"problems", problems}});
+            throw Error(
+                ErrorCode::environment_mismatch,
+                fmt::format("measurements here would be invalid: {}", fmt::join(problems, "; ")),
+                Json{{"problems", problems}});
         }
         const store::Snapshot original = target.original();
         Session session(target, inv, original, "original", original, "original-copy");
@@ -77,7 +82,8 @@ OperationOutcome run_baseline(const Target& target, const BaselineOptions& optio
             std::vector<double> samples;
             for (int c = 0; c < options.calls_per_case; ++c) {
                 if (options.progress) {
-                    options.progress(fmt::format("baseline: case {} call {}/{}", id, c + 1, options.calls_per_case));
+                    options.progress(fmt::format("baseline: case {} call {}/{}", id, c + 1,
+                                                 options.calls_per_case));
                 }
                 if (inv.cancelled()) {
                     throw Error(ErrorCode::interrupted, "baseline cancelled");
@@ -90,14 +96,18 @@ OperationOutcome run_baseline(const Target& target, const BaselineOptions& optio
                 const auto& s = m.subjects.at("reference");
                 if (!s.correct) {
                     throw Error(ErrorCode::invalid_spec,
-                                fmt::format("the original failed its correctness rule on case {} during the baseline "
+                                fmt::format("the original failed its correctness rule on case {} "
+                                            "during the baseline "
                                             "(value {}); the Target cannot be measured",
                                             id, s.correctness_value));
                 }
                 samples.insert(samples.end(), s.primary.begin(), s.primary.end());
             }
-            cases[id] = Json{{"samples", samples}, {"median", stats::median(samples)}, {"mad", stats::mad(samples)},
-                             {"cv", stats::cv(samples)}, {"unit", spec.primary.unit}};
+            cases[id] = Json{{"samples", samples},
+                             {"median", stats::median(samples)},
+                             {"mad", stats::mad(samples)},
+                             {"cv", stats::cv(samples)},
+                             {"unit", spec.primary.unit}};
         }
         outputs["cases"] = cases;
 
@@ -111,7 +121,8 @@ OperationOutcome run_baseline(const Target& target, const BaselineOptions& optio
             for (std::size_t c = 0; c < spec.case_ids.size(); ++c) {
                 const std::string& case_id = spec.case_ids[c];
                 if (options.progress) {
-                    options.progress(fmt::format("baseline: A/A pair {}/{}, case {}", i + 1, aa_pairs, case_id));
+                    options.progress(
+                        fmt::format("baseline: A/A pair {}/{}, case {}", i + 1, aa_pairs, case_id));
                 }
                 if (inv.cancelled()) {
                     throw Error(ErrorCode::interrupted, "baseline cancelled");
@@ -120,26 +131,33 @@ OperationOutcome run_baseline(const Target& target, const BaselineOptions& optio
                 orders.push_back(candidate_first ? "BA" : "AB");
                 const Measurement m = session.measure_pair(
                     case_id, candidate_first,
-                    seed + static_cast<std::uint64_t>(i) * spec.case_ids.size() + static_cast<std::uint64_t>(c));
+                    seed + static_cast<std::uint64_t>(i) * spec.case_ids.size() +
+                        static_cast<std::uint64_t>(c));
                 if (m.error) {
                     throw *m.error;
                 }
                 require_clean(m);
-                sum += stats::paired_log_ratio(m.subjects.at("reference").primary_median(),
-                                               m.subjects.at("candidate").primary_median(), direction);
+                sum +=
+                    stats::paired_log_ratio(m.subjects.at("reference").primary_median(),
+                                            m.subjects.at("candidate").primary_median(), direction);
             }
             d.push_back(sum / static_cast<double>(spec.case_ids.size()));
         }
-        const stats::Resolution resolution =
-            stats::resolution_from_aa(d, spec.confidence, spec.minimum_effect_pct, static_cast<std::size_t>(spec.max_pairs));
+        const stats::Resolution resolution = stats::resolution_from_aa(
+            d, spec.confidence, spec.minimum_effect_pct, static_cast<std::size_t>(spec.max_pairs));
         const stats::PairedEstimate aa = stats::estimate_paired(d, spec.confidence);
-        const stats::Verdict aa_verdict = stats::classify(aa, spec.minimum_effect_pct, static_cast<std::size_t>(spec.min_pairs));
-        outputs["aa"] = Json{{"pairs", d.size()}, {"d", d}, {"orders", orders}, {"estimate", aa.to_json()},
+        const stats::Verdict aa_verdict =
+            stats::classify(aa, spec.minimum_effect_pct, static_cast<std::size_t>(spec.min_pairs));
+        outputs["aa"] = Json{{"pairs", d.size()},
+                             {"d", d},
+                             {"orders", orders},
+                             {"estimate", aa.to_json()},
                              {"verdict", stats::verdict_name(aa_verdict)}};
         outputs["resolution"] = resolution.to_json();
         out.verdict = std::string(stats::verdict_name(aa_verdict));
     } catch (const Contaminated& c) {
-        reason = fmt::format("the measurement window was contaminated: {}", fmt::join(c.reasons, "; "));
+        reason =
+            fmt::format("the measurement window was contaminated: {}", fmt::join(c.reasons, "; "));
         outputs["verdict"] = "invalid";
         outputs["contamination"] = c.reasons;
         outputs["reason"] = reason;

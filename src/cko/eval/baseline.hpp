@@ -10,8 +10,9 @@
 namespace cko::eval {
 
 struct BaselineOptions {
-    int calls_per_case = 3;  // single calls of the original per case (samples_per_call samples each)
-    int aa_pairs = 0;        // A/A pairs; 0 = the Target's max_pairs... capped at 2*min_pairs
+    int calls_per_case =
+        3;             // single calls of the original per case (samples_per_call samples each)
+    int aa_pairs = 0;  // A/A pairs; 0 = the Target's max_pairs... capped at 2*min_pairs
     std::uint64_t seed = 0;  // AB/BA order of the A/A pairs; 0 = derived from the Target id
     const std::atomic<bool>* cancel = nullptr;
     std::function<void(const std::string&)> progress;  // one line per call, for a terminal
@@ -25,8 +26,9 @@ struct OperationOutcome {
     int exit_code = 0;
 };
 
-[[nodiscard]] OperationOutcome run_baseline(const Target& target, const BaselineOptions& options,
-                                            const std::function<void(const std::string&)>& announce);
+[[nodiscard]] OperationOutcome run_baseline(
+    const Target& target, const BaselineOptions& options,
+    const std::function<void(const std::string&)>& announce);
 
 // Deterministic seed from text (so that a recorded seed can always be reproduced).
 [[nodiscard]] std::uint64_t seed_from(const std::string& text);

@@ -23,12 +23,13 @@ Json invocation_result(const store::Store& store, const std::string& id, const s
     require_safe_name(id, kind + " id");
     const std::string rel = "invocations/" + id + "/result.json";
     if (!id.starts_with("inv-") || !store.exists(rel)) {
-        throw Error(ErrorCode::not_found, fmt::format("no finished {} invocation {} (see cko ls)", kind, id));
+        throw Error(ErrorCode::not_found,
+                    fmt::format("no finished {} invocation {} (see cko ls)", kind, id));
     }
     Json result = store.read_record(rel);
     if (result.value("kind", "") != kind) {
-        throw Error(ErrorCode::not_eligible,
-                    fmt::format("{} is a {} invocation, not a {}", id, result.value("kind", "?"), kind));
+        throw Error(ErrorCode::not_eligible, fmt::format("{} is a {} invocation, not a {}", id,
+                                                         result.value("kind", "?"), kind));
     }
     return result;
 }
@@ -36,7 +37,8 @@ Json invocation_result(const store::Store& store, const std::string& id, const s
 }  // namespace
 
 Json Champion::to_json() const {
-    return Json{{"champion", experiment_id ? Json(*experiment_id) : Json("original")}, {"digest", digest},
+    return Json{{"champion", experiment_id ? Json(*experiment_id) : Json("original")},
+                {"digest", digest},
                 {"current_sha256", file_sha256}};
 }
 
@@ -50,14 +52,18 @@ Champion read_champion(const store::Store& store) {
     c.record = store.read_record(kCurrent);
     c.file_sha256 = sha256_file_hex(store.path_of(kCurrent));
     c.digest = c.record.at("digest");
-    // The pointer is only as good as the selection record it cites (a hand-edited pointer is refused).
+    // The pointer is only as good as the selection record it cites (a hand-edited pointer is
+    // refused).
     const Json& sel = c.record.at("selection");
-    const Json selection = store.read_verified(store::RecordRef{sel.at("id"), sel.at("sha256"), sel.at("path")});
-    if (selection.at("digest") != c.record.at("digest") || selection.at("experiment_id") != c.record.at("experiment_id")) {
+    const Json selection =
+        store.read_verified(store::RecordRef{sel.at("id"), sel.at("sha256"), sel.at("path")});
+    if (selection.at("digest") != c.record.at("digest") ||
+        selection.at("experiment_id") != c.record.at("experiment_id")) {
         throw Error(ErrorCode::invalid_record,
-                    fmt::format("{} names {} but its selection record {} selected {}; the pointer was altered (run cko fsck)",
-                                kCurrent, c.record.at("digest").dump(), sel.at("path").get<std::string>(),
-                                selection.at("digest").dump()));
+                    fmt::format("{} names {} but its selection record {} selected {}; the pointer "
+                                "was altered (run cko fsck)",
+                                kCurrent, c.record.at("digest").dump(),
+                                sel.at("path").get<std::string>(), selection.at("digest").dump()));
     }
     if (!c.record.at("experiment_id").is_null()) {
         c.experiment_id = c.record.at("experiment_id").get<std::string>();
@@ -65,13 +71,15 @@ Champion read_champion(const store::Store& store) {
     return c;
 }
 
-Json select_champion(const Target& target, const std::string& experiment_id, const std::string& confirm_id,
+Json select_champion(const Target& target, const std::string& experiment_id,
+                     const std::string& confirm_id,
                      const std::vector<std::string>& accepted_regressions) {
     const store::Store& store = target.store();
     const Json experiment = load_experiment(store, experiment_id);
     if (experiment.value("control", false)) {
         throw Error(ErrorCode::not_eligible,
-                    fmt::format("{} is an A/A control (its candidate is its base): it checks the instrument and can "
+                    fmt::format("{} is an A/A control (its candidate is its base): it checks the "
+                                "instrument and can "
                                 "never be selected",
                                 experiment_id));
     }
@@ -79,7 +87,8 @@ Json select_champion(const Target& target, const std::string& experiment_id, con
     const Json& out = confirm.at("outputs");
     if (out.value("experiment_id", "") != experiment_id) {
         throw Error(ErrorCode::not_eligible,
-                    fmt::format("confirm {} measured {}, not {}", confirm_id, out.value("experiment_id", "?"), experiment_id));
+                    fmt::format("confirm {} measured {}, not {}", confirm_id,
+                                out.value("experiment_id", "?"), experiment_id));
     }
     const std::string verdict = out.value("verdict", "");
     std::vector<std::string> regressed;
@@ -87,35 +96,42 @@ Json select_champion(const Target& target, const std::string& experiment_id, con
         regressed = out.value("regressed_cases", std::vector<std::string>{});
         std::vector<std::string> missing;
         for (const auto& c : regressed) {
-            if (std::find(accepted_regressions.begin(), accepted_regressions.end(), c) == accepted_regressions.end()) {
+            if (std::find(accepted_regressions.begin(), accepted_regressions.end(), c) ==
+                accepted_regressions.end()) {
                 missing.push_back(c);
             }
         }
         if (!missing.empty()) {
-            throw Error(ErrorCode::not_eligible,
-                        fmt::format("confirm {} is `mixed`: improved pooled, but case{} {} regressed; selecting it "
-                                    "needs --accept-regression for each ({})",
-                                    confirm_id, missing.size() == 1 ? "" : "s", fmt::join(missing, ", "),
-                                    fmt::join(missing, ", ")),
-                        Json{{"regressed_cases", regressed}, {"field", "accept_regression"}});
+            throw Error(
+                ErrorCode::not_eligible,
+                fmt::format(
+                    "confirm {} is `mixed`: improved pooled, but case{} {} regressed; selecting it "
+                    "needs --accept-regression for each ({})",
+                    confirm_id, missing.size() == 1 ? "" : "s", fmt::join(missing, ", "),
+                    fmt::join(missing, ", ")),
+                Json{{"regressed_cases", regressed}, {"field", "accept_regression"}});
         }
     } else if (verdict != "improved") {
-        throw Error(ErrorCode::not_eligible,
-                    fmt::format("confirm {} gave `{}`; only an `improved` confirm can select a champion", confirm_id,
-                                verdict.empty() ? "no verdict" : verdict));
+        throw Error(
+            ErrorCode::not_eligible,
+            fmt::format("confirm {} gave `{}`; only an `improved` confirm can select a champion",
+                        confirm_id, verdict.empty() ? "no verdict" : verdict));
     }
     for (const auto& c : accepted_regressions) {
         if (std::find(regressed.begin(), regressed.end(), c) == regressed.end()) {
             throw Error(ErrorCode::invalid_argument,
-                        fmt::format("--accept-regression {}: confirm {} has no regressed case {}", c, confirm_id, c),
+                        fmt::format("--accept-regression {}: confirm {} has no regressed case {}",
+                                    c, confirm_id, c),
                         Json{{"field", "accept_regression"}});
         }
     }
     const Champion current = read_champion(store);
     if (out.at("reference").at("digest") != current.digest) {
         throw Error(ErrorCode::not_eligible,
-                    fmt::format("confirm {} compared against {}, but the champion is now {}: a selection must beat the "
-                                "current champion. Freeze a new experiment of the same candidate with --base champion "
+                    fmt::format("confirm {} compared against {}, but the champion is now {}: a "
+                                "selection must beat the "
+                                "current champion. Freeze a new experiment of the same candidate "
+                                "with --base champion "
                                 "and confirm that",
                                 confirm_id, out.at("reference").value("label", "?"),
                                 current.experiment_id.value_or("the original")),
@@ -123,7 +139,10 @@ Json select_champion(const Target& target, const std::string& experiment_id, con
     }
     Json selection{{"format_version", "cko/selection-v1"},
                    {"experiment_id", experiment_id},
-                   {"confirm", {{"id", confirm_id}, {"sha256", sha256_file_hex(store.path_of("invocations/" + confirm_id + "/result.json"))}}},
+                   {"confirm",
+                    {{"id", confirm_id},
+                     {"sha256", sha256_file_hex(
+                                    store.path_of("invocations/" + confirm_id + "/result.json"))}}},
                    {"previous", current.to_json()},
                    {"digest", experiment.at("candidate").at("digest")},
                    {"accepted_regressions", regressed},
@@ -131,10 +150,12 @@ Json select_champion(const Target& target, const std::string& experiment_id, con
     selection["id"] = content_id("sel", selection);
     // The selection record is written only if the swap happens (under the same lock).
     store.swap_with_record(kCurrent, current.file_sha256,
-                           "champion/selections/" + selection["id"].get<std::string>() + ".json", selection,
-                           [&](const store::RecordRef& ref) {
-                               return Json{{"format_version", "cko/champion-v1"}, {"id", "champion"},
-                                           {"experiment_id", experiment_id}, {"digest", selection["digest"]},
+                           "champion/selections/" + selection["id"].get<std::string>() + ".json",
+                           selection, [&](const store::RecordRef& ref) {
+                               return Json{{"format_version", "cko/champion-v1"},
+                                           {"id", "champion"},
+                                           {"experiment_id", experiment_id},
+                                           {"digest", selection["digest"]},
                                            {"selection", ref.to_json()}};
                            });
     return selection;
@@ -144,7 +165,8 @@ Json export_champion(const Target& target, const std::filesystem::path& destinat
     namespace fs = std::filesystem;
     if (fs::exists(fs::symlink_status(destination))) {
         throw Error(ErrorCode::already_exists,
-                    fmt::format("{} exists; name a new directory to export the champion into", destination.string()),
+                    fmt::format("{} exists; name a new directory to export the champion into",
+                                destination.string()),
                     Json{{"field", "to"}});
     }
     const Champion current = read_champion(target.store());
@@ -163,17 +185,20 @@ Json export_champion(const Target& target, const std::filesystem::path& destinat
     } else {
         files = 1;
     }
-    return Json{{"champion", current.experiment_id ? Json(*current.experiment_id) : Json("original")},
-                {"digest", current.digest},
-                {"destination", destination.string()},
-                {"files", files}};
+    return Json{
+        {"champion", current.experiment_id ? Json(*current.experiment_id) : Json("original")},
+        {"digest", current.digest},
+        {"destination", destination.string()},
+        {"files", files}};
 }
 
-Json restore_original(const Target& target, const std::string& audit_id, const std::string& reason) {
+Json restore_original(const Target& target, const std::string& audit_id,
+                      const std::string& reason) {
     const store::Store& store = target.store();
     const Champion current = read_champion(store);
     if (!current.experiment_id) {
-        throw Error(ErrorCode::not_eligible, "the original is already the champion; nothing to restore");
+        throw Error(ErrorCode::not_eligible,
+                    "the original is already the champion; nothing to restore");
     }
     Json why;
     if (!audit_id.empty()) {
@@ -181,13 +206,15 @@ Json restore_original(const Target& target, const std::string& audit_id, const s
         const std::string verdict = audit.at("outputs").value("verdict", "");
         if (verdict == "improved") {
             throw Error(ErrorCode::not_eligible,
-                        fmt::format("audit {} confirmed the champion (`improved`); restoring needs a failed audit or "
+                        fmt::format("audit {} confirmed the champion (`improved`); restoring needs "
+                                    "a failed audit or "
                                     "--reason",
                                     audit_id));
         }
         why = Json{{"audit", audit_id}, {"verdict", verdict}};
     } else if (reason.empty()) {
-        throw Error(ErrorCode::invalid_argument, "restore needs --audit ID (a failed audit) or --reason TEXT",
+        throw Error(ErrorCode::invalid_argument,
+                    "restore needs --audit ID (a failed audit) or --reason TEXT",
                     Json{{"field", "reason"}});
     } else {
         why = Json{{"reason", reason}};
@@ -200,10 +227,12 @@ Json restore_original(const Target& target, const std::string& audit_id, const s
                    {"selected_unix_s", unix_seconds_now()}};
     selection["id"] = content_id("sel", selection);
     store.swap_with_record(kCurrent, current.file_sha256,
-                           "champion/selections/" + selection["id"].get<std::string>() + ".json", selection,
-                           [&](const store::RecordRef& ref) {
-                               return Json{{"format_version", "cko/champion-v1"}, {"id", "champion"},
-                                           {"experiment_id", nullptr}, {"digest", selection["digest"]},
+                           "champion/selections/" + selection["id"].get<std::string>() + ".json",
+                           selection, [&](const store::RecordRef& ref) {
+                               return Json{{"format_version", "cko/champion-v1"},
+                                           {"id", "champion"},
+                                           {"experiment_id", nullptr},
+                                           {"digest", selection["digest"]},
                                            {"selection", ref.to_json()}};
                            });
     return selection;

@@ -1,4 +1,5 @@
-// The champion: the one mutable pointer, changed only by explicit select/restore under compare-and-swap.
+// The champion: the one mutable pointer, changed only by explicit select/restore under
+// compare-and-swap.
 #pragma once
 
 #include "cko/store/store.hpp"
@@ -30,7 +31,8 @@ struct Champion {
 // A `mixed` confirm (improved pooled, some case regressed) is refused unless every regressed case
 // is named in `accepted_regressions`; the acceptance is recorded in the selection. A control
 // experiment (A/A) is never selectable.
-Json select_champion(const Target& target, const std::string& experiment_id, const std::string& confirm_id,
+Json select_champion(const Target& target, const std::string& experiment_id,
+                     const std::string& confirm_id,
                      const std::vector<std::string>& accepted_regressions = {});
 
 // Writes the current champion's files (the original when none was selected) into `destination`,

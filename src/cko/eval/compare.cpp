@@ -33,21 +33,28 @@ struct Rounds {
     bool infrastructure_failure = false;
 };
 
-std::string correctness_reason(const TargetSpec& spec, const std::string& case_id, const SubjectMeasurement& cand) {
-    return fmt::format("the candidate failed correctness on case {} ({} = {}, rule {} {}, driver status {}{}): no "
-                       "performance claim",
-                       case_id, spec.correctness_metric, cand.correctness_value, spec.correctness_operator,
-                       spec.correctness_threshold, driver::correctness_status_name(cand.status),
-                       cand.failed_gates.empty() ? "" : fmt::format("; failed gates: {}", fmt::join(cand.failed_gates, ", ")));
+std::string correctness_reason(const TargetSpec& spec, const std::string& case_id,
+                               const SubjectMeasurement& cand) {
+    return fmt::format(
+        "the candidate failed correctness on case {} ({} = {}, rule {} {}, driver status {}{}): no "
+        "performance claim",
+        case_id, spec.correctness_metric, cand.correctness_value, spec.correctness_operator,
+        spec.correctness_threshold, driver::correctness_status_name(cand.status),
+        cand.failed_gates.empty()
+            ? ""
+            : fmt::format("; failed gates: {}", fmt::join(cand.failed_gates, ", ")));
 }
 
 // A paired call died. When the candidate may be the cause, the reference runs alone on that case
 // once: if it passes, the candidate is `invalid` (it crashed the driver); otherwise the machine or
 // the driver is at fault and the comparison is an infrastructure failure.
-void attribute_crash(Session& session, const std::string& case_id, const Measurement& m, Rounds& r, Json& pair) {
+void attribute_crash(Session& session, const std::string& case_id, const Measurement& m, Rounds& r,
+                     Json& pair) {
     const Error& e = *m.error;
-    const std::string running = m.failed_role.empty() ? subject_running_at_failure(e) : m.failed_role;
-    const bool candidate_may_be_cause = e.code() == ErrorCode::driver_failed && running != "reference";
+    const std::string running =
+        m.failed_role.empty() ? subject_running_at_failure(e) : m.failed_role;
+    const bool candidate_may_be_cause =
+        e.code() == ErrorCode::driver_failed && running != "reference";
     if (!candidate_may_be_cause) {
         r.infrastructure_failure = true;
         throw e;
@@ -57,21 +64,24 @@ void attribute_crash(Session& session, const std::string& case_id, const Measure
     if (alone.error || !alone.subjects.at("reference").correct) {
         r.infrastructure_failure = true;
         throw Error(e.code(),
-                    fmt::format("{} (the reference alone also failed on case {}: an infrastructure failure, not the "
+                    fmt::format("{} (the reference alone also failed on case {}: an infrastructure "
+                                "failure, not the "
                                 "candidate's)",
                                 e.what(), case_id),
                     e.details());
     }
     r.verdict = stats::Verdict::invalid;
-    r.reason = fmt::format("the candidate crashed the driver on case {}{}: {}; the reference alone passed on that case "
-                           "(call {}), so the failure is the candidate's: no performance claim",
-                           case_id, running.empty() ? "" : " (" + running + " was running)", e.what(),
-                           alone.calls.empty() ? 0 : alone.calls.front());
+    r.reason = fmt::format(
+        "the candidate crashed the driver on case {}{}: {}; the reference alone passed on that "
+        "case "
+        "(call {}), so the failure is the candidate's: no performance claim",
+        case_id, running.empty() ? "" : " (" + running + " was running)", e.what(),
+        alone.calls.empty() ? 0 : alone.calls.front());
 }
 
 // Measures rounds until the plan says stop, a correctness failure, a crash or contamination.
-Rounds measure_rounds(const Target& target, run::Invocation& inv, Session& session, const ComparisonPlan& plan,
-                      const CompareOptions& o) {
+Rounds measure_rounds(const Target& target, run::Invocation& inv, Session& session,
+                      const ComparisonPlan& plan, const CompareOptions& o) {
     const TargetSpec& spec = target.spec();
     const std::string kind(comparison_kind_name(o.kind));
     const auto started = std::chrono::steady_clock::now();
@@ -83,18 +93,21 @@ Rounds measure_rounds(const Target& target, run::Invocation& inv, Session& sessi
         for (std::size_t c = 0; c < spec.case_ids.size(); ++c) {
             const std::string& case_id = spec.case_ids[c];
             if (inv.cancelled()) {
-                throw Error(ErrorCode::interrupted, fmt::format("{} cancelled after {} pairs", kind, round));
+                throw Error(ErrorCode::interrupted,
+                            fmt::format("{} cancelled after {} pairs", kind, round));
             }
             if (inv.past_deadline()) {
-                throw Error(ErrorCode::timed_out,
-                            fmt::format("{} reached its operation timeout after {} pairs", kind, round));
+                throw Error(
+                    ErrorCode::timed_out,
+                    fmt::format("{} reached its operation timeout after {} pairs", kind, round));
             }
             if (o.progress) {
-                o.progress(fmt::format("{}: pair {}/{} (at most), case {}", kind, round + 1, plan.max_rounds, case_id));
+                o.progress(fmt::format("{}: pair {}/{} (at most), case {}", kind, round + 1,
+                                       plan.max_rounds, case_id));
             }
             const bool candidate_first = (order_rng() & 1U) != 0;
-            const Measurement m =
-                session.measure_pair(case_id, candidate_first, plan.seed + round * spec.case_ids.size() + c);
+            const Measurement m = session.measure_pair(
+                case_id, candidate_first, plan.seed + round * spec.case_ids.size() + c);
             Json pair = m.to_json();
             pair["round"] = round + 1;
             pair["case"] = case_id;
@@ -108,17 +121,21 @@ Rounds measure_rounds(const Target& target, run::Invocation& inv, Session& sessi
             if (!m.contamination.empty()) {
                 r.infrastructure_failure = true;
                 r.verdict = stats::Verdict::invalid;
-                r.reason = fmt::format("the measurement window was contaminated: {}", fmt::join(m.contamination, "; "));
+                r.reason = fmt::format("the measurement window was contaminated: {}",
+                                       fmt::join(m.contamination, "; "));
                 return r;
             }
             const auto& ref = m.subjects.at("reference");
             const auto& cand = m.subjects.at("candidate");
             if (!ref.correct || !cand.correct) {
                 r.verdict = stats::Verdict::invalid;
-                r.reason = !cand.correct ? correctness_reason(spec, case_id, cand)
-                                         : fmt::format("the reference failed correctness on case {}: the comparison is "
-                                                       "void",
-                                                       case_id);
+                r.reason =
+                    !cand.correct
+                        ? correctness_reason(spec, case_id, cand)
+                        : fmt::format(
+                              "the reference failed correctness on case {}: the comparison is "
+                              "void",
+                              case_id);
                 r.reason += driver_notes_of(m);
                 r.infrastructure_failure = ref.correct ? false : true;
                 return r;
@@ -127,8 +144,8 @@ Rounds measure_rounds(const Target& target, run::Invocation& inv, Session& sessi
                                                       direction_of(spec.primary.direction)));
             for (const auto& con : spec.constraints) {
                 round_constraints[con.name].push_back(stats::paired_log_ratio(
-                    stats::median(ref.constraints.at(con.name)), stats::median(cand.constraints.at(con.name)),
-                    direction_of(con.direction)));
+                    stats::median(ref.constraints.at(con.name)),
+                    stats::median(cand.constraints.at(con.name)), direction_of(con.direction)));
             }
         }
         r.d.push_back(std::move(round_d));
@@ -136,15 +153,18 @@ Rounds measure_rounds(const Target& target, run::Invocation& inv, Session& sessi
             r.constraint_d[name].push_back(std::move(values));
         }
         const std::vector<double> pooled = pooled_rounds(r.d);
-        const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-        inv.event("progress", Json{{"pairs_done", r.d.size()},
-                                   {"pairs_at_most", plan.max_rounds},
-                                   {"effect_pct_so_far", stats::log_to_pct(stats::median(pooled))},
-                                   {"elapsed_s", elapsed},
-                                   {"expected_s_at_most", elapsed / static_cast<double>(r.d.size()) *
-                                                              static_cast<double>(plan.max_rounds)}});
+        const double elapsed =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        inv.event("progress",
+                  Json{{"pairs_done", r.d.size()},
+                       {"pairs_at_most", plan.max_rounds},
+                       {"effect_pct_so_far", stats::log_to_pct(stats::median(pooled))},
+                       {"elapsed_s", elapsed},
+                       {"expected_s_at_most", elapsed / static_cast<double>(r.d.size()) *
+                                                  static_cast<double>(plan.max_rounds)}});
         if (plan.sequential && at_look(*plan.sequential, r.d.size())) {
-            const stats::LookDecision look = stats::sequential_look(pooled, *plan.sequential, plan.minimum_effect_pct);
+            const stats::LookDecision look =
+                stats::sequential_look(pooled, *plan.sequential, plan.minimum_effect_pct);
             if (look.stop) {
                 break;
             }
@@ -157,12 +177,13 @@ std::string deciding_text(const Judgement& j) {
     if (j.look == 0) {
         return fmt::format("{:.0f} % interval", 100 * j.deciding_level);
     }
-    return fmt::format("look {} of {}, {:.2f} % repeated interval", j.look, j.looks_planned, 100 * j.deciding_level);
+    return fmt::format("look {} of {}, {:.2f} % repeated interval", j.look, j.looks_planned,
+                       100 * j.deciding_level);
 }
 
 // Judges the measured rounds and fills the outputs; returns the verdict.
-stats::Verdict judge_and_record(const Target& target, const ComparisonPlan& plan, const Rounds& r, Json& outputs,
-                                std::string& reason) {
+stats::Verdict judge_and_record(const Target& target, const ComparisonPlan& plan, const Rounds& r,
+                                Json& outputs, std::string& reason) {
     const TargetSpec& spec = target.spec();
     JudgeInput in;
     in.case_ids = spec.case_ids;
@@ -179,7 +200,8 @@ stats::Verdict judge_and_record(const Target& target, const ComparisonPlan& plan
     const Judgement j = judge_comparison(in);
     const Json jj = j.to_json();
     outputs["estimate"] = jj["deciding"]["estimate"];
-    outputs["deciding"] = Json{{"look", j.look}, {"looks_planned", j.looks_planned}, {"level", j.deciding_level}};
+    outputs["deciding"] =
+        Json{{"look", j.look}, {"looks_planned", j.looks_planned}, {"level", j.deciding_level}};
     outputs["nominal_estimate"] = jj["nominal"];
     outputs["pooled_verdict"] = jj["pooled_verdict"];
     outputs["per_case"] = jj["cases"];
@@ -192,29 +214,39 @@ stats::Verdict judge_and_record(const Target& target, const ComparisonPlan& plan
     if (!plan.experiment.is_null()) {
         for (const auto& s : plan.experiment.at("secondary_metrics")) {
             const auto found = r.constraint_d.find(s.at("name").get<std::string>());
-            const auto est = stats::estimate_paired(
-                found == r.constraint_d.end() ? std::vector<double>{} : pooled_rounds(found->second), spec.confidence);
-            if (est.n >= plan.min_rounds && stats::log_to_pct(est.ci_low) >= s.at("threshold_pct").get<double>() &&
+            const auto est =
+                stats::estimate_paired(found == r.constraint_d.end() ? std::vector<double>{}
+                                                                     : pooled_rounds(found->second),
+                                       spec.confidence);
+            if (est.n >= plan.min_rounds &&
+                stats::log_to_pct(est.ci_low) >= s.at("threshold_pct").get<double>() &&
                 j.verdict != stats::Verdict::regressed) {
-                local.push_back(Json{{"metric", s.at("name")}, {"estimate", est.to_json()},
-                                     {"note", "local result: selecting on it needs a Target with this metric as primary"}});
+                local.push_back(Json{
+                    {"metric", s.at("name")},
+                    {"estimate", est.to_json()},
+                    {"note",
+                     "local result: selecting on it needs a Target with this metric as primary"}});
             }
         }
         const Json& bound = plan.experiment.at("gain_bound");
         if (!bound.is_null() && stats::log_to_pct(j.deciding.hl) > bound.at("pct").get<double>()) {
-            outputs["prediction_error"] = Json{
-                {"measured_pct", stats::log_to_pct(j.deciding.hl)}, {"bound_pct", bound.at("pct")},
-                {"source", bound.at("source")},
-                {"note", "the measured effect exceeds the pre-registered upper bound: check the bound or the measurement"}};
+            outputs["prediction_error"] = Json{{"measured_pct", stats::log_to_pct(j.deciding.hl)},
+                                               {"bound_pct", bound.at("pct")},
+                                               {"source", bound.at("source")},
+                                               {"note",
+                                                "the measured effect exceeds the pre-registered "
+                                                "upper bound: check the bound or the measurement"}};
         }
     }
     outputs["local_results"] = local;
-    reason = fmt::format("{} after {} pairs ({} case{} each) against {}: {}, effect {:+.2f}% [{:+.2f}%, {:+.2f}%] "
-                         "({}) vs minimum {}%",
-                         stats::verdict_name(j.verdict), r.d.size(), spec.case_ids.size(),
-                         spec.case_ids.size() == 1 ? "" : "s", plan.reference_label, outputs["effect_text"].get<std::string>(),
-                         stats::log_to_pct(j.deciding.hl), stats::log_to_pct(j.deciding.ci_low),
-                         stats::log_to_pct(j.deciding.ci_high), deciding_text(j), plan.minimum_effect_pct);
+    reason = fmt::format(
+        "{} after {} pairs ({} case{} each) against {}: {}, effect {:+.2f}% [{:+.2f}%, {:+.2f}%] "
+        "({}) vs minimum {}%",
+        stats::verdict_name(j.verdict), r.d.size(), spec.case_ids.size(),
+        spec.case_ids.size() == 1 ? "" : "s", plan.reference_label,
+        outputs["effect_text"].get<std::string>(), stats::log_to_pct(j.deciding.hl),
+        stats::log_to_pct(j.deciding.ci_low), stats::log_to_pct(j.deciding.ci_high),
+        deciding_text(j), plan.minimum_effect_pct);
     if (!j.regressed_cases.empty()) {
         reason += fmt::format("; regressed case{}: {}", j.regressed_cases.size() == 1 ? "" : "s",
                               fmt::join(j.regressed_cases, ", "));
@@ -229,9 +261,12 @@ stats::Verdict judge_and_record(const Target& target, const ComparisonPlan& plan
 
 std::string_view comparison_kind_name(ComparisonKind kind) noexcept {
     switch (kind) {
-    case ComparisonKind::screen: return "screen";
-    case ComparisonKind::confirm: return "confirm";
-    default: return "audit";
+    case ComparisonKind::screen:
+        return "screen";
+    case ComparisonKind::confirm:
+        return "confirm";
+    default:
+        return "audit";
     }
 }
 
@@ -246,12 +281,17 @@ OperationOutcome run_comparison(const Target& target, const CompareOptions& o,
         decision.emplace(target.store().lock_named("confirm-" + o.experiment_id));
     }
     const ComparisonPlan plan = plan_comparison(target, o);
-    run::Invocation inv = run::Invocation::create(target.store(), kind, plan.request, limits_for(target.spec()), o.cancel);
+    run::Invocation inv = run::Invocation::create(target.store(), kind, plan.request,
+                                                  limits_for(target.spec()), o.cancel);
     decision.reset();  // the confirm now exists: a later confirm sees it
     announce(inv.id());
 
-    Json outputs{{"experiment_id", o.experiment_id}, {"reference", plan.reference_json}, {"candidate", plan.candidate_json},
-                 {"seed", plan.seed}, {"minimum_effect_pct", plan.minimum_effect_pct}, {"notes", plan.notes}};
+    Json outputs{{"experiment_id", o.experiment_id},
+                 {"reference", plan.reference_json},
+                 {"candidate", plan.candidate_json},
+                 {"seed", plan.seed},
+                 {"minimum_effect_pct", plan.minimum_effect_pct},
+                 {"notes", plan.notes}};
     const auto started = std::chrono::steady_clock::now();
     OperationOutcome out;
     out.invocation_id = inv.id();
@@ -272,21 +312,25 @@ OperationOutcome run_comparison(const Target& target, const CompareOptions& o,
         const auto problems = target.environment_problems();
         if (bound_rejects) {
             verdict = stats::Verdict::below_minimum;
-            reason = fmt::format("the gain bound {}% cited from {} is below the minimum effect {}%: rejected "
-                                 "without measuring",
-                                 bound.at("pct").get<double>(), bound.value("source", ""), plan.minimum_effect_pct);
-            outputs["bound_rejection"] = Json{{"bound_pct", bound.at("pct")}, {"source", bound.at("source")},
+            reason = fmt::format(
+                "the gain bound {}% cited from {} is below the minimum effect {}%: rejected "
+                "without measuring",
+                bound.at("pct").get<double>(), bound.value("source", ""), plan.minimum_effect_pct);
+            outputs["bound_rejection"] = Json{{"bound_pct", bound.at("pct")},
+                                              {"source", bound.at("source")},
                                               {"minimum_effect_pct", plan.minimum_effect_pct}};
         } else if (!problems.empty()) {
             rounds.infrastructure_failure = true;
             verdict = stats::Verdict::invalid;
             reason = fmt::format("environment mismatch: {}", fmt::join(problems, "; "));
         } else {
-            Session session(target, inv, plan.reference, plan.reference_label, plan.candidate, plan.candidate_label);
+            Session session(target, inv, plan.reference, plan.reference_label, plan.candidate,
+                            plan.candidate_label);
             if (!plan.experiment.is_null()) {
                 std::vector<CorrectnessGate> gates;
                 for (const auto& g : plan.experiment.at("extra_correctness_gates")) {
-                    gates.push_back(parse_correctness_gate(g.get<std::string>(), "extra_correctness_gates"));
+                    gates.push_back(
+                        parse_correctness_gate(g.get<std::string>(), "extra_correctness_gates"));
                 }
                 session.add_correctness_gates(std::move(gates));
             }
@@ -311,16 +355,19 @@ OperationOutcome run_comparison(const Target& target, const CompareOptions& o,
     outputs["d"] = pooled_rounds(rounds.d);
     // What the verdict cost: the rounds it took, the GPU seconds its driver calls held and the wall
     // time since the operation began (materializing subjects and waiting for GPU locks included).
-    outputs["to_verdict"] = Json{{"pairs", rounds.d.size()},
-                                 {"gpu_s", inv.gpu_seconds()},
-                                 {"wall_s", std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()}};
+    outputs["to_verdict"] =
+        Json{{"pairs", rounds.d.size()},
+             {"gpu_s", inv.gpu_seconds()},
+             {"wall_s",
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()}};
     outputs["infrastructure_failure"] = rounds.infrastructure_failure;
     if (state == run::InvocationState::succeeded) {
         outputs["verdict"] = stats::verdict_name(verdict);
         bool positive = verdict == stats::Verdict::improved;
         if (o.kind == ComparisonKind::screen) {
             const bool proxy = plan.experiment.value("screen_design", "") == "diagnostic_proxy";
-            const ScreenDecision decision = screen_decision(verdict, rounds.infrastructure_failure, proxy);
+            const ScreenDecision decision =
+                screen_decision(verdict, rounds.infrastructure_failure, proxy);
             outputs["decision"] = screen_decision_name(decision);
             positive = decision == ScreenDecision::pass_to_confirm;
         }

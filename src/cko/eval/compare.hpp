@@ -13,7 +13,8 @@ enum class ComparisonKind { screen, confirm, audit };
 struct CompareOptions {
     ComparisonKind kind = ComparisonKind::screen;
     std::string experiment_id;  // screen and confirm
-    std::string retry_of;       // confirm only: an earlier confirm that failed for infrastructure reasons
+    std::string
+        retry_of;  // confirm only: an earlier confirm that failed for infrastructure reasons
     std::string retry_reason;
     std::uint64_t seed = 0;  // pair order; 0 = derived from the experiment and kind (recorded)
     const std::atomic<bool>* cancel = nullptr;
@@ -26,7 +27,8 @@ struct CompareOptions {
 // against the minimum effect (sequentially when the Target says so). Screen can only reject or
 // pass to confirm; confirm is formal and happens once per experiment; audit compares the original
 // with the current champion.
-[[nodiscard]] OperationOutcome run_comparison(const Target& target, const CompareOptions& options,
-                                              const std::function<void(const std::string&)>& announce);
+[[nodiscard]] OperationOutcome run_comparison(
+    const Target& target, const CompareOptions& options,
+    const std::function<void(const std::string&)>& announce);
 
 }  // namespace cko::eval

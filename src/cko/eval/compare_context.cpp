@@ -233,7 +233,8 @@ ComparisonPlan plan_comparison(const Target& target, const CompareOptions& o) {
                  ? o.seed
                  : seed_from(target.id() + "/" + kind + "/" + p.candidate_label + "/" + o.retry_of);
     if (spec.sequential) {
-        p.sequential = stats::SequentialPlan::early_decision(p.min_rounds, p.max_rounds, spec.confidence);
+        p.sequential =
+            stats::SequentialPlan::early_decision(p.min_rounds, p.max_rounds, spec.confidence);
     }
     require_budget(target,
                    p.experiment.is_null() ? 0.0 : p.experiment.value("estimated_cost_s", 0.0));

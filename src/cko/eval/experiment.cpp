@@ -3,11 +3,11 @@
 
 #include "cko/eval/champion.hpp"
 #include "cko/eval/profile_evidence.hpp"
+#include "cko/run/invocation.hpp"
+#include "cko/util/clock.hpp"
 #include "cko/util/error.hpp"
 #include "cko/util/files.hpp"
 #include "cko/util/sha256.hpp"
-#include "cko/util/clock.hpp"
-#include "cko/run/invocation.hpp"
 #include "cko/util/utf8.hpp"
 
 #include <fmt/format.h>
@@ -20,18 +20,21 @@
 namespace cko::eval {
 namespace {
 
-[[noreturn]] void bad(const std::string& field, const std::string& problem, const std::string& fix) {
+[[noreturn]] void bad(const std::string& field, const std::string& problem,
+                      const std::string& fix) {
     throw Error(ErrorCode::invalid_argument, fmt::format("{}: {}; {}", field, problem, fix),
                 Json{{"field", field}, {"fix", fix}});
 }
 
-void one_of(const std::string& field, const std::string& value, std::initializer_list<std::string_view> allowed) {
+void one_of(const std::string& field, const std::string& value,
+            std::initializer_list<std::string_view> allowed) {
     for (const auto& a : allowed) {
         if (a == value) {
             return;
         }
     }
-    bad(field, fmt::format("\"{}\" is not allowed", value), fmt::format("use one of: {}", fmt::join(allowed, ", ")));
+    bad(field, fmt::format("\"{}\" is not allowed", value),
+        fmt::format("use one of: {}", fmt::join(allowed, ", ")));
 }
 
 // A changed path inside the snapshot, seen from the Target folder (where change_scope lives).
@@ -50,11 +53,13 @@ bool in_scope(const TargetSpec& spec, const std::string& path) {
 
 // One formal confirm per candidate, not per hypothesis text: the same candidate against the same
 // base is the same experiment whatever its story says.
-// The comparison contract: what a confirm tests besides the code (a stricter gate or another minimum
-// effect is a different question about the same candidate; a reworded hypothesis is not).
+// The comparison contract: what a confirm tests besides the code (a stricter gate or another
+// minimum effect is a different question about the same candidate; a reworded hypothesis is not).
 Json contract_of(const Json& e) {
-    return Json{{"minimum_effect_pct", e.at("minimum_effect_pct")}, {"gates", e.at("extra_correctness_gates")},
-                {"secondary", e.at("secondary_metrics")}, {"claim_layer", e.at("claim_layer")},
+    return Json{{"minimum_effect_pct", e.at("minimum_effect_pct")},
+                {"gates", e.at("extra_correctness_gates")},
+                {"secondary", e.at("secondary_metrics")},
+                {"claim_layer", e.at("claim_layer")},
                 {"control", e.value("control", false)}};
 }
 
@@ -63,7 +68,8 @@ void refuse_refreeze(const Target& target, const Json& record) {
     for (const auto& id : list_experiments(store)) {
         const Json e = store.read_record("experiments/" + id + ".json");
         if (e.at("candidate").at("digest") != record.at("candidate").at("digest") ||
-            e.at("base").at("digest") != record.at("base").at("digest") || contract_of(e) != contract_of(record)) {
+            e.at("base").at("digest") != record.at("base").at("digest") ||
+            contract_of(e) != contract_of(record)) {
             continue;
         }
         std::string confirmed;
@@ -73,12 +79,15 @@ void refuse_refreeze(const Target& target, const Json& record) {
                 continue;
             }
             const Json r = store.read_record(rel);
-            if (r.value("kind", "") == "confirm" && r.at("outputs").value("experiment_id", "") == id) {
-                confirmed = fmt::format(", confirmed by {} (`{}`)", inv, r.at("outputs").value("verdict", r.value("state", "?")));
+            if (r.value("kind", "") == "confirm" &&
+                r.at("outputs").value("experiment_id", "") == id) {
+                confirmed = fmt::format(", confirmed by {} (`{}`)", inv,
+                                        r.at("outputs").value("verdict", r.value("state", "?")));
             }
         }
         throw Error(ErrorCode::already_exists,
-                    fmt::format("this candidate is already frozen against this base as {}{}: one formal confirm per "
+                    fmt::format("this candidate is already frozen against this base as {}{}: one "
+                                "formal confirm per "
                                 "candidate; use that experiment",
                                 id, confirmed),
                     Json{{"id", id}, {"field", "candidate"}});
@@ -108,7 +117,8 @@ std::vector<std::string> list_experiments(const store::Store& store) {
     return ids;
 }
 
-std::vector<std::string> changed_files(const store::Snapshot& base, const store::Snapshot& candidate) {
+std::vector<std::string> changed_files(const store::Snapshot& base,
+                                       const store::Snapshot& candidate) {
     std::map<std::string, std::string> a;
     std::map<std::string, std::string> b;
     for (const auto& e : base.entries) {
@@ -144,33 +154,54 @@ std::vector<Error> experiment_spec_problems(const TargetSpec& t, const Experimen
         }
     };
     if (!spec.control && spec.candidate.empty()) {
-        check([] { bad("candidate", "missing", "give the candidate's file or directory, or --control for an A/A control"); });
+        check([] {
+            bad("candidate", "missing",
+                "give the candidate's file or directory, or --control for an A/A control");
+        });
     }
     if (spec.control && !spec.candidate.empty()) {
-        check([] { bad("candidate", "given with --control", "a control's candidate is its base: drop --candidate"); });
+        check([] {
+            bad("candidate", "given with --control",
+                "a control's candidate is its base: drop --candidate");
+        });
     }
     if (spec.hypothesis.empty()) {
-        check([] { bad("hypothesis", "missing", "say what you expect and why, in one or two sentences"); });
+        check([] {
+            bad("hypothesis", "missing", "say what you expect and why, in one or two sentences");
+        });
     }
     if (spec.mechanism.empty()) {
-        check([] { bad("mechanism", "missing", "give a short key for the mechanism, e.g. vectorized-loads"); });
+        check([] {
+            bad("mechanism", "missing",
+                "give a short key for the mechanism, e.g. vectorized-loads");
+        });
     } else {
         check([&] { require_safe_name(spec.mechanism, "mechanism"); });
     }
     if (spec.falsifier.empty() == spec.no_falsifier_reason.empty()) {
         check([] {
             bad("falsifier", "give exactly one of falsifier and no_falsifier_reason",
-                "name the cheapest command that could prove the hypothesis wrong, or say why none is needed");
+                "name the cheapest command that could prove the hypothesis wrong, or say why none "
+                "is needed");
         });
     }
-    check([&] { one_of("failure_closes", spec.failure_closes, {"implementation", "integration", "mechanism"}); });
-    check([&] { one_of("screen_design", spec.screen_design, {"conservative_bound", "diagnostic_proxy"}); });
     check([&] {
-        one_of("relationship", spec.relationship, {"implementation_equivalence", "artifact_fidelity", "deployment_effect"});
+        one_of("failure_closes", spec.failure_closes,
+               {"implementation", "integration", "mechanism"});
+    });
+    check([&] {
+        one_of("screen_design", spec.screen_design, {"conservative_bound", "diagnostic_proxy"});
+    });
+    check([&] {
+        one_of("relationship", spec.relationship,
+               {"implementation_equivalence", "artifact_fidelity", "deployment_effect"});
     });
     check([&] { one_of("lifecycle", spec.lifecycle, {"isolated_process", "same_process"}); });
     if (spec.lifecycle == "same_process" && !t.can_pair_in_process()) {
-        check([] { bad("lifecycle", "same_process needs a driver declared paired_in_process", "use isolated_process"); });
+        check([] {
+            bad("lifecycle", "same_process needs a driver declared paired_in_process",
+                "use isolated_process");
+        });
     }
     check([&] { one_of("base", spec.base, {"original", "champion"}); });
     return problems;
@@ -179,13 +210,15 @@ std::vector<Error> experiment_spec_problems(const TargetSpec& t, const Experimen
 Json create_experiment(const Target& target, const ExperimentSpec& given) {
     const TargetSpec& t = target.spec();
     if (t.diagnostic) {
-        throw Error(ErrorCode::not_eligible, "a diagnostic Target has no workload to compare candidates on");
+        throw Error(ErrorCode::not_eligible,
+                    "a diagnostic Target has no workload to compare candidates on");
     }
     ExperimentSpec spec = given;
     if (spec.control) {
         // An A/A control needs no story: it checks the instrument.
         if (spec.hypothesis.empty()) {
-            spec.hypothesis = "A/A control: the candidate is its base, so the comparison should find no effect";
+            spec.hypothesis =
+                "A/A control: the candidate is its base, so the comparison should find no effect";
         }
         if (spec.mechanism.empty()) {
             spec.mechanism = "aa-control";
@@ -203,34 +236,42 @@ Json create_experiment(const Target& target, const ExperimentSpec& given) {
         Json list = Json::array();
         for (const auto& p : problems) {
             lines.emplace_back(p.what());
-            list.push_back(Json{{"field", p.details().value("field", "")}, {"message", p.what()},
+            list.push_back(Json{{"field", p.details().value("field", "")},
+                                {"message", p.what()},
                                 {"fix", p.details().value("fix", "")}});
         }
         throw Error(ErrorCode::invalid_argument,
-                    problems.size() == 1 ? lines.front()
-                                         : fmt::format("{} problems: {}", problems.size(), fmt::join(lines, " | ")),
+                    problems.size() == 1
+                        ? lines.front()
+                        : fmt::format("{} problems: {}", problems.size(), fmt::join(lines, " | ")),
                     Json{{"field", problems.front().details().value("field", "")},
                          {"fix", problems.front().details().value("fix", "")},
                          {"problems", list}});
     }
-    for (const auto& [field, text] : {std::pair{"hypothesis", &spec.hypothesis}, std::pair{"falsifier", &spec.falsifier},
-                                      std::pair{"no_falsifier_reason", &spec.no_falsifier_reason},
-                                      std::pair{"gain_bound_source", &spec.gain_bound_source}}) {
+    for (const auto& [field, text] :
+         {std::pair{"hypothesis", &spec.hypothesis}, std::pair{"falsifier", &spec.falsifier},
+          std::pair{"no_falsifier_reason", &spec.no_falsifier_reason},
+          std::pair{"gain_bound_source", &spec.gain_bound_source}}) {
         require_free_text(*text, field);
     }
     const std::string claim = spec.claim_layer.empty() ? t.claim_layer : spec.claim_layer;
     one_of("claim_layer", claim, {"kernel", "workload", "serving"});
     const std::map<std::string, int> rank{{"kernel", 0}, {"workload", 1}, {"serving", 2}};
     if (rank.at(claim) > rank.at(t.claim_layer)) {
-        bad("claim_layer", fmt::format("\"{}\" claims more than the Target's evidence layer \"{}\"", claim, t.claim_layer),
-            "claim at most the Target's layer; a wider claim needs a Target measured at that layer");
+        bad("claim_layer",
+            fmt::format("\"{}\" claims more than the Target's evidence layer \"{}\"", claim,
+                        t.claim_layer),
+            "claim at most the Target's layer; a wider claim needs a Target measured at that "
+            "layer");
     }
     const double min_effect = spec.minimum_effect_pct.value_or(t.minimum_effect_pct);
     if (!(min_effect > 0)) {
-        bad("minimum_effect_pct", "must be positive", "give the smallest gain worth having, in percent");
+        bad("minimum_effect_pct", "must be positive",
+            "give the smallest gain worth having, in percent");
     }
     if (spec.gain_bound_pct && spec.gain_bound_source.empty()) {
-        bad("gain_bound_source", "missing", "say where the upper bound comes from (e.g. an Amdahl bound from a profile)");
+        bad("gain_bound_source", "missing",
+            "say where the upper bound comes from (e.g. an Amdahl bound from a profile)");
     }
     if (spec.gain_bound_source.rfind("map:", 0) == 0) {
         // A cited map must be one the store holds: the bound is then checkable evidence.
@@ -242,16 +283,19 @@ Json create_experiment(const Target& target, const ExperimentSpec& given) {
         try {
             cited = load_profile(target.store(), id);
         } catch (const Error&) {
-            bad("gain_bound_source", fmt::format("cites map '{}', which the store does not hold", id),
+            bad("gain_bound_source",
+                fmt::format("cites map '{}', which the store does not hold", id),
                 "store the map first (cko map FILE --root R) and cite the id it prints");
         }
         if (cited.value("kind", "") != "map") {
-            bad("gain_bound_source", fmt::format("cites '{}', a {} profile, not a map", id, cited.value("kind", "")),
+            bad("gain_bound_source",
+                fmt::format("cites '{}', a {} profile, not a map", id, cited.value("kind", "")),
                 "cite a profile stored by cko map");
         }
     }
     for (std::size_t i = 0; i < spec.extra_correctness_gates.size(); ++i) {
-        (void)parse_correctness_gate(spec.extra_correctness_gates[i], fmt::format("correctness_gate[{}]", i));
+        (void)parse_correctness_gate(spec.extra_correctness_gates[i],
+                                     fmt::format("correctness_gate[{}]", i));
     }
     for (const auto& s : spec.secondary) {
         bool known = false;
@@ -259,7 +303,8 @@ Json create_experiment(const Target& target, const ExperimentSpec& given) {
             known = known || c.name == s.name;
         }
         if (!known) {
-            bad("secondary", fmt::format("\"{}\" is not one of the Target's constraint metrics", s.name),
+            bad("secondary",
+                fmt::format("\"{}\" is not one of the Target's constraint metrics", s.name),
                 "secondary metrics must be measured: list Target constraints only");
         }
     }
@@ -270,11 +315,13 @@ Json create_experiment(const Target& target, const ExperimentSpec& given) {
     if (spec.base == "champion" && !on_champion) {
         bad("base", "there is no champion yet", "use base original, or select a champion first");
     }
-    const store::Snapshot base_snap = store::load_snapshot(target.store(), on_champion ? champion.digest
-                                                                                      : target.original().digest);
-    const store::Snapshot candidate = spec.control ? base_snap : store::take_snapshot(target.store(), spec.candidate);
+    const store::Snapshot base_snap = store::load_snapshot(
+        target.store(), on_champion ? champion.digest : target.original().digest);
+    const store::Snapshot candidate =
+        spec.control ? base_snap : store::take_snapshot(target.store(), spec.candidate);
     if (candidate.kind != base_snap.kind) {
-        bad("candidate", fmt::format("is a {} but the original is a {}", candidate.kind, base_snap.kind),
+        bad("candidate",
+            fmt::format("is a {} but the original is a {}", candidate.kind, base_snap.kind),
             "lay the candidate out like the original");
     }
     const std::vector<std::string> changes = changed_files(base_snap, candidate);
@@ -290,42 +337,49 @@ Json create_experiment(const Target& target, const ExperimentSpec& given) {
         }
     }
     if (!outside.empty()) {
-        throw Error(ErrorCode::scope_violation,
-                    fmt::format("the candidate changes {} outside the Target's change scope [{}]; revert them or "
-                                "freeze a Target whose scope includes them",
-                                fmt::join(outside, ", "), fmt::join(t.change_scope, ", ")),
-                    Json{{"outside", outside}, {"change_scope", t.change_scope}});
+        throw Error(
+            ErrorCode::scope_violation,
+            fmt::format(
+                "the candidate changes {} outside the Target's change scope [{}]; revert them or "
+                "freeze a Target whose scope includes them",
+                fmt::join(outside, ", "), fmt::join(t.change_scope, ", ")),
+            Json{{"outside", outside}, {"change_scope", t.change_scope}});
     }
     Json secondary = Json::array();
     for (const auto& s : spec.secondary) {
         secondary.push_back(Json{{"name", s.name}, {"threshold_pct", s.threshold_pct}});
     }
-    Json record{{"format_version", "cko/experiment-v1"},
-                {"target", {{"id", target.id()}, {"sha256", sha256_file_hex(target.store().path_of("target.json"))}}},
-                {"candidate", candidate.reference()},
-                {"base", {{"kind", on_champion ? "champion" : "original"},
-                          {"experiment_id", on_champion ? Json(*champion.experiment_id) : Json(nullptr)},
-                          {"digest", base_snap.digest}}},
-                {"changed_files", changes},
-                {"hypothesis", spec.hypothesis},
-                {"mechanism", spec.mechanism},
-                {"claim_layer", claim},
-                {"minimum_effect_pct", min_effect},
-                {"falsifier", spec.falsifier.empty() ? Json(nullptr) : Json(spec.falsifier)},
-                {"no_falsifier_reason", spec.no_falsifier_reason.empty() ? Json(nullptr) : Json(spec.no_falsifier_reason)},
-                {"failure_closes", spec.failure_closes},
-                {"screen_design", spec.screen_design},
-                {"estimated_cost_s", spec.estimated_cost_s},
-                {"gain_bound", spec.gain_bound_pct ? Json{{"pct", *spec.gain_bound_pct}, {"source", spec.gain_bound_source}}
-                                                   : Json(nullptr)},
-                {"extra_correctness_gates", spec.extra_correctness_gates},
-                {"secondary_metrics", secondary},
-                {"diagnostics_only", spec.diagnostics_only},
-                {"relationship", spec.relationship},
-                {"lifecycle", spec.lifecycle},
-                {"premises", spec.premises},
-                {"control", spec.control},
-                {"created_unix_s", unix_seconds_now()}};
+    Json record{
+        {"format_version", "cko/experiment-v1"},
+        {"target",
+         {{"id", target.id()}, {"sha256", sha256_file_hex(target.store().path_of("target.json"))}}},
+        {"candidate", candidate.reference()},
+        {"base",
+         {{"kind", on_champion ? "champion" : "original"},
+          {"experiment_id", on_champion ? Json(*champion.experiment_id) : Json(nullptr)},
+          {"digest", base_snap.digest}}},
+        {"changed_files", changes},
+        {"hypothesis", spec.hypothesis},
+        {"mechanism", spec.mechanism},
+        {"claim_layer", claim},
+        {"minimum_effect_pct", min_effect},
+        {"falsifier", spec.falsifier.empty() ? Json(nullptr) : Json(spec.falsifier)},
+        {"no_falsifier_reason",
+         spec.no_falsifier_reason.empty() ? Json(nullptr) : Json(spec.no_falsifier_reason)},
+        {"failure_closes", spec.failure_closes},
+        {"screen_design", spec.screen_design},
+        {"estimated_cost_s", spec.estimated_cost_s},
+        {"gain_bound", spec.gain_bound_pct
+                           ? Json{{"pct", *spec.gain_bound_pct}, {"source", spec.gain_bound_source}}
+                           : Json(nullptr)},
+        {"extra_correctness_gates", spec.extra_correctness_gates},
+        {"secondary_metrics", secondary},
+        {"diagnostics_only", spec.diagnostics_only},
+        {"relationship", spec.relationship},
+        {"lifecycle", spec.lifecycle},
+        {"premises", spec.premises},
+        {"control", spec.control},
+        {"created_unix_s", unix_seconds_now()}};
     if (spec.control) {
         // A control's candidate is its base, loaded from the store (which keeps no source path):
         // the record names where the base came from, as every other candidate record does.
@@ -341,7 +395,8 @@ Json create_experiment(const Target& target, const ExperimentSpec& given) {
     const std::string rel = "experiments/" + record["id"].get<std::string>() + ".json";
     if (target.store().exists(rel)) {
         throw Error(ErrorCode::already_exists,
-                    fmt::format("experiment {} already exists with exactly this content", record["id"].get<std::string>()),
+                    fmt::format("experiment {} already exists with exactly this content",
+                                record["id"].get<std::string>()),
                     Json{{"id", record["id"]}});
     }
     target.store().write_record(rel, record);
@@ -352,7 +407,8 @@ Json load_experiment(const store::Store& store, const std::string& id) {
     require_safe_name(id, "experiment id");
     const std::string rel = "experiments/" + id + ".json";
     if (!id.starts_with("exp-") || !store.exists(rel)) {
-        throw Error(ErrorCode::not_found, fmt::format("no experiment {} (see cko ls)", id), Json{{"id", id}});
+        throw Error(ErrorCode::not_found, fmt::format("no experiment {} (see cko ls)", id),
+                    Json{{"id", id}});
     }
     return store.read_record(rel);
 }

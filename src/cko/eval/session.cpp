@@ -11,13 +11,13 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
-#include <atomic>
-#include <memory>
-#include <chrono>
-#include <cmath>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <memory>
 
 namespace cko::eval {
 namespace fs = std::filesystem;
@@ -55,8 +55,9 @@ std::string last_lines(const fs::path& file, std::size_t lines) {
 
 std::optional<std::string> node_identity_problem(const Json& frozen_identity, const Json& launch) {
     const Json& node = launch.value("node_identity", Json());
-    const std::string where = fmt::format("Slurm job {} on node {}", launch.value("job_id", Json()).dump(),
-                                          launch.value("node", Json()).dump());
+    const std::string where =
+        fmt::format("Slurm job {} on node {}", launch.value("job_id", Json()).dump(),
+                    launch.value("node", Json()).dump());
     if (!node.is_object()) {
         // Only when the job ran: a call that never started has its own error.
         if (launch.value("node", Json()).is_null()) {
@@ -71,16 +72,22 @@ std::optional<std::string> node_identity_problem(const Json& frozen_identity, co
     return std::nullopt;
 }
 
-double SubjectMeasurement::primary_median() const { return primary.empty() ? std::nan("") : stats::median(primary); }
+double SubjectMeasurement::primary_median() const {
+    return primary.empty() ? std::nan("") : stats::median(primary);
+}
 
 Json SubjectMeasurement::to_json() const {
     Json constraints_json = Json::object();
     for (const auto& [name, samples] : constraints) {
         constraints_json[name] = samples;
     }
-    return Json{{"status", driver::correctness_status_name(status)}, {"correct", correct}, {"failed_gates", failed_gates},
-                {"correctness_value", std::isfinite(correctness_value) ? Json(correctness_value) : Json(nullptr)},
-                {"primary", primary}, {"constraints", constraints_json}};
+    return Json{{"status", driver::correctness_status_name(status)},
+                {"correct", correct},
+                {"failed_gates", failed_gates},
+                {"correctness_value",
+                 std::isfinite(correctness_value) ? Json(correctness_value) : Json(nullptr)},
+                {"primary", primary},
+                {"constraints", constraints_json}};
 }
 
 Json Measurement::to_json() const {
@@ -101,9 +108,9 @@ Json Measurement::to_json() const {
     return j;
 }
 
-Session::Session(const Target& target, run::Invocation& invocation, const store::Snapshot& reference,
-                 std::string reference_label, const std::optional<store::Snapshot>& candidate,
-                 std::string candidate_label)
+Session::Session(const Target& target, run::Invocation& invocation,
+                 const store::Snapshot& reference, std::string reference_label,
+                 const std::optional<store::Snapshot>& candidate, std::string candidate_label)
     : target_(target), invocation_(invocation), workspace_(invocation.dir() / "workspace") {
     const store::Store& store = target.store();
     store::materialize_snapshot(store, reference, workspace_ / "reference");
@@ -125,9 +132,11 @@ Session::Session(const Target& target, run::Invocation& invocation, const store:
         for (const auto& uuid : gpus) {
             invocation_.event("resource_wait", Json{{"gpu_uuid", uuid}});
         }
-        locks_ = std::make_unique<run::GpuSetLock>(gpus, invocation_.id(), invocation_.limits().resource_wait);
+        locks_ = std::make_unique<run::GpuSetLock>(gpus, invocation_.id(),
+                                                   invocation_.limits().resource_wait);
         for (const auto& uuid : locks_->gpu_uuids()) {
-            invocation_.event("resource_acquired", Json{{"gpu_uuid", uuid}, {"waited_ms", locks_->waited().count()}});
+            invocation_.event("resource_acquired",
+                              Json{{"gpu_uuid", uuid}, {"waited_ms", locks_->waited().count()}});
         }
     }
     if (target.spec().serves_sessions()) {
@@ -151,21 +160,23 @@ SubjectMeasurement Session::judge(const driver::SubjectResult& s) const {
     const auto it = s.correctness_metrics.find(spec.correctness_metric);
     m.correctness_value = it == s.correctness_metrics.end() ? std::nan("") : it->second;
     m.correct = s.status == driver::CorrectnessStatus::passed &&
-                correctness_passes(spec.correctness_operator, m.correctness_value, spec.correctness_threshold);
+                correctness_passes(spec.correctness_operator, m.correctness_value,
+                                   spec.correctness_threshold);
     for (const auto& g : gates_) {
         const auto v = s.correctness_metrics.find(g.metric);
         if (v == s.correctness_metrics.end() || !correctness_passes(g.op, v->second, g.threshold)) {
             m.correct = false;
             m.failed_gates.push_back(fmt::format("{} {} {} (got {})", g.metric, g.op, g.threshold,
-                                                 v == s.correctness_metrics.end() ? std::string("nothing")
-                                                                                  : fmt::format("{}", v->second)));
+                                                 v == s.correctness_metrics.end()
+                                                     ? std::string("nothing")
+                                                     : fmt::format("{}", v->second)));
         }
     }
     return m;
 }
 
-Measurement Session::call(const std::string& case_id, driver::Mode mode, const std::vector<std::string>& order,
-                          std::uint64_t seed) {
+Measurement Session::call(const std::string& case_id, driver::Mode mode,
+                          const std::vector<std::string>& order, std::uint64_t seed) {
     const TargetSpec& spec = target_.spec();
     driver::Request request;
     request.mode = mode;
@@ -187,8 +198,8 @@ Measurement Session::call(const std::string& case_id, driver::Mode mode, const s
     }
     request.correctness_metrics = {spec.correctness_metric};
     for (const auto& g : gates_) {
-        if (std::find(request.correctness_metrics.begin(), request.correctness_metrics.end(), g.metric) ==
-            request.correctness_metrics.end()) {
+        if (std::find(request.correctness_metrics.begin(), request.correctness_metrics.end(),
+                      g.metric) == request.correctness_metrics.end()) {
             request.correctness_metrics.push_back(g.metric);
         }
     }
@@ -202,17 +213,20 @@ Measurement Session::call(const std::string& case_id, driver::Mode mode, const s
     // The monitor reads this host's GPUs: with Slurm the driver runs elsewhere, so it records
     // host-only samples and says so (the node's identity is checked below instead).
     const bool slurm = spec.uses_slurm();
-    env::Monitor monitor(slurm ? std::vector<std::string>{} : gpus, invocation_.dir() / "monitor.jsonl",
-                         std::chrono::milliseconds(200), [self, driver_pid, session_pid = session_pid_](pid_t pid) {
+    env::Monitor monitor(slurm ? std::vector<std::string>{} : gpus,
+                         invocation_.dir() / "monitor.jsonl", std::chrono::milliseconds(200),
+                         [self, driver_pid, session_pid = session_pid_](pid_t pid) {
                              return pid == driver_pid->load() || pid == session_pid->load() ||
                                     run::is_descendant_of(pid, self);
                          });
     monitor.start();
     const auto started = std::chrono::steady_clock::now();
-    driver::CallReport report = driver_sessions_ ? driver_sessions_->call(request)
-                                                 : driver::call_driver(invocation_, target_.driver(), request,
-                                                                       [driver_pid](pid_t pid) { driver_pid->store(pid); });
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    driver::CallReport report =
+        driver_sessions_ ? driver_sessions_->call(request)
+                         : driver::call_driver(invocation_, target_.driver(), request,
+                                               [driver_pid](pid_t pid) { driver_pid->store(pid); });
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     const env::MonitorSummary summary = monitor.stop();
     invocation_.add_gpu_seconds(seconds * static_cast<double>(gpus.size()));
 
@@ -222,7 +236,8 @@ Measurement Session::call(const std::string& case_id, driver::Mode mode, const s
         m.contamination = summary.reasons;
     }
     if (slurm && report.outcome.launch.is_object()) {
-        if (const auto problem = node_identity_problem(target_.record().at("environment"), report.outcome.launch)) {
+        if (const auto problem =
+                node_identity_problem(target_.record().at("environment"), report.outcome.launch)) {
             m.contamination.push_back(*problem);
         }
     }
@@ -251,9 +266,11 @@ Measurement Session::measure_single(const std::string& case_id, const std::strin
     return call(case_id, driver::Mode::single, {role}, 0);
 }
 
-Measurement Session::measure_pair(const std::string& case_id, bool candidate_first, std::uint64_t seed) {
-    const std::vector<std::string> order = candidate_first ? std::vector<std::string>{"candidate", "reference"}
-                                                           : std::vector<std::string>{"reference", "candidate"};
+Measurement Session::measure_pair(const std::string& case_id, bool candidate_first,
+                                  std::uint64_t seed) {
+    const std::vector<std::string> order = candidate_first
+                                               ? std::vector<std::string>{"candidate", "reference"}
+                                               : std::vector<std::string>{"reference", "candidate"};
     if (target_.spec().can_pair_in_process()) {
         return call(case_id, driver::Mode::paired, order, seed);
     }
@@ -261,7 +278,8 @@ Measurement Session::measure_pair(const std::string& case_id, bool candidate_fir
     for (const auto& role : order) {
         Measurement one = call(case_id, driver::Mode::single, {role}, seed);
         pair.calls.insert(pair.calls.end(), one.calls.begin(), one.calls.end());
-        pair.contamination.insert(pair.contamination.end(), one.contamination.begin(), one.contamination.end());
+        pair.contamination.insert(pair.contamination.end(), one.contamination.begin(),
+                                  one.contamination.end());
         if (one.error) {
             pair.error = one.error;
             pair.failed_role = role;
@@ -275,8 +293,10 @@ Measurement Session::measure_pair(const std::string& case_id, bool candidate_fir
 void require_budget(const Target& target, double planned_wall_s) {
     const TargetSpec& spec = target.spec();
     if (spec.deadline_unix_s && *spec.deadline_unix_s <= unix_seconds_now()) {
-        throw Error(ErrorCode::deadline_passed,
-                    fmt::format("the Target's deadline {} has passed; nothing more may run under it", spec.deadline_text));
+        throw Error(
+            ErrorCode::deadline_passed,
+            fmt::format("the Target's deadline {} has passed; nothing more may run under it",
+                        spec.deadline_text));
     }
     double wall = 0;
     double gpu = 0;
@@ -284,23 +304,28 @@ void require_budget(const Target& target, double planned_wall_s) {
         const std::string rel = "invocations/" + id + "/result.json";
         if (target.store().exists(rel)) {
             const Json cost = target.store().read_record(rel).value("cost", Json::object());
-            wall += cost.value("wall_s", Json(0.0)).is_number() ? cost["wall_s"].get<double>() : 0.0;
+            wall +=
+                cost.value("wall_s", Json(0.0)).is_number() ? cost["wall_s"].get<double>() : 0.0;
             gpu += cost.value("gpu_s", Json(0.0)).is_number() ? cost["gpu_s"].get<double>() : 0.0;
         }
     }
     if (spec.wall_seconds_budget > 0 && wall + planned_wall_s > spec.wall_seconds_budget) {
         throw Error(ErrorCode::budget_exhausted,
-                    fmt::format("this operation may need {:.0f} s but only {:.0f} of the Target's {:.0f} wall seconds "
+                    fmt::format("this operation may need {:.0f} s but only {:.0f} of the Target's "
+                                "{:.0f} wall seconds "
                                 "are left",
-                                planned_wall_s, std::max(0.0, spec.wall_seconds_budget - wall), spec.wall_seconds_budget),
+                                planned_wall_s, std::max(0.0, spec.wall_seconds_budget - wall),
+                                spec.wall_seconds_budget),
                     Json{{"spent_wall_s", wall}, {"budget_wall_s", spec.wall_seconds_budget}});
     }
     // 0 (also what an unset gpu_seconds_budget reads as) grants no limit, like the wall budget.
-    if (!target.gpu_uuids().empty() && spec.gpu_seconds_budget > 0 && gpu >= spec.gpu_seconds_budget) {
-        throw Error(ErrorCode::budget_exhausted,
-                    fmt::format("the Target's GPU budget is spent ({:.0f} of {:.0f} GPU seconds used)", gpu,
-                                spec.gpu_seconds_budget),
-                    Json{{"spent_gpu_s", gpu}, {"budget_gpu_s", spec.gpu_seconds_budget}});
+    if (!target.gpu_uuids().empty() && spec.gpu_seconds_budget > 0 &&
+        gpu >= spec.gpu_seconds_budget) {
+        throw Error(
+            ErrorCode::budget_exhausted,
+            fmt::format("the Target's GPU budget is spent ({:.0f} of {:.0f} GPU seconds used)", gpu,
+                        spec.gpu_seconds_budget),
+            Json{{"spent_gpu_s", gpu}, {"budget_gpu_s", spec.gpu_seconds_budget}});
     }
 }
 

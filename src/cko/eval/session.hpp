@@ -27,12 +27,14 @@ struct SubjectMeasurement {
 
 struct Measurement {
     std::map<std::string, SubjectMeasurement> subjects;  // by role
-    std::vector<int> calls;                               // driver call numbers in the invocation
-    std::optional<Error> error;                           // the driver misbehaved
-    std::vector<std::string> contamination;               // monitor findings during the calls
-    std::string failed_role;  // with error: the subject whose single call failed ("" for a paired call)
-    std::vector<std::string> driver_notes;  // the driver's environment.notes when a subject did not pass
-    std::string stderr_tail;                // the last lines of its stderr then
+    std::vector<int> calls;                              // driver call numbers in the invocation
+    std::optional<Error> error;                          // the driver misbehaved
+    std::vector<std::string> contamination;              // monitor findings during the calls
+    std::string
+        failed_role;  // with error: the subject whose single call failed ("" for a paired call)
+    std::vector<std::string>
+        driver_notes;         // the driver's environment.notes when a subject did not pass
+    std::string stderr_tail;  // the last lines of its stderr then
     [[nodiscard]] Json to_json() const;
 };
 
@@ -51,15 +53,16 @@ public:
     [[nodiscard]] Measurement measure_single(const std::string& case_id, const std::string& role);
     // One pair: a paired_in_process call when the driver declared it, else two single calls in
     // the given order.
-    [[nodiscard]] Measurement measure_pair(const std::string& case_id, bool candidate_first, std::uint64_t seed);
+    [[nodiscard]] Measurement measure_pair(const std::string& case_id, bool candidate_first,
+                                           std::uint64_t seed);
 
     // An experiment's extra correctness gates: their metrics are requested from the driver on every
     // call and both subjects must pass them, like the Target's own rule.
     void add_correctness_gates(std::vector<CorrectnessGate> gates) { gates_ = std::move(gates); }
 
 private:
-    Measurement call(const std::string& case_id, driver::Mode mode, const std::vector<std::string>& order,
-                     std::uint64_t seed);
+    Measurement call(const std::string& case_id, driver::Mode mode,
+                     const std::vector<std::string>& order, std::uint64_t seed);
     SubjectMeasurement judge(const driver::SubjectResult& s) const;
 
     const Target& target_;
@@ -81,7 +84,8 @@ private:
 // With a Slurm launcher: why a call's measurement must not count because the compute node's
 // identity (from `cko doctor --json` in the job, in the call's cko/slurm-call-v1 record) differs
 // from the Target's frozen one, or could not be taken; nullopt when it matches.
-[[nodiscard]] std::optional<std::string> node_identity_problem(const Json& frozen_identity, const Json& launch);
+[[nodiscard]] std::optional<std::string> node_identity_problem(const Json& frozen_identity,
+                                                               const Json& launch);
 
 // Problems with the Target's authorization before an operation starts (budget spent, deadline
 // passed): throws budget_exhausted / deadline_passed saying what is left.

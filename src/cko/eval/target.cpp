@@ -3,8 +3,8 @@
 
 #include "cko/driver/standalone.hpp"
 #include "cko/env/identity.hpp"
-#include "cko/run/shared_fs.hpp"
 #include "cko/run/gpu_lock.hpp"
+#include "cko/run/shared_fs.hpp"
 #include "cko/util/clock.hpp"
 #include "cko/util/error.hpp"
 #include "cko/util/files.hpp"
@@ -13,11 +13,11 @@
 
 #include <fmt/format.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
 #include <chrono>
 #include <climits>
 #include <cstdlib>
-#include <sys/stat.h>
-#include <unistd.h>
 
 namespace cko::eval {
 namespace fs = std::filesystem;
@@ -26,13 +26,15 @@ namespace {
 fs::path real(const fs::path& p) {
     char buf[PATH_MAX];
     if (::realpath(p.c_str(), buf) == nullptr) {
-        throw Error(ErrorCode::not_found, fmt::format("{} does not exist", p.string()), Json{{"path", p.string()}});
+        throw Error(ErrorCode::not_found, fmt::format("{} does not exist", p.string()),
+                    Json{{"path", p.string()}});
     }
     return fs::path(buf);
 }
 
 // `present`: the GPUs of this machine, or with a Slurm launcher those the smoke's job was given.
-std::vector<std::string> select_gpus(const TargetSpec& spec, const std::vector<std::string>& present) {
+std::vector<std::string> select_gpus(const TargetSpec& spec,
+                                     const std::vector<std::string>& present) {
     if (spec.gpus_mode == "auto") {
         return present;
     }
@@ -41,8 +43,10 @@ std::vector<std::string> select_gpus(const TargetSpec& spec, const std::vector<s
             throw Error(ErrorCode::environment_mismatch,
                         fmt::format("resources.gpus: {} is not on {} (found: {})", want,
                                     spec.uses_slurm() ? "the Slurm job's node" : "this machine",
-                                    present.empty() ? "no GPU" : fmt::format("{}", fmt::join(present, ", "))),
-                        Json{{"field", "resources.gpus"}, {"fix", "copy a UUID from `cko doctor`, or use \"auto\""}});
+                                    present.empty() ? "no GPU"
+                                                    : fmt::format("{}", fmt::join(present, ", "))),
+                        Json{{"field", "resources.gpus"},
+                             {"fix", "copy a UUID from `cko doctor`, or use \"auto\""}});
         }
     }
     return spec.gpu_uuids;
@@ -51,26 +55,31 @@ std::vector<std::string> select_gpus(const TargetSpec& spec, const std::vector<s
 // A Slurm Target's identity is the compute node's, from `cko doctor --json` inside the first
 // smoke's job; later smokes (and, per call, every measurement) must match it. The submit host's own
 // identity is kept beside it for the record.
-void adopt_node_identity(const TargetSpec& spec, const std::string& case_id, const Json& launch, Json& record,
-                         std::vector<std::string>& gpus) {
+void adopt_node_identity(const TargetSpec& spec, const std::string& case_id, const Json& launch,
+                         Json& record, std::vector<std::string>& gpus) {
     const Json node = launch.is_object() ? launch.value("node_identity", Json()) : Json();
     if (!node.is_object()) {
-        throw Error(ErrorCode::environment_mismatch,
-                    fmt::format("the smoke of case {} ran as Slurm job {} but left no node identity: {}", case_id,
-                                launch.is_object() ? launch.value("job_id", Json()).dump() : "?",
-                                launch.is_object() ? launch.value("node_identity_problem", std::string("?")) : "?"),
-                    Json{{"field", "slurm.cko"}, {"fix", "install cko at the same path on the compute nodes, or set slurm.cko"}});
+        throw Error(
+            ErrorCode::environment_mismatch,
+            fmt::format(
+                "the smoke of case {} ran as Slurm job {} but left no node identity: {}", case_id,
+                launch.is_object() ? launch.value("job_id", Json()).dump() : "?",
+                launch.is_object() ? launch.value("node_identity_problem", std::string("?")) : "?"),
+            Json{{"field", "slurm.cko"},
+                 {"fix", "install cko at the same path on the compute nodes, or set slurm.cko"}});
     }
     if (!record.contains("submit_host_environment")) {
         record["submit_host_environment"] = record.at("environment");
         record["environment"] = node;
         record["slurm_node"] = launch.value("node", Json());
-        gpus = select_gpus(spec, launch.value("gpu_uuids", Json::array()).get<std::vector<std::string>>());
+        gpus = select_gpus(
+            spec, launch.value("gpu_uuids", Json::array()).get<std::vector<std::string>>());
         return;
     }
     if (const auto mismatch = env::identity_mismatch(record.at("environment"), node)) {
         throw Error(ErrorCode::environment_mismatch,
-                    fmt::format("the smoke of case {} ran on node {}, whose identity differs from the first smoke's "
+                    fmt::format("the smoke of case {} ran on node {}, whose identity differs from "
+                                "the first smoke's "
                                 "node: {}; pin one node (slurm.extra_args = [\"--nodelist=NODE\"])",
                                 case_id, launch.value("node", Json()).dump(), *mismatch),
                     Json{{"field", "slurm.extra_args"}, {"fix", "add --nodelist=NODE"}});
@@ -82,17 +91,21 @@ void adopt_node_identity(const TargetSpec& spec, const std::string& case_id, con
 std::vector<SpecProblem> workload_problems(const TargetSpec& spec) {
     std::vector<SpecProblem> out;
     const auto add = [&](std::string field, std::string problem, std::string fix) {
-        out.push_back({ErrorCode::invalid_spec, std::move(field), std::move(problem), std::move(fix)});
+        out.push_back(
+            {ErrorCode::invalid_spec, std::move(field), std::move(problem), std::move(fix)});
     };
     std::error_code ec;
     if (!fs::exists(spec.base_dir / spec.original, ec)) {
-        add("target.original", fmt::format("{} does not exist", (spec.base_dir / spec.original).string()),
+        add("target.original",
+            fmt::format("{} does not exist", (spec.base_dir / spec.original).string()),
             "point it at the original code");
     }
     for (std::size_t i = 0; i < spec.change_scope.size(); ++i) {
         const std::string& pattern = spec.change_scope[i];
-        if (pattern.find_first_of("*?[") == std::string::npos && !fs::exists(spec.base_dir / pattern, ec)) {
-            add(fmt::format("target.change_scope[{}]", i), fmt::format("{} does not exist", pattern),
+        if (pattern.find_first_of("*?[") == std::string::npos &&
+            !fs::exists(spec.base_dir / pattern, ec)) {
+            add(fmt::format("target.change_scope[{}]", i),
+                fmt::format("{} does not exist", pattern),
                 "list files of the original that a candidate may change");
         }
     }
@@ -106,7 +119,8 @@ std::vector<SpecProblem> workload_problems(const TargetSpec& spec) {
         try {
             (void)read_json_file(c);
         } catch (const Error& e) {
-            add("cases.ids", fmt::format("{} is not valid JSON: {}", c.string(), e.what()), "make the case file valid JSON");
+            add("cases.ids", fmt::format("{} is not valid JSON: {}", c.string(), e.what()),
+                "make the case file valid JSON");
         }
     }
     for (std::size_t i = 0; i < spec.identity_paths.size(); ++i) {
@@ -118,7 +132,8 @@ std::vector<SpecProblem> workload_problems(const TargetSpec& spec) {
     }
     const std::string& program = spec.driver_argv.front();
     if (program.find('/') != std::string::npos) {
-        const fs::path p = fs::path(program).is_absolute() ? fs::path(program) : spec.base_dir / program;
+        const fs::path p =
+            fs::path(program).is_absolute() ? fs::path(program) : spec.base_dir / program;
         if (::access(p.c_str(), X_OK) != 0) {
             add("driver.argv[0]", fmt::format("{} is not an executable file", p.string()),
                 "build the driver first, or fix the path (relative to cko.toml's directory)");
@@ -129,14 +144,16 @@ std::vector<SpecProblem> workload_problems(const TargetSpec& spec) {
             "install it, give its path, or allow PATH in driver.env_allow");
     }
     if (spec.deadline_unix_s && *spec.deadline_unix_s <= unix_seconds_now()) {
-        out.push_back({ErrorCode::deadline_passed, "limits.deadline", fmt::format("{} has passed", spec.deadline_text),
-                       "set a later deadline"});
+        out.push_back({ErrorCode::deadline_passed, "limits.deadline",
+                       fmt::format("{} has passed", spec.deadline_text), "set a later deadline"});
     }
     return out;
 }
 
 run::Limits limits_for(const TargetSpec& s) {
-    const auto ms = [](double sec) { return std::chrono::milliseconds(static_cast<std::int64_t>(sec * 1000)); };
+    const auto ms = [](double sec) {
+        return std::chrono::milliseconds(static_cast<std::int64_t>(sec * 1000));
+    };
     run::Limits l;
     l.operation = ms(s.operation_timeout_s);
     l.command = ms(s.command_timeout_s);
@@ -164,10 +181,12 @@ std::string keep_failed_freeze_logs(const fs::path& staging, const std::string& 
     if (!fs::is_directory(invocations, ec) || fs::is_empty(invocations, ec)) {
         return "";
     }
-    const fs::path keep = fs::temp_directory_path(ec) /
-                          fmt::format("cko-failed-freeze-{}-{}-{}", name, ::getpid(), unix_seconds_now());
+    const fs::path keep =
+        fs::temp_directory_path(ec) /
+        fmt::format("cko-failed-freeze-{}-{}-{}", name, ::getpid(), unix_seconds_now());
     fs::create_directories(keep, ec);
-    fs::copy(invocations, keep / "invocations", fs::copy_options::recursive | fs::copy_options::skip_symlinks, ec);
+    fs::copy(invocations, keep / "invocations",
+             fs::copy_options::recursive | fs::copy_options::skip_symlinks, ec);
     if (ec) {
         return "";
     }
@@ -184,9 +203,11 @@ FreezeOutcome freeze_target(const FreezeOptions& options) {
     spec.base_dir = real(spec.base_dir);
     std::error_code ec;
     if (fs::exists(fs::symlink_status(options.root, ec))) {
-        throw Error(ErrorCode::already_exists,
-                    fmt::format("{} already exists: a Target root is frozen once; pick a new --root", options.root.string()),
-                    Json{{"field", "root"}, {"fix", "pick a path that does not exist yet"}});
+        throw Error(
+            ErrorCode::already_exists,
+            fmt::format("{} already exists: a Target root is frozen once; pick a new --root",
+                        options.root.string()),
+            Json{{"field", "root"}, {"fix", "pick a path that does not exist yet"}});
     }
     if (!spec.diagnostic) {
         const auto problems = workload_problems(spec);
@@ -201,21 +222,25 @@ FreezeOutcome freeze_target(const FreezeOptions& options) {
             const SpecProblem& p = problems.front();
             throw Error(p.code,
                         problems.size() == 1 ? lines.front()
-                                             : fmt::format("{} problems: {}", problems.size(), fmt::join(lines, " | ")),
+                                             : fmt::format("{} problems: {}", problems.size(),
+                                                           fmt::join(lines, " | ")),
                         Json{{"field", p.field}, {"fix", p.fix}, {"problems", list}});
         }
     }
-    const fs::path parent = real(options.root.has_parent_path() ? options.root.parent_path() : fs::path("."));
+    const fs::path parent =
+        real(options.root.has_parent_path() ? options.root.parent_path() : fs::path("."));
     const fs::path final_root = parent / options.root.filename();
-    const fs::path staging = parent / fmt::format(".{}.freeze-{}", options.root.filename().string(), ::getpid());
+    const fs::path staging =
+        parent / fmt::format(".{}.freeze-{}", options.root.filename().string(), ::getpid());
     FreezeOutcome outcome;
     // Jobs on other nodes write into the store and cko locks it: flock must exclude other nodes.
     const run::LockCoherence store_fs = run::lock_coherence(parent);
     if (spec.uses_slurm() && store_fs.coherent == std::optional<bool>(false)) {
         throw Error(ErrorCode::environment_mismatch,
-                    fmt::format("the store {} would be on {} ({}): {}", final_root.string(), store_fs.fs_type,
-                                store_fs.mount_point, store_fs.reason),
-                    Json{{"field", "root"}, {"fix", "put --root on a filesystem whose flock is coherent across nodes"},
+                    fmt::format("the store {} would be on {} ({}): {}", final_root.string(),
+                                store_fs.fs_type, store_fs.mount_point, store_fs.reason),
+                    Json{{"field", "root"},
+                         {"fix", "put --root on a filesystem whose flock is coherent across nodes"},
                          {"filesystem", store_fs.to_json()}});
     }
     try {
@@ -237,18 +262,22 @@ FreezeOutcome freeze_target(const FreezeOptions& options) {
             record["store_filesystem"] = store_fs.to_json();
         }
         if (!spec.diagnostic) {
-            const store::Snapshot original = store::take_snapshot(store, spec.base_dir / spec.original);
+            const store::Snapshot original =
+                store::take_snapshot(store, spec.base_dir / spec.original);
             Json cases = Json::array();
             for (const auto& id : spec.case_ids) {
-                const auto snap = store::take_snapshot(store, spec.base_dir / spec.cases_dir / (id + ".json"));
+                const auto snap =
+                    store::take_snapshot(store, spec.base_dir / spec.cases_dir / (id + ".json"));
                 cases.push_back(Json{{"id", id}, {"snapshot", snap.reference()}});
             }
             std::vector<std::string> local_gpus;
             for (const auto& g : identity.gpus) {
                 local_gpus.push_back(g.uuid);
             }
-            // With Slurm the GPUs and the identity are the compute node's, known after the first smoke.
-            std::vector<std::string> gpus = spec.uses_slurm() ? std::vector<std::string>{} : select_gpus(spec, local_gpus);
+            // With Slurm the GPUs and the identity are the compute node's, known after the first
+            // smoke.
+            std::vector<std::string> gpus =
+                spec.uses_slurm() ? std::vector<std::string>{} : select_gpus(spec, local_gpus);
             record["original"] = original.reference();
             record["cases"] = cases;
             record["driver_identity"] = hash_identity_paths(store, spec);
@@ -266,7 +295,8 @@ FreezeOutcome freeze_target(const FreezeOptions& options) {
                 call.request.mode = driver::Mode::smoke;
                 call.request.case_id = id;
                 call.request.case_path = (spec.base_dir / spec.cases_dir / (id + ".json")).string();
-                call.request.subjects = {{"reference", "original", (spec.base_dir / spec.original).string()}};
+                call.request.subjects = {
+                    {"reference", "original", (spec.base_dir / spec.original).string()}};
                 call.request.order = {"reference"};
                 call.request.primary = {spec.primary.name, spec.primary.unit};
                 for (const auto& c : spec.constraints) {
@@ -274,12 +304,15 @@ FreezeOutcome freeze_target(const FreezeOptions& options) {
                 }
                 call.request.correctness_metrics = {spec.correctness_metric};
                 call.limits = limits_for(spec);
-                call.gpu_uuid = gpus.empty() || spec.uses_slurm() ? "" : gpus.front();  // Slurm allocates GPUs
-                const auto smoke = driver::run_standalone_call(store, call, options.cancel, [](const std::string&) {});
+                call.gpu_uuid =
+                    gpus.empty() || spec.uses_slurm() ? "" : gpus.front();  // Slurm allocates GPUs
+                const auto smoke = driver::run_standalone_call(store, call, options.cancel,
+                                                               [](const std::string&) {});
                 outcome.smoke_invocations.push_back(smoke.invocation_id);
                 if (smoke.error) {
                     throw Error(smoke.error->code(),
-                                fmt::format("the smoke of case {} failed, nothing was frozen: {}", id, smoke.error->what()),
+                                fmt::format("the smoke of case {} failed, nothing was frozen: {}",
+                                            id, smoke.error->what()),
                                 smoke.error->details());
                 }
                 if (spec.uses_slurm()) {
@@ -290,30 +323,41 @@ FreezeOutcome freeze_target(const FreezeOptions& options) {
                                          ? ref.correctness_metrics.at(spec.correctness_metric)
                                          : std::nan("");
                 if (ref.status != driver::CorrectnessStatus::passed ||
-                    !correctness_passes(spec.correctness_operator, value, spec.correctness_threshold)) {
-                    // Say why: a metric the driver does not report is a misspelling, not a failing original.
+                    !correctness_passes(spec.correctness_operator, value,
+                                        spec.correctness_threshold)) {
+                    // Say why: a metric the driver does not report is a misspelling, not a failing
+                    // original.
                     std::string why;
                     if (ref.correctness_metrics.count(spec.correctness_metric) == 0) {
                         std::vector<std::string> reported;
                         for (const auto& [name, v] : ref.correctness_metrics) {
                             reported.push_back(name);
                         }
-                        why = fmt::format("; the driver reported no metric \"{}\" ({}): check correctness.metric",
-                                          spec.correctness_metric,
-                                          reported.empty() ? std::string("it reported none")
-                                                           : fmt::format("it reported: {}", fmt::join(reported, ", ")));
+                        why = fmt::format(
+                            "; the driver reported no metric \"{}\" ({}): check correctness.metric",
+                            spec.correctness_metric,
+                            reported.empty()
+                                ? std::string("it reported none")
+                                : fmt::format("it reported: {}", fmt::join(reported, ", ")));
                     }
-                    for (const auto& note : smoke.result->environment.value("notes", Json::array())) {
+                    for (const auto& note :
+                         smoke.result->environment.value("notes", Json::array())) {
                         if (note.is_string()) {
                             why += "; driver note: " + note.get<std::string>();
                         }
                     }
-                    throw Error(ErrorCode::invalid_spec,
-                                fmt::format("the original does not pass its own correctness rule on case {} ({} {} {} {}, "
-                                            "driver status {}){}; fix the rule or the driver before freezing",
-                                            id, spec.correctness_metric, value, spec.correctness_operator,
-                                            spec.correctness_threshold, driver::correctness_status_name(ref.status), why),
-                                Json{{"field", "correctness.metric"}, {"case", id}, {"fix", "make the original pass its rule"}});
+                    throw Error(
+                        ErrorCode::invalid_spec,
+                        fmt::format(
+                            "the original does not pass its own correctness rule on case {} ({} {} "
+                            "{} {}, "
+                            "driver status {}){}; fix the rule or the driver before freezing",
+                            id, spec.correctness_metric, value, spec.correctness_operator,
+                            spec.correctness_threshold, driver::correctness_status_name(ref.status),
+                            why),
+                        Json{{"field", "correctness.metric"},
+                             {"case", id},
+                             {"fix", "make the original pass its rule"}});
                 }
             }
             record["smoke"] = outcome.smoke_invocations;
@@ -333,7 +377,9 @@ FreezeOutcome freeze_target(const FreezeOptions& options) {
         }
         Json details = e.details();
         details["logs"] = kept;
-        throw Error(e.code(), fmt::format("{} (the smoke's driver logs are kept in {})", e.what(), kept), details);
+        throw Error(e.code(),
+                    fmt::format("{} (the smoke's driver logs are kept in {})", e.what(), kept),
+                    details);
     } catch (...) {
         remove_tree_forcibly(staging);
         throw;
@@ -343,16 +389,21 @@ FreezeOutcome freeze_target(const FreezeOptions& options) {
 }
 
 Target::Target(const store::Store& store, Json record, TargetSpec spec)
-    : store_(store), record_(std::move(record)), id_(record_.at("id").get<std::string>()), spec_(std::move(spec)) {}
+    : store_(store),
+      record_(std::move(record)),
+      id_(record_.at("id").get<std::string>()),
+      spec_(std::move(spec)) {}
 
 Target Target::open(const store::Store& store) {
     if (!store.exists("target.json")) {
         throw Error(ErrorCode::not_found,
-                    fmt::format("{} holds no target.json; freeze one with `cko target freeze`", store.root().string()));
+                    fmt::format("{} holds no target.json; freeze one with `cko target freeze`",
+                                store.root().string()));
     }
     Json record = store.read_record("target.json");
     // The spec as frozen (not the user's current cko.toml, which may have been edited since).
-    TargetSpec spec = TargetSpec::from_json(record.at("spec"), record.at("spec_dir").get<std::string>());
+    TargetSpec spec =
+        TargetSpec::from_json(record.at("spec"), record.at("spec_dir").get<std::string>());
     if (record.contains("deadline_unix_s")) {
         spec.deadline_unix_s = record.at("deadline_unix_s").get<std::int64_t>();
     }
@@ -369,7 +420,8 @@ store::Snapshot Target::case_snapshot(const std::string& case_id) const {
             return store::load_snapshot(store_, c.at("snapshot").at("digest").get<std::string>());
         }
     }
-    throw Error(ErrorCode::not_found, fmt::format("case {} is not part of Target {}", case_id, id_));
+    throw Error(ErrorCode::not_found,
+                fmt::format("case {} is not part of Target {}", case_id, id_));
 }
 
 driver::DriverSpec Target::driver() const {
@@ -396,13 +448,15 @@ std::vector<std::string> Target::environment_problems(bool probe_tools) const {
         // filesystem whose flock excludes other nodes.
         const run::LockCoherence fs = run::lock_coherence(store_.root());
         if (fs.coherent == std::optional<bool>(false)) {
-            problems.push_back(fmt::format("the store is on {} ({}): {}", fs.fs_type, fs.mount_point, fs.reason));
+            problems.push_back(
+                fmt::format("the store is on {} ({}): {}", fs.fs_type, fs.mount_point, fs.reason));
         }
         return problems;
     }
     env::ProbeOptions probe;
     probe.tools = probe_tools;
-    if (const auto mismatch = env::identity_mismatch(record_.at("environment"), env::probe_identity(probe))) {
+    if (const auto mismatch =
+            env::identity_mismatch(record_.at("environment"), env::probe_identity(probe))) {
         problems.push_back(*mismatch);
     }
     return problems;
@@ -419,9 +473,10 @@ std::vector<std::string> Target::driver_changes() const {
             now = e.what();
         }
         if (now != item.at("snapshot").at("digest").get<std::string>()) {
-            problems.push_back(fmt::format("driver file {} changed since the Target was frozen; freeze a new Target "
-                                           "to measure with the edited driver",
-                                           path));
+            problems.push_back(fmt::format(
+                "driver file {} changed since the Target was frozen; freeze a new Target "
+                "to measure with the edited driver",
+                path));
         }
     }
     return problems;

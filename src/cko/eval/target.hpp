@@ -2,8 +2,8 @@
 #pragma once
 
 #include "cko/driver/call.hpp"
-#include "cko/run/invocation.hpp"
 #include "cko/eval/target_spec.hpp"
+#include "cko/run/invocation.hpp"
 #include "cko/store/snapshot.hpp"
 #include "cko/store/store.hpp"
 #include "cko/util/error.hpp"

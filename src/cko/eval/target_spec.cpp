@@ -1,4 +1,5 @@
-// cko.toml: closed tables, typed fields, and an error naming the field and the fix for every mistake.
+// cko.toml: closed tables, typed fields, and an error naming the field and the fix for every
+// mistake.
 #include "cko/eval/target_spec.hpp"
 
 #include "cko/util/error.hpp"
@@ -18,7 +19,8 @@ namespace cko::eval {
 namespace fs = std::filesystem;
 namespace {
 
-[[noreturn]] void bad(const std::string& field, const std::string& problem, const std::string& fix) {
+[[noreturn]] void bad(const std::string& field, const std::string& problem,
+                      const std::string& fix) {
     throw Error(ErrorCode::invalid_spec, fmt::format("{}: {}; {}", field, problem, fix),
                 Json{{"field", field}, {"problem", problem}, {"fix", fix}});
 }
@@ -37,10 +39,12 @@ public:
         seen_.insert(std::string(key));
         return t_ == nullptr ? nullptr : t_->get(key);
     }
-    [[nodiscard]] bool has(std::string_view key) const { return t_ != nullptr && t_->contains(key); }
+    [[nodiscard]] bool has(std::string_view key) const {
+        return t_ != nullptr && t_->contains(key);
+    }
 
-    // "missing", or "missing (found \"minimum_efect_pct\": did you mean minimum_effect_pct?)" when a
-    // key that nothing reads is within two edits of it.
+    // "missing", or "missing (found \"minimum_efect_pct\": did you mean minimum_effect_pct?)" when
+    // a key that nothing reads is within two edits of it.
     [[nodiscard]] std::string missing(std::string_view key) const {
         if (t_ != nullptr) {
             for (const auto& [k, v] : *t_) {
@@ -63,14 +67,16 @@ public:
             row[0] = i;
             for (std::size_t j = 1; j <= b.size(); ++j) {
                 const std::size_t above = row[j];
-                row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+                row[j] = std::min(
+                    {row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
                 diagonal = above;
             }
         }
         return row[b.size()];
     }
 
-    std::string string(std::string_view key, const char* fix, std::optional<std::string> fallback = std::nullopt) {
+    std::string string(std::string_view key, const char* fix,
+                       std::optional<std::string> fallback = std::nullopt) {
         const toml::node* n = node(key);
         if (n == nullptr) {
             if (fallback) {
@@ -88,7 +94,8 @@ public:
         return v;
     }
 
-    double number(std::string_view key, const char* fix, std::optional<double> fallback = std::nullopt) {
+    double number(std::string_view key, const char* fix,
+                  std::optional<double> fallback = std::nullopt) {
         const toml::node* n = node(key);
         if (n == nullptr) {
             if (fallback) {
@@ -136,7 +143,8 @@ public:
         return **n->as_boolean();
     }
 
-    std::vector<std::string> strings(std::string_view key, const char* fix, bool required, bool allow_empty = false) {
+    std::vector<std::string> strings(std::string_view key, const char* fix, bool required,
+                                     bool allow_empty = false) {
         const toml::node* n = node(key);
         if (n == nullptr) {
             if (required) {
@@ -184,8 +192,9 @@ public:
         std::vector<std::string> unknown;
         for (const auto& [k, v] : *t_) {
             const std::string key(k.str());
-            const bool known = seen_.contains(key) ||
-                               std::find(extra_known.begin(), extra_known.end(), key) != extra_known.end();
+            const bool known =
+                seen_.contains(key) ||
+                std::find(extra_known.begin(), extra_known.end(), key) != extra_known.end();
             if (!known) {
                 unknown.push_back(key);
             }
@@ -208,7 +217,9 @@ public:
             }
             hints.push_back(best.empty() ? key : fmt::format("{} (did you mean {}?)", key, best));
         }
-        bad(field(unknown.front()), unknown.size() == 1 ? "unknown key" : fmt::format("unknown keys: {}", fmt::join(hints, ", ")),
+        bad(field(unknown.front()),
+            unknown.size() == 1 ? "unknown key"
+                                : fmt::format("unknown keys: {}", fmt::join(hints, ", ")),
             unknown.size() == 1 && hints.front() != unknown.front()
                 ? fmt::format("rename it: {}", hints.front())
                 : fmt::format("remove them or use one of: {}", fmt::join(names, ", ")));
@@ -216,13 +227,20 @@ public:
 
     static std::string type_of(const toml::node& n) {
         switch (n.type()) {
-        case toml::node_type::string: return "a string";
-        case toml::node_type::integer: return "an integer";
-        case toml::node_type::floating_point: return "a float";
-        case toml::node_type::boolean: return "a boolean";
-        case toml::node_type::array: return "an array";
-        case toml::node_type::table: return "a table";
-        default: return "a date/time";
+        case toml::node_type::string:
+            return "a string";
+        case toml::node_type::integer:
+            return "an integer";
+        case toml::node_type::floating_point:
+            return "a float";
+        case toml::node_type::boolean:
+            return "a boolean";
+        case toml::node_type::array:
+            return "an array";
+        case toml::node_type::table:
+            return "a table";
+        default:
+            return "a date/time";
         }
     }
 
@@ -232,13 +250,15 @@ private:
     std::set<std::string> seen_;
 };
 
-void one_of(const std::string& field, const std::string& value, std::initializer_list<std::string_view> allowed) {
+void one_of(const std::string& field, const std::string& value,
+            std::initializer_list<std::string_view> allowed) {
     for (const auto& a : allowed) {
         if (a == value) {
             return;
         }
     }
-    bad(field, fmt::format("\"{}\" is not allowed", value), fmt::format("use one of: {}", fmt::join(allowed, ", ")));
+    bad(field, fmt::format("\"{}\" is not allowed", value),
+        fmt::format("use one of: {}", fmt::join(allowed, ", ")));
 }
 
 void spec_name(const std::string& value, const std::string& field) {
@@ -257,7 +277,8 @@ void positive(const std::string& field, double v, const char* what) {
 // Relative paths inside the Target folder: no absolute paths, no "..", no link leading out.
 void require_relative(const fs::path& base, const std::string& field, const std::string& path) {
     const fs::path p(path);
-    const bool escapes = std::any_of(p.begin(), p.end(), [](const fs::path& c) { return c == ".."; });
+    const bool escapes =
+        std::any_of(p.begin(), p.end(), [](const fs::path& c) { return c == ".."; });
     if (p.is_absolute() || escapes) {
         bad(field, fmt::format("\"{}\" leaves the Target folder", path),
             "give a path relative to the directory of cko.toml, without '..'");
@@ -273,7 +294,8 @@ std::int64_t parse_deadline(const std::string& field, const std::string& text) {
     std::tm tm{};
     const char* end = ::strptime(text.c_str(), "%Y-%m-%dT%H:%M:%SZ", &tm);
     if (end == nullptr || *end != '\0') {
-        bad(field, fmt::format("\"{}\" is not a UTC time", text), "write it as 2026-12-01T00:00:00Z");
+        bad(field, fmt::format("\"{}\" is not a UTC time", text),
+            "write it as 2026-12-01T00:00:00Z");
     }
     return static_cast<std::int64_t>(::timegm(&tm));
 }
@@ -282,7 +304,8 @@ PrimarySpec read_primary(Table& objective) {
     const toml::node* n = objective.node("primary");
     if (n == nullptr || !n->is_table()) {
         bad(objective.field("primary"), n == nullptr ? "missing" : "expected an inline table",
-            "write primary = { name = \"latency_us\", unit = \"us\", direction = \"lower\", aggregation = \"median\" }");
+            "write primary = { name = \"latency_us\", unit = \"us\", direction = \"lower\", "
+            "aggregation = \"median\" }");
     }
     Table t(n->as_table(), objective.field("primary"));
     PrimarySpec p;
@@ -305,13 +328,15 @@ std::vector<ConstraintSpec> read_constraints(Table& objective, const std::string
     const toml::array* a = n->as_array();
     if (a == nullptr) {
         bad(objective.field("constraints"), "expected an array of inline tables",
-            "write constraints = [ { name = \"peak_mem_bytes\", unit = \"byte\", direction = \"lower\", max_regression_pct = 2.0 } ]");
+            "write constraints = [ { name = \"peak_mem_bytes\", unit = \"byte\", direction = "
+            "\"lower\", max_regression_pct = 2.0 } ]");
     }
     std::set<std::string> names{primary_name};
     for (std::size_t i = 0; i < a->size(); ++i) {
         const std::string field = fmt::format("{}[{}]", objective.field("constraints"), i);
         if (!a->get(i)->is_table()) {
-            bad(field, "expected an inline table", "write { name = ..., unit = ..., direction = ..., max_regression_pct = ... }");
+            bad(field, "expected an inline table",
+                "write { name = ..., unit = ..., direction = ..., max_regression_pct = ... }");
         }
         Table t(a->get(i)->as_table(), field);
         ConstraintSpec c;
@@ -319,12 +344,14 @@ std::vector<ConstraintSpec> read_constraints(Table& objective, const std::string
         c.unit = t.string("unit", "give its unit");
         c.direction = t.string("direction", "\"lower\" or \"higher\"");
         one_of(t.field("direction"), c.direction, {"lower", "higher"});
-        c.max_regression_pct = t.number("max_regression_pct", "the largest regression tolerated, in percent, e.g. 2.0");
+        c.max_regression_pct = t.number("max_regression_pct",
+                                        "the largest regression tolerated, in percent, e.g. 2.0");
         if (c.max_regression_pct < 0 || c.max_regression_pct > 100) {
             bad(t.field("max_regression_pct"), "must be between 0 and 100", "give a percentage");
         }
         if (!names.insert(c.name).second) {
-            bad(t.field("name"), fmt::format("\"{}\" appears twice (or is the primary metric)", c.name),
+            bad(t.field("name"),
+                fmt::format("\"{}\" appears twice (or is the primary metric)", c.name),
                 "give each constraint its own metric");
         }
         t.close();
@@ -336,23 +363,29 @@ std::vector<ConstraintSpec> read_constraints(Table& objective, const std::string
 }  // namespace
 
 bool TargetSpec::can_pair_in_process() const {
-    return std::find(capabilities.begin(), capabilities.end(), "paired_in_process") != capabilities.end();
+    return std::find(capabilities.begin(), capabilities.end(), "paired_in_process") !=
+           capabilities.end();
 }
 
 bool TargetSpec::serves_sessions() const {
     // Through Slurm every call is its own job (run/slurm_launcher.hpp); a session as one job step
     // is not built yet, so a session-capable driver is called one process per call there.
-    return !uses_slurm() && std::find(capabilities.begin(), capabilities.end(), "session") != capabilities.end();
+    return !uses_slurm() &&
+           std::find(capabilities.begin(), capabilities.end(), "session") != capabilities.end();
 }
 
 bool correctness_passes(const std::string& op, double value, double threshold) {
     if (!std::isfinite(value)) {
         return false;
     }
-    if (op == "<=") return value <= threshold;
-    if (op == "<") return value < threshold;
-    if (op == ">=") return value >= threshold;
-    if (op == ">") return value > threshold;
+    if (op == "<=")
+        return value <= threshold;
+    if (op == "<")
+        return value < threshold;
+    if (op == ">=")
+        return value >= threshold;
+    if (op == ">")
+        return value > threshold;
     return value == threshold;
 }
 
@@ -367,45 +400,60 @@ CorrectnessGate parse_correctness_gate(const std::string& text, const std::strin
         const std::string number = end == std::string::npos ? "" : text.substr(end);
         char* stop = nullptr;
         g.threshold = std::strtod(number.c_str(), &stop);
-        const bool ok_number = stop != number.c_str() && std::string_view(stop).find_first_not_of(' ') == std::string_view::npos &&
-                               std::isfinite(g.threshold);
-        const bool ok_op = g.op == "<=" || g.op == "<" || g.op == ">=" || g.op == ">" || g.op == "==";
+        const bool ok_number =
+            stop != number.c_str() &&
+            std::string_view(stop).find_first_not_of(' ') == std::string_view::npos &&
+            std::isfinite(g.threshold);
+        const bool ok_op =
+            g.op == "<=" || g.op == "<" || g.op == ">=" || g.op == ">" || g.op == "==";
         if (ok_number && ok_op && is_safe_name(g.metric)) {
             return g;
         }
     }
-    throw Error(ErrorCode::invalid_argument,
-                fmt::format("{}: \"{}\" is not a gate; write METRIC OP THRESHOLD, e.g. \"max_abs_err <= 1e-3\"", field, text),
-                Json{{"field", field}, {"value", text}});
+    throw Error(
+        ErrorCode::invalid_argument,
+        fmt::format(
+            "{}: \"{}\" is not a gate; write METRIC OP THRESHOLD, e.g. \"max_abs_err <= 1e-3\"",
+            field, text),
+        Json{{"field", field}, {"value", text}});
 }
 
-// [slurm]: how driver calls become Slurm jobs (docs/slurm.md). Given only with driver.launcher = "slurm".
+// [slurm]: how driver calls become Slurm jobs (docs/slurm.md). Given only with driver.launcher =
+// "slurm".
 void read_slurm(Table& top, TargetSpec& s) {
     Table t = top.table("slurm", false, "");
     if (!s.uses_slurm()) {
         if (t.present()) {
-            bad("slurm", "given, but driver.launcher is \"local\"", "set driver.launcher = \"slurm\" or remove [slurm]");
+            bad("slurm", "given, but driver.launcher is \"local\"",
+                "set driver.launcher = \"slurm\" or remove [slurm]");
         }
         return;
     }
     run::SlurmOptions& o = s.slurm;
-    o.submit = t.string("submit", "\"srun\" (the default) or \"sbatch\" (sbatch --wait)", std::string("srun"));
+    o.submit = t.string("submit", "\"srun\" (the default) or \"sbatch\" (sbatch --wait)",
+                        std::string("srun"));
     one_of("slurm.submit", o.submit, {"srun", "sbatch"});
     o.partition = t.string("partition", "the partition to run in, e.g. \"gpu\"", std::string());
     o.account = t.string("account", "the account to charge, e.g. \"proj123\"", std::string());
     o.constraint = t.string("constraint", "node features, e.g. \"h100\"", std::string());
-    o.time_limit = t.string("time_limit", "a Slurm time such as \"30\" or \"01:00:00\"", std::string());
-    if (const auto problem = o.time_limit.empty() ? std::nullopt : run::slurm_time_limit_problem(o.time_limit)) {
+    o.time_limit =
+        t.string("time_limit", "a Slurm time such as \"30\" or \"01:00:00\"", std::string());
+    if (const auto problem =
+            o.time_limit.empty() ? std::nullopt : run::slurm_time_limit_problem(o.time_limit)) {
         bad("slurm.time_limit", *problem, "or leave it out: the command timeout is used");
     }
-    o.gpus_per_call = t.integer("gpus_per_call", "the GPUs each driver call asks for (--gpus), e.g. 1", 0);
+    o.gpus_per_call =
+        t.integer("gpus_per_call", "the GPUs each driver call asks for (--gpus), e.g. 1", 0);
     if (o.gpus_per_call > 64) {
-        bad("slurm.gpus_per_call", fmt::format("{} is more than one job step can use", o.gpus_per_call), "use 0 to 64");
+        bad("slurm.gpus_per_call",
+            fmt::format("{} is more than one job step can use", o.gpus_per_call), "use 0 to 64");
     }
-    o.extra_args = t.strings("extra_args", "list extra srun/sbatch options, e.g. [\"--exclusive\"]", false, true);
+    o.extra_args = t.strings("extra_args", "list extra srun/sbatch options, e.g. [\"--exclusive\"]",
+                             false, true);
     for (std::size_t i = 0; i < o.extra_args.size(); ++i) {
         if (const auto problem = run::slurm_extra_arg_problem(o.extra_args[i])) {
-            bad(fmt::format("slurm.extra_args[{}]", i), *problem, "remove it or use an allowed option");
+            bad(fmt::format("slurm.extra_args[{}]", i), *problem,
+                "remove it or use an allowed option");
         }
     }
     o.cko_path = t.string("cko", "the absolute path of cko on the compute nodes", std::string());
@@ -431,22 +479,28 @@ TargetSpec parse_target_spec(std::string_view text, const fs::path& spec_path) {
     s.base_dir = spec_path.has_parent_path() ? spec_path.parent_path() : fs::path(".");
     Table top(&root, "");
 
-    Table target = top.table("target", true, "add a [target] table with name, claim_layer, original, change_scope");
-    const std::string mode = target.string("mode", "\"measure\" (default) or \"diagnostic\"", std::string("measure"));
+    Table target = top.table("target", true,
+                             "add a [target] table with name, claim_layer, original, change_scope");
+    const std::string mode =
+        target.string("mode", "\"measure\" (default) or \"diagnostic\"", std::string("measure"));
     one_of("target.mode", mode, {"measure", "diagnostic"});
     s.diagnostic = mode == "diagnostic";
     s.name = target.string("name", "name the Target, e.g. name = \"softmax\"");
     spec_name(s.name, "target.name");
     if (s.diagnostic) {
         target.close();
-        top.close({"cases", "driver", "objective", "correctness", "statistics", "limits", "resources", "slurm"});
+        top.close({"cases", "driver", "objective", "correctness", "statistics", "limits",
+                   "resources", "slurm"});
         return s;
     }
-    s.claim_layer = target.string("claim_layer", "say what a win would claim: \"kernel\", \"workload\" or \"serving\"");
+    s.claim_layer = target.string(
+        "claim_layer", "say what a win would claim: \"kernel\", \"workload\" or \"serving\"");
     one_of("target.claim_layer", s.claim_layer, {"kernel", "workload", "serving"});
     s.original = target.string("original", "name the file or directory holding the original code");
     require_relative(s.base_dir, "target.original", s.original);
-    s.change_scope = target.strings("change_scope", "list the paths (globs) a candidate may change, e.g. [\"src/softmax.cu\"]", true);
+    s.change_scope = target.strings(
+        "change_scope", "list the paths (globs) a candidate may change, e.g. [\"src/softmax.cu\"]",
+        true);
     for (std::size_t i = 0; i < s.change_scope.size(); ++i) {
         require_relative(s.base_dir, fmt::format("target.change_scope[{}]", i), s.change_scope[i]);
     }
@@ -460,102 +514,141 @@ TargetSpec parse_target_spec(std::string_view text, const fs::path& spec_path) {
     for (std::size_t i = 0; i < s.case_ids.size(); ++i) {
         spec_name(s.case_ids[i], fmt::format("cases.ids[{}]", i));
         if (!ids.insert(s.case_ids[i]).second) {
-            bad(fmt::format("cases.ids[{}]", i), fmt::format("\"{}\" is listed twice", s.case_ids[i]), "list each case once");
+            bad(fmt::format("cases.ids[{}]", i),
+                fmt::format("\"{}\" is listed twice", s.case_ids[i]), "list each case once");
         }
     }
     cases.close();
 
     Table driver = top.table("driver", true, "add [driver] with argv and capabilities");
-    s.driver_argv = driver.strings("argv", "give the driver command as an argv array, e.g. [\"python3\", \"driver.py\"] (never a shell string)", true);
-    s.capabilities = driver.strings("capabilities", "list \"single_subject\" (required) and optionally \"paired_in_process\" and \"session\"", true);
+    s.driver_argv = driver.strings("argv",
+                                   "give the driver command as an argv array, e.g. [\"python3\", "
+                                   "\"driver.py\"] (never a shell string)",
+                                   true);
+    s.capabilities = driver.strings(
+        "capabilities",
+        "list \"single_subject\" (required) and optionally \"paired_in_process\" and \"session\"",
+        true);
     for (std::size_t i = 0; i < s.capabilities.size(); ++i) {
-        one_of(fmt::format("driver.capabilities[{}]", i), s.capabilities[i], {"single_subject", "paired_in_process", "session"});
+        one_of(fmt::format("driver.capabilities[{}]", i), s.capabilities[i],
+               {"single_subject", "paired_in_process", "session"});
     }
-    if (std::find(s.capabilities.begin(), s.capabilities.end(), "single_subject") == s.capabilities.end()) {
-        bad("driver.capabilities", "lacks \"single_subject\"", "every driver must measure one subject per call; add it");
+    if (std::find(s.capabilities.begin(), s.capabilities.end(), "single_subject") ==
+        s.capabilities.end()) {
+        bad("driver.capabilities", "lacks \"single_subject\"",
+            "every driver must measure one subject per call; add it");
     }
-    s.identity_paths = driver.strings("identity_paths", "list the driver's own files (hashed: editing them needs a new Target)", false, true);
+    s.identity_paths = driver.strings(
+        "identity_paths", "list the driver's own files (hashed: editing them needs a new Target)",
+        false, true);
     for (std::size_t i = 0; i < s.identity_paths.size(); ++i) {
-        require_relative(s.base_dir, fmt::format("driver.identity_paths[{}]", i), s.identity_paths[i]);
+        require_relative(s.base_dir, fmt::format("driver.identity_paths[{}]", i),
+                         s.identity_paths[i]);
     }
-    s.env_allow = driver.strings("env_allow", "list the environment variables the driver may see, e.g. [\"PATH\"]", false, true);
+    s.env_allow = driver.strings(
+        "env_allow", "list the environment variables the driver may see, e.g. [\"PATH\"]", false,
+        true);
     for (std::size_t i = 0; i < s.env_allow.size(); ++i) {
         const std::string& name = s.env_allow[i];
         if (name.empty() || name.find_first_of(std::string("=\0", 2)) != std::string::npos) {
-            bad(fmt::format("driver.env_allow[{}]", i), fmt::format("\"{}\" is not a variable name", name),
+            bad(fmt::format("driver.env_allow[{}]", i),
+                fmt::format("\"{}\" is not a variable name", name),
                 "list names only (e.g. \"PATH\"); values come from cko's environment");
         }
     }
-    s.launcher = driver.string("launcher", "\"local\" (the default) or \"slurm\"", std::string("local"));
+    s.launcher =
+        driver.string("launcher", "\"local\" (the default) or \"slurm\"", std::string("local"));
     one_of("driver.launcher", s.launcher, {"local", "slurm"});
     driver.close();
     read_slurm(top, s);
 
-    Table objective = top.table("objective", true, "add [objective] with primary and minimum_effect_pct");
+    Table objective =
+        top.table("objective", true, "add [objective] with primary and minimum_effect_pct");
     s.primary = read_primary(objective);
-    s.minimum_effect_pct = objective.number("minimum_effect_pct", "the smallest gain worth having, in percent, e.g. 2.0");
+    s.minimum_effect_pct = objective.number("minimum_effect_pct",
+                                            "the smallest gain worth having, in percent, e.g. 2.0");
     if (!(s.minimum_effect_pct > 0 && s.minimum_effect_pct < 1000)) {
-        bad("objective.minimum_effect_pct", fmt::format("{} is not in (0, 1000)", s.minimum_effect_pct),
+        bad("objective.minimum_effect_pct",
+            fmt::format("{} is not in (0, 1000)", s.minimum_effect_pct),
             "give a positive percentage such as 0.5 or 5");
     }
     s.max_case_regression_pct = objective.number(
-        "max_case_regression_pct", "the slowdown one case may show while the pooled effect counts, in percent, e.g. 2",
-        0.0);
+        "max_case_regression_pct",
+        "the slowdown one case may show while the pooled effect counts, in percent, e.g. 2", 0.0);
     if (!(s.max_case_regression_pct >= 0 && s.max_case_regression_pct < 100)) {
-        bad("objective.max_case_regression_pct", fmt::format("{} is not in [0, 100)", s.max_case_regression_pct),
+        bad("objective.max_case_regression_pct",
+            fmt::format("{} is not in [0, 100)", s.max_case_regression_pct),
             "give 0 (no case may regress) or a small percentage");
     }
     s.constraints = read_constraints(objective, s.primary.name);
     objective.close();
 
-    Table correctness = top.table("correctness", true, "add [correctness] with metric, operator, threshold");
-    s.correctness_metric = correctness.string("metric", "name the correctness metric the driver reports, e.g. \"max_rel_err\"");
+    Table correctness =
+        top.table("correctness", true, "add [correctness] with metric, operator, threshold");
+    s.correctness_metric = correctness.string(
+        "metric", "name the correctness metric the driver reports, e.g. \"max_rel_err\"");
     s.correctness_operator = correctness.string("operator", "one of <=, <, >=, >, ==");
     one_of("correctness.operator", s.correctness_operator, {"<=", "<", ">=", ">", "=="});
-    s.correctness_threshold = correctness.number("threshold", "the bound the metric must meet, e.g. 1e-5");
+    s.correctness_threshold =
+        correctness.number("threshold", "the bound the metric must meet, e.g. 1e-5");
     correctness.close();
 
     Table stats = top.table("statistics", false, "");
     s.confidence = stats.number("confidence", "e.g. 0.95", 0.95);
     if (!(s.confidence >= 0.5 && s.confidence < 1)) {
-        bad("statistics.confidence", fmt::format("{} is not in [0.5, 1)", s.confidence), "use e.g. 0.95");
+        bad("statistics.confidence", fmt::format("{} is not in [0.5, 1)", s.confidence),
+            "use e.g. 0.95");
     }
     s.min_pairs = stats.integer("min_pairs", "pairs below which no verdict is given, e.g. 6", 6);
     s.max_pairs = stats.integer("max_pairs", "the most pairs a comparison may take, e.g. 40", 40);
     if (s.min_pairs < 3) {
-        bad("statistics.min_pairs", fmt::format("{} is below 3", s.min_pairs), "use at least 3 (6 is typical)");
+        bad("statistics.min_pairs", fmt::format("{} is below 3", s.min_pairs),
+            "use at least 3 (6 is typical)");
     }
     if (s.max_pairs < s.min_pairs) {
-        bad("statistics.max_pairs", fmt::format("{} is below min_pairs {}", s.max_pairs, s.min_pairs), "raise max_pairs");
+        bad("statistics.max_pairs",
+            fmt::format("{} is below min_pairs {}", s.max_pairs, s.min_pairs), "raise max_pairs");
     }
-    s.samples_per_call = stats.integer("samples_per_call", "samples per subject per driver call, e.g. 5", 5);
+    s.samples_per_call =
+        stats.integer("samples_per_call", "samples per subject per driver call, e.g. 5", 5);
     if (s.samples_per_call < 1) {
         bad("statistics.samples_per_call", "must be at least 1", "use e.g. 5");
     }
-    s.sequential = stats.boolean("sequential", "true to stop as soon as the verdict is decided", true);
+    s.sequential =
+        stats.boolean("sequential", "true to stop as soon as the verdict is decided", true);
     stats.close();
 
     Table limits = top.table("limits", false, "");
-    s.command_timeout_s = limits.number("command_timeout_s", "seconds one driver call may take", 300);
-    s.operation_timeout_s = limits.number("operation_timeout_s", "seconds one operation may take", 3600);
-    s.resource_wait_timeout_s = limits.number("resource_wait_timeout_s", "seconds to wait for the GPU", 120);
-    s.cleanup_timeout_s = limits.number("cleanup_timeout_s", "seconds between SIGTERM and SIGKILL", 30);
-    for (const auto& [key, v] : {std::pair{"limits.command_timeout_s", s.command_timeout_s},
-                                 std::pair{"limits.operation_timeout_s", s.operation_timeout_s},
-                                 std::pair{"limits.resource_wait_timeout_s", s.resource_wait_timeout_s},
-                                 std::pair{"limits.cleanup_timeout_s", s.cleanup_timeout_s}}) {
+    s.command_timeout_s =
+        limits.number("command_timeout_s", "seconds one driver call may take", 300);
+    s.operation_timeout_s =
+        limits.number("operation_timeout_s", "seconds one operation may take", 3600);
+    s.resource_wait_timeout_s =
+        limits.number("resource_wait_timeout_s", "seconds to wait for the GPU", 120);
+    s.cleanup_timeout_s =
+        limits.number("cleanup_timeout_s", "seconds between SIGTERM and SIGKILL", 30);
+    for (const auto& [key, v] :
+         {std::pair{"limits.command_timeout_s", s.command_timeout_s},
+          std::pair{"limits.operation_timeout_s", s.operation_timeout_s},
+          std::pair{"limits.resource_wait_timeout_s", s.resource_wait_timeout_s},
+          std::pair{"limits.cleanup_timeout_s", s.cleanup_timeout_s}}) {
         positive(key, v, "give a positive number of seconds");
     }
     if (s.command_timeout_s > s.operation_timeout_s) {
-        bad("limits.command_timeout_s", "exceeds operation_timeout_s", "one call cannot outlast the operation; lower it");
+        bad("limits.command_timeout_s", "exceeds operation_timeout_s",
+            "one call cannot outlast the operation; lower it");
     }
-    s.gpu_seconds_budget = limits.number("gpu_seconds_budget", "GPU seconds this Target may spend (0 = unlimited)", 0);
-    s.wall_seconds_budget = limits.number("wall_seconds_budget", "wall seconds this Target may spend (0 = unlimited)", 0);
+    s.gpu_seconds_budget =
+        limits.number("gpu_seconds_budget", "GPU seconds this Target may spend (0 = unlimited)", 0);
+    s.wall_seconds_budget = limits.number("wall_seconds_budget",
+                                          "wall seconds this Target may spend (0 = unlimited)", 0);
     if (s.gpu_seconds_budget < 0 || s.wall_seconds_budget < 0) {
-        bad(s.gpu_seconds_budget < 0 ? "limits.gpu_seconds_budget" : "limits.wall_seconds_budget", "negative", "use 0 or more");
+        bad(s.gpu_seconds_budget < 0 ? "limits.gpu_seconds_budget" : "limits.wall_seconds_budget",
+            "negative", "use 0 or more");
     }
     if (limits.has("deadline")) {
-        s.deadline_text = limits.string("deadline", "an absolute UTC time such as 2026-12-01T00:00:00Z");
+        s.deadline_text =
+            limits.string("deadline", "an absolute UTC time such as 2026-12-01T00:00:00Z");
         s.deadline_unix_s = parse_deadline("limits.deadline", s.deadline_text);
     } else {
         (void)limits.node("deadline");
@@ -567,16 +660,19 @@ TargetSpec parse_target_spec(std::string_view text, const fs::path& spec_path) {
     if (gpus == nullptr || (gpus->is_string() && **gpus->as_string() == "auto")) {
         s.gpus_mode = gpus == nullptr ? "none" : "auto";
     } else if (gpus->is_array()) {
-        s.gpu_uuids = resources.strings("gpus", "list GPU UUIDs like \"GPU-…\", or write \"auto\"", false, true);
+        s.gpu_uuids = resources.strings("gpus", "list GPU UUIDs like \"GPU-…\", or write \"auto\"",
+                                        false, true);
         for (std::size_t i = 0; i < s.gpu_uuids.size(); ++i) {
             if (!s.gpu_uuids[i].starts_with("GPU-") && !s.gpu_uuids[i].starts_with("MIG-")) {
-                bad(fmt::format("resources.gpus[{}]", i), fmt::format("\"{}\" is not a GPU UUID", s.gpu_uuids[i]),
+                bad(fmt::format("resources.gpus[{}]", i),
+                    fmt::format("\"{}\" is not a GPU UUID", s.gpu_uuids[i]),
                     "copy the UUID from `cko doctor` (GPU-…)");
             }
         }
         s.gpus_mode = s.gpu_uuids.empty() ? "none" : "list";
     } else {
-        bad("resources.gpus", "expected \"auto\" or an array of GPU UUIDs", "write gpus = \"auto\" or gpus = [\"GPU-…\"] ([] for CPU work)");
+        bad("resources.gpus", "expected \"auto\" or an array of GPU UUIDs",
+            "write gpus = \"auto\" or gpus = [\"GPU-…\"] ([] for CPU work)");
     }
     resources.close();
     top.close();
@@ -588,7 +684,8 @@ TargetSpec read_target_spec(const fs::path& path) {
     try {
         text = read_file_capped(path, 1 << 20);
     } catch (const Error& e) {
-        throw Error(ErrorCode::invalid_spec, fmt::format("{}: {} (write one with `cko init`)", path.string(), e.what()),
+        throw Error(ErrorCode::invalid_spec,
+                    fmt::format("{}: {} (write one with `cko init`)", path.string(), e.what()),
                     Json{{"field", "spec"}, {"fix", "write one with `cko init`"}});
     }
     return parse_target_spec(text, path);

@@ -64,7 +64,7 @@ struct TargetSpec {
     double operation_timeout_s = 3600;
     double resource_wait_timeout_s = 120;
     double cleanup_timeout_s = 30;
-    double gpu_seconds_budget = 0;  // 0 (or unset) = unlimited, like wall_seconds_budget
+    double gpu_seconds_budget = 0;   // 0 (or unset) = unlimited, like wall_seconds_budget
     double wall_seconds_budget = 0;  // 0 = unlimited
     std::optional<std::int64_t> deadline_unix_s;
     std::string deadline_text;
@@ -81,13 +81,15 @@ struct TargetSpec {
     [[nodiscard]] Json to_json() const;
     // The inverse of to_json (the frozen spec in target.json). The deadline's Unix time is kept
     // beside it in the record, not here.
-    [[nodiscard]] static TargetSpec from_json(const Json& frozen, const std::filesystem::path& base_dir);
+    [[nodiscard]] static TargetSpec from_json(const Json& frozen,
+                                              const std::filesystem::path& base_dir);
 };
 
 // Reads and validates a spec. Every problem is an Error(invalid_spec) whose message names the
 // field ("objective.primary.direction") and says how to fix it; details carry {field, fix}.
 [[nodiscard]] TargetSpec read_target_spec(const std::filesystem::path& path);
-[[nodiscard]] TargetSpec parse_target_spec(std::string_view toml_text, const std::filesystem::path& spec_path);
+[[nodiscard]] TargetSpec parse_target_spec(std::string_view toml_text,
+                                           const std::filesystem::path& spec_path);
 
 // An extra correctness gate of an experiment: "METRIC OP THRESHOLD", e.g. "max_abs_err <= 1e-3".
 struct CorrectnessGate {
@@ -96,7 +98,8 @@ struct CorrectnessGate {
     double threshold = 0;
 };
 // Throws invalid_argument naming `field` when `text` is not a gate.
-[[nodiscard]] CorrectnessGate parse_correctness_gate(const std::string& text, const std::string& field);
+[[nodiscard]] CorrectnessGate parse_correctness_gate(const std::string& text,
+                                                     const std::string& field);
 
 // Whether a correctness metric value passes the rule.
 [[nodiscard]] bool correctness_passes(const std::string& op, double value, double threshold);

@@ -8,15 +8,22 @@ namespace cko::eval {
 Json TargetSpec::to_json() const {
     Json constraints_json = Json::array();
     for (const auto& c : constraints) {
-        constraints_json.push_back(Json{{"name", c.name}, {"unit", c.unit}, {"direction", c.direction},
+        constraints_json.push_back(Json{{"name", c.name},
+                                        {"unit", c.unit},
+                                        {"direction", c.direction},
                                         {"max_regression_pct", c.max_regression_pct}});
     }
-    Json limits{{"command_timeout_s", command_timeout_s}, {"operation_timeout_s", operation_timeout_s},
-                {"resource_wait_timeout_s", resource_wait_timeout_s}, {"cleanup_timeout_s", cleanup_timeout_s},
-                {"gpu_seconds_budget", gpu_seconds_budget}, {"wall_seconds_budget", wall_seconds_budget},
+    Json limits{{"command_timeout_s", command_timeout_s},
+                {"operation_timeout_s", operation_timeout_s},
+                {"resource_wait_timeout_s", resource_wait_timeout_s},
+                {"cleanup_timeout_s", cleanup_timeout_s},
+                {"gpu_seconds_budget", gpu_seconds_budget},
+                {"wall_seconds_budget", wall_seconds_budget},
                 {"deadline", deadline_text.empty() ? Json(nullptr) : Json(deadline_text)},
                 {"host_changes", "advice_only"}};
-    Json driver_json{{"argv", driver_argv}, {"capabilities", capabilities}, {"identity_paths", identity_paths},
+    Json driver_json{{"argv", driver_argv},
+                     {"capabilities", capabilities},
+                     {"identity_paths", identity_paths},
                      {"env_allow", env_allow}};
     if (uses_slurm()) {  // absent for local Targets: their frozen form (and id) is unchanged
         driver_json["launcher"] = launcher;
@@ -29,15 +36,25 @@ Json TargetSpec::to_json() const {
                 {"change_scope", change_scope},
                 {"cases", {{"dir", cases_dir}, {"ids", case_ids}}},
                 {"driver", driver_json},
-                {"objective", {{"primary", {{"name", primary.name}, {"unit", primary.unit},
-                                            {"direction", primary.direction}, {"aggregation", primary.aggregation}}},
-                               {"minimum_effect_pct", minimum_effect_pct},
-                               {"max_case_regression_pct", max_case_regression_pct},
-                               {"constraints", constraints_json}}},
-                {"correctness", {{"metric", correctness_metric}, {"operator", correctness_operator},
-                                 {"threshold", correctness_threshold}}},
-                {"statistics", {{"confidence", confidence}, {"min_pairs", min_pairs}, {"max_pairs", max_pairs},
-                                {"samples_per_call", samples_per_call}, {"sequential", sequential}}},
+                {"objective",
+                 {{"primary",
+                   {{"name", primary.name},
+                    {"unit", primary.unit},
+                    {"direction", primary.direction},
+                    {"aggregation", primary.aggregation}}},
+                  {"minimum_effect_pct", minimum_effect_pct},
+                  {"max_case_regression_pct", max_case_regression_pct},
+                  {"constraints", constraints_json}}},
+                {"correctness",
+                 {{"metric", correctness_metric},
+                  {"operator", correctness_operator},
+                  {"threshold", correctness_threshold}}},
+                {"statistics",
+                 {{"confidence", confidence},
+                  {"min_pairs", min_pairs},
+                  {"max_pairs", max_pairs},
+                  {"samples_per_call", samples_per_call},
+                  {"sequential", sequential}}},
                 {"limits", limits},
                 {"resources", {{"gpus", gpus_mode == "list" ? Json(gpu_uuids) : Json(gpus_mode)}}}};
 }
@@ -61,12 +78,13 @@ TargetSpec TargetSpec::from_json(const Json& s, const std::filesystem::path& bas
         spec.slurm = run::SlurmOptions::from_json(s.at("driver").at("slurm"));
     }
     const Json& o = s.at("objective");
-    spec.primary = {o.at("primary").at("name"), o.at("primary").at("unit"), o.at("primary").at("direction"),
-                    o.at("primary").at("aggregation")};
+    spec.primary = {o.at("primary").at("name"), o.at("primary").at("unit"),
+                    o.at("primary").at("direction"), o.at("primary").at("aggregation")};
     spec.minimum_effect_pct = o.at("minimum_effect_pct");
     spec.max_case_regression_pct = o.value("max_case_regression_pct", 0.0);
     for (const auto& c : o.at("constraints")) {
-        spec.constraints.push_back({c.at("name"), c.at("unit"), c.at("direction"), c.at("max_regression_pct")});
+        spec.constraints.push_back(
+            {c.at("name"), c.at("unit"), c.at("direction"), c.at("max_regression_pct")});
     }
     spec.correctness_metric = s.at("correctness").at("metric");
     spec.correctness_operator = s.at("correctness").at("operator");
@@ -98,7 +116,8 @@ TargetSpec TargetSpec::from_json(const Json& s, const std::filesystem::path& bas
 }
 
 std::string target_spec_template(const std::string& name) {
-    return fmt::format(R"(# cko Target spec: fill in, then `cko target freeze --spec cko.toml --root artifacts`.
+    return fmt::format(
+        R"(# cko Target spec: fill in, then `cko target freeze --spec cko.toml --root artifacts`.
 # Paths are relative to this file's directory. Every field is checked; unknown keys are errors.
 
 [target]
@@ -149,7 +168,7 @@ gpu_seconds_budget = 1800
 [resources]
 gpus = "auto"                      # or ["GPU-<uuid>", ...]; [] for CPU-only work
 )",
-                       name);
+        name);
 }
 
 }  // namespace cko::eval

@@ -94,8 +94,10 @@ TEST(TargetSpec, ASlurmLauncherReadsBackAndALocalOneKeepsItsFrozenForm) {
     EXPECT_FALSE(local.to_json()["driver"].contains("launcher"));  // old Targets keep their ids
     const TargetSpec s = parse_target_spec(
         replace(kGood, "env_allow = [\"PATH\", \"LD_LIBRARY_PATH\"]",
-                "env_allow = [\"PATH\"]\nlauncher = \"slurm\"\n[slurm]\npartition = \"gpu\"\naccount = \"p1\"\n"
-                "gpus_per_call = 1\nconstraint = \"h100\"\ntime_limit = \"00:30:00\"\nsubmit = \"sbatch\"\n"
+                "env_allow = [\"PATH\"]\nlauncher = \"slurm\"\n[slurm]\npartition = "
+                "\"gpu\"\naccount = \"p1\"\n"
+                "gpus_per_call = 1\nconstraint = \"h100\"\ntime_limit = \"00:30:00\"\nsubmit = "
+                "\"sbatch\"\n"
                 "extra_args = [\"--exclusive\", \"--nodelist=n17\"]\ncko = \"/shared/bin/cko\""),
         "/t/cko.toml");
     EXPECT_TRUE(s.uses_slurm());
@@ -147,18 +149,25 @@ INSTANTIATE_TEST_SUITE_P(
         BadSpec{"[target]", "[target]\nnmae = \"typo\"", "target.nmae"},
         BadSpec{"ids = [\"main\", \"long_rows\"]", "ids = [\"main\", \"main\"]", "cases.ids[1]"},
         BadSpec{"ids = [\"main\", \"long_rows\"]", "ids = [\"../x\"]", "cases.ids[0]"},
-        BadSpec{"argv = [\"python3\", \"bench/driver.py\"]", "argv = \"python3 bench/driver.py\"", "driver.argv"},
-        BadSpec{"capabilities = [\"single_subject\", \"paired_in_process\"]", "capabilities = [\"paired_in_process\"]",
-                "driver.capabilities"},
-        BadSpec{"capabilities = [\"single_subject\", \"paired_in_process\"]", "capabilities = [\"single_subject\", \"teleport\"]",
-                "driver.capabilities[1]"},
-        BadSpec{"direction = \"lower\", aggregation", "direction = \"down\", aggregation", "objective.primary.direction"},
-        BadSpec{"aggregation = \"median\"", "aggregation = \"mean\"", "objective.primary.aggregation"},
+        BadSpec{"argv = [\"python3\", \"bench/driver.py\"]", "argv = \"python3 bench/driver.py\"",
+                "driver.argv"},
+        BadSpec{"capabilities = [\"single_subject\", \"paired_in_process\"]",
+                "capabilities = [\"paired_in_process\"]", "driver.capabilities"},
+        BadSpec{"capabilities = [\"single_subject\", \"paired_in_process\"]",
+                "capabilities = [\"single_subject\", \"teleport\"]", "driver.capabilities[1]"},
+        BadSpec{"direction = \"lower\", aggregation", "direction = \"down\", aggregation",
+                "objective.primary.direction"},
+        BadSpec{"aggregation = \"median\"", "aggregation = \"mean\"",
+                "objective.primary.aggregation"},
         BadSpec{"primary = { name = \"latency_us\", ", "primary = { ", "objective.primary.name"},
-        BadSpec{"minimum_effect_pct = 0.5", "minimum_effect_pct = 0", "objective.minimum_effect_pct"},
-        BadSpec{"minimum_effect_pct = 0.5", "minimum_effect_pct = \"0.5\"", "objective.minimum_effect_pct"},
-        BadSpec{"max_regression_pct = 2.0", "max_regression_pct = -1", "objective.constraints[0].max_regression_pct"},
-        BadSpec{"{ name = \"peak_mem_bytes\"", "{ name = \"latency_us\"", "objective.constraints[0].name"},
+        BadSpec{"minimum_effect_pct = 0.5", "minimum_effect_pct = 0",
+                "objective.minimum_effect_pct"},
+        BadSpec{"minimum_effect_pct = 0.5", "minimum_effect_pct = \"0.5\"",
+                "objective.minimum_effect_pct"},
+        BadSpec{"max_regression_pct = 2.0", "max_regression_pct = -1",
+                "objective.constraints[0].max_regression_pct"},
+        BadSpec{"{ name = \"peak_mem_bytes\"", "{ name = \"latency_us\"",
+                "objective.constraints[0].name"},
         BadSpec{"operator = \"<=\"", "operator = \"=<\"", "correctness.operator"},
         BadSpec{"threshold = 1e-5", "threshold = nan", "correctness.threshold"},
         BadSpec{"metric = \"max_rel_err\"\n", "", "correctness.metric"},
@@ -168,24 +177,27 @@ INSTANTIATE_TEST_SUITE_P(
         BadSpec{"samples_per_call = 5", "samples_per_call = 2.5", "statistics.samples_per_call"},
         BadSpec{"command_timeout_s = 300", "command_timeout_s = 0", "limits.command_timeout_s"},
         BadSpec{"command_timeout_s = 300", "command_timeout_s = 7200", "limits.command_timeout_s"},
-        BadSpec{"deadline = \"2026-12-01T00:00:00Z\"", "deadline = \"tomorrow\"", "limits.deadline"},
+        BadSpec{"deadline = \"2026-12-01T00:00:00Z\"", "deadline = \"tomorrow\"",
+                "limits.deadline"},
         BadSpec{"gpus = \"auto\"", "gpus = [\"0\"]", "resources.gpus[0]"},
         BadSpec{"gpus = \"auto\"", "gpus = 0", "resources.gpus"},
         BadSpec{"[statistics]", "[statistcs]\n[statistics]", "statistcs"},
         BadSpec{"[cases]\ndir = \"cases\"\n", "[cases]\n", "cases.dir"},
-        BadSpec{"env_allow = [\"PATH\", \"LD_LIBRARY_PATH\"]", "launcher = \"pbs\"", "driver.launcher"},
+        BadSpec{"env_allow = [\"PATH\", \"LD_LIBRARY_PATH\"]", "launcher = \"pbs\"",
+                "driver.launcher"},
         BadSpec{"[resources]", "[slurm]\npartition = \"gpu\"\n[resources]", "slurm"},
         BadSpec{"[resources]", "[driver2]\n[resources]", "driver2"},
         BadSpec{"env_allow = [\"PATH\", \"LD_LIBRARY_PATH\"]",
-                "launcher = \"slurm\"\n[slurm]\nextra_args = [\"--output=/tmp/x\"]", "slurm.extra_args[0]"},
-        BadSpec{"env_allow = [\"PATH\", \"LD_LIBRARY_PATH\"]", "launcher = \"slurm\"\n[slurm]\ntime_limit = \"1h\"",
-                "slurm.time_limit"},
-        BadSpec{"env_allow = [\"PATH\", \"LD_LIBRARY_PATH\"]", "launcher = \"slurm\"\n[slurm]\nsubmit = \"salloc\"",
-                "slurm.submit"},
-        BadSpec{"env_allow = [\"PATH\", \"LD_LIBRARY_PATH\"]", "launcher = \"slurm\"\n[slurm]\ncko = \"bin/cko\"",
-                "slurm.cko"},
-        BadSpec{"env_allow = [\"PATH\", \"LD_LIBRARY_PATH\"]", "launcher = \"slurm\"\n[slurm]\npartion = \"gpu\"",
-                "slurm.partion"}));
+                "launcher = \"slurm\"\n[slurm]\nextra_args = [\"--output=/tmp/x\"]",
+                "slurm.extra_args[0]"},
+        BadSpec{"env_allow = [\"PATH\", \"LD_LIBRARY_PATH\"]",
+                "launcher = \"slurm\"\n[slurm]\ntime_limit = \"1h\"", "slurm.time_limit"},
+        BadSpec{"env_allow = [\"PATH\", \"LD_LIBRARY_PATH\"]",
+                "launcher = \"slurm\"\n[slurm]\nsubmit = \"salloc\"", "slurm.submit"},
+        BadSpec{"env_allow = [\"PATH\", \"LD_LIBRARY_PATH\"]",
+                "launcher = \"slurm\"\n[slurm]\ncko = \"bin/cko\"", "slurm.cko"},
+        BadSpec{"env_allow = [\"PATH\", \"LD_LIBRARY_PATH\"]",
+                "launcher = \"slurm\"\n[slurm]\npartion = \"gpu\"", "slurm.partion"}));
 
 std::string error_of(const std::string& text) {
     try {
@@ -197,23 +209,28 @@ std::string error_of(const std::string& text) {
 }
 
 TEST(TargetSpec, AMisspelledRequiredKeySuggestsTheRightOne) {
-    const std::string msg = error_of(replace(kGood, "minimum_effect_pct = 0.5", "minimum_efect_pct = 0.5"));
+    const std::string msg =
+        error_of(replace(kGood, "minimum_effect_pct = 0.5", "minimum_efect_pct = 0.5"));
     EXPECT_NE(msg.find("objective.minimum_effect_pct: missing"), std::string::npos) << msg;
     EXPECT_NE(msg.find("did you mean minimum_effect_pct"), std::string::npos) << msg;
 }
 
 TEST(TargetSpec, EveryUnknownKeyOfATableIsNamedAtOnce) {
-    const std::string msg =
-        error_of(replace(kGood, "confidence = 0.95\n", "confidense = 0.95\nmax_pair = 3\nconfidence = 0.95\n"));
+    const std::string msg = error_of(replace(
+        kGood, "confidence = 0.95\n", "confidense = 0.95\nmax_pair = 3\nconfidence = 0.95\n"));
     EXPECT_NE(msg.find("confidense (did you mean confidence?)"), std::string::npos) << msg;
     EXPECT_NE(msg.find("max_pair (did you mean max_pairs?)"), std::string::npos) << msg;
 }
 
 TEST(TargetSpec, ACaseRegressionToleranceIsReadAndBounded) {
-    const TargetSpec s = parse_target_spec(replace(kGood, "minimum_effect_pct = 0.5", "minimum_effect_pct = 0.5\nmax_case_regression_pct = 2"), "/t/cko.toml");
+    const TargetSpec s =
+        parse_target_spec(replace(kGood, "minimum_effect_pct = 0.5",
+                                  "minimum_effect_pct = 0.5\nmax_case_regression_pct = 2"),
+                          "/t/cko.toml");
     EXPECT_DOUBLE_EQ(s.max_case_regression_pct, 2.0);
     EXPECT_DOUBLE_EQ(parse_target_spec(kGood, "/t/cko.toml").max_case_regression_pct, 0.0);
-    EXPECT_NE(error_of(replace(kGood, "minimum_effect_pct = 0.5", "minimum_effect_pct = 0.5\nmax_case_regression_pct = -1"))
+    EXPECT_NE(error_of(replace(kGood, "minimum_effect_pct = 0.5",
+                               "minimum_effect_pct = 0.5\nmax_case_regression_pct = -1"))
                   .find("objective.max_case_regression_pct"),
               std::string::npos);
 }
@@ -224,12 +241,14 @@ TEST(TargetSpec, SyntaxErrorsNameTheLine) {
         FAIL();
     } catch (const Error& e) {
         EXPECT_EQ(e.code(), ErrorCode::invalid_spec);
-        EXPECT_NE(e.details()["field"].get<std::string>().find("spec.toml:1:"), std::string::npos) << e.what();
+        EXPECT_NE(e.details()["field"].get<std::string>().find("spec.toml:1:"), std::string::npos)
+            << e.what();
     }
 }
 
 TEST(TargetSpec, DiagnosticTargetsNeedNoWorkload) {
-    const TargetSpec s = parse_target_spec("[target]\nname = \"look\"\nmode = \"diagnostic\"\n", "cko.toml");
+    const TargetSpec s =
+        parse_target_spec("[target]\nname = \"look\"\nmode = \"diagnostic\"\n", "cko.toml");
     EXPECT_TRUE(s.diagnostic);
 }
 

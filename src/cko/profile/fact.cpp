@@ -126,13 +126,16 @@ nlohmann::json scope_to_json(const Scope& scope) {
 }
 
 nlohmann::json source_to_json(const Source& source) {
-    return nlohmann::json{{"report_sha256", source.report_sha256}, {"tool", source.tool},
-                          {"tool_version", source.tool_version}, {"dialect", source.dialect},
+    return nlohmann::json{{"report_sha256", source.report_sha256},
+                          {"tool", source.tool},
+                          {"tool_version", source.tool_version},
+                          {"dialect", source.dialect},
                           {"parser_version", source.parser_version}};
 }
 
 nlohmann::json fact_to_json(const Fact& fact) {
-    nlohmann::json out{{"id", fact.id}, {"value", fact.value},
+    nlohmann::json out{{"id", fact.id},
+                       {"value", fact.value},
                        {"unit", std::string(base_unit_name(fact.unit))},
                        {"scope", scope_to_json(fact.scope)}};
     if (!fact.metric.empty()) {
@@ -142,7 +145,9 @@ nlohmann::json fact_to_json(const Fact& fact) {
 }
 
 nlohmann::json unmodeled_to_json(const Unmodeled& item) {
-    return nlohmann::json{{"name", item.name}, {"unit", item.unit}, {"value", item.value},
+    return nlohmann::json{{"name", item.name},
+                          {"unit", item.unit},
+                          {"value", item.value},
                           {"scope", scope_to_json(item.scope)}};
 }
 

@@ -14,19 +14,19 @@ namespace cko::profile {
 
 // Base units. Every number a fact carries is in one of these; conversion happens once, at import,
 // through the table in units.cpp.
-#define CKO_BASE_UNITS(X)          \
-    X(ns, "ns")                    \
-    X(byte, "byte")                \
-    X(byte_per_second, "byte/s")   \
-    X(hertz, "Hz")                 \
-    X(percent, "%")                \
-    X(count, "count")              \
-    X(inst, "inst")                \
-    X(flop, "flop")                \
-    X(flop_per_second, "flop/s")   \
-    X(flop_per_byte, "flop/byte")  \
-    X(ratio, "ratio")              \
-    X(cycle, "cycle")              \
+#define CKO_BASE_UNITS(X)         \
+    X(ns, "ns")                   \
+    X(byte, "byte")               \
+    X(byte_per_second, "byte/s")  \
+    X(hertz, "Hz")                \
+    X(percent, "%")               \
+    X(count, "count")             \
+    X(inst, "inst")               \
+    X(flop, "flop")               \
+    X(flop_per_second, "flop/s")  \
+    X(flop_per_byte, "flop/byte") \
+    X(ratio, "ratio")             \
+    X(cycle, "cycle")             \
     X(inst_per_cycle, "inst/cycle")
 
 enum class BaseUnit {

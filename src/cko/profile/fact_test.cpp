@@ -1,4 +1,5 @@
-// The unit table converts every spelling the tools print into base units, and knows what it does not know.
+// The unit table converts every spelling the tools print into base units, and knows what it does
+// not know.
 #include "cko/profile/fact.hpp"
 
 #include <gtest/gtest.h>

@@ -1,4 +1,5 @@
-// Invalid UTF-8 (Latin-1 bytes, overlongs, surrogates, cut sequences) becomes U+FFFD; valid text is untouched.
+// Invalid UTF-8 (Latin-1 bytes, overlongs, surrogates, cut sequences) becomes U+FFFD; valid text is
+// untouched.
 #include "cko/profile/utf8_repair.hpp"
 
 #include <gtest/gtest.h>

@@ -1,4 +1,5 @@
-// SVG drawing of interval charts (generated here, nothing fetched): axis, band, rows, markers; the cost bar.
+// SVG drawing of interval charts (generated here, nothing fetched): axis, band, rows, markers; the
+// cost bar.
 #include "cko/report/effect_chart.hpp"
 
 #include "cko/report/text.hpp"
@@ -27,7 +28,9 @@ struct Axis {
     }
 };
 
-std::string num(double v) { return fmt::format("{:.1f}", v); }
+std::string num(double v) {
+    return fmt::format("{:.1f}", v);
+}
 
 Axis axis_for(const IntervalChart& chart) {
     const double m = std::max(chart.minimum_effect_log, 0.005);
@@ -54,7 +57,8 @@ std::string tick_label(double pct) {
     if (std::fabs(pct) < 1e-9) {
         return "0";
     }
-    const std::string mag = std::fabs(pct) >= 1 ? fmt::format("{:.0f}", std::fabs(pct)) : fmt::format("{:.1f}", std::fabs(pct));
+    const std::string mag = std::fabs(pct) >= 1 ? fmt::format("{:.0f}", std::fabs(pct))
+                                                : fmt::format("{:.1f}", std::fabs(pct));
     return fmt::format("{}{} %", pct < 0 ? "−" : "+", mag);
 }
 
@@ -62,9 +66,9 @@ std::string tick_label(double pct) {
 // each kept only if its label has room (at least kMinTickGap px from every kept tick).
 std::vector<double> tick_pcts(const Axis& axis) {
     constexpr double kMinTickGap = 52;
-    static const double candidates[] = {-99, -95, -90, -75, -50, -20, -10, -5, -2, -1, -0.5, -0.2, -0.1, 0,
-                                        0.1, 0.2, 0.5, 1, 2, 5, 10, 25, 50, 100, 200, 500, 1000, 2000, 5000,
-                                        10000, 100000};
+    static const double candidates[] = {
+        -99, -95, -90, -75, -50, -20, -10, -5,  -2,  -1,  -0.5, -0.2, -0.1, 0,     0.1,   0.2,
+        0.5, 1,   2,   5,   10,  25,  50,  100, 200, 500, 1000, 2000, 5000, 10000, 100000};
     std::vector<double> inside;
     for (const double p : candidates) {
         const double d = stats::pct_to_log(p);
@@ -73,13 +77,16 @@ std::vector<double> tick_pcts(const Axis& axis) {
         }
     }
     std::stable_sort(inside.begin(), inside.end(), [](double a, double b) {
-        return (a == 0) != (b == 0) ? a == 0 : std::fabs(stats::pct_to_log(a)) > std::fabs(stats::pct_to_log(b));
+        return (a == 0) != (b == 0)
+                   ? a == 0
+                   : std::fabs(stats::pct_to_log(a)) > std::fabs(stats::pct_to_log(b));
     });
     std::vector<double> kept;
     for (const double p : inside) {
         const double x = axis.x(stats::pct_to_log(p));
-        if (std::all_of(kept.begin(), kept.end(),
-                        [&](double k) { return std::fabs(axis.x(stats::pct_to_log(k)) - x) >= kMinTickGap; })) {
+        if (std::all_of(kept.begin(), kept.end(), [&](double k) {
+                return std::fabs(axis.x(stats::pct_to_log(k)) - x) >= kMinTickGap;
+            })) {
             kept.push_back(p);
         }
     }
@@ -89,27 +96,32 @@ std::vector<double> tick_pcts(const Axis& axis) {
 
 std::string marker_path(Marker m, double x, double y, double r) {
     switch (m) {
-        case Marker::circle:
-            return fmt::format("M{} {}m-{} 0a{} {} 0 1 0 {} 0a{} {} 0 1 0 -{} 0", num(x), num(y), num(r), num(r), num(r),
-                               num(2 * r), num(r), num(r), num(2 * r));
-        case Marker::diamond:
-            return fmt::format("M{} {}l{} {}l-{} {}l-{} -{}Z", num(x), num(y - r), num(r), num(r), num(r), num(r),
-                               num(r), num(r));
-        case Marker::square:
-            return fmt::format("M{} {}h{}v{}h-{}Z", num(x - r * 0.8), num(y - r * 0.8), num(1.6 * r), num(1.6 * r),
-                               num(1.6 * r));
-        case Marker::triangle:
-            return fmt::format("M{} {}l{} {}h-{}Z", num(x), num(y - r), num(r), num(1.8 * r), num(2 * r));
+    case Marker::circle:
+        return fmt::format("M{} {}m-{} 0a{} {} 0 1 0 {} 0a{} {} 0 1 0 -{} 0", num(x), num(y),
+                           num(r), num(r), num(r), num(2 * r), num(r), num(r), num(2 * r));
+    case Marker::diamond:
+        return fmt::format("M{} {}l{} {}l-{} {}l-{} -{}Z", num(x), num(y - r), num(r), num(r),
+                           num(r), num(r), num(r), num(r));
+    case Marker::square:
+        return fmt::format("M{} {}h{}v{}h-{}Z", num(x - r * 0.8), num(y - r * 0.8), num(1.6 * r),
+                           num(1.6 * r), num(1.6 * r));
+    case Marker::triangle:
+        return fmt::format("M{} {}l{} {}h-{}Z", num(x), num(y - r), num(r), num(1.8 * r),
+                           num(2 * r));
     }
     return "";
 }
 
 const char* marker_name(Marker m) {
     switch (m) {
-        case Marker::circle: return "circle";
-        case Marker::diamond: return "diamond";
-        case Marker::square: return "square";
-        case Marker::triangle: return "triangle";
+    case Marker::circle:
+        return "circle";
+    case Marker::diamond:
+        return "diamond";
+    case Marker::square:
+        return "square";
+    case Marker::triangle:
+        return "triangle";
     }
     return "";
 }
@@ -120,7 +132,8 @@ std::optional<ChartInterval> interval_of(const Json& e) {
     if (!lo.is_number() || !hi.is_number()) {
         return std::nullopt;
     }
-    ChartInterval i{stats::pct_to_log(lo.get<double>()), stats::pct_to_log(hi.get<double>()), std::nullopt};
+    ChartInterval i{stats::pct_to_log(lo.get<double>()), stats::pct_to_log(hi.get<double>()),
+                    std::nullopt};
     if (e.value("effect_pct", Json()).is_number()) {
         i.estimate = stats::pct_to_log(e["effect_pct"].get<double>());
     }
@@ -139,7 +152,8 @@ std::vector<double> doubles(const Json& a) {
 
 std::string better_side(const Json& metric) {
     const std::string name = metric.value("name", "");
-    return metric.value("direction", "lower") == "higher" ? fmt::format("higher {}", name) : fmt::format("lower {}", name);
+    return metric.value("direction", "lower") == "higher" ? fmt::format("higher {}", name)
+                                                          : fmt::format("lower {}", name);
 }
 
 }  // namespace
@@ -153,77 +167,92 @@ std::string render_interval_chart(const IntervalChart& chart) {
     std::string s = fmt::format(
         R"~(<svg xmlns="http://www.w3.org/2000/svg" class="{}" id="{}" {} viewBox="0 0 {} {}" width="100%" )~"
         R"~(preserveAspectRatio="xMinYMin meet" role="img" aria-label="{}"><title>{}</title>)~",
-        chart.css_class, html_escape(chart.id), chart.data_attrs, num(kWidth), num(height), html_escape(chart.title),
-        html_escape(chart.title));
-    s += fmt::format(R"~(<defs><pattern id="{}" width="6" height="6" patternUnits="userSpaceOnUse" )~"
-                     R"~(patternTransform="rotate(45)"><path d="M0 0V6" stroke="#777" stroke-width="2"/></pattern></defs>)~",
-                     pid);
+        chart.css_class, html_escape(chart.id), chart.data_attrs, num(kWidth), num(height),
+        html_escape(chart.title), html_escape(chart.title));
+    s += fmt::format(
+        R"~(<defs><pattern id="{}" width="6" height="6" patternUnits="userSpaceOnUse" )~"
+        R"~(patternTransform="rotate(45)"><path d="M0 0V6" stroke="#777" stroke-width="2"/></pattern></defs>)~",
+        pid);
     // The band (−m, m): a verdict of improved needs the whole interval right of +m.
     const double m = chart.minimum_effect_log;
     if (m > 0) {
-        s += fmt::format(R"~(<rect class="band" x="{}" y="{}" width="{}" height="{}" fill="url(#{})" opacity="0.45"/>)~",
-                         num(axis.x(-m)), num(kTop - 6), num(axis.x(m) - axis.x(-m)), num(plot_bottom - kTop + 6), pid);
+        s += fmt::format(
+            R"~(<rect class="band" x="{}" y="{}" width="{}" height="{}" fill="url(#{})" opacity="0.45"/>)~",
+            num(axis.x(-m)), num(kTop - 6), num(axis.x(m) - axis.x(-m)),
+            num(plot_bottom - kTop + 6), pid);
         for (const double edge : {-m, m}) {
-            s += fmt::format(R"~(<path class="threshold" d="M{} {}V{}" stroke="#333" stroke-dasharray="5 3" fill="none"/>)~",
-                             num(axis.x(edge)), num(kTop - 6), num(plot_bottom));
+            s += fmt::format(
+                R"~(<path class="threshold" d="M{} {}V{}" stroke="#333" stroke-dasharray="5 3" fill="none"/>)~",
+                num(axis.x(edge)), num(kTop - 6), num(plot_bottom));
         }
-        s += fmt::format(R"~(<text x="{}" y="{}" text-anchor="middle" class="band-label">hatched band ±{:g} % = minimum effect</text>)~",
-                         num(axis.x(0)), num(kTop - 12), chart.minimum_effect_pct);
+        s += fmt::format(
+            R"~(<text x="{}" y="{}" text-anchor="middle" class="band-label">hatched band ±{:g} % = minimum effect</text>)~",
+            num(axis.x(0)), num(kTop - 12), chart.minimum_effect_pct);
     }
-    s += fmt::format(R"~(<path class="zero" d="M{} {}V{}" stroke="#000" stroke-width="1" fill="none"/>)~", num(axis.x(0)),
-                     num(kTop - 6), num(plot_bottom));
+    s += fmt::format(
+        R"~(<path class="zero" d="M{} {}V{}" stroke="#000" stroke-width="1" fill="none"/>)~",
+        num(axis.x(0)), num(kTop - 6), num(plot_bottom));
     bool any_data = false;
     for (std::size_t i = 0; i < chart.rows.size(); ++i) {
         const ChartRow& r = chart.rows[i];
         const double y = kTop + (static_cast<double>(i) + 0.5) * kRowHeight;
         if (i % 2 == 1) {
-            s += fmt::format(R"~(<rect x="0" y="{}" width="{}" height="{}" fill="#000" opacity="0.04"/>)~",
-                             num(y - kRowHeight / 2), num(kWidth), num(kRowHeight));
+            s += fmt::format(
+                R"~(<rect x="0" y="{}" width="{}" height="{}" fill="#000" opacity="0.04"/>)~",
+                num(y - kRowHeight / 2), num(kWidth), num(kRowHeight));
         }
-        s += fmt::format(R"~(<text x="{}" y="{}" text-anchor="end" class="row-label">{}</text>)~", num(kPlotLeft - 8),
-                         num(y + 4), html_escape(r.label));
+        s += fmt::format(R"~(<text x="{}" y="{}" text-anchor="end" class="row-label">{}</text>)~",
+                         num(kPlotLeft - 8), num(y + 4), html_escape(r.label));
         for (std::size_t k = 0; k < r.points.size(); ++k) {
             // Spread the points over the row's height (deterministic, by pair number) so that
             // equal values stay visible.
             const double jitter = (static_cast<double>(k % 5) - 2.0) * 3.0;
-            s += fmt::format(R"~(<path class="pair" d="{}" fill="none" stroke="#1f4e79" stroke-width="1.2"/>)~",
-                             marker_path(Marker::circle, axis.x(r.points[k]), y + jitter, 3.2));
+            s += fmt::format(
+                R"~(<path class="pair" d="{}" fill="none" stroke="#1f4e79" stroke-width="1.2"/>)~",
+                marker_path(Marker::circle, axis.x(r.points[k]), y + jitter, 3.2));
             any_data = true;
         }
         if (r.interval) {
-            s += fmt::format(R"~(<path class="interval{}" d="M{} {}H{}" stroke="#111" stroke-width="{}" fill="none"/>)~",
-                             r.emphasis ? " deciding" : "", num(axis.x(r.interval->low)), num(y),
-                             num(axis.x(r.interval->high)), r.emphasis ? 5 : 2);
+            s += fmt::format(
+                R"~(<path class="interval{}" d="M{} {}H{}" stroke="#111" stroke-width="{}" fill="none"/>)~",
+                r.emphasis ? " deciding" : "", num(axis.x(r.interval->low)), num(y),
+                num(axis.x(r.interval->high)), r.emphasis ? 5 : 2);
             for (const double end : {r.interval->low, r.interval->high}) {
-                s += fmt::format(R"~(<path class="whisker" d="M{} {}V{}" stroke="#111" stroke-width="1.5" fill="none"/>)~",
-                                 num(axis.x(end)), num(y - 6), num(y + 6));
+                s += fmt::format(
+                    R"~(<path class="whisker" d="M{} {}V{}" stroke="#111" stroke-width="1.5" fill="none"/>)~",
+                    num(axis.x(end)), num(y - 6), num(y + 6));
             }
             if (r.interval->estimate) {
-                s += fmt::format(R"~(<path class="estimate {}" d="{}" fill="{}" stroke="#000" stroke-width="1"/>)~",
-                                 marker_name(r.marker), marker_path(r.marker, axis.x(*r.interval->estimate), y, 6),
-                                 r.emphasis ? "#f2b134" : "#fff");
+                s += fmt::format(
+                    R"~(<path class="estimate {}" d="{}" fill="{}" stroke="#000" stroke-width="1"/>)~",
+                    marker_name(r.marker),
+                    marker_path(r.marker, axis.x(*r.interval->estimate), y, 6),
+                    r.emphasis ? "#f2b134" : "#fff");
             }
             any_data = true;
         }
         if (!r.note.empty()) {
-            s += fmt::format(R"~(<text x="{}" y="{}" class="row-note">{}</text>)~", num(kPlotRight + 10), num(y + 4),
-                             html_escape(r.note));
+            s += fmt::format(R"~(<text x="{}" y="{}" class="row-note">{}</text>)~",
+                             num(kPlotRight + 10), num(y + 4), html_escape(r.note));
         }
     }
     if (!any_data && !chart.empty_text.empty()) {
         s += fmt::format(R"~(<text x="{}" y="{}" text-anchor="middle" class="empty">{}</text>)~",
-                         num((kPlotLeft + kPlotRight) / 2), num(kTop + kRowHeight * 0.5 + 4), html_escape(chart.empty_text));
+                         num((kPlotLeft + kPlotRight) / 2), num(kTop + kRowHeight * 0.5 + 4),
+                         html_escape(chart.empty_text));
     }
-    s += fmt::format(R"~(<path class="axis" d="M{} {}H{}" stroke="#000" fill="none"/>)~", num(kPlotLeft), num(plot_bottom),
-                     num(kPlotRight));
+    s += fmt::format(R"~(<path class="axis" d="M{} {}H{}" stroke="#000" fill="none"/>)~",
+                     num(kPlotLeft), num(plot_bottom), num(kPlotRight));
     for (const double p : tick_pcts(axis)) {
         const double x = axis.x(stats::pct_to_log(p));
-        s += fmt::format(R"~(<path class="tick" d="M{} {}v5" stroke="#000" fill="none"/><text x="{}" y="{}" )~"
-                         R"~(text-anchor="middle" class="tick-label">{}</text>)~",
-                         num(x), num(plot_bottom), num(x), num(plot_bottom + 17), tick_label(p));
+        s += fmt::format(
+            R"~(<path class="tick" d="M{} {}v5" stroke="#000" fill="none"/><text x="{}" y="{}" )~"
+            R"~(text-anchor="middle" class="tick-label">{}</text>)~",
+            num(x), num(plot_bottom), num(x), num(plot_bottom + 17), tick_label(p));
     }
-    s += fmt::format(R"~(<text x="{}" y="{}" text-anchor="middle" class="axis-caption">{}</text></svg>)~",
-                     num((kPlotLeft + kPlotRight) / 2), num(plot_bottom + 36), html_escape(chart.axis_caption));
+    s += fmt::format(
+        R"~(<text x="{}" y="{}" text-anchor="middle" class="axis-caption">{}</text></svg>)~",
+        num((kPlotLeft + kPlotRight) / 2), num(plot_bottom + 36), html_escape(chart.axis_caption));
     return s;
 }
 
@@ -232,46 +261,65 @@ std::string comparison_chart(const Json& c, const Json& metric, double minimum_e
     IntervalChart chart;
     chart.css_class = "effect-chart";
     chart.id = "chart-" + id;
-    chart.data_attrs = fmt::format(R"~(data-comparison="{}" data-kind="{}" data-verdict="{}")~", html_escape(id),
-                                   html_escape(c.value("type", "")), html_escape(c.value("verdict", "")));
-    const double m_pct = c.value("minimum_effect_pct", Json()).is_number() ? c["minimum_effect_pct"].get<double>()
-                                                                           : minimum_effect_pct;
+    chart.data_attrs =
+        fmt::format(R"~(data-comparison="{}" data-kind="{}" data-verdict="{}")~", html_escape(id),
+                    html_escape(c.value("type", "")), html_escape(c.value("verdict", "")));
+    const double m_pct = c.value("minimum_effect_pct", Json()).is_number()
+                             ? c["minimum_effect_pct"].get<double>()
+                             : minimum_effect_pct;
     chart.minimum_effect_log = stats::pct_to_log(m_pct);
     chart.minimum_effect_pct = m_pct;
     chart.title = fmt::format("{} {}: {} against the minimum effect ±{} %", c.value("type", ""), id,
                               c.value("verdict", c.value("state", "")), m_pct);
-    chart.axis_caption = fmt::format("effect exp(d) − 1 on a log scale; right of 0 = candidate better ({})",
-                                     better_side(metric));
+    chart.axis_caption =
+        fmt::format("effect exp(d) − 1 on a log scale; right of 0 = candidate better ({})",
+                    better_side(metric));
     chart.empty_text = "no valid pairs: " + c.value("reason", "");
     const std::vector<double> d = doubles(c.value("d", Json::array()));
-    chart.rows.push_back(ChartRow{fmt::format("pairs (n = {})", d.size()), d, std::nullopt, Marker::circle, false,
-                                  "each ○ one pair"});
+    chart.rows.push_back(ChartRow{fmt::format("pairs (n = {})", d.size()), d, std::nullopt,
+                                  Marker::circle, false, "each ○ one pair"});
     const Json deciding = c.value("deciding", Json());
     std::string level = "deciding interval";
     if (deciding.is_object()) {
         level = deciding.value("look", 0) > 0
                     ? fmt::format("deciding, look {}/{} ({:.1f} %)", deciding.value("look", 0),
-                                  deciding.value("looks_planned", 0), 100 * deciding.value("level", 0.0))
+                                  deciding.value("looks_planned", 0),
+                                  100 * deciding.value("level", 0.0))
                     : fmt::format("deciding ({:.1f} %)", 100 * deciding.value("level", 0.0));
     }
     if (auto i = interval_of(c)) {
         chart.rows.push_back(ChartRow{level, {}, i, Marker::diamond, true, c.value("verdict", "")});
     }
     const Json nominal = c.value("nominal", Json());
-    if (nominal.is_object() && deciding.is_object() && deciding.value("level", 0.0) != nominal.value("confidence", 0.0)) {
+    if (nominal.is_object() && deciding.is_object() &&
+        deciding.value("level", 0.0) != nominal.value("confidence", 0.0)) {
         if (auto i = interval_of(nominal)) {
-            chart.rows.push_back(ChartRow{fmt::format("nominal ({:.0f} %)", 100 * nominal.value("confidence", 0.0)), {}, i,
-                                          Marker::diamond, false, "for reference"});
+            chart.rows.push_back(
+                ChartRow{fmt::format("nominal ({:.0f} %)", 100 * nominal.value("confidence", 0.0)),
+                         {},
+                         i,
+                         Marker::diamond,
+                         false,
+                         "for reference"});
         }
     }
     for (const auto& pc : c.value("per_case", Json::array())) {
-        chart.rows.push_back(ChartRow{"case " + pc.value("case_id", ""), {}, interval_of(pc), Marker::square, false,
-                                      pc.value("verdict", "") + (pc.value("regressed", false) ? " (regressed)" : "")});
+        chart.rows.push_back(ChartRow{
+            "case " + pc.value("case_id", ""),
+            {},
+            interval_of(pc),
+            Marker::square,
+            false,
+            pc.value("verdict", "") + (pc.value("regressed", false) ? " (regressed)" : "")});
     }
     // Bound first: a temporary inside a range-for initializer dies before the loop (C++20).
     const Json constraints_of = c.value("constraints", Json::object());
     for (const auto& [name, k] : constraints_of.items()) {
-        chart.rows.push_back(ChartRow{"constraint " + name, {}, interval_of(k), Marker::triangle, false,
+        chart.rows.push_back(ChartRow{"constraint " + name,
+                                      {},
+                                      interval_of(k),
+                                      Marker::triangle,
+                                      false,
                                       fmt::format("{} (tolerance {} %)", k.value("status", ""),
                                                   k.value("max_regression_pct", 0.0))});
     }
@@ -290,9 +338,14 @@ std::string overview_chart(const Json& model) {
                                      better_side(target.value("metric", Json::object())));
     chart.empty_text = "no comparison has an interval yet";
     for (const auto& c : model.at("comparisons")) {
-        const std::string who = c.value("type", "") == "audit" ? "champion" : c.value("experiment_id", "");
-        chart.rows.push_back(ChartRow{fmt::format("{} {}", c.value("type", ""), who), {}, interval_of(c), Marker::diamond,
-                                      true, c.value("verdict", c.value("state", ""))});
+        const std::string who =
+            c.value("type", "") == "audit" ? "champion" : c.value("experiment_id", "");
+        chart.rows.push_back(ChartRow{fmt::format("{} {}", c.value("type", ""), who),
+                                      {},
+                                      interval_of(c),
+                                      Marker::diamond,
+                                      true,
+                                      c.value("verdict", c.value("state", ""))});
     }
     return render_interval_chart(chart);
 }
@@ -307,15 +360,18 @@ std::string aa_chart(const Json& b, double minimum_effect_pct) {
     chart.axis_caption = "effect exp(d) − 1 of the original against itself: noise only";
     chart.empty_text = "no A/A pairs";
     const std::vector<double> d = doubles(b.value("d", Json::array()));
-    chart.rows.push_back(ChartRow{fmt::format("A/A pairs (n = {})", d.size()), d, std::nullopt, Marker::circle, false, ""});
+    chart.rows.push_back(ChartRow{fmt::format("A/A pairs (n = {})", d.size()), d, std::nullopt,
+                                  Marker::circle, false, ""});
     if (auto i = interval_of(b)) {
-        chart.rows.push_back(ChartRow{"A/A interval", {}, i, Marker::diamond, true, b.value("verdict", "")});
+        chart.rows.push_back(
+            ChartRow{"A/A interval", {}, i, Marker::diamond, true, b.value("verdict", "")});
     }
     return render_interval_chart(chart);
 }
 
 std::string cost_chart(const Json& cost) {
-    static const char* fills[] = {"#333", "url(#cost-hatch)", "url(#cost-dots)", "#bbb", "url(#cost-cross)"};
+    static const char* fills[] = {"#333", "url(#cost-hatch)", "url(#cost-dots)", "#bbb",
+                                  "url(#cost-cross)"};
     const double spent = cost.value("wall_s", 0.0);
     const double budget = cost.value("budget", Json::object()).value("wall_s", 0.0);
     const double scale_max = std::max({spent, budget, 1e-9});
@@ -338,24 +394,27 @@ std::string cost_chart(const Json& cost) {
     for (const auto& [kind, v] : by_kind_of.items()) {
         const double w = (right - left) * v.value("wall_s", 0.0) / scale_max;
         const char* fill = fills[k % std::size(fills)];
-        s += fmt::format(R"~(<path class="cost {}" d="M{} 12h{}v26h-{}Z" fill="{}" stroke="#000"/>)~", html_escape(kind),
-                         num(x), num(std::max(w, 0.5)), num(std::max(w, 0.5)), fill);
+        s += fmt::format(
+            R"~(<path class="cost {}" d="M{} 12h{}v26h-{}Z" fill="{}" stroke="#000"/>)~",
+            html_escape(kind), num(x), num(std::max(w, 0.5)), num(std::max(w, 0.5)), fill);
         x += w;
-        legend += fmt::format(R"~(<path d="M{} 54h12v12h-12Z" fill="{}" stroke="#000"/><text x="{}" y="64">{} ×{}: {}</text>)~",
-                              num(lx), fill, num(lx + 16), html_escape(kind), v.value("count", 0.0),
-                              html_escape(seconds_text(v.value("wall_s", 0.0))));
+        legend += fmt::format(
+            R"~(<path d="M{} 54h12v12h-12Z" fill="{}" stroke="#000"/><text x="{}" y="64">{} ×{}: {}</text>)~",
+            num(lx), fill, num(lx + 16), html_escape(kind), v.value("count", 0.0),
+            html_escape(seconds_text(v.value("wall_s", 0.0))));
         lx += 180;
         ++k;
     }
     s += legend;
     if (budget > 0) {
         const double bx = left + (right - left) * budget / scale_max;
-        s += fmt::format(R"~(<path class="budget" d="M{} 4V46" stroke="#000" stroke-width="2" stroke-dasharray="4 2"/>)~"
-                         R"~(<text x="{}" y="86" text-anchor="end">wall budget {}</text>)~",
-                         num(bx), num(bx), html_escape(seconds_text(budget)));
+        s += fmt::format(
+            R"~(<path class="budget" d="M{} 4V46" stroke="#000" stroke-width="2" stroke-dasharray="4 2"/>)~"
+            R"~(<text x="{}" y="86" text-anchor="end">wall budget {}</text>)~",
+            num(bx), num(bx), html_escape(seconds_text(budget)));
     } else {
-        s += fmt::format(R"~(<text x="{}" y="86">{} wall in all; no wall budget set</text>)~", num(left),
-                         html_escape(seconds_text(spent)));
+        s += fmt::format(R"~(<text x="{}" y="86">{} wall in all; no wall budget set</text>)~",
+                         num(left), html_escape(seconds_text(spent)));
     }
     return s + "</svg>";
 }

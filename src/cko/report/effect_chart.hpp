@@ -1,4 +1,5 @@
-// Inline SVG charts of the report: paired effects against the minimum-effect band, and the cost bar.
+// Inline SVG charts of the report: paired effects against the minimum-effect band, and the cost
+// bar.
 #pragma once
 
 #include "cko/util/json.hpp"
@@ -13,7 +14,7 @@ namespace cko::report {
 enum class Marker { circle, diamond, square, triangle };
 
 struct ChartInterval {
-    double low = 0;   // log ratio d (positive = candidate better)
+    double low = 0;  // log ratio d (positive = candidate better)
     double high = 0;
     std::optional<double> estimate;
 };
@@ -23,21 +24,21 @@ struct ChartRow {
     std::vector<double> points;             // log ratios drawn as small open circles
     std::optional<ChartInterval> interval;  // a bar with the estimate's marker
     Marker marker = Marker::diamond;
-    bool emphasis = false;                  // the deciding interval: a thicker bar
-    std::string note;                       // right of the plot (e.g. the verdict)
+    bool emphasis = false;  // the deciding interval: a thicker bar
+    std::string note;       // right of the plot (e.g. the verdict)
 };
 
 // One chart: rows on a common log-ratio axis with ticks labelled as effects in percent
 // (exp(d) − 1), the hatched band (−m, m) of the minimum effect and dashed lines at ±m.
 struct IntervalChart {
-    std::string css_class;    // "effect-chart", "overview-chart"
-    std::string id;           // unique in the page (pattern ids derive from it)
-    std::string title;        // <title>, read by screen readers and shown as a tooltip
-    std::string data_attrs;   // extra attributes for the <svg> element, already escaped
+    std::string css_class;          // "effect-chart", "overview-chart"
+    std::string id;                 // unique in the page (pattern ids derive from it)
+    std::string title;              // <title>, read by screen readers and shown as a tooltip
+    std::string data_attrs;         // extra attributes for the <svg> element, already escaped
     double minimum_effect_pct = 0;  // m in percent (the band's label)
     double minimum_effect_log = 0;  // m = ln(1 + pct/100) (the band's edges)
-    std::string axis_caption;  // under the axis
-    std::string empty_text;    // shown in the plot when no row has data
+    std::string axis_caption;       // under the axis
+    std::string empty_text;         // shown in the plot when no row has data
     std::vector<ChartRow> rows;
 };
 
@@ -46,7 +47,8 @@ struct IntervalChart {
 // The chart of one comparison entry of the report model: its pairs' effects, the deciding
 // interval (with its look and level), the nominal interval, every case's interval and every
 // constraint's, against the minimum-effect band. `metric` is the Target's primary metric object.
-[[nodiscard]] std::string comparison_chart(const Json& comparison, const Json& metric, double minimum_effect_pct);
+[[nodiscard]] std::string comparison_chart(const Json& comparison, const Json& metric,
+                                           double minimum_effect_pct);
 
 // Every comparison's deciding interval on one axis, in time order.
 [[nodiscard]] std::string overview_chart(const Json& model);

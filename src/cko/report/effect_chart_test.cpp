@@ -5,13 +5,13 @@
 
 #include <string_view>
 
-
 namespace cko::report {
 namespace {
 
 std::size_t count(const std::string& hay, const std::string& needle) {
     std::size_t n = 0;
-    for (auto p = hay.find(needle); p != std::string::npos; p = hay.find(needle, p + needle.size())) {
+    for (auto p = hay.find(needle); p != std::string::npos;
+         p = hay.find(needle, p + needle.size())) {
         ++n;
     }
     return n;
@@ -29,12 +29,23 @@ Json confirm_entry() {
                 {"ci_high_pct", 41.0},
                 {"deciding", {{"look", 2}, {"looks_planned", 3}, {"level", 0.982}}},
                 {"nominal", {{"confidence", 0.95}, {"ci_low_pct", 34.0}, {"ci_high_pct", 40.0}}},
-                {"per_case", Json::array({Json{{"case_id", "small"}, {"verdict", "improved"}, {"effect_pct", 30.0},
-                                               {"ci_low_pct", 25.0}, {"ci_high_pct", 35.0}},
-                                          Json{{"case_id", "large"}, {"verdict", "improved"}, {"effect_pct", 42.0},
-                                               {"ci_low_pct", 38.0}, {"ci_high_pct", 46.0}}})},
-                {"constraints", {{"peak_mem", {{"status", "ok"}, {"max_regression_pct", 2.0}, {"effect_pct", 0.1},
-                                               {"ci_low_pct", -0.5}, {"ci_high_pct", 0.6}}}}}};
+                {"per_case", Json::array({Json{{"case_id", "small"},
+                                               {"verdict", "improved"},
+                                               {"effect_pct", 30.0},
+                                               {"ci_low_pct", 25.0},
+                                               {"ci_high_pct", 35.0}},
+                                          Json{{"case_id", "large"},
+                                               {"verdict", "improved"},
+                                               {"effect_pct", 42.0},
+                                               {"ci_low_pct", 38.0},
+                                               {"ci_high_pct", 46.0}}})},
+                {"constraints",
+                 {{"peak_mem",
+                   {{"status", "ok"},
+                    {"max_regression_pct", 2.0},
+                    {"effect_pct", 0.1},
+                    {"ci_low_pct", -0.5},
+                    {"ci_high_pct", 0.6}}}}}};
 }
 
 const Json kMetric{{"name", "latency_us"}, {"direction", "lower"}};
@@ -46,8 +57,8 @@ TEST(EffectChart, DrawsEveryPairTheDecidingIntervalAndEveryCase) {
     EXPECT_NE(svg.find(R"(data-comparison="inv-0000000000000001")"), std::string::npos);
     EXPECT_EQ(count(svg, R"(class="pair")"), 6u);
     EXPECT_EQ(count(svg, R"(class="interval deciding")"), 1u);
-    EXPECT_EQ(count(svg, "estimate square"), 2u);   // the two cases
-    EXPECT_EQ(count(svg, "estimate triangle"), 1u); // the constraint
+    EXPECT_EQ(count(svg, "estimate square"), 2u);    // the two cases
+    EXPECT_EQ(count(svg, "estimate triangle"), 1u);  // the constraint
     EXPECT_NE(svg.find("deciding, look 2/3 (98.2 %)"), std::string::npos);
     EXPECT_NE(svg.find("nominal (95 %)"), std::string::npos);
     EXPECT_NE(svg.find("hatched band ±5 % = minimum effect"), std::string::npos);
@@ -82,23 +93,29 @@ TEST(EffectChart, TheDecidingIntervalSitsRightOfTheBandWhenImproved) {
     const double lo = number_after(svg, interval, "M");
     const double hi = number_after(svg, interval, "H");
     const std::string_view band = R"(<rect class="band" )";
-    const double band_right = number_after(svg, band, R"(x=")") + number_after(svg, band, R"(width=")");
+    const double band_right =
+        number_after(svg, band, R"(x=")") + number_after(svg, band, R"(width=")");
     EXPECT_GT(lo, band_right);
     EXPECT_GT(hi, lo);
 }
 
 TEST(EffectChart, AComparisonWithoutValidPairsSaysWhy) {
-    Json c{{"type", "screen"}, {"id", "inv-2"}, {"verdict", "invalid"}, {"d", Json::array()},
+    Json c{{"type", "screen"},
+           {"id", "inv-2"},
+           {"verdict", "invalid"},
+           {"d", Json::array()},
            {"reason", "the candidate failed correctness on case <small>"}};
     const std::string svg = comparison_chart(c, kMetric, 5.0);
     EXPECT_EQ(count(svg, R"(class="pair")"), 0u);
-    EXPECT_NE(svg.find("no valid pairs: the candidate failed correctness on case &lt;small&gt;"), std::string::npos);
+    EXPECT_NE(svg.find("no valid pairs: the candidate failed correctness on case &lt;small&gt;"),
+              std::string::npos);
     EXPECT_NE(svg.find(R"(class="zero" d="M)"), std::string::npos);
 }
 
 TEST(EffectChart, TheOverviewHasOneRowPerComparison) {
     Json model{{"target", {{"minimum_effect_pct", 5.0}, {"metric", kMetric}}},
-               {"comparisons", Json::array({confirm_entry(), confirm_entry(), Json{{"type", "screen"}, {"verdict", "invalid"}}})}};
+               {"comparisons", Json::array({confirm_entry(), confirm_entry(),
+                                            Json{{"type", "screen"}, {"verdict", "invalid"}}})}};
     const std::string svg = overview_chart(model);
     EXPECT_NE(svg.find(R"(class="overview-chart")"), std::string::npos);
     EXPECT_EQ(count(svg, R"(class="row-label")"), 3u);
@@ -106,8 +123,11 @@ TEST(EffectChart, TheOverviewHasOneRowPerComparison) {
 }
 
 TEST(EffectChart, TheCostBarShowsEachKindAndTheBudget) {
-    Json cost{{"wall_s", 40.0}, {"budget", {{"wall_s", 100.0}}},
-              {"by_kind", {{"baseline", {{"wall_s", 28.0}, {"count", 1}}}, {"confirm", {{"wall_s", 12.0}, {"count", 1}}}}}};
+    Json cost{{"wall_s", 40.0},
+              {"budget", {{"wall_s", 100.0}}},
+              {"by_kind",
+               {{"baseline", {{"wall_s", 28.0}, {"count", 1}}},
+                {"confirm", {{"wall_s", 12.0}, {"count", 1}}}}}};
     const std::string svg = cost_chart(cost);
     EXPECT_NE(svg.find(R"(class="cost baseline")"), std::string::npos);
     EXPECT_NE(svg.find(R"(class="cost confirm")"), std::string::npos);

@@ -1,4 +1,5 @@
-// handoff.md skeleton: every fact from the report model with its evidence ids; the judgement left to a person.
+// handoff.md skeleton: every fact from the report model with its evidence ids; the judgement left
+// to a person.
 #include "cko/report/handoff.hpp"
 
 #include "cko/report/text.hpp"
@@ -33,8 +34,8 @@ std::string budget_line(const char* what, double spent, double budget) {
     if (budget <= 0) {
         return fmt::format("- {}: {} spent; no budget set\n", what, seconds_text(spent));
     }
-    return fmt::format("- {}: {} of {} ({:.0f} %)\n", what, seconds_text(spent), seconds_text(budget),
-                       100.0 * spent / budget);
+    return fmt::format("- {}: {} of {} ({:.0f} %)\n", what, seconds_text(spent),
+                       seconds_text(budget), 100.0 * spent / budget);
 }
 
 std::string write_here(const std::string& title, const std::string& prompt) {
@@ -50,36 +51,46 @@ std::string render_handoff(const Json& model) {
     const Json& ch = model["champion"];
     const Json& stop = model["stop"];
     std::string s = fmt::format(
-        "# Handoff: {} (Target `{}`)\n\n> Skeleton written by `cko handoff` at {} from the evidence in `{}`. Every "
-        "fact below comes from a record, named by its id in backticks. Sections marked {} are yours to write. cko "
+        "# Handoff: {} (Target `{}`)\n\n> Skeleton written by `cko handoff` at {} from the "
+        "evidence in `{}`. Every "
+        "fact below comes from a record, named by its id in backticks. Sections marked {} are "
+        "yours to write. cko "
         "never reads this file back.\n\n",
-        t.value("name", ""), t.value("id", ""), utc_text(model.value("generated_unix_s", std::int64_t{0})),
-        model.value("root", ""), kWriteHere);
+        t.value("name", ""), t.value("id", ""),
+        utc_text(model.value("generated_unix_s", std::int64_t{0})), model.value("root", ""),
+        kWriteHere);
 
     s += "## Termination reason\n\n";
-    s += stop.is_null()
-             ? fmt::format("{}: no termination reason is recorded. Record one with `cko stop --root {} --reason "
-                           "\"…\"` and regenerate this skeleton.\n",
-                           kWriteHere, model.value("root", ""))
-             : fmt::format("{} (`{}`, {}; champion then: `{}`)\n", stop.value("reason", ""), stop.value("id", ""),
-                           utc_text(stop.value("stopped_unix_s", std::int64_t{0})),
-                           stop["champion"].value("experiment_id", Json()).is_string()
-                               ? stop["champion"]["experiment_id"].get<std::string>()
-                               : "original");
+    s += stop.is_null() ? fmt::format(
+                              "{}: no termination reason is recorded. Record one with `cko stop "
+                              "--root {} --reason "
+                              "\"…\"` and regenerate this skeleton.\n",
+                              kWriteHere, model.value("root", ""))
+                        : fmt::format("{} (`{}`, {}; champion then: `{}`)\n",
+                                      stop.value("reason", ""), stop.value("id", ""),
+                                      utc_text(stop.value("stopped_unix_s", std::int64_t{0})),
+                                      stop["champion"].value("experiment_id", Json()).is_string()
+                                          ? stop["champion"]["experiment_id"].get<std::string>()
+                                          : "original");
 
     s += "\n## Outcome\n\n";
-    s += fmt::format("- **Claim layer:** {} — no claim here reaches beyond it.\n", goal.value("claim_layer", ""));
+    s += fmt::format("- **Claim layer:** {} — no claim here reaches beyond it.\n",
+                     goal.value("claim_layer", ""));
     s += fmt::format("- **Primary goal** ({} {}, minimum effect {:g} %): **{}** — {}\n",
-                     t["metric"].value("name", ""), t["metric"].value("direction", "") == "higher" ? "higher" : "lower",
-                     t.value("minimum_effect_pct", 0.0), goal.value("reached", false) ? "reached" : "not reached",
+                     t["metric"].value("name", ""),
+                     t["metric"].value("direction", "") == "higher" ? "higher" : "lower",
+                     t.value("minimum_effect_pct", 0.0),
+                     goal.value("reached", false) ? "reached" : "not reached",
                      goal.value("text", ""));
     const std::string current = ch.value("current", "original");
     s += current == "original"
              ? fmt::format("- **Keep:** the original (code `{}`): no experiment is the champion.\n",
                            ch.value("digest", "").substr(0, 16))
-             : fmt::format("- **Keep:** champion `{}` (code `{}`, selection `{}`); `cko champion export` writes its "
-                           "files.\n",
-                           current, ch.value("digest", "").substr(0, 16), ch.value("selection", ""));
+             : fmt::format(
+                   "- **Keep:** champion `{}` (code `{}`, selection `{}`); `cko champion export` "
+                   "writes its "
+                   "files.\n",
+                   current, ch.value("digest", "").substr(0, 16), ch.value("selection", ""));
     s += "- **Effect range:**";
     bool any_range = false;
     for (const auto& c : model["comparisons"]) {
@@ -89,11 +100,12 @@ std::string render_handoff(const Json& model) {
         if (!of_champion || current == "original") {
             continue;
         }
-        s += fmt::format("\n  - {} `{}`: {}, deciding interval {} over {} pairs", type, c.value("id", ""),
-                         c.value("effect_words", ""), interval_text(c), c.value("pairs", 0));
+        s += fmt::format("\n  - {} `{}`: {}, deciding interval {} over {} pairs", type,
+                         c.value("id", ""), c.value("effect_words", ""), interval_text(c),
+                         c.value("pairs", 0));
         for (const auto& pc : c.value("per_case", Json::array())) {
-            s += fmt::format("\n    - case `{}`: {} {}", pc.value("case_id", ""), pc.value("effect_words", ""),
-                             interval_text(pc));
+            s += fmt::format("\n    - case `{}`: {} {}", pc.value("case_id", ""),
+                             pc.value("effect_words", ""), interval_text(pc));
         }
         any_range = true;
     }
@@ -107,18 +119,23 @@ std::string render_handoff(const Json& model) {
     for (const auto& c : t.value("cases", Json::array())) {
         cases += fmt::format("`{}` ", c.get<std::string>());
     }
-    s += fmt::format("- **Where it applies:** this environment identity only — host `{}` (machine `{}`), {} ×{}, "
-                     "kernel {}{}; GPUs: {}; driver {}, CUDA {}; cases {}\n",
-                     id.value("hostname", ""), id.value("machine_id", ""), id.value("cpu_model", ""),
-                     value_text(id.value("logical_cpus", Json())), id.value("kernel_release", ""),
-                     id.value("in_container", Json()) == Json(true) ? ", in a container" : "", gpus.empty() ? "none" : gpus,
-                     value_text(id.value("driver_version", Json())), value_text(id.value("cuda_driver_version", Json())), cases);
+    s += fmt::format(
+        "- **Where it applies:** this environment identity only — host `{}` (machine `{}`), {} "
+        "×{}, "
+        "kernel {}{}; GPUs: {}; driver {}, CUDA {}; cases {}\n",
+        id.value("hostname", ""), id.value("machine_id", ""), id.value("cpu_model", ""),
+        value_text(id.value("logical_cpus", Json())), id.value("kernel_release", ""),
+        id.value("in_container", Json()) == Json(true) ? ", in a container" : "",
+        gpus.empty() ? "none" : gpus, value_text(id.value("driver_version", Json())),
+        value_text(id.value("cuda_driver_version", Json())), cases);
 
-    s += "\n## Conclusion per experiment\n\n| experiment | mechanism | hypothesis | status | conclusion | evidence |\n"
+    s += "\n## Conclusion per experiment\n\n| experiment | mechanism | hypothesis | status | "
+         "conclusion | evidence |\n"
          "|---|---|---|---|---|---|\n";
     for (const auto& x : model["experiments"]) {
-        s += fmt::format("| `{}` | {} | {} | {} | {} | {} |\n", x.value("id", ""), md_cell(x.value("mechanism", "")),
-                         md_cell(x.value("hypothesis", "")), x.value("status", ""), md_cell(x.value("conclusion", "")),
+        s += fmt::format("| `{}` | {} | {} | {} | {} | {} |\n", x.value("id", ""),
+                         md_cell(x.value("mechanism", "")), md_cell(x.value("hypothesis", "")),
+                         x.value("status", ""), md_cell(x.value("conclusion", "")),
                          ids_md(x.value("evidence", Json::array())));
     }
     if (model["experiments"].empty()) {
@@ -130,15 +147,17 @@ std::string render_handoff(const Json& model) {
         s += "None rejected.\n";
     }
     for (const auto& r : f["rejected"]) {
-        const std::string closes = r.value("closes", Json("")).is_string() ? r["closes"].get<std::string>() : "";
-        s += fmt::format("- `{}` ({}): {}\n  - closed: **{}** — {}{}\n  - evidence: {}\n", r.value("id", ""),
-                         r.value("mechanism", ""), r.value("conclusion", ""), closes.empty() ? "nothing" : closes,
-                         closes_words(closes),
-                         closes != r.value("declared_closes", "")
-                             ? fmt::format(" (the contract declared {}; a wrong result measures no performance)",
-                                           r.value("declared_closes", ""))
-                             : "",
-                         ids_md(r.value("evidence", Json::array())));
+        const std::string closes =
+            r.value("closes", Json("")).is_string() ? r["closes"].get<std::string>() : "";
+        s += fmt::format(
+            "- `{}` ({}): {}\n  - closed: **{}** — {}{}\n  - evidence: {}\n", r.value("id", ""),
+            r.value("mechanism", ""), r.value("conclusion", ""),
+            closes.empty() ? "nothing" : closes, closes_words(closes),
+            closes != r.value("declared_closes", "")
+                ? fmt::format(" (the contract declared {}; a wrong result measures no performance)",
+                              r.value("declared_closes", ""))
+                : "",
+            ids_md(r.value("evidence", Json::array())));
     }
 
     const Json& cost = model["cost"];
@@ -150,8 +169,8 @@ std::string render_handoff(const Json& model) {
     // Bound first: a temporary inside a range-for initializer dies before the loop (C++20).
     const Json by_kind_of = cost.value("by_kind", Json::object());
     for (const auto& [kind, v] : by_kind_of.items()) {
-        s += fmt::format("  - {} ×{:.0f}: {} wall, {} GPU\n", kind, v.value("count", 0.0), seconds_text(v.value("wall_s", 0.0)),
-                         seconds_text(v.value("gpu_s", 0.0)));
+        s += fmt::format("  - {} ×{:.0f}: {} wall, {} GPU\n", kind, v.value("count", 0.0),
+                         seconds_text(v.value("wall_s", 0.0)), seconds_text(v.value("gpu_s", 0.0)));
     }
     if (budget.value("deadline", Json()).is_string()) {
         s += "- deadline: " + budget["deadline"].get<std::string>() + "\n";
@@ -159,13 +178,18 @@ std::string render_handoff(const Json& model) {
 
     s += "\n## Evidence gaps and open risks\n\n";
     for (const auto& g : f["gaps"]) {
-        s += fmt::format("- {}{}\n", g.value("text", ""), g["evidence"].empty() ? "" : " (" + ids_md(g["evidence"]) + ")");
+        s += fmt::format("- {}{}\n", g.value("text", ""),
+                         g["evidence"].empty() ? "" : " (" + ids_md(g["evidence"]) + ")");
     }
 
-    s += write_here("Conclusion", "What held, what did not, and how sure we are, in your words, citing the ids above.");
-    s += write_here("What was learned", "Which mechanisms are now understood, and what the rejections taught.");
-    s += write_here("Next steps", "Directions still open (see the rejections above for what they did not close), "
-                                  "and the cheapest evidence that would close each gap listed above.");
+    s += write_here(
+        "Conclusion",
+        "What held, what did not, and how sure we are, in your words, citing the ids above.");
+    s += write_here("What was learned",
+                    "Which mechanisms are now understood, and what the rejections taught.");
+    s += write_here("Next steps",
+                    "Directions still open (see the rejections above for what they did not close), "
+                    "and the cheapest evidence that would close each gap listed above.");
     return s;
 }
 

@@ -1,4 +1,5 @@
-// The handoff skeleton: Markdown filled from the report model, with the sections a person must write marked.
+// The handoff skeleton: Markdown filled from the report model, with the sections a person must
+// write marked.
 #pragma once
 
 #include "cko/util/json.hpp"

@@ -1,4 +1,5 @@
-// The handoff skeleton: facts with their evidence ids, rejections with what they closed, marked sections.
+// The handoff skeleton: facts with their evidence ids, rejections with what they closed, marked
+// sections.
 #include "cko/report/handoff.hpp"
 
 #include "cko/report/report_model.hpp"
@@ -13,7 +14,8 @@ namespace {
 
 std::size_t count(const std::string& hay, const std::string& needle) {
     std::size_t n = 0;
-    for (auto p = hay.find(needle); p != std::string::npos; p = hay.find(needle, p + needle.size())) {
+    for (auto p = hay.find(needle); p != std::string::npos;
+         p = hay.find(needle, p + needle.size())) {
         ++n;
     }
     return n;
@@ -48,9 +50,11 @@ TEST_F(HandoffTest, TheSkeletonCitesTheEvidenceAndMarksWhatAPersonMustWrite) {
     EXPECT_NE(md.find("| `" + wrong + "` |"), std::string::npos);
     EXPECT_NE(md.find("`" + wrong + "`, `" + s2 + "`"), std::string::npos);
     // Rejections and what each closed.
-    EXPECT_NE(md.find("closed: **implementation** — this implementation only; the mechanism stays open (the "
-                      "contract declared mechanism"),
-              std::string::npos);
+    EXPECT_NE(
+        md.find(
+            "closed: **implementation** — this implementation only; the mechanism stays open (the "
+            "contract declared mechanism"),
+        std::string::npos);
     EXPECT_NE(md.find("closed: **integration**"), std::string::npos);
     EXPECT_NE(md.find("`" + slow + "`, `" + c3 + "`"), std::string::npos);
     EXPECT_NE(md.find("- wall: 1 min 16 s of 1 h 00 min (2 %)"), std::string::npos);
@@ -59,7 +63,8 @@ TEST_F(HandoffTest, TheSkeletonCitesTheEvidenceAndMarksWhatAPersonMustWrite) {
     (void)record_stop(s.store(), "goal reached; the remaining directions are not worth the budget");
     md = render_handoff(build_report_model(s.store(), 0));
     EXPECT_EQ(count(md, kWriteHere), 1u + 3u);
-    EXPECT_NE(md.find("## Termination reason\n\ngoal reached; the remaining directions are not worth the budget (`stop-"),
+    EXPECT_NE(md.find("## Termination reason\n\ngoal reached; the remaining directions are not "
+                      "worth the budget (`stop-"),
               std::string::npos);
     EXPECT_EQ(md.find("no termination reason recorded"), std::string::npos);
 }

@@ -1,4 +1,5 @@
-// The HTML page of the report model: sections, tables and the inline charts; all text escaped on the way in.
+// The HTML page of the report model: sections, tables and the inline charts; all text escaped on
+// the way in.
 #include "cko/report/html_printer.hpp"
 
 #include "cko/report/effect_chart.hpp"
@@ -38,8 +39,12 @@ svg text{fill:#111}
 @media print{main{max-width:none}article.comparison{break-inside:avoid}}
 )css";
 
-std::string e(const std::string& s) { return html_escape(s); }
-std::string e(const Json& j, const char* key) { return html_escape(j.value(key, "")); }
+std::string e(const std::string& s) {
+    return html_escape(s);
+}
+std::string e(const Json& j, const char* key) {
+    return html_escape(j.value(key, ""));
+}
 
 std::string ids_html(const Json& ids) {
     std::string out;
@@ -80,16 +85,20 @@ std::string target_html(const Json& t) {
         "<dt>constraints</dt><dd>{}</dd>"
         "<dt>statistics</dt><dd>confidence {:g}, {}–{} pairs, sequential {}</dd>"
         "<dt>claim layer</dt><dd>{}</dd>"
-        "<dt>environment</dt><dd>host {} (machine <code>{}</code>), {} ×{}, kernel {}{}; GPUs: {}; driver {}, CUDA {}</dd>"
+        "<dt>environment</dt><dd>host {} (machine <code>{}</code>), {} ×{}, kernel {}{}; GPUs: {}; "
+        "driver {}, CUDA {}</dd>"
         "</dl></section>",
-        e(t, "id"), e(utc_text(t.value("created_unix_s", std::int64_t{0}))), e(t["original"], "source"),
-        t["original"].value("file_count", 0), e(t["original"], "digest").substr(0, 16), cases, e(metric, "name"),
-        e(metric, "unit"), e(metric, "direction"), e(metric, "aggregation"), t.value("minimum_effect_pct", 0.0),
+        e(t, "id"), e(utc_text(t.value("created_unix_s", std::int64_t{0}))),
+        e(t["original"], "source"), t["original"].value("file_count", 0),
+        e(t["original"], "digest").substr(0, 16), cases, e(metric, "name"), e(metric, "unit"),
+        e(metric, "direction"), e(metric, "aggregation"), t.value("minimum_effect_pct", 0.0),
         e(corr, "metric"), e(corr, "operator"), e(corr.value("threshold", Json()).dump()),
-        constraints.empty() ? "none" : constraints, stat.value("confidence", 0.0), stat.value("min_pairs", 0),
-        stat.value("max_pairs", 0), stat.value("sequential", false) ? "yes" : "no", e(t, "claim_layer"),
-        e(id, "hostname"), e(id, "machine_id"), e(id, "cpu_model"), e(value_text(id.value("logical_cpus", Json()))),
-        e(id, "kernel_release"), id.value("in_container", Json()) == Json(true) ? ", in a container" : "",
+        constraints.empty() ? "none" : constraints, stat.value("confidence", 0.0),
+        stat.value("min_pairs", 0), stat.value("max_pairs", 0),
+        stat.value("sequential", false) ? "yes" : "no", e(t, "claim_layer"), e(id, "hostname"),
+        e(id, "machine_id"), e(id, "cpu_model"), e(value_text(id.value("logical_cpus", Json()))),
+        e(id, "kernel_release"),
+        id.value("in_container", Json()) == Json(true) ? ", in a container" : "",
         gpus.empty() ? "none" : gpus, e(value_text(id.value("driver_version", Json()))),
         e(value_text(id.value("cuda_driver_version", Json()))));
 }
@@ -98,34 +107,45 @@ std::string baseline_html(const Json& model) {
     const Json& b = model["baseline"];
     std::string s = "<section id=\"baseline\"><h2>Baseline and resolution</h2>";
     if (b.is_null()) {
-        return s + "<p class=\"todo\">No baseline: the measurement noise is unknown (cko baseline).</p></section>";
+        return s +
+               "<p class=\"todo\">No baseline: the measurement noise is unknown (cko "
+               "baseline).</p></section>";
     }
-    s += fmt::format("<p>Baseline <code>{}</code> ({}). A/A check: {} {} over {} pairs.</p><p>{}</p>", e(b, "id"),
-                     e(utc_text(b.value("t_unix_s", std::int64_t{0}))), verdict_label(b.value("verdict", "")),
-                     e(interval_text(b)), b.value("pairs", 0), e(b, "resolution"));
+    s += fmt::format(
+        "<p>Baseline <code>{}</code> ({}). A/A check: {} {} over {} pairs.</p><p>{}</p>",
+        e(b, "id"), e(utc_text(b.value("t_unix_s", std::int64_t{0}))),
+        verdict_label(b.value("verdict", "")), e(interval_text(b)), b.value("pairs", 0),
+        e(b, "resolution"));
     s += aa_chart(b, model["target"].value("minimum_effect_pct", 0.0));
-    s += "<div class=\"scroll\"><table><tr><th>case</th><th>median</th><th>CV</th><th>samples</th></tr>";
+    s += "<div "
+         "class=\"scroll\"><table><tr><th>case</th><th>median</th><th>CV</th><th>samples</th></tr>";
     // Bound first: a temporary inside a range-for initializer dies before the loop (C++20).
     const Json cases_of = b.value("cases", Json::object());
     for (const auto& [id, c] : cases_of.items()) {
-        s += fmt::format("<tr><td><code>{}</code></td><td>{:.6g} {}</td><td>{:.3g}</td><td>{}</td></tr>", e(id),
-                         c.value("median", 0.0), e(c, "unit"), c.value("cv", 0.0), c.value("samples", 0));
+        s += fmt::format(
+            "<tr><td><code>{}</code></td><td>{:.6g} {}</td><td>{:.3g}</td><td>{}</td></tr>", e(id),
+            c.value("median", 0.0), e(c, "unit"), c.value("cv", 0.0), c.value("samples", 0));
     }
     return s + "</table></div></section>";
 }
 
 std::string experiments_html(const Json& model) {
-    std::string s = "<section id=\"experiments\"><h2>Experiments in time order</h2><div class=\"scroll\"><table>"
-                    "<tr><th>frozen</th><th>experiment</th><th>hypothesis</th><th>mechanism</th><th>base</th>"
-                    "<th>a failure closes</th><th>status</th><th>conclusion</th></tr>";
+    std::string s =
+        "<section id=\"experiments\"><h2>Experiments in time order</h2><div "
+        "class=\"scroll\"><table>"
+        "<tr><th>frozen</th><th>experiment</th><th>hypothesis</th><th>mechanism</th><th>base</th>"
+        "<th>a failure closes</th><th>status</th><th>conclusion</th></tr>";
     for (const auto& x : model["experiments"]) {
-        s += fmt::format("<tr><td>{}</td><td><code>{}</code></td><td>{}{}</td><td>{}</td><td>{}</td><td>{}</td>"
-                         "<td><b>{}</b></td><td>{}</td></tr>",
-                         e(utc_text(x.value("t_unix_s", std::int64_t{0}))), e(x, "id"),
-                         x.value("control", false) ? "[A/A control] " : "", e(x, "hypothesis"), e(x, "mechanism"),
-                         e(x.value("base_experiment", Json()).is_string() ? x["base_experiment"].get<std::string>()
-                                                                            : x.value("base", "")),
-                         e(x, "failure_closes"), e(x, "status"), e(x, "conclusion"));
+        s += fmt::format(
+            "<tr><td>{}</td><td><code>{}</code></td><td>{}{}</td><td>{}</td><td>{}</td><td>{}</td>"
+            "<td><b>{}</b></td><td>{}</td></tr>",
+            e(utc_text(x.value("t_unix_s", std::int64_t{0}))), e(x, "id"),
+            x.value("control", false) ? "[A/A control] " : "", e(x, "hypothesis"),
+            e(x, "mechanism"),
+            e(x.value("base_experiment", Json()).is_string()
+                  ? x["base_experiment"].get<std::string>()
+                  : x.value("base", "")),
+            e(x, "failure_closes"), e(x, "status"), e(x, "conclusion"));
     }
     if (model["experiments"].empty()) {
         s += "<tr><td colspan=\"8\">no experiment frozen yet</td></tr>";
@@ -136,41 +156,55 @@ std::string experiments_html(const Json& model) {
 std::string comparison_html(const Json& c, const Json& model) {
     const Json& t = model["target"];
     const std::string type = c.value("type", "");
-    const std::string subject = type == "audit" ? "the champion " + c.value("candidate", "") : c.value("experiment_id", "");
+    const std::string subject =
+        type == "audit" ? "the champion " + c.value("candidate", "") : c.value("experiment_id", "");
     std::string s = fmt::format(
-        "<article class=\"comparison\" id=\"{}\"><h3>{} of <code>{}</code> against {} — {}</h3>", e(c, "id"), e(type),
-        e(subject), e(c, "reference"), verdict_label(c.value("verdict", c.value("state", ""))));
+        "<article class=\"comparison\" id=\"{}\"><h3>{} of <code>{}</code> against {} — {}</h3>",
+        e(c, "id"), e(type), e(subject), e(c, "reference"),
+        verdict_label(c.value("verdict", c.value("state", ""))));
     std::string decided = "";
     const Json deciding = c.value("deciding", Json());
     if (deciding.is_object()) {
-        decided = deciding.value("look", 0) > 0
-                      ? fmt::format(" at look {} of {} (interval level {:.1f} %)", deciding.value("look", 0),
-                                    deciding.value("looks_planned", 0), 100 * deciding.value("level", 0.0))
-                      : fmt::format(" (interval level {:.1f} %)", 100 * deciding.value("level", 0.0));
+        decided =
+            deciding.value("look", 0) > 0
+                ? fmt::format(" at look {} of {} (interval level {:.1f} %)",
+                              deciding.value("look", 0), deciding.value("looks_planned", 0),
+                              100 * deciding.value("level", 0.0))
+                : fmt::format(" (interval level {:.1f} %)", 100 * deciding.value("level", 0.0));
     }
-    s += fmt::format("<p><b>{}</b>, deciding interval {}{} against the minimum effect ±{:g} %{}.</p>",
-                     e(c, "effect_words"), e(interval_text(c)), e(decided),
-                     c.value("minimum_effect_pct", Json()).is_number() ? c["minimum_effect_pct"].get<double>()
-                                                                        : t.value("minimum_effect_pct", 0.0),
-                     type == "screen" ? "; screen decision: " + e(c, "decision") : "");
+    s += fmt::format(
+        "<p><b>{}</b>, deciding interval {}{} against the minimum effect ±{:g} %{}.</p>",
+        e(c, "effect_words"), e(interval_text(c)), e(decided),
+        c.value("minimum_effect_pct", Json()).is_number() ? c["minimum_effect_pct"].get<double>()
+                                                          : t.value("minimum_effect_pct", 0.0),
+        type == "screen" ? "; screen decision: " + e(c, "decision") : "");
     s += comparison_chart(c, t["metric"], t.value("minimum_effect_pct", 0.0));
-    s += fmt::format("<p class=\"muted\"><code>{}</code>: {} · {} pairs · {} driver calls · {} wall · {} GPU · {}</p>",
-                     e(c, "id"), e(c, "state"), c.value("pairs", 0), e(c.value("driver_calls", Json()).dump()),
-                     e(seconds_text(c.value("wall_s", 0.0))), e(seconds_text(c.value("gpu_s", 0.0))), e(c, "reason"));
+    s += fmt::format(
+        "<p class=\"muted\"><code>{}</code>: {} · {} pairs · {} driver calls · {} wall · {} GPU · "
+        "{}</p>",
+        e(c, "id"), e(c, "state"), c.value("pairs", 0), e(c.value("driver_calls", Json()).dump()),
+        e(seconds_text(c.value("wall_s", 0.0))), e(seconds_text(c.value("gpu_s", 0.0))),
+        e(c, "reason"));
     if (!c.value("per_case", Json::array()).empty()) {
-        s += "<div class=\"scroll\"><table><tr><th>case</th><th>verdict</th><th>effect</th><th>interval</th></tr>";
+        s += "<div "
+             "class=\"scroll\"><table><tr><th>case</th><th>verdict</th><th>effect</"
+             "th><th>interval</th></tr>";
         for (const auto& pc : c["per_case"]) {
-            s += fmt::format("<tr><td><code>{}</code></td><td>{}{}</td><td>{}</td><td>{}</td></tr>", e(pc, "case_id"),
-                             verdict_label(pc.value("verdict", "")), pc.value("regressed", false) ? " (regressed)" : "",
+            s += fmt::format("<tr><td><code>{}</code></td><td>{}{}</td><td>{}</td><td>{}</td></tr>",
+                             e(pc, "case_id"), verdict_label(pc.value("verdict", "")),
+                             pc.value("regressed", false) ? " (regressed)" : "",
                              e(pc, "effect_words"), e(interval_text(pc)));
         }
         s += "</table></div>";
     }
     if (!c.value("constraints", Json::object()).empty()) {
-        s += "<div class=\"scroll\"><table><tr><th>constraint</th><th>status</th><th>tolerance</th><th>interval</th></tr>";
+        s += "<div "
+             "class=\"scroll\"><table><tr><th>constraint</th><th>status</th><th>tolerance</"
+             "th><th>interval</th></tr>";
         for (const auto& [name, k] : c["constraints"].items()) {
-            s += fmt::format("<tr><td>{}</td><td>{}</td><td>{:g} %</td><td>{}</td></tr>", e(name), e(k, "status"),
-                             k.value("max_regression_pct", 0.0), e(interval_text(k)));
+            s += fmt::format("<tr><td>{}</td><td>{}</td><td>{:g} %</td><td>{}</td></tr>", e(name),
+                             e(k, "status"), k.value("max_regression_pct", 0.0),
+                             e(interval_text(k)));
         }
         s += "</table></div>";
     }
@@ -182,18 +216,21 @@ std::string comparison_html(const Json& c, const Json& model) {
 
 std::string champion_html(const Json& model) {
     const Json& ch = model["champion"];
-    std::string s = fmt::format("<section id=\"champion\"><h2>Champion and lineage</h2><p>Champion now: "
-                                "<strong id=\"champion-name\">{}</strong> (code <code>{}</code>).</p><ol class=\"lineage\">"
-                                "<li>original (frozen with the Target)</li>",
-                                e(ch, "current"), e(ch, "digest").substr(0, 16));
+    std::string s = fmt::format(
+        "<section id=\"champion\"><h2>Champion and lineage</h2><p>Champion now: "
+        "<strong id=\"champion-name\">{}</strong> (code <code>{}</code>).</p><ol class=\"lineage\">"
+        "<li>original (frozen with the Target)</li>",
+        e(ch, "current"), e(ch, "digest").substr(0, 16));
     for (const auto& l : ch["lineage"]) {
         if (l.value("type", "") == "select") {
-            s += fmt::format("<li>→ <code>{}</code> selected {} on confirm <code>{}</code> (selection <code>{}</code>){}</li>",
-                             e(l, "experiment_id"), e(utc_text(l.value("t_unix_s", std::int64_t{0}))), e(l, "confirm"),
-                             e(l, "id"),
-                             l.value("accepted_regressions", Json::array()).empty()
-                                 ? ""
-                                 : ", accepting regressions on " + e(l["accepted_regressions"].dump()));
+            s += fmt::format(
+                "<li>→ <code>{}</code> selected {} on confirm <code>{}</code> (selection "
+                "<code>{}</code>){}</li>",
+                e(l, "experiment_id"), e(utc_text(l.value("t_unix_s", std::int64_t{0}))),
+                e(l, "confirm"), e(l, "id"),
+                l.value("accepted_regressions", Json::array()).empty()
+                    ? ""
+                    : ", accepting regressions on " + e(l["accepted_regressions"].dump()));
         } else {
             s += fmt::format("<li>→ original restored {} (selection <code>{}</code>): {}</li>",
                              e(utc_text(l.value("t_unix_s", std::int64_t{0}))), e(l, "id"),
@@ -205,9 +242,10 @@ std::string champion_html(const Json& model) {
         s += "<p>No audit (cko audit re-measures the original against the champion).</p>";
     }
     for (const auto& a : model["audits"]) {
-        s += fmt::format("<p>Audit <code>{}</code> of <code>{}</code>: {} — {} {} ({} pairs).</p>", e(a, "id"),
-                         e(a, "candidate"), verdict_label(a.value("verdict", a.value("state", ""))), e(a, "effect_words"),
-                         e(interval_text(a)), a.value("pairs", 0));
+        s += fmt::format("<p>Audit <code>{}</code> of <code>{}</code>: {} — {} {} ({} pairs).</p>",
+                         e(a, "id"), e(a, "candidate"),
+                         verdict_label(a.value("verdict", a.value("state", ""))),
+                         e(a, "effect_words"), e(interval_text(a)), a.value("pairs", 0));
     }
     return s + "</section>";
 }
@@ -215,32 +253,39 @@ std::string champion_html(const Json& model) {
 std::string cost_html(const Json& model) {
     const Json& c = model["cost"];
     const Json& b = c["budget"];
-    std::string budget = fmt::format("GPU budget {}, wall budget {}{}",
-                                     b.value("gpu_s", 0.0) > 0 ? seconds_text(b.value("gpu_s", 0.0)) : "none",
-                                     b.value("wall_s", 0.0) > 0 ? seconds_text(b.value("wall_s", 0.0)) : "none",
-                                     b.value("deadline", Json()).is_string() ? ", deadline " + b["deadline"].get<std::string>() : "");
-    return fmt::format("<section id=\"cost\"><h2>Cost</h2><p>Spent {} wall, {} GPU, {:.0f} driver calls over the "
-                       "baseline and comparisons; {}.</p>{}</section>",
-                       e(seconds_text(c.value("wall_s", 0.0))), e(seconds_text(c.value("gpu_s", 0.0))),
-                       c.value("driver_calls", 0.0), e(budget), cost_chart(c));
+    std::string budget = fmt::format(
+        "GPU budget {}, wall budget {}{}",
+        b.value("gpu_s", 0.0) > 0 ? seconds_text(b.value("gpu_s", 0.0)) : "none",
+        b.value("wall_s", 0.0) > 0 ? seconds_text(b.value("wall_s", 0.0)) : "none",
+        b.value("deadline", Json()).is_string() ? ", deadline " + b["deadline"].get<std::string>()
+                                                : "");
+    return fmt::format(
+        "<section id=\"cost\"><h2>Cost</h2><p>Spent {} wall, {} GPU, {:.0f} driver calls over the "
+        "baseline and comparisons; {}.</p>{}</section>",
+        e(seconds_text(c.value("wall_s", 0.0))), e(seconds_text(c.value("gpu_s", 0.0))),
+        c.value("driver_calls", 0.0), e(budget), cost_chart(c));
 }
 
 std::string findings_html(const Json& model) {
     const Json& f = model["findings"];
-    std::string s = "<section id=\"findings\"><h2>Rejected directions, evidence gaps and open risks</h2>";
+    std::string s =
+        "<section id=\"findings\"><h2>Rejected directions, evidence gaps and open risks</h2>";
     s += "<h3>Rejected directions</h3>";
     if (f["rejected"].empty()) {
         s += "<p>None rejected.</p>";
     }
     s += "<ul>";
     for (const auto& r : f["rejected"]) {
-        s += fmt::format("<li><code>{}</code> ({}): {} — closes <b>{}</b> (declared: {}). Evidence: {}</li>", e(r, "id"),
-                         e(r, "mechanism"), e(r, "conclusion"), e(r.value("closes", Json("")).is_string() ? r["closes"].get<std::string>() : ""),
-                         e(r, "declared_closes"), ids_html(r["evidence"]));
+        s += fmt::format(
+            "<li><code>{}</code> ({}): {} — closes <b>{}</b> (declared: {}). Evidence: {}</li>",
+            e(r, "id"), e(r, "mechanism"), e(r, "conclusion"),
+            e(r.value("closes", Json("")).is_string() ? r["closes"].get<std::string>() : ""),
+            e(r, "declared_closes"), ids_html(r["evidence"]));
     }
     s += "</ul><h3>Evidence gaps and open risks</h3><ul>";
     for (const auto& g : f["gaps"]) {
-        s += fmt::format("<li class=\"gap\" data-kind=\"{}\">⚠ {}{}</li>", e(g, "kind"), e(g, "text"),
+        s += fmt::format("<li class=\"gap\" data-kind=\"{}\">⚠ {}{}</li>", e(g, "kind"),
+                         e(g, "text"),
                          g["evidence"].empty() ? "" : " (" + ids_html(g["evidence"]) + ")");
     }
     return s + "</ul></section>";
@@ -250,8 +295,8 @@ std::string findings_html(const Json& model) {
 
 std::string verdict_label(const std::string& verdict) {
     static const std::pair<const char*, const char*> symbols[] = {
-        {"improved", "✔"}, {"regressed", "✘"}, {"mixed", "◐"}, {"equivalent", "≈"}, {"below_minimum", "▿"},
-        {"inconclusive", "?"}, {"invalid", "⚠"}};
+        {"improved", "✔"},      {"regressed", "✘"},    {"mixed", "◐"},  {"equivalent", "≈"},
+        {"below_minimum", "▿"}, {"inconclusive", "?"}, {"invalid", "⚠"}};
     std::string symbol = "•";
     for (const auto& [v, sym] : symbols) {
         if (verdict == v) {
@@ -268,11 +313,14 @@ std::string render_html(const Json& model) {
     const Json& stop = model["stop"];
     std::string s = fmt::format(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" "
-        "content=\"width=device-width, initial-scale=1\"><title>cko report: {}</title><style>{}</style></head><body><main>"
-        "<header><h1>cko report: {}</h1><p class=\"meta\">Target <code>{}</code> · generated {} from "
+        "content=\"width=device-width, initial-scale=1\"><title>cko report: "
+        "{}</title><style>{}</style></head><body><main>"
+        "<header><h1>cko report: {}</h1><p class=\"meta\">Target <code>{}</code> · generated {} "
+        "from "
         "<code>{}</code> · cko {}</p></header>",
-        e(t, "name"), kStyle, e(t, "name"), e(t, "id"), e(utc_text(model.value("generated_unix_s", std::int64_t{0}))),
-        e(model, "root"), CKO_VERSION);
+        e(t, "name"), kStyle, e(t, "name"), e(t, "id"),
+        e(utc_text(model.value("generated_unix_s", std::int64_t{0}))), e(model, "root"),
+        CKO_VERSION);
     s += fmt::format(
         "<section id=\"summary\"><h2>Summary</h2><div class=\"cards\">"
         "<div class=\"card\"><b>champion</b><span class=\"champion\">{}</span></div>"
@@ -280,18 +328,22 @@ std::string render_html(const Json& model) {
         "<div class=\"card\"><b>experiments · comparisons</b>{} · {}</div>"
         "<div class=\"card\"><b>cost</b>{} wall, {} GPU</div>"
         "<div class=\"card\"><b>termination</b>{}</div></div></section>",
-        e(model["champion"], "current"), e(f["goal"], "claim_layer"), e(f["goal"], "text"), model["experiments"].size(),
-        model["comparisons"].size(), e(seconds_text(model["cost"].value("wall_s", 0.0))),
+        e(model["champion"], "current"), e(f["goal"], "claim_layer"), e(f["goal"], "text"),
+        model["experiments"].size(), model["comparisons"].size(),
+        e(seconds_text(model["cost"].value("wall_s", 0.0))),
         e(seconds_text(model["cost"].value("gpu_s", 0.0))),
         stop.is_null() ? "not recorded (cko stop --reason …)" : e(stop, "reason"));
     s += target_html(t);
     s += baseline_html(model);
     s += "<section id=\"overview\"><h2>All comparisons at a glance</h2>" + overview_chart(model) +
-         "<p class=\"muted\">Each ◆ is an estimate (Hodges–Lehmann) with the interval that decided its verdict; a "
+         "<p class=\"muted\">Each ◆ is an estimate (Hodges–Lehmann) with the interval that decided "
+         "its verdict; a "
          "verdict of improved needs the whole interval right of the hatched band.</p></section>";
     s += experiments_html(model);
-    s += "<section id=\"comparisons\"><h2>Comparisons</h2><p class=\"muted\">How to read a chart: ○ are the pairs' "
-         "effects, the thick bar with ◆ is the deciding interval, ■ bars are the cases' intervals, ▲ bars the "
+    s += "<section id=\"comparisons\"><h2>Comparisons</h2><p class=\"muted\">How to read a chart: "
+         "○ are the pairs' "
+         "effects, the thick bar with ◆ is the deciding interval, ■ bars are the cases' intervals, "
+         "▲ bars the "
          "constraints'; the hatched band is ± the minimum effect. See docs/report.md.</p>";
     for (const auto& c : model["comparisons"]) {
         s += comparison_html(c, model);
@@ -304,31 +356,36 @@ std::string render_html(const Json& model) {
     s += cost_html(model);
     s += "<section id=\"profiles\"><h2>Profiles</h2>";
     if (model["profiles"].empty()) {
-        s += "<p>profiles: none stored (the store holds no profile documents or execution maps yet).</p>";
+        s += "<p>profiles: none stored (the store holds no profile documents or execution maps "
+             "yet).</p>";
     } else {
         s += "<ul>";
         for (const auto& p : model["profiles"]) {
             std::string files;
             for (const auto& src : p.value("sources", Json::array())) {
-                files += fmt::format("{}<code>{}</code> (sha256 <code>{}</code>)", files.empty() ? "" : ", ",
-                                     e(src, "path"), e(src.value("report_sha256", "").substr(0, 16)));
+                files += fmt::format("{}<code>{}</code> (sha256 <code>{}</code>)",
+                                     files.empty() ? "" : ", ", e(src, "path"),
+                                     e(src.value("report_sha256", "").substr(0, 16)));
             }
-            s += fmt::format("<li><code>{}</code>: {} of {}{}</li>", e(p, "id"), e(p, "kind"), files,
-                             p.value("experiment_id", Json()).is_string()
-                                 ? fmt::format(", evidence for <code>{}</code> ({})", e(p, "experiment_id"),
-                                               e(p.value("subject", Json("")).get<std::string>()))
-                                 : "");
+            s += fmt::format(
+                "<li><code>{}</code>: {} of {}{}</li>", e(p, "id"), e(p, "kind"), files,
+                p.value("experiment_id", Json()).is_string()
+                    ? fmt::format(", evidence for <code>{}</code> ({})", e(p, "experiment_id"),
+                                  e(p.value("subject", Json("")).get<std::string>()))
+                    : "");
         }
         s += "</ul>";
     }
     s += "</section>";
     s += findings_html(model);
     s += fmt::format("<section id=\"termination\"><h2>Termination</h2><p>{}</p></section>",
-                     stop.is_null() ? "No termination reason recorded (cko stop --root R --reason TEXT)."
-                                    : fmt::format("Stopped {} (<code>{}</code>): {}",
-                                                  e(utc_text(stop.value("stopped_unix_s", std::int64_t{0}))),
-                                                  e(stop, "id"), e(stop, "reason")));
-    s += "<footer class=\"muted\"><p>Self-contained: inline CSS and SVG, nothing fetched. Drawn from the evidence "
+                     stop.is_null()
+                         ? "No termination reason recorded (cko stop --root R --reason TEXT)."
+                         : fmt::format("Stopped {} (<code>{}</code>): {}",
+                                       e(utc_text(stop.value("stopped_unix_s", std::int64_t{0}))),
+                                       e(stop, "id"), e(stop, "reason")));
+    s += "<footer class=\"muted\"><p>Self-contained: inline CSS and SVG, nothing fetched. Drawn "
+         "from the evidence "
          "store; the tool never reads handoff.md.</p></footer></main></body></html>\n";
     return s;
 }

@@ -1,4 +1,5 @@
-// The HTML printer: one self-contained page (inline CSS and SVG, no script, nothing fetched) of the report model.
+// The HTML printer: one self-contained page (inline CSS and SVG, no script, nothing fetched) of the
+// report model.
 #pragma once
 
 #include "cko/util/json.hpp"

@@ -1,4 +1,5 @@
-// The HTML page: self-contained, one chart per comparison, the champion named, outside text escaped.
+// The HTML page: self-contained, one chart per comparison, the champion named, outside text
+// escaped.
 #include "cko/report/html_printer.hpp"
 
 #include "cko/report/report_model.hpp"
@@ -12,7 +13,8 @@ namespace {
 
 std::size_t count(const std::string& hay, const std::string& needle) {
     std::size_t n = 0;
-    for (auto p = hay.find(needle); p != std::string::npos; p = hay.find(needle, p + needle.size())) {
+    for (auto p = hay.find(needle); p != std::string::npos;
+         p = hay.find(needle, p + needle.size())) {
         ++n;
     }
     return n;
@@ -28,7 +30,8 @@ TEST_F(HtmlPrinterTest, APageWithOneChartPerComparisonAndTheChampionNamed) {
     const std::string c1 = s.comparison("confirm", fast, 0.9, "improved");
     (void)s.select(fast, c1);
     (void)s.comparison("audit", fast, 0.85, "improved");
-    const std::string wrong = s.experiment("loop-order", "mechanism", "<script>alert('x')</script> & more");
+    const std::string wrong =
+        s.experiment("loop-order", "mechanism", "<script>alert('x')</script> & more");
     (void)s.comparison("screen", wrong, 0, "invalid", "rejected");
 
     const std::string html = render_html(build_report_model(s.store(), 0));
@@ -44,13 +47,15 @@ TEST_F(HtmlPrinterTest, APageWithOneChartPerComparisonAndTheChampionNamed) {
     // Outside text is escaped; nothing is fetched (no script, stylesheet link, image or URL but
     // the SVG namespace).
     EXPECT_EQ(html.find("<script>"), std::string::npos);
-    EXPECT_NE(html.find("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; more"), std::string::npos);
+    EXPECT_NE(html.find("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; more"),
+              std::string::npos);
     EXPECT_EQ(html.find("<link"), std::string::npos);
     EXPECT_EQ(html.find("<img"), std::string::npos);
     EXPECT_EQ(html.find("https://"), std::string::npos);
     EXPECT_EQ(count(html, "http://"), count(html, "http://www.w3.org/2000/svg"));
-    for (const char* id : {"summary", "target", "baseline", "overview", "experiments", "comparisons", "champion",
-                           "audit", "cost", "profiles", "findings", "termination"}) {
+    for (const char* id :
+         {"summary", "target", "baseline", "overview", "experiments", "comparisons", "champion",
+          "audit", "cost", "profiles", "findings", "termination"}) {
         EXPECT_NE(html.find(std::string("<section id=\"") + id + "\""), std::string::npos) << id;
     }
 }

@@ -1,4 +1,5 @@
-// Markdown of the report model: summary, Target, baseline, experiments, comparisons, champion, cost, findings.
+// Markdown of the report model: summary, Target, baseline, experiments, comparisons, champion,
+// cost, findings.
 #include "cko/report/markdown_printer.hpp"
 
 #include "cko/report/text.hpp"
@@ -12,9 +13,13 @@
 namespace cko::report {
 namespace {
 
-std::string c(const Json& j, const char* key) { return md_cell(j.value(key, "")); }
+std::string c(const Json& j, const char* key) {
+    return md_cell(j.value(key, ""));
+}
 
-std::string when(const Json& j) { return utc_text(j.value("t_unix_s", std::int64_t{0})); }
+std::string when(const Json& j) {
+    return utc_text(j.value("t_unix_s", std::int64_t{0}));
+}
 
 std::string ids_md(const Json& ids) {
     std::string out;
@@ -28,7 +33,8 @@ std::string ids_md(const Json& ids) {
 
 std::string interval_strip(const Json& e, double minimum_effect_pct, double lo, double hi) {
     constexpr int kCols = 40;
-    if (!(hi > lo) || !e.value("ci_low_pct", Json()).is_number() || !e.value("ci_high_pct", Json()).is_number()) {
+    if (!(hi > lo) || !e.value("ci_low_pct", Json()).is_number() ||
+        !e.value("ci_high_pct", Json()).is_number()) {
         return "";
     }
     const auto col = [&](double d) {
@@ -48,7 +54,8 @@ std::string interval_strip(const Json& e, double minimum_effect_pct, double lo, 
     cells[static_cast<std::size_t>(a)] = "[";
     cells[static_cast<std::size_t>(b)] = "]";
     if (e.value("effect_pct", Json()).is_number()) {
-        cells[static_cast<std::size_t>(col(stats::pct_to_log(e["effect_pct"].get<double>())))] = "◆";
+        cells[static_cast<std::size_t>(col(stats::pct_to_log(e["effect_pct"].get<double>())))] =
+            "◆";
     }
     std::string out;
     for (const auto& s : cells) {
@@ -63,15 +70,20 @@ std::string render_markdown(const Json& model) {
     const Json& stop = model["stop"];
     const Json& metric = t["metric"];
     const double m = t.value("minimum_effect_pct", 0.0);
-    std::string s = fmt::format("# cko report: {}\n\nTarget `{}` · generated {} from `{}` · cko {}\n\n", t.value("name", ""),
-                                t.value("id", ""), utc_text(model.value("generated_unix_s", std::int64_t{0})),
-                                model.value("root", ""), CKO_VERSION);
-    s += fmt::format("## Summary\n\n- **Champion:** `{}`\n- **Primary goal ({} layer):** {}\n- **Experiments:** {} · "
-                     "**comparisons:** {}\n- **Cost:** {} wall, {} GPU\n- **Termination:** {}\n\n",
-                     model["champion"].value("current", ""), f["goal"].value("claim_layer", ""), f["goal"].value("text", ""),
-                     model["experiments"].size(), model["comparisons"].size(),
-                     seconds_text(model["cost"].value("wall_s", 0.0)), seconds_text(model["cost"].value("gpu_s", 0.0)),
-                     stop.is_null() ? "not recorded (`cko stop --reason …`)" : stop.value("reason", ""));
+    std::string s =
+        fmt::format("# cko report: {}\n\nTarget `{}` · generated {} from `{}` · cko {}\n\n",
+                    t.value("name", ""), t.value("id", ""),
+                    utc_text(model.value("generated_unix_s", std::int64_t{0})),
+                    model.value("root", ""), CKO_VERSION);
+    s += fmt::format(
+        "## Summary\n\n- **Champion:** `{}`\n- **Primary goal ({} layer):** {}\n- **Experiments:** "
+        "{} · "
+        "**comparisons:** {}\n- **Cost:** {} wall, {} GPU\n- **Termination:** {}\n\n",
+        model["champion"].value("current", ""), f["goal"].value("claim_layer", ""),
+        f["goal"].value("text", ""), model["experiments"].size(), model["comparisons"].size(),
+        seconds_text(model["cost"].value("wall_s", 0.0)),
+        seconds_text(model["cost"].value("gpu_s", 0.0)),
+        stop.is_null() ? "not recorded (`cko stop --reason …`)" : stop.value("reason", ""));
     std::string cases;
     for (const auto& id : t.value("cases", Json::array())) {
         cases += fmt::format("`{}` ", id.get<std::string>());
@@ -82,28 +94,35 @@ std::string render_markdown(const Json& model) {
     for (const auto& g : id.value("gpus", Json::array())) {
         gpus += fmt::format("{} `{}` ", md_cell(g.value("name", "")), g.value("uuid", ""));
     }
-    s += fmt::format("## Target\n\n| | |\n|---|---|\n| original | {} (`{}`) |\n| cases | {} |\n| primary metric | {} ({}), "
-                     "{} is better |\n| minimum effect | {:g} % |\n| correctness | {} {} {} |\n| claim layer | {} |\n"
-                     "| environment | host {} ({} ×{}), kernel {}; GPUs: {}; driver {} |\n\n",
-                     c(t["original"], "source"), t["original"].value("digest", "").substr(0, 16), cases, c(metric, "name"),
-                     c(metric, "unit"), c(metric, "direction"), m, c(corr, "metric"), c(corr, "operator"),
-                     corr.value("threshold", Json()).dump(), c(t, "claim_layer"), c(id, "hostname"), c(id, "cpu_model"),
-                     value_text(id.value("logical_cpus", Json())), c(id, "kernel_release"), gpus.empty() ? "none" : gpus,
-                     value_text(id.value("driver_version", Json())));
+    s += fmt::format(
+        "## Target\n\n| | |\n|---|---|\n| original | {} (`{}`) |\n| cases | {} |\n| primary metric "
+        "| {} ({}), "
+        "{} is better |\n| minimum effect | {:g} % |\n| correctness | {} {} {} |\n| claim layer | "
+        "{} |\n"
+        "| environment | host {} ({} ×{}), kernel {}; GPUs: {}; driver {} |\n\n",
+        c(t["original"], "source"), t["original"].value("digest", "").substr(0, 16), cases,
+        c(metric, "name"), c(metric, "unit"), c(metric, "direction"), m, c(corr, "metric"),
+        c(corr, "operator"), corr.value("threshold", Json()).dump(), c(t, "claim_layer"),
+        c(id, "hostname"), c(id, "cpu_model"), value_text(id.value("logical_cpus", Json())),
+        c(id, "kernel_release"), gpus.empty() ? "none" : gpus,
+        value_text(id.value("driver_version", Json())));
     const Json& b = model["baseline"];
     s += "## Baseline and resolution\n\n";
     if (b.is_null()) {
         s += "No baseline: the measurement noise is unknown (`cko baseline`).\n\n";
     } else {
-        s += fmt::format("Baseline `{}` ({}): A/A check **{}** {} over {} pairs.\n\n{}\n\n", b.value("id", ""), when(b),
-                         b.value("verdict", ""), interval_text(b), b.value("pairs", 0), b.value("resolution", ""));
+        s += fmt::format("Baseline `{}` ({}): A/A check **{}** {} over {} pairs.\n\n{}\n\n",
+                         b.value("id", ""), when(b), b.value("verdict", ""), interval_text(b),
+                         b.value("pairs", 0), b.value("resolution", ""));
     }
-    s += "## Experiments in time order\n\n| frozen | experiment | hypothesis | mechanism | a failure closes | status | "
+    s += "## Experiments in time order\n\n| frozen | experiment | hypothesis | mechanism | a "
+         "failure closes | status | "
          "conclusion |\n|---|---|---|---|---|---|---|\n";
     for (const auto& x : model["experiments"]) {
-        s += fmt::format("| {} | `{}` | {}{} | {} | {} | **{}** | {} |\n", when(x), x.value("id", ""),
-                         x.value("control", false) ? "[A/A control] " : "", c(x, "hypothesis"), c(x, "mechanism"),
-                         c(x, "failure_closes"), c(x, "status"), c(x, "conclusion"));
+        s += fmt::format("| {} | `{}` | {}{} | {} | {} | **{}** | {} |\n", when(x),
+                         x.value("id", ""), x.value("control", false) ? "[A/A control] " : "",
+                         c(x, "hypothesis"), c(x, "mechanism"), c(x, "failure_closes"),
+                         c(x, "status"), c(x, "conclusion"));
     }
     double lo = -1.6 * stats::pct_to_log(m);
     double hi = -lo;
@@ -115,64 +134,76 @@ std::string render_markdown(const Json& model) {
             }
         }
     }
-    s += fmt::format("\n## Comparisons\n\nThe picture: `[==◆==]` is the deciding interval and its estimate, `|` marks "
-                     "±{:g} % (the minimum effect), `:` no difference; right = candidate better.\n\n"
-                     "| started | what | subject | verdict | effect | deciding interval | picture | pairs | wall |\n"
-                     "|---|---|---|---|---|---|---|---|---|\n",
-                     m);
+    s += fmt::format(
+        "\n## Comparisons\n\nThe picture: `[==◆==]` is the deciding interval and its estimate, `|` "
+        "marks "
+        "±{:g} % (the minimum effect), `:` no difference; right = candidate better.\n\n"
+        "| started | what | subject | verdict | effect | deciding interval | picture | pairs | "
+        "wall |\n"
+        "|---|---|---|---|---|---|---|---|---|\n",
+        m);
     for (const auto& e : model["comparisons"]) {
         const std::string type = e.value("type", "");
-        s += fmt::format("| {} | {} `{}` | `{}` | **{}**{} | {} | {} | `{}` | {} | {} |\n", when(e), type, e.value("id", ""),
+        s += fmt::format("| {} | {} `{}` | `{}` | **{}**{} | {} | {} | `{}` | {} | {} |\n", when(e),
+                         type, e.value("id", ""),
                          type == "audit" ? e.value("candidate", "") : e.value("experiment_id", ""),
                          md_cell(e.value("verdict", e.value("state", ""))),
-                         type == "screen" ? " / " + md_cell(e.value("decision", "")) : "", c(e, "effect_words"),
-                         interval_text(e), interval_strip(e, m, lo, hi), e.value("pairs", 0),
-                         seconds_text(e.value("wall_s", 0.0)));
+                         type == "screen" ? " / " + md_cell(e.value("decision", "")) : "",
+                         c(e, "effect_words"), interval_text(e), interval_strip(e, m, lo, hi),
+                         e.value("pairs", 0), seconds_text(e.value("wall_s", 0.0)));
     }
     for (const auto& e : model["comparisons"]) {
         if (e.value("per_case", Json::array()).empty() && e.value("reason", "").empty()) {
             continue;
         }
-        s += fmt::format("\n**{} `{}`**: {}\n", e.value("type", ""), e.value("id", ""), e.value("reason", ""));
+        s += fmt::format("\n**{} `{}`**: {}\n", e.value("type", ""), e.value("id", ""),
+                         e.value("reason", ""));
         for (const auto& pc : e.value("per_case", Json::array())) {
-            s += fmt::format("- case `{}`: {}{}, {} {}\n", pc.value("case_id", ""), pc.value("verdict", ""),
-                             pc.value("regressed", false) ? " (regressed)" : "", pc.value("effect_words", ""),
-                             interval_text(pc));
+            s += fmt::format("- case `{}`: {}{}, {} {}\n", pc.value("case_id", ""),
+                             pc.value("verdict", ""),
+                             pc.value("regressed", false) ? " (regressed)" : "",
+                             pc.value("effect_words", ""), interval_text(pc));
         }
         // Bound first: a temporary inside a range-for initializer dies before the loop (C++20).
         const Json constraints_of = e.value("constraints", Json::object());
         for (const auto& [name, k] : constraints_of.items()) {
-            s += fmt::format("- constraint {}: {} (tolerance {:g} %) {}\n", name, k.value("status", ""),
-                             k.value("max_regression_pct", 0.0), interval_text(k));
+            s += fmt::format("- constraint {}: {} (tolerance {:g} %) {}\n", name,
+                             k.value("status", ""), k.value("max_regression_pct", 0.0),
+                             interval_text(k));
         }
         for (const auto& n : e.value("notes", Json::array())) {
             s += "- note: " + n.get<std::string>() + "\n";
         }
     }
     const Json& ch = model["champion"];
-    s += fmt::format("\n## Champion and lineage\n\nChampion now: **`{}`** (code `{}`).\n\n1. original\n", ch.value("current", ""),
-                     ch.value("digest", "").substr(0, 16));
+    s += fmt::format(
+        "\n## Champion and lineage\n\nChampion now: **`{}`** (code `{}`).\n\n1. original\n",
+        ch.value("current", ""), ch.value("digest", "").substr(0, 16));
     for (const auto& l : ch["lineage"]) {
         s += l.value("type", "") == "select"
-                 ? fmt::format("1. → `{}` selected {} on confirm `{}` (selection `{}`)\n", l.value("experiment_id", ""),
-                               when(l), l.value("confirm", ""), l.value("id", ""))
-                 : fmt::format("1. → original restored {} (selection `{}`)\n", when(l), l.value("id", ""));
+                 ? fmt::format("1. → `{}` selected {} on confirm `{}` (selection `{}`)\n",
+                               l.value("experiment_id", ""), when(l), l.value("confirm", ""),
+                               l.value("id", ""))
+                 : fmt::format("1. → original restored {} (selection `{}`)\n", when(l),
+                               l.value("id", ""));
     }
     s += "\n## Audit\n\n";
     if (model["audits"].empty()) {
         s += "No audit.\n";
     }
     for (const auto& a : model["audits"]) {
-        s += fmt::format("- `{}` of `{}`: **{}**, {} {}\n", a.value("id", ""), a.value("candidate", ""),
-                         a.value("verdict", a.value("state", "")), a.value("effect_words", ""), interval_text(a));
+        s += fmt::format("- `{}` of `{}`: **{}**, {} {}\n", a.value("id", ""),
+                         a.value("candidate", ""), a.value("verdict", a.value("state", "")),
+                         a.value("effect_words", ""), interval_text(a));
     }
     const Json& cost = model["cost"];
     const Json& budget = cost["budget"];
-    s += fmt::format("\n## Cost\n\n{} wall, {} GPU, {:.0f} driver calls; GPU budget {}, wall budget {}.\n\n",
-                     seconds_text(cost.value("wall_s", 0.0)), seconds_text(cost.value("gpu_s", 0.0)),
-                     cost.value("driver_calls", 0.0),
-                     budget.value("gpu_s", 0.0) > 0 ? seconds_text(budget.value("gpu_s", 0.0)) : "none",
-                     budget.value("wall_s", 0.0) > 0 ? seconds_text(budget.value("wall_s", 0.0)) : "none");
+    s += fmt::format(
+        "\n## Cost\n\n{} wall, {} GPU, {:.0f} driver calls; GPU budget {}, wall budget {}.\n\n",
+        seconds_text(cost.value("wall_s", 0.0)), seconds_text(cost.value("gpu_s", 0.0)),
+        cost.value("driver_calls", 0.0),
+        budget.value("gpu_s", 0.0) > 0 ? seconds_text(budget.value("gpu_s", 0.0)) : "none",
+        budget.value("wall_s", 0.0) > 0 ? seconds_text(budget.value("wall_s", 0.0)) : "none");
     s += "## Profiles\n\n";
     if (model["profiles"].empty()) {
         s += "profiles: none stored\n";
@@ -180,29 +211,35 @@ std::string render_markdown(const Json& model) {
     for (const auto& p : model["profiles"]) {
         std::string files;
         for (const auto& src : p.value("sources", Json::array())) {
-            files += fmt::format("{}`{}` (sha256 `{}`)", files.empty() ? "" : ", ", src.value("path", ""),
-                                 src.value("report_sha256", "").substr(0, 16));
+            files +=
+                fmt::format("{}`{}` (sha256 `{}`)", files.empty() ? "" : ", ",
+                            src.value("path", ""), src.value("report_sha256", "").substr(0, 16));
         }
-        s += fmt::format("- `{}`: {} of {}{}\n", p.value("id", ""), p.value("kind", ""), files,
-                         p.value("experiment_id", Json()).is_string()
-                             ? fmt::format(", evidence for `{}` ({})", p["experiment_id"].get<std::string>(),
-                                           p.value("subject", Json("")).get<std::string>())
-                             : "");
+        s += fmt::format(
+            "- `{}`: {} of {}{}\n", p.value("id", ""), p.value("kind", ""), files,
+            p.value("experiment_id", Json()).is_string()
+                ? fmt::format(", evidence for `{}` ({})", p["experiment_id"].get<std::string>(),
+                              p.value("subject", Json("")).get<std::string>())
+                : "");
     }
     s += "\n## Rejected directions, evidence gaps and open risks\n\n";
     for (const auto& r : f["rejected"]) {
-        s += fmt::format("- rejected `{}` ({}): {}; closes **{}**. Evidence: {}\n", r.value("id", ""),
-                         r.value("mechanism", ""), r.value("conclusion", ""),
-                         r.value("closes", Json("")).is_string() ? r["closes"].get<std::string>() : "", ids_md(r["evidence"]));
+        s += fmt::format(
+            "- rejected `{}` ({}): {}; closes **{}**. Evidence: {}\n", r.value("id", ""),
+            r.value("mechanism", ""), r.value("conclusion", ""),
+            r.value("closes", Json("")).is_string() ? r["closes"].get<std::string>() : "",
+            ids_md(r["evidence"]));
     }
     for (const auto& g : f["gaps"]) {
-        s += fmt::format("- ⚠ {}{}\n", g.value("text", ""), g["evidence"].empty() ? "" : " (" + ids_md(g["evidence"]) + ")");
+        s += fmt::format("- ⚠ {}{}\n", g.value("text", ""),
+                         g["evidence"].empty() ? "" : " (" + ids_md(g["evidence"]) + ")");
     }
     s += fmt::format("\n## Termination\n\n{}\n",
-                     stop.is_null() ? "No termination reason recorded (`cko stop --root R --reason TEXT`)."
-                                    : fmt::format("Stopped {} (`{}`): {}",
-                                                  utc_text(stop.value("stopped_unix_s", std::int64_t{0})),
-                                                  stop.value("id", ""), stop.value("reason", "")));
+                     stop.is_null()
+                         ? "No termination reason recorded (`cko stop --root R --reason TEXT`)."
+                         : fmt::format("Stopped {} (`{}`): {}",
+                                       utc_text(stop.value("stopped_unix_s", std::int64_t{0})),
+                                       stop.value("id", ""), stop.value("reason", "")));
     return s;
 }
 

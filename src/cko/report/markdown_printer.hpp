@@ -1,4 +1,5 @@
-// The Markdown printer of the report model (terminals, PR comments): the same sections as the HTML page.
+// The Markdown printer of the report model (terminals, PR comments): the same sections as the HTML
+// page.
 #pragma once
 
 #include "cko/util/json.hpp"
@@ -11,6 +12,7 @@ namespace cko::report {
 
 // A one-line text picture of an interval against the band, e.g. "|····[==◆==]··|····|····" (40
 // columns; '|' at −m, 0 and +m): for terminals, where no SVG is drawn.
-[[nodiscard]] std::string interval_strip(const Json& entry, double minimum_effect_pct, double lo_log, double hi_log);
+[[nodiscard]] std::string interval_strip(const Json& entry, double minimum_effect_pct,
+                                         double lo_log, double hi_log);
 
 }  // namespace cko::report

@@ -3,8 +3,8 @@
 
 #include "cko/report/report_model.hpp"
 #include "cko/report/testing/synthetic_store.hpp"
-#include "cko/store/test_support.hpp"
 #include "cko/stats/paired_estimate.hpp"
+#include "cko/store/test_support.hpp"
 
 #include <gtest/gtest.h>
 
@@ -21,9 +21,10 @@ TEST_F(MarkdownPrinterTest, SectionsAndOneTableRowPerComparison) {
     (void)s.select(x, c);
     const std::string md = render_markdown(build_report_model(s.store(), 0));
     EXPECT_EQ(md.rfind("# cko report: synthetic\n", 0), 0u);
-    for (const char* h : {"## Summary", "## Target", "## Baseline and resolution", "## Experiments in time order",
-                          "## Comparisons", "## Champion and lineage", "## Audit", "## Cost", "## Profiles",
-                          "## Rejected directions, evidence gaps and open risks", "## Termination"}) {
+    for (const char* h :
+         {"## Summary", "## Target", "## Baseline and resolution", "## Experiments in time order",
+          "## Comparisons", "## Champion and lineage", "## Audit", "## Cost", "## Profiles",
+          "## Rejected directions, evidence gaps and open risks", "## Termination"}) {
         EXPECT_NE(md.find(std::string("\n") + h + "\n"), std::string::npos) << h;
     }
     EXPECT_NE(md.find("| confirm `" + c + "` | `" + x + "` | **improved** |"), std::string::npos);
@@ -37,8 +38,8 @@ TEST(IntervalStrip, PlacesTheIntervalAgainstTheBand) {
     // Axis from −20 % to +20 % in log units; band ±5 %; interval [+10 %, +15 %] right of the band.
     const double lo = stats::pct_to_log(-20);
     const double hi = stats::pct_to_log(20);
-    const std::string strip =
-        interval_strip(Json{{"ci_low_pct", 10.0}, {"ci_high_pct", 15.0}, {"effect_pct", 12.0}}, 5.0, lo, hi);
+    const std::string strip = interval_strip(
+        Json{{"ci_low_pct", 10.0}, {"ci_high_pct", 15.0}, {"effect_pct", 12.0}}, 5.0, lo, hi);
     const auto zero = strip.find(':');
     const auto open = strip.find('[');
     const auto close = strip.find(']');

@@ -1,4 +1,5 @@
-// The report model from the store: Target, baseline, experiments, comparisons, champion, cost, findings.
+// The report model from the store: Target, baseline, experiments, comparisons, champion, cost,
+// findings.
 #include "cko/report/report_model.hpp"
 
 #include "cko/eval/champion.hpp"
@@ -22,7 +23,9 @@ std::string text_of(const Json& record, const char* key) {
     return it != record.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
-bool is_comparison(const std::string& type) { return type == "screen" || type == "confirm" || type == "audit"; }
+bool is_comparison(const std::string& type) {
+    return type == "screen" || type == "confirm" || type == "audit";
+}
 
 double number_or(const Json& j, const char* key, double fallback) {
     const auto it = j.find(key);
@@ -40,7 +43,8 @@ Json target_section(const Json& t) {
     }
     Json gpus = Json::array();
     for (const auto& g : env.value("gpus", Json::array())) {
-        gpus.push_back(Json{{"name", text_of(g, "name")}, {"uuid", text_of(g, "uuid")},
+        gpus.push_back(Json{{"name", text_of(g, "name")},
+                            {"uuid", text_of(g, "uuid")},
                             {"compute_capability", g.value("compute_capability", Json())}});
     }
     const Json limits = spec.value("limits", Json::object());
@@ -48,9 +52,10 @@ Json target_section(const Json& t) {
                 {"name", text_of(spec, "name")},
                 {"claim_layer", text_of(spec, "claim_layer")},
                 {"created_unix_s", t.value("created_unix_s", std::int64_t{0})},
-                {"original", {{"source", text_of(t.value("original", Json::object()), "source")},
-                              {"digest", text_of(t.value("original", Json::object()), "digest")},
-                              {"file_count", t.value("original", Json::object()).value("file_count", 0)}}},
+                {"original",
+                 {{"source", text_of(t.value("original", Json::object()), "source")},
+                  {"digest", text_of(t.value("original", Json::object()), "digest")},
+                  {"file_count", t.value("original", Json::object()).value("file_count", 0)}}},
                 {"change_scope", spec.value("change_scope", Json::array())},
                 {"cases", cases},
                 {"metric", objective.value("primary", Json::object())},
@@ -58,18 +63,20 @@ Json target_section(const Json& t) {
                 {"constraints", objective.value("constraints", Json::array())},
                 {"correctness", spec.value("correctness", Json::object())},
                 {"statistics", spec.value("statistics", Json::object())},
-                {"budget", {{"gpu_s", limits.value("gpu_seconds_budget", 0.0)},
-                            {"wall_s", limits.value("wall_seconds_budget", 0.0)},
-                            {"deadline", limits.value("deadline", Json())}}},
-                {"identity", {{"hostname", text_of(host, "hostname")},
-                              {"machine_id", text_of(host, "machine_id")},
-                              {"cpu_model", text_of(host, "cpu_model")},
-                              {"logical_cpus", host.value("logical_cpus", Json())},
-                              {"kernel_release", text_of(host, "kernel_release")},
-                              {"in_container", host.value("in_container", Json())},
-                              {"driver_version", env.value("driver_version", Json())},
-                              {"cuda_driver_version", env.value("cuda_driver_version", Json())},
-                              {"gpus", gpus}}}};
+                {"budget",
+                 {{"gpu_s", limits.value("gpu_seconds_budget", 0.0)},
+                  {"wall_s", limits.value("wall_seconds_budget", 0.0)},
+                  {"deadline", limits.value("deadline", Json())}}},
+                {"identity",
+                 {{"hostname", text_of(host, "hostname")},
+                  {"machine_id", text_of(host, "machine_id")},
+                  {"cpu_model", text_of(host, "cpu_model")},
+                  {"logical_cpus", host.value("logical_cpus", Json())},
+                  {"kernel_release", text_of(host, "kernel_release")},
+                  {"in_container", host.value("in_container", Json())},
+                  {"driver_version", env.value("driver_version", Json())},
+                  {"cuda_driver_version", env.value("cuda_driver_version", Json())},
+                  {"gpus", gpus}}}};
 }
 
 // The latest comparison of `type` among an experiment's, or null.
@@ -90,7 +97,8 @@ bool negative(const std::string& verdict) {
 // Status and conclusion of one experiment from its comparisons and the champion lineage; a
 // rejection says what it closed (the contract's failure_closes; a wrong result closes only the
 // implementation, since it measured no performance).
-void conclude(Json& x, const Json& comparisons, const std::string& champion, const std::set<std::string>& ever_selected) {
+void conclude(Json& x, const Json& comparisons, const std::string& champion,
+              const std::set<std::string>& ever_selected) {
     const std::string id = text_of(x, "id");
     const Json screen = latest(comparisons, "screen");
     const Json confirm = latest(comparisons, "confirm");
@@ -102,11 +110,13 @@ void conclude(Json& x, const Json& comparisons, const std::string& champion, con
         conclusion = "A/A control";
         if (!confirm.is_null() || !screen.is_null()) {
             const Json& c = confirm.is_null() ? screen : confirm;
-            conclusion += fmt::format(": {} {}", text_of(c, "type"), c.value("verdict", text_of(c, "state")));
+            conclusion +=
+                fmt::format(": {} {}", text_of(c, "type"), c.value("verdict", text_of(c, "state")));
         }
     } else if (id == champion) {
         status = "champion";
-        conclusion = fmt::format("the champion: confirm {} {}", text_of(confirm, "id"), text_of(confirm, "verdict"));
+        conclusion = fmt::format("the champion: confirm {} {}", text_of(confirm, "id"),
+                                 text_of(confirm, "verdict"));
     } else if (ever_selected.count(id) != 0) {
         status = "replaced";
         conclusion = "was the champion, since replaced";
@@ -126,7 +136,8 @@ void conclude(Json& x, const Json& comparisons, const std::string& champion, con
             closes = text_of(x, "failure_closes");
         } else if (v == "mixed") {
             status = "mixed";
-            conclusion = "improved overall but regressed on " + confirm.value("regressed_cases", Json::array()).dump();
+            conclusion = "improved overall but regressed on " +
+                         confirm.value("regressed_cases", Json::array()).dump();
         } else {
             status = "unresolved";
             conclusion = fmt::format("confirm {}: {}", v.empty() ? text_of(confirm, "state") : v,
@@ -139,7 +150,8 @@ void conclude(Json& x, const Json& comparisons, const std::string& champion, con
         closes = v == "invalid" ? Json("implementation") : Json(text_of(x, "failure_closes"));
     } else if (!screen.is_null()) {
         status = "unconfirmed";
-        conclusion = fmt::format("screen {} ({}), never confirmed", screen.value("verdict", text_of(screen, "state")),
+        conclusion = fmt::format("screen {} ({}), never confirmed",
+                                 screen.value("verdict", text_of(screen, "state")),
                                  screen.value("decision", "no decision"));
     } else {
         status = "unmeasured";
@@ -156,25 +168,32 @@ void conclude(Json& x, const Json& comparisons, const std::string& champion, con
 }
 
 void add_gap(Json& gaps, const std::string& kind, const std::string& text, Json evidence) {
-    gaps.push_back(Json{{"kind", kind}, {"text", one_line(text)}, {"evidence", std::move(evidence)}});
+    gaps.push_back(
+        Json{{"kind", kind}, {"text", one_line(text)}, {"evidence", std::move(evidence)}});
 }
 
 Json evidence_gaps(const Json& model, const Json& comparisons) {
     Json gaps = Json::array();
     const Json& baseline = model["baseline"];
     if (baseline.is_null()) {
-        add_gap(gaps, "no_baseline", "no baseline: the noise of the measurement (A/A) was never measured", Json::array());
+        add_gap(gaps, "no_baseline",
+                "no baseline: the noise of the measurement (A/A) was never measured",
+                Json::array());
     } else {
         const Json facts = baseline.value("resolution_facts", Json::object());
         if (facts.is_object() && facts.contains("resolvable") && !facts.value("resolvable", true)) {
-            add_gap(gaps, "unresolvable_minimum_effect", "the baseline cannot resolve the minimum effect: " +
-                    text_of(baseline, "resolution"), Json::array({text_of(baseline, "id")}));
+            add_gap(gaps, "unresolvable_minimum_effect",
+                    "the baseline cannot resolve the minimum effect: " +
+                        text_of(baseline, "resolution"),
+                    Json::array({text_of(baseline, "id")}));
         }
         const std::string aa = text_of(baseline, "verdict");
         if (aa != "equivalent" && aa != "inconclusive" && !aa.empty()) {
             add_gap(gaps, "aa_not_equivalent",
-                    fmt::format("the A/A check (original against itself) said {}: about 1 run in 20 by chance at 95 %; "
-                                "repeated, it means a bias in the measurement", aa),
+                    fmt::format("the A/A check (original against itself) said {}: about 1 run in "
+                                "20 by chance at 95 %; "
+                                "repeated, it means a bias in the measurement",
+                                aa),
                     Json::array({text_of(baseline, "id")}));
         }
     }
@@ -190,16 +209,21 @@ Json evidence_gaps(const Json& model, const Json& comparisons) {
         }
         const std::string state = text_of(c, "state");
         if (state != "succeeded") {
-            add_gap(gaps, "failed_invocation", fmt::format("{} {} ended {}: {}", text_of(c, "type"), id, state,
-                                                           text_of(c, "reason")), Json::array({id}));
+            add_gap(gaps, "failed_invocation",
+                    fmt::format("{} {} ended {}: {}", text_of(c, "type"), id, state,
+                                text_of(c, "reason")),
+                    Json::array({id}));
         } else if (c.value("infrastructure_failure", false)) {
-            add_gap(gaps, "infrastructure_failure", fmt::format("{} {} decided nothing (infrastructure failure): {}",
-                                                                text_of(c, "type"), id, text_of(c, "reason")),
+            add_gap(gaps, "infrastructure_failure",
+                    fmt::format("{} {} decided nothing (infrastructure failure): {}",
+                                text_of(c, "type"), id, text_of(c, "reason")),
                     Json::array({id}));
         }
         if (text_of(c, "verdict") == "mixed") {
-            add_gap(gaps, "mixed", fmt::format("{} {} is mixed: regressed on {}", text_of(c, "type"), id,
-                                               c.value("regressed_cases", Json::array()).dump()), Json::array({id}));
+            add_gap(gaps, "mixed",
+                    fmt::format("{} {} is mixed: regressed on {}", text_of(c, "type"), id,
+                                c.value("regressed_cases", Json::array()).dump()),
+                    Json::array({id}));
         }
     }
     for (const auto& [note, ids] : notes) {
@@ -208,34 +232,40 @@ Json evidence_gaps(const Json& model, const Json& comparisons) {
     for (const auto& x : model["experiments"]) {
         const std::string status = text_of(x, "status");
         if (status == "unconfirmed" || status == "unmeasured" || status == "unresolved") {
-            add_gap(gaps, "unconfirmed", fmt::format("{} ({}): {}", text_of(x, "id"), text_of(x, "mechanism"),
-                                                         text_of(x, "conclusion")), x.value("evidence", Json::array()));
+            add_gap(gaps, "unconfirmed",
+                    fmt::format("{} ({}): {}", text_of(x, "id"), text_of(x, "mechanism"),
+                                text_of(x, "conclusion")),
+                    x.value("evidence", Json::array()));
         }
     }
     const Json& champion = model["champion"];
     if (champion.value("current", "original") != "original") {
         if (!champion.value("audited", false)) {
-            add_gap(gaps, "not_audited", "the champion was never audited (cko audit) after its selection",
+            add_gap(gaps, "not_audited",
+                    "the champion was never audited (cko audit) after its selection",
                     Json::array({text_of(champion, "selection")}));
         } else if (text_of(champion, "audit_verdict") != "improved") {
             add_gap(gaps, "audit_not_improved",
-                    fmt::format("the latest audit of the champion says {}, yet it is still the champion",
-                                text_of(champion, "audit_verdict")),
+                    fmt::format(
+                        "the latest audit of the champion says {}, yet it is still the champion",
+                        text_of(champion, "audit_verdict")),
                     Json::array({text_of(champion, "audit")}));
         }
     }
     add_gap(gaps, "claim_layer",
-            fmt::format("every effect here is measured at the {} layer on this machine; it says nothing about a "
+            fmt::format("every effect here is measured at the {} layer on this machine; it says "
+                        "nothing about a "
                         "higher layer or another environment",
                         model["target"].value("claim_layer", "")),
             Json::array({model["target"].value("id", "")}));
     if (model.value("profiles", Json::array()).empty()) {
-        add_gap(gaps, "no_profiles", "profiles: none stored; no profiler fact supports or refutes a mechanism",
+        add_gap(gaps, "no_profiles",
+                "profiles: none stored; no profiler fact supports or refutes a mechanism",
                 Json::array());
     }
     if (model["stop"].is_null()) {
-        add_gap(gaps, "no_termination", "no termination reason recorded (cko stop --root R --reason TEXT)",
-                Json::array());
+        add_gap(gaps, "no_termination",
+                "no termination reason recorded (cko stop --root R --reason TEXT)", Json::array());
     }
     return gaps;
 }
@@ -244,9 +274,10 @@ Json evidence_gaps(const Json& model, const Json& comparisons) {
 
 Json build_report_model(const store::Store& store, std::int64_t now_unix_s) {
     if (!store.exists("target.json")) {
-        throw Error(ErrorCode::not_found,
-                    fmt::format("no Target is frozen in {}: nothing to report (cko target freeze first)",
-                                store.root().string()));
+        throw Error(
+            ErrorCode::not_found,
+            fmt::format("no Target is frozen in {}: nothing to report (cko target freeze first)",
+                        store.root().string()));
     }
     const Json target_record = store.read_record("target.json");
     const Json history = eval::target_history(store);
@@ -298,7 +329,8 @@ Json build_report_model(const store::Store& store, std::int64_t now_unix_s) {
             c["effect_words"] = effect_words(c.value("effect_pct", Json()), direction, metric);
         }
         // An audit measures the champion: it belongs to the experiment the candidate label names.
-        const std::string owner = type == "audit" ? text_of(e, "candidate") : text_of(e, "experiment_id");
+        const std::string owner =
+            type == "audit" ? text_of(e, "candidate") : text_of(e, "experiment_id");
         by_experiment[owner].push_back(e);
         comparisons.push_back(e);
     }
@@ -322,11 +354,14 @@ Json build_report_model(const store::Store& store, std::int64_t now_unix_s) {
         conclude(x, mine, current, ever_selected);
     }
 
-    Json champion_section{{"current", current}, {"digest", champion.digest}, {"lineage", lineage},
-                          {"selection", champion.record.is_object()
-                                            ? Json(text_of(champion.record.value("selection", Json::object()), "id"))
-                                            : Json("")},
-                          {"audited", false}};
+    Json champion_section{
+        {"current", current},
+        {"digest", champion.digest},
+        {"lineage", lineage},
+        {"selection", champion.record.is_object()
+                          ? Json(text_of(champion.record.value("selection", Json::object()), "id"))
+                          : Json("")},
+        {"audited", false}};
     std::int64_t selected_at = 0;
     if (!lineage.empty()) {
         selected_at = lineage.back().value("t_unix_s", std::int64_t{0});
@@ -337,7 +372,8 @@ Json build_report_model(const store::Store& store, std::int64_t now_unix_s) {
             continue;
         }
         audits.push_back(c);
-        if (current != "original" && text_of(c, "candidate") == current && c.value("t_unix_s", std::int64_t{0}) >= selected_at &&
+        if (current != "original" && text_of(c, "candidate") == current &&
+            c.value("t_unix_s", std::int64_t{0}) >= selected_at &&
             text_of(c, "state") == "succeeded") {
             champion_section["audited"] = true;
             champion_section["audit"] = text_of(c, "id");
@@ -373,29 +409,38 @@ Json build_report_model(const store::Store& store, std::int64_t now_unix_s) {
         goal["confirm"] = confirm.is_null() ? Json() : confirm["id"];
         goal["effect_words"] = confirm.is_null() ? Json("") : confirm["effect_words"];
         goal["interval"] = confirm.is_null() ? Json("–") : Json(interval_text(confirm));
-        const bool audit_ok = !champion_section.value("audited", false) || text_of(champion_section, "audit_verdict") == "improved";
+        const bool audit_ok = !champion_section.value("audited", false) ||
+                              text_of(champion_section, "audit_verdict") == "improved";
         goal["reached"] = !confirm.is_null() && audit_ok;
-        goal["text"] = !confirm.is_null() && audit_ok
-                           ? fmt::format("reached at the {} layer: champion {} is {} (confirm {}{})",
-                                         goal["claim_layer"].get<std::string>(), current,
-                                         text_of(confirm, "effect_words"), text_of(confirm, "id"),
-                                         champion_section.value("audited", false)
-                                             ? ", upheld by audit " + text_of(champion_section, "audit")
-                                             : ", not audited yet")
-                           : fmt::format("not reached: the audit of champion {} says {}", current,
-                                         text_of(champion_section, "audit_verdict"));
+        goal["text"] =
+            !confirm.is_null() && audit_ok
+                ? fmt::format("reached at the {} layer: champion {} is {} (confirm {}{})",
+                              goal["claim_layer"].get<std::string>(), current,
+                              text_of(confirm, "effect_words"), text_of(confirm, "id"),
+                              champion_section.value("audited", false)
+                                  ? ", upheld by audit " + text_of(champion_section, "audit")
+                                  : ", not audited yet")
+                : fmt::format("not reached: the audit of champion {} says {}", current,
+                              text_of(champion_section, "audit_verdict"));
     } else {
-        goal["text"] = "not reached: the original is the champion (no experiment was selected, or it was restored)";
+        goal["text"] =
+            "not reached: the original is the champion (no experiment was selected, or it was "
+            "restored)";
     }
     Json rejected = Json::array();
     for (const auto& x : experiments) {
         if (text_of(x, "status") == "rejected") {
-            rejected.push_back(Json{{"id", x["id"]}, {"mechanism", x["mechanism"]}, {"hypothesis", x["hypothesis"]},
-                                    {"closes", x["closes"]}, {"declared_closes", x["failure_closes"]},
-                                    {"conclusion", x["conclusion"]}, {"evidence", x["evidence"]}});
+            rejected.push_back(Json{{"id", x["id"]},
+                                    {"mechanism", x["mechanism"]},
+                                    {"hypothesis", x["hypothesis"]},
+                                    {"closes", x["closes"]},
+                                    {"declared_closes", x["failure_closes"]},
+                                    {"conclusion", x["conclusion"]},
+                                    {"evidence", x["evidence"]}});
         }
     }
-    model["findings"] = Json{{"goal", goal}, {"rejected", rejected}, {"gaps", evidence_gaps(model, comparisons)}};
+    model["findings"] =
+        Json{{"goal", goal}, {"rejected", rejected}, {"gaps", evidence_gaps(model, comparisons)}};
     return model;
 }
 

@@ -1,4 +1,5 @@
-// The report model read from stores written record by record: statuses, lineage, goal, rejections, gaps.
+// The report model read from stores written record by record: statuses, lineage, goal, rejections,
+// gaps.
 #include "cko/report/report_model.hpp"
 
 #include "cko/report/termination.hpp"
@@ -77,7 +78,8 @@ TEST_F(ReportModelTest, EveryExperimentGetsAConclusionAndTheChampionItsLineage) 
     EXPECT_EQ((*find(m["experiments"], "id", fast))["evidence"], Json::array({fast, s1, c1, a1}));
     const Json& w = *find(m["experiments"], "id", wrong);
     EXPECT_EQ(w["status"], "rejected");
-    EXPECT_EQ(w["closes"], "implementation") << "a wrong result measures no performance: only the implementation is closed";
+    EXPECT_EQ(w["closes"], "implementation")
+        << "a wrong result measures no performance: only the implementation is closed";
     EXPECT_EQ((*find(m["experiments"], "id", slow))["closes"], "mechanism");
     EXPECT_EQ((*find(m["experiments"], "id", open))["status"], "unconfirmed");
 
@@ -111,7 +113,8 @@ TEST_F(ReportModelTest, EveryExperimentGetsAConclusionAndTheChampionItsLineage) 
     // Per-pair effects and per-case intervals come through the history.
     EXPECT_EQ((*find(m["comparisons"], "id", c1))["d"].size(), 10u);
     EXPECT_EQ((*find(m["comparisons"], "id", c1))["per_case"].size(), 2u);
-    EXPECT_NE((*find(m["comparisons"], "id", c1))["effect_words"].get<std::string>().find("faster"), std::string::npos);
+    EXPECT_NE((*find(m["comparisons"], "id", c1))["effect_words"].get<std::string>().find("faster"),
+              std::string::npos);
 }
 
 TEST_F(ReportModelTest, AFreshTargetHasNoBaselineNoChampionAndSaysSo) {
@@ -129,10 +132,12 @@ TEST_F(ReportModelTest, NotesMixedVerdictsAndAnUnresolvableBaselineAreGaps) {
     SyntheticStore s(dir_ / "art");
     (void)s.baseline("improved", false);
     const std::string x = s.experiment("vectorize");
-    const std::string c = s.comparison("confirm", x, 0.2, "mixed", "", {"no baseline in this root"});
+    const std::string c =
+        s.comparison("confirm", x, 0.2, "mixed", "", {"no baseline in this root"});
     const std::string y = s.experiment("fusion");
-    const std::string f = s.invocation("confirm", y, Json{{"experiment_id", y}, {"d", Json::array()}}, "failed", 3,
-                                       "driver failed on case small");
+    const std::string f =
+        s.invocation("confirm", y, Json{{"experiment_id", y}, {"d", Json::array()}}, "failed", 3,
+                     "driver failed on case small");
     const Json m = build_report_model(s.store(), 0);
     const auto kinds = gap_kinds(m);
     EXPECT_TRUE(has(kinds, "unresolvable_minimum_effect"));
@@ -166,7 +171,8 @@ TEST_F(ReportModelTest, ASelectedChampionNeverAuditedIsAGap) {
     (void)s.select(x, s.comparison("confirm", x, 0.5, "improved"));
     const Json m = build_report_model(s.store(), 0);
     EXPECT_TRUE(m["findings"]["goal"]["reached"].get<bool>());
-    EXPECT_NE(m["findings"]["goal"]["text"].get<std::string>().find("not audited yet"), std::string::npos);
+    EXPECT_NE(m["findings"]["goal"]["text"].get<std::string>().find("not audited yet"),
+              std::string::npos);
     EXPECT_TRUE(has(gap_kinds(m), "not_audited"));
 }
 
@@ -174,9 +180,12 @@ TEST_F(ReportModelTest, ASelectedChampionNeverAuditedIsAGap) {
 TEST_F(ReportModelTest, PerCaseResultsOfTheOlderLayoutAreRead) {
     SyntheticStore s(dir_ / "art");
     const std::string x = s.experiment("loop-order");
-    const Json old_layout{{"experiment_id", x}, {"verdict", "improved"}, {"d", Json::array({0.5, 0.6})},
-                          {"per_case", {{"small", {{"verdict", "improved"}, {"estimate", {{"hl_pct", 60.0}}}}},
-                                        {"large", "not an object"}}},
+    const Json old_layout{{"experiment_id", x},
+                          {"verdict", "improved"},
+                          {"d", Json::array({0.5, 0.6})},
+                          {"per_case",
+                           {{"small", {{"verdict", "improved"}, {"estimate", {{"hl_pct", 60.0}}}}},
+                            {"large", "not an object"}}},
                           {"constraints", Json::array({1, 2})}};
     const std::string c = s.invocation("confirm", x, old_layout, "succeeded", 5);
     const Json m = build_report_model(s.store(), 0);

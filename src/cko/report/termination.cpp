@@ -13,33 +13,41 @@ namespace cko::report {
 
 Json record_stop(const store::Store& store, const std::string& reason) {
     if (reason.find_first_not_of(" \t\r\n") == std::string::npos) {
-        throw Error(ErrorCode::invalid_request,
-                    "cko stop needs --reason TEXT: why the optimization ends (goal reached, budget spent, "
-                    "no direction left...)");
+        throw Error(
+            ErrorCode::invalid_request,
+            "cko stop needs --reason TEXT: why the optimization ends (goal reached, budget spent, "
+            "no direction left...)");
     }
     if (!store.exists("target.json")) {
         throw Error(ErrorCode::not_found, fmt::format("no Target is frozen in {}: nothing to stop",
                                                       store.root().string()));
     }
     if (const auto earlier = read_stop(store)) {
-        throw Error(ErrorCode::already_exists,
-                    fmt::format("the optimization was already stopped ({}, at unix {}): \"{}\"; the termination "
-                                "record is written once",
-                                earlier->value("id", ""), earlier->value("stopped_unix_s", std::int64_t{0}),
-                                earlier->value("reason", "")),
-                    Json{{"stop", *earlier}});
+        throw Error(
+            ErrorCode::already_exists,
+            fmt::format(
+                "the optimization was already stopped ({}, at unix {}): \"{}\"; the termination "
+                "record is written once",
+                earlier->value("id", ""), earlier->value("stopped_unix_s", std::int64_t{0}),
+                earlier->value("reason", "")),
+            Json{{"stop", *earlier}});
     }
     const Json target = store.read_record("target.json");
     const eval::Champion champion = eval::read_champion(store);
     const Json history = eval::target_history(store);
-    Json record{{"format_version", "cko/stop-v1"},
-                {"reason", reason},
-                {"stopped_unix_s", unix_seconds_now()},
-                {"target", {{"id", target.value("id", "")}, {"sha256", sha256_file_hex(store.path_of("target.json"))}}},
-                {"champion", {{"experiment_id", champion.experiment_id ? Json(*champion.experiment_id) : Json()},
-                              {"digest", champion.digest}}},
-                {"spent", {{"gpu_s", history["totals"].value("gpu_s", 0.0)},
-                           {"wall_s", history["totals"].value("wall_s", 0.0)}}}};
+    Json record{
+        {"format_version", "cko/stop-v1"},
+        {"reason", reason},
+        {"stopped_unix_s", unix_seconds_now()},
+        {"target",
+         {{"id", target.value("id", "")},
+          {"sha256", sha256_file_hex(store.path_of("target.json"))}}},
+        {"champion",
+         {{"experiment_id", champion.experiment_id ? Json(*champion.experiment_id) : Json()},
+          {"digest", champion.digest}}},
+        {"spent",
+         {{"gpu_s", history["totals"].value("gpu_s", 0.0)},
+          {"wall_s", history["totals"].value("wall_s", 0.0)}}}};
     record["id"] = content_id("stop", record);
     store.write_record(kStopRecord, record);
     return record;

@@ -1,4 +1,5 @@
-// The termination record: why the optimization ended (`cko stop`), written once, cited by the handoff.
+// The termination record: why the optimization ended (`cko stop`), written once, cited by the
+// handoff.
 #pragma once
 
 #include "cko/store/store.hpp"

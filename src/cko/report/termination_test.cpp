@@ -37,7 +37,8 @@ TEST_F(TerminationTest, TheReasonIsRecordedOnceWithTheChampionAndTheCost) {
     EXPECT_EQ(read_stop(s.store())->at("reason"), "the goal is reached");
 
     EXPECT_EQ(code_of([&] { (void)record_stop(s.store(), "again"); }), ErrorCode::already_exists);
-    EXPECT_EQ(read_stop(s.store())->at("reason"), "the goal is reached") << "the first record stays";
+    EXPECT_EQ(read_stop(s.store())->at("reason"), "the goal is reached")
+        << "the first record stays";
 }
 
 TEST_F(TerminationTest, ABlankReasonIsRefused) {

@@ -16,12 +16,23 @@ std::string html_escape(std::string_view text) {
     out.reserve(text.size());
     for (const char c : text) {
         switch (c) {
-            case '&': out += "&amp;"; break;
-            case '<': out += "&lt;"; break;
-            case '>': out += "&gt;"; break;
-            case '"': out += "&quot;"; break;
-            case '\'': out += "&#39;"; break;
-            default: out += c;
+        case '&':
+            out += "&amp;";
+            break;
+        case '<':
+            out += "&lt;";
+            break;
+        case '>':
+            out += "&gt;";
+            break;
+        case '"':
+            out += "&quot;";
+            break;
+        case '\'':
+            out += "&#39;";
+            break;
+        default:
+            out += c;
         }
     }
     return out;
@@ -73,15 +84,18 @@ std::string pct_text(double pct) {
     }
     const double mag = std::fabs(pct);
     // Three significant figures, never fewer than one decimal below 100 %.
-    const std::string digits = mag >= 100 ? fmt::format("{:.0f}", mag) : mag >= 10 ? fmt::format("{:.1f}", mag)
-                                                                                  : fmt::format("{:.2f}", mag);
+    const std::string digits = mag >= 100  ? fmt::format("{:.0f}", mag)
+                               : mag >= 10 ? fmt::format("{:.1f}", mag)
+                                           : fmt::format("{:.2f}", mag);
     if (digits == "0.00" || digits == "0") {
         return "0 %";
     }
     return fmt::format("{}{} %", pct < 0 ? "−" : "+", digits);
 }
 
-std::string pct_text(const Json& pct) { return pct.is_number() ? pct_text(pct.get<double>()) : "–"; }
+std::string pct_text(const Json& pct) {
+    return pct.is_number() ? pct_text(pct.get<double>()) : "–";
+}
 
 std::string interval_text(const Json& entry) {
     const Json lo = entry.value("ci_low_pct", Json());
@@ -96,8 +110,9 @@ std::string effect_words(const Json& pct, const std::string& direction, const st
     if (!pct.is_number()) {
         return "no estimate";
     }
-    return eval::describe_effect(stats::pct_to_log(pct.get<double>()),
-                                 direction == "higher" ? stats::Direction::higher : stats::Direction::lower, metric);
+    return eval::describe_effect(
+        stats::pct_to_log(pct.get<double>()),
+        direction == "higher" ? stats::Direction::higher : stats::Direction::lower, metric);
 }
 
 std::string seconds_text(double seconds) {

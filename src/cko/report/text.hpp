@@ -1,4 +1,5 @@
-// Numbers and words as people read them in the report and handoff, and the one place text is escaped.
+// Numbers and words as people read them in the report and handoff, and the one place text is
+// escaped.
 #pragma once
 
 #include "cko/util/json.hpp"
@@ -31,7 +32,8 @@ namespace cko::report {
 
 // "2.58× faster (−61.3 % latency_us)" for an effect given in percent (exp(d) − 1, positive =
 // better) of a metric with direction "lower" or "higher"; "no estimate" when absent.
-[[nodiscard]] std::string effect_words(const Json& pct, const std::string& direction, const std::string& metric);
+[[nodiscard]] std::string effect_words(const Json& pct, const std::string& direction,
+                                       const std::string& metric);
 
 // "12.3 s", "4 min 05 s", "1 h 02 min"; "0 s" for zero.
 [[nodiscard]] std::string seconds_text(double seconds);

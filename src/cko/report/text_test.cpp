@@ -15,13 +15,15 @@ TEST(ReportText, PercentsCarryTheirSignAndThreeFigures) {
 }
 
 TEST(ReportText, AnIntervalNeedsBothEnds) {
-    EXPECT_EQ(interval_text(Json{{"ci_low_pct", 5.5}, {"ci_high_pct", 20.0}}), "[+5.50 %, +20.0 %]");
+    EXPECT_EQ(interval_text(Json{{"ci_low_pct", 5.5}, {"ci_high_pct", 20.0}}),
+              "[+5.50 %, +20.0 %]");
     EXPECT_EQ(interval_text(Json{{"ci_low_pct", 5.5}, {"ci_high_pct", nullptr}}), "–");
 }
 
 TEST(ReportText, EffectWordsFollowTheMetricsDirection) {
     // +150 % better for a lower-is-better latency: 2.5× faster, −60 % latency.
-    EXPECT_EQ(effect_words(Json(150.0), "lower", "latency_us"), "2.50× faster (-60.0 % latency_us)");
+    EXPECT_EQ(effect_words(Json(150.0), "lower", "latency_us"),
+              "2.50× faster (-60.0 % latency_us)");
     EXPECT_EQ(effect_words(Json(-20.0), "higher", "tflops"), "1.25× lower tflops (-20.0 %)");
     EXPECT_EQ(effect_words(Json(), "lower", "latency_us"), "no estimate");
 }
@@ -34,7 +36,8 @@ TEST(ReportText, DurationsChooseTheirUnit) {
 }
 
 TEST(ReportText, EscapingKeepsMarkupOut) {
-    EXPECT_EQ(html_escape(R"(<a href="x">&'</a>)"), "&lt;a href=&quot;x&quot;&gt;&amp;&#39;&lt;/a&gt;");
+    EXPECT_EQ(html_escape(R"(<a href="x">&'</a>)"),
+              "&lt;a href=&quot;x&quot;&gt;&amp;&#39;&lt;/a&gt;");
     EXPECT_EQ(md_cell("a|b\nc"), "a\\|b c");
     EXPECT_EQ(md_cell(""), "–");
     EXPECT_EQ(utc_text(0), "1970-01-01 00:00:00 UTC");

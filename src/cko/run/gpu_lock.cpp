@@ -6,15 +6,15 @@
 
 #include <fmt/format.h>
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <fcntl.h>
 #include <fstream>
-#include <sys/file.h>
-#include <sys/stat.h>
 #include <thread>
-#include <unistd.h>
 
 namespace cko::run {
 namespace fs = std::filesystem;
@@ -46,12 +46,15 @@ bool GpuLock::open_and_try(const std::string& gpu_uuid, const std::string& holde
         if (fs::create_directories(dir, ec)) {
             ::chmod(dir.c_str(), 01777);
         }
-        path_ = dir / fmt::format("gpu-{}.lock", sha256_hex(machine_id() + '\0' + gpu_uuid).substr(0, 32));
+        path_ = dir / fmt::format("gpu-{}.lock",
+                                  sha256_hex(machine_id() + '\0' + gpu_uuid).substr(0, 32));
         fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
         if (fd_ < 0) {
-            throw Error(ErrorCode::io_error,
-                        fmt::format("cannot open GPU lock {}: {} (set CKO_LOCK_DIR to a writable directory)",
-                                    path_.string(), std::strerror(errno)));
+            throw Error(
+                ErrorCode::io_error,
+                fmt::format(
+                    "cannot open GPU lock {}: {} (set CKO_LOCK_DIR to a writable directory)",
+                    path_.string(), std::strerror(errno)));
         }
     }
     if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
@@ -59,7 +62,8 @@ bool GpuLock::open_and_try(const std::string& gpu_uuid, const std::string& holde
             const int err = errno;
             ::close(fd_);
             fd_ = -1;
-            throw Error(ErrorCode::io_error, fmt::format("flock {}: {}", path_.string(), std::strerror(err)));
+            throw Error(ErrorCode::io_error,
+                        fmt::format("flock {}: {}", path_.string(), std::strerror(err)));
         }
         return false;
     }
@@ -77,21 +81,25 @@ std::string GpuLock::current_holder() const {
     return current;
 }
 
-GpuLock::GpuLock(const std::string& gpu_uuid, const std::string& holder, std::chrono::milliseconds wait) {
+GpuLock::GpuLock(const std::string& gpu_uuid, const std::string& holder,
+                 std::chrono::milliseconds wait) {
     const auto start = std::chrono::steady_clock::now();
     while (!open_and_try(gpu_uuid, holder)) {
         if (std::chrono::steady_clock::now() - start >= wait) {
             const std::string current = current_holder();
             ::close(fd_);
-            throw Error(ErrorCode::resource_wait_timeout,
-                        fmt::format("GPU {} is held by another measurement ({}) for more than {} ms; "
-                                    "wait for it or raise limits.resource_wait_timeout_s",
-                                    gpu_uuid, current.empty() ? "unknown holder" : current, wait.count()),
-                        nlohmann::json{{"gpu_uuid", gpu_uuid}, {"holder", current}, {"lock", path_.string()}});
+            throw Error(
+                ErrorCode::resource_wait_timeout,
+                fmt::format("GPU {} is held by another measurement ({}) for more than {} ms; "
+                            "wait for it or raise limits.resource_wait_timeout_s",
+                            gpu_uuid, current.empty() ? "unknown holder" : current, wait.count()),
+                nlohmann::json{
+                    {"gpu_uuid", gpu_uuid}, {"holder", current}, {"lock", path_.string()}});
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(25));
     }
-    waited_ = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
+    waited_ = std::chrono::duration_cast<std::chrono::milliseconds>(
+        std::chrono::steady_clock::now() - start);
 }
 
 std::unique_ptr<GpuLock> GpuLock::try_take(const std::string& gpu_uuid, const std::string& holder,

@@ -1,4 +1,5 @@
-// Per-GPU exclusive lock across processes and users: flock on a file keyed by (machine-id, GPU UUID).
+// Per-GPU exclusive lock across processes and users: flock on a file keyed by (machine-id, GPU
+// UUID).
 #pragma once
 
 #include <chrono>
@@ -17,9 +18,11 @@ public:
     // Waits up to `wait` for the lock of `gpu_uuid` on this machine; throws resource_wait_timeout
     // naming the holder (pid and invocation written into the lock file) when it cannot be had.
     GpuLock(const std::string& gpu_uuid, const std::string& holder, std::chrono::milliseconds wait);
-    // The lock of `gpu_uuid` when it is free right now, else nullptr with the holder's note (pid and
-    // invocation) in `current_holder`. Never waits; throws io_error only when the lock file cannot be used.
-    [[nodiscard]] static std::unique_ptr<GpuLock> try_take(const std::string& gpu_uuid, const std::string& holder,
+    // The lock of `gpu_uuid` when it is free right now, else nullptr with the holder's note (pid
+    // and invocation) in `current_holder`. Never waits; throws io_error only when the lock file
+    // cannot be used.
+    [[nodiscard]] static std::unique_ptr<GpuLock> try_take(const std::string& gpu_uuid,
+                                                           const std::string& holder,
                                                            std::string& current_holder);
     ~GpuLock();
     GpuLock(const GpuLock&) = delete;
@@ -30,7 +33,8 @@ public:
 
 private:
     GpuLock() = default;
-    // Opens the lock file of `gpu_uuid`; true when the flock was taken (then the holder note is written).
+    // Opens the lock file of `gpu_uuid`; true when the flock was taken (then the holder note is
+    // written).
     bool open_and_try(const std::string& gpu_uuid, const std::string& holder);
     [[nodiscard]] std::string current_holder() const;
 

@@ -19,12 +19,15 @@ TEST_F(GpuLockTest, SecondHolderWaitsThenTimesOutNamingTheFirst) {
             FAIL() << "two holders of one GPU";
         } catch (const Error& e) {
             EXPECT_EQ(e.code(), ErrorCode::resource_wait_timeout);
-            EXPECT_NE(e.details()["holder"].get<std::string>().find("inv-first"), std::string::npos);
+            EXPECT_NE(e.details()["holder"].get<std::string>().find("inv-first"),
+                      std::string::npos);
         }
         // Another GPU is independent.
-        EXPECT_NO_THROW(const GpuLock other("GPU-fake-0002", "inv-other", std::chrono::milliseconds(100)));
+        EXPECT_NO_THROW(
+            const GpuLock other("GPU-fake-0002", "inv-other", std::chrono::milliseconds(100)));
     }
-    EXPECT_NO_THROW(const GpuLock again("GPU-fake-0001", "inv-third", std::chrono::milliseconds(100)));
+    EXPECT_NO_THROW(
+        const GpuLock again("GPU-fake-0001", "inv-third", std::chrono::milliseconds(100)));
     ::unsetenv("CKO_LOCK_DIR");
 }
 

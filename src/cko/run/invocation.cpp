@@ -1,4 +1,5 @@
-// Invocation records: request, events.jsonl, calls in their own process groups, terminal result, lost detection.
+// Invocation records: request, events.jsonl, calls in their own process groups, terminal result,
+// lost detection.
 #include "cko/run/invocation.hpp"
 
 #include "cko/util/clock.hpp"
@@ -8,29 +9,33 @@
 
 #include <fmt/format.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <algorithm>
 #include <array>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
-#include <fcntl.h>
 #include <fstream>
-#include <sys/stat.h>
 #include <thread>
-#include <unistd.h>
 
 namespace cko::run {
 namespace fs = std::filesystem;
 namespace {
 
-double seconds(std::chrono::nanoseconds d) { return static_cast<double>(d.count()) / 1e9; }
+double seconds(std::chrono::nanoseconds d) {
+    return static_cast<double>(d.count()) / 1e9;
+}
 
 // Appends one whole line (or nothing: a failed write is cut back off) and fsyncs it. O_NOFOLLOW: a
 // link planted in place of the log is refused, never written through.
 void append_line(const fs::path& file, const std::string& line) {
-    const int fd = ::open(file.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+    const int fd =
+        ::open(file.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
     if (fd < 0) {
-        throw Error(ErrorCode::io_error, fmt::format("cannot append to {}: {}", file.string(), std::strerror(errno)),
+        throw Error(ErrorCode::io_error,
+                    fmt::format("cannot append to {}: {}", file.string(), std::strerror(errno)),
                     Json{{"path", file.string()}});
     }
     struct stat st {};
@@ -48,7 +53,8 @@ void append_line(const fs::path& file, const std::string& line) {
     }
     ::close(fd);
     if (err != 0) {
-        throw Error(ErrorCode::io_error, fmt::format("cannot append to {}: {}", file.string(), std::strerror(err)),
+        throw Error(ErrorCode::io_error,
+                    fmt::format("cannot append to {}: {}", file.string(), std::strerror(err)),
                     Json{{"path", file.string()}, {"errno", err}});
     }
 }
@@ -70,9 +76,10 @@ std::vector<Json> read_events(const fs::path& file) {
 void require_invocation_id(const std::string& id) {
     require_safe_name(id, "invocation id");
     if (!id.starts_with("inv-")) {
-        throw Error(ErrorCode::invalid_argument,
-                    fmt::format("\"{}\" is not an invocation id (they start with inv-; see cko ls)", id),
-                    Json{{"id", id}});
+        throw Error(
+            ErrorCode::invalid_argument,
+            fmt::format("\"{}\" is not an invocation id (they start with inv-; see cko ls)", id),
+            Json{{"id", id}});
     }
 }
 
@@ -90,21 +97,31 @@ InvocationState state_for_error(const Error& e) noexcept {
 }
 
 Json Limits::to_json() const {
-    return Json{{"operation_timeout_s", seconds(operation)}, {"command_timeout_s", seconds(command)},
-                {"resource_wait_timeout_s", seconds(resource_wait)}, {"cleanup_timeout_s", seconds(cleanup)}};
+    return Json{{"operation_timeout_s", seconds(operation)},
+                {"command_timeout_s", seconds(command)},
+                {"resource_wait_timeout_s", seconds(resource_wait)},
+                {"cleanup_timeout_s", seconds(cleanup)}};
 }
 
-Invocation::Invocation(const store::Store& store, std::string id, Limits limits, const std::atomic<bool>* cancel)
-    : store_(store), id_(std::move(id)), limits_(limits), cancel_(cancel),
-      started_(std::chrono::steady_clock::now()), deadline_(started_ + limits.operation),
+Invocation::Invocation(const store::Store& store, std::string id, Limits limits,
+                       const std::atomic<bool>* cancel)
+    : store_(store),
+      id_(std::move(id)),
+      limits_(limits),
+      cancel_(cancel),
+      started_(std::chrono::steady_clock::now()),
+      deadline_(started_ + limits.operation),
       started_unix_ns_(unix_nanoseconds_now()) {}
 
-Invocation Invocation::create(const store::Store& store, const std::string& kind, const Json& request,
-                              const Limits& limits, const std::atomic<bool>* cancel) {
+Invocation Invocation::create(const store::Store& store, const std::string& kind,
+                              const Json& request, const Limits& limits,
+                              const std::atomic<bool>* cancel) {
     const ProcessIdentity owner = current_process_identity();
     const std::int64_t now = unix_nanoseconds_now();
-    const std::string id = content_id("inv", Json{{"kind", kind}, {"request", request},
-                                                  {"owner", owner.to_json()}, {"created_unix_ns", now}});
+    const std::string id = content_id("inv", Json{{"kind", kind},
+                                                  {"request", request},
+                                                  {"owner", owner.to_json()},
+                                                  {"created_unix_ns", now}});
     Invocation inv(store, id, limits, cancel);
     inv.kind_ = kind;
     inv.started_unix_ns_ = now;
@@ -114,9 +131,12 @@ Invocation Invocation::create(const store::Store& store, const std::string& kind
     try {
         make_directories(staging / "driver");
         write_file_create_once(staging / "request.json",
-                               canonical_json(Json{{"format_version", "cko/invocation-request-v1"}, {"id", id},
-                                                   {"kind", kind}, {"created_unix_ns", now},
-                                                   {"owner", owner.to_json()}, {"limits", limits.to_json()},
+                               canonical_json(Json{{"format_version", "cko/invocation-request-v1"},
+                                                   {"id", id},
+                                                   {"kind", kind},
+                                                   {"created_unix_ns", now},
+                                                   {"owner", owner.to_json()},
+                                                   {"limits", limits.to_json()},
                                                    {"request", request}}),
                                0444);
         append_line(staging / "events.jsonl", inv.event_line("created", Json{{"kind", kind}}));
@@ -129,13 +149,20 @@ Invocation Invocation::create(const store::Store& store, const std::string& kind
 }
 
 std::string Invocation::event_line(const std::string& type, const Json& data) {
-    return canonical_json(Json{{"seq", seq_++}, {"t_unix_ns", unix_nanoseconds_now()}, {"type", type}, {"data", data}}) +
+    return canonical_json(Json{{"seq", seq_++},
+                               {"t_unix_ns", unix_nanoseconds_now()},
+                               {"type", type},
+                               {"data", data}}) +
            "\n";
 }
 
-fs::path Invocation::dir() const { return store_.root() / relative_dir(); }
+fs::path Invocation::dir() const {
+    return store_.root() / relative_dir();
+}
 
-bool Invocation::past_deadline() const { return std::chrono::steady_clock::now() >= deadline_; }
+bool Invocation::past_deadline() const {
+    return std::chrono::steady_clock::now() >= deadline_;
+}
 
 void Invocation::event(const std::string& type, const Json& data) {
     append_line(store_.real_path_of(relative_dir() + "/events.jsonl"), event_line(type, data));
@@ -152,10 +179,13 @@ CallOutcome Invocation::begin_call(const Json& request_in, std::chrono::millisec
     Json request = request_in;
     request["output_dir"] = out.output_dir.string();
     request["result_path"] = (out.output_dir / "result.json").string();
-    const auto remaining = std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - std::chrono::steady_clock::now());
+    const auto remaining = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline_ - std::chrono::steady_clock::now());
     timeout = std::max(std::chrono::milliseconds(1), std::min(limits_.command, remaining));
     request["deadline_unix_s"] =
-        static_cast<double>(unix_nanoseconds_now() + std::chrono::duration_cast<std::chrono::nanoseconds>(timeout).count()) / 1e9;
+        static_cast<double>(unix_nanoseconds_now() +
+                            std::chrono::duration_cast<std::chrono::nanoseconds>(timeout).count()) /
+        1e9;
     // The driver request has no id of its own (PROTOCOL.md): ledger it under the call's.
     store_.write_file(out.relative_dir + "/request.json", canonical_json(request),
                       fmt::format("{}-call-{}-request", id_, out.number));
@@ -188,7 +218,10 @@ CallOutcome Invocation::call(const CallSpec& spec) {
             spec.on_spawn(pid);
         }
         const auto who = process_identity_of(pid);
-        Json data{{"call", out.number}, {"pgid", pid}, {"start_ticks", who ? who->start_ticks : 0}, {"argv", ps.argv}};
+        Json data{{"call", out.number},
+                  {"pgid", pid},
+                  {"start_ticks", who ? who->start_ticks : 0},
+                  {"argv", ps.argv}};
         if (spec.slurm) {
             data["slurm_job_name"] = job_name;  // what `status` scancels if we die
         }
@@ -202,7 +235,8 @@ CallOutcome Invocation::call(const CallSpec& spec) {
         throw;
     }
     if (spec.slurm) {
-        out.launch = settle_slurm_job(*spec.slurm, job_name, out.call_dir, process, limits_.cleanup);
+        out.launch =
+            settle_slurm_job(*spec.slurm, job_name, out.call_dir, process, limits_.cleanup);
         Json record = out.launch;
         record["id"] = fmt::format("{}-call-{}-slurm", id_, out.number);
         store_.write_record(out.relative_dir + "/slurm.json", record);
@@ -221,11 +255,13 @@ void Invocation::end_call(CallOutcome& out, const ProcessResult& process) {
     struct stat out_st {};
     const fs::path checked_out = store_.real_path_of(out.relative_dir + "/out");
     if (::lstat(checked_out.c_str(), &out_st) != 0 || !S_ISDIR(out_st.st_mode)) {
-        const Error e(ErrorCode::symlink_refused,
-                      fmt::format("the driver replaced its output directory {} (with a link or a file); nothing in "
-                                  "it was read",
-                                  out.relative_dir + "/out"),
-                      Json{{"call_dir", out.relative_dir}});
+        const Error e(
+            ErrorCode::symlink_refused,
+            fmt::format(
+                "the driver replaced its output directory {} (with a link or a file); nothing in "
+                "it was read",
+                out.relative_dir + "/out"),
+            Json{{"call_dir", out.relative_dir}});
         event("call_tampered", Json{{"call", out.number}, {"error", e.to_json()["error"]}});
         throw e;
     }
@@ -238,8 +274,10 @@ void Invocation::end_call(CallOutcome& out, const ProcessResult& process) {
     }
     std::sort(out.output_files.begin(), out.output_files.end());
     store_.write_record(out.relative_dir + "/process.json",
-                        Json{{"format_version", "cko/process-v1"}, {"id", fmt::format("{}-call-{}", id_, out.number)},
-                             {"process", out.process.to_json()}, {"output_files", out.output_files}});
+                        Json{{"format_version", "cko/process-v1"},
+                             {"id", fmt::format("{}-call-{}", id_, out.number)},
+                             {"process", out.process.to_json()},
+                             {"output_files", out.output_files}});
     for (const char* name : {"stdout.txt", "stderr.txt"}) {
         store_.ledger_file(out.relative_dir + "/" + name);
     }
@@ -248,8 +286,8 @@ void Invocation::end_call(CallOutcome& out, const ProcessResult& process) {
         // elsewhere) stays unledgered: the
         // result check refuses it as an undeclared output, and fsck lists it as a note.
         struct stat st {};
-        if (is_safe_relative_path(name) && ::lstat((out.output_dir / name).c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
-            st.st_nlink == 1) {
+        if (is_safe_relative_path(name) && ::lstat((out.output_dir / name).c_str(), &st) == 0 &&
+            S_ISREG(st.st_mode) && st.st_nlink == 1) {
             store_.ledger_file(out.relative_dir + "/out/" + name);
         }
     }
@@ -262,19 +300,20 @@ void Invocation::end_call(CallOutcome& out, const ProcessResult& process) {
     event("call_finished", finished);
 }
 
-store::RecordRef Invocation::finish(InvocationState state, const std::string& reason, const Json& outputs,
-                                    const std::optional<Error>& error) {
+store::RecordRef Invocation::finish(InvocationState state, const std::string& reason,
+                                    const Json& outputs, const std::optional<Error>& error) {
     const auto wall = std::chrono::steady_clock::now() - started_;
     event("finished", Json{{"state", state_name(state)}, {"reason", reason}});
-    Json result{{"format_version", "cko/invocation-result-v1"},
-                {"id", id_},
-                {"kind", kind_},
-                {"state", state_name(state)},
-                {"reason", reason},
-                {"started_unix_ns", started_unix_ns_},
-                {"finished_unix_ns", unix_nanoseconds_now()},
-                {"cost", {{"wall_s", seconds(wall)}, {"gpu_s", gpu_seconds_}, {"driver_calls", calls_}}},
-                {"outputs", outputs}};
+    Json result{
+        {"format_version", "cko/invocation-result-v1"},
+        {"id", id_},
+        {"kind", kind_},
+        {"state", state_name(state)},
+        {"reason", reason},
+        {"started_unix_ns", started_unix_ns_},
+        {"finished_unix_ns", unix_nanoseconds_now()},
+        {"cost", {{"wall_s", seconds(wall)}, {"gpu_s", gpu_seconds_}, {"driver_calls", calls_}}},
+        {"outputs", outputs}};
     if (error) {
         result["error"] = error->to_json()["error"];
     }
@@ -284,7 +323,10 @@ store::RecordRef Invocation::finish(InvocationState state, const std::string& re
 }
 
 Json InvocationStatus::to_json() const {
-    Json j{{"id", id}, {"kind", kind}, {"state", state_name(state)}, {"owner", owner.to_json()},
+    Json j{{"id", id},
+           {"kind", kind},
+           {"state", state_name(state)},
+           {"owner", owner.to_json()},
            {"owner_alive", owner_alive}};
     if (!result.is_null()) {
         j["result"] = result;
@@ -299,7 +341,8 @@ InvocationStatus invocation_status(const store::Store& store, const std::string&
     require_invocation_id(id);
     const std::string rel = "invocations/" + id;
     if (!store.exists(rel + "/request.json")) {
-        throw Error(ErrorCode::not_found, fmt::format("no invocation {} in {} (see cko ls)", id, store.root().string()),
+        throw Error(ErrorCode::not_found,
+                    fmt::format("no invocation {} in {} (see cko ls)", id, store.root().string()),
                     Json{{"id", id}});
     }
     const Json request = store.read_record(rel + "/request.json");
@@ -310,7 +353,8 @@ InvocationStatus invocation_status(const store::Store& store, const std::string&
     st.owner_alive = is_alive(st.owner);
     if (store.exists(rel + "/result.json")) {
         st.result = store.read_record(rel + "/result.json");
-        st.state = state_from_name(st.result.at("state").get<std::string>()).value_or(InvocationState::lost);
+        st.state = state_from_name(st.result.at("state").get<std::string>())
+                       .value_or(InvocationState::lost);
         return st;
     }
     return st;
@@ -331,25 +375,30 @@ InvocationStatus detect_lost_invocation(const store::Store& store, const std::st
     // The owner died without a result: kill whatever its calls left behind, then record `lost`.
     const auto events = read_events(store.path_of(rel + "/events.jsonl"));
     for (const auto& ev : events) {
-        // A session driver's group is named by its start event (its requests' call_started repeat it).
-        if (ev.value("type", "") == "call_started" || ev.value("type", "") == "driver_session_started") {
-            st.leftovers_killed += kill_process_group_leftovers(ev["data"].value("pgid", 0),
-                                                                ev["data"].value("start_ticks", std::uint64_t{0}));
+        // A session driver's group is named by its start event (its requests' call_started repeat
+        // it).
+        if (ev.value("type", "") == "call_started" ||
+            ev.value("type", "") == "driver_session_started") {
+            st.leftovers_killed += kill_process_group_leftovers(
+                ev["data"].value("pgid", 0), ev["data"].value("start_ticks", std::uint64_t{0}));
             if (ev["data"].contains("slurm_job_name")) {  // its job runs elsewhere: end it there
-                st.leftovers_killed += cancel_slurm_jobs_named(ev["data"]["slurm_job_name"].get<std::string>());
+                st.leftovers_killed +=
+                    cancel_slurm_jobs_named(ev["data"]["slurm_job_name"].get<std::string>());
             }
         }
     }
-    Json result{{"format_version", "cko/invocation-result-v1"},
-                {"id", id},
-                {"kind", st.kind},
-                {"state", "lost"},
-                {"reason", fmt::format("owner process {} ended without a result; {} leftover process(es) killed",
-                                       st.owner.pid, st.leftovers_killed)},
-                {"started_unix_ns", request.at("created_unix_ns")},
-                {"finished_unix_ns", unix_nanoseconds_now()},
-                {"cost", {{"wall_s", nullptr}, {"gpu_s", nullptr}, {"driver_calls", nullptr}}},
-                {"outputs", Json::object()}};
+    Json result{
+        {"format_version", "cko/invocation-result-v1"},
+        {"id", id},
+        {"kind", st.kind},
+        {"state", "lost"},
+        {"reason",
+         fmt::format("owner process {} ended without a result; {} leftover process(es) killed",
+                     st.owner.pid, st.leftovers_killed)},
+        {"started_unix_ns", request.at("created_unix_ns")},
+        {"finished_unix_ns", unix_nanoseconds_now()},
+        {"cost", {{"wall_s", nullptr}, {"gpu_s", nullptr}, {"driver_calls", nullptr}}},
+        {"outputs", Json::object()}};
     try {
         store.write_record(rel + "/result.json", result);
     } catch (const Error& e) {
@@ -358,7 +407,8 @@ InvocationStatus detect_lost_invocation(const store::Store& store, const std::st
         }
     }
     st.result = store.read_record(rel + "/result.json");
-    st.state = state_from_name(st.result.at("state").get<std::string>()).value_or(InvocationState::lost);
+    st.state =
+        state_from_name(st.result.at("state").get<std::string>()).value_or(InvocationState::lost);
     return st;
 }
 
@@ -371,8 +421,8 @@ InvocationStatus cancel_invocation(const store::Store& store, const std::string&
     return wait_invocation(store, id, std::chrono::seconds(30));
 }
 
-InvocationStatus wait_invocation(const store::Store& store, const std::string& id, std::chrono::milliseconds timeout,
-                                 const std::atomic<bool>* stop) {
+InvocationStatus wait_invocation(const store::Store& store, const std::string& id,
+                                 std::chrono::milliseconds timeout, const std::atomic<bool>* stop) {
     const auto deadline = std::chrono::steady_clock::now() + timeout;
     for (;;) {
         InvocationStatus st = detect_lost_invocation(store, id);

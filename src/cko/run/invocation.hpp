@@ -1,4 +1,5 @@
-// An Invocation: one long operation with a frozen request, an append-only event log and a terminal result.
+// An Invocation: one long operation with a frozen request, an append-only event log and a terminal
+// result.
 #pragma once
 
 #include "cko/run/owner.hpp"
@@ -27,10 +28,10 @@ CKO_CLOSED_ENUM(InvocationState, CKO_INVOCATION_STATES, state_name, state_from_n
 
 // The four timeouts of DESIGN.md §5.
 struct Limits {
-    std::chrono::milliseconds operation{std::chrono::hours(1)};   // the whole invocation
-    std::chrono::milliseconds command{std::chrono::minutes(5)};   // one driver call
+    std::chrono::milliseconds operation{std::chrono::hours(1)};        // the whole invocation
+    std::chrono::milliseconds command{std::chrono::minutes(5)};        // one driver call
     std::chrono::milliseconds resource_wait{std::chrono::minutes(2)};  // waiting for a GPU lock
-    std::chrono::milliseconds cleanup{std::chrono::seconds(10)};  // SIGTERM -> SIGKILL grace
+    std::chrono::milliseconds cleanup{std::chrono::seconds(10)};       // SIGTERM -> SIGKILL grace
     [[nodiscard]] Json to_json() const;
 };
 
@@ -56,7 +57,8 @@ struct CallOutcome {
     ProcessResult process;
     std::vector<std::string> output_files;  // names found in output_dir afterwards, sorted
     std::string relative_dir;               // e.g. "invocations/inv-…/driver/0001"
-    Json launch;  // with a Slurm launcher: the cko/slurm-call-v1 record (also driver/NNNN/slurm.json); else null
+    Json launch;  // with a Slurm launcher: the cko/slurm-call-v1 record (also
+                  // driver/NNNN/slurm.json); else null
 };
 
 class Invocation {
@@ -91,7 +93,9 @@ public:
     // True once the operation deadline has passed or cancellation was requested.
     [[nodiscard]] bool cancelled() const noexcept { return cancel_ != nullptr && cancel_->load(); }
     [[nodiscard]] bool past_deadline() const;
-    [[nodiscard]] std::chrono::steady_clock::time_point deadline() const noexcept { return deadline_; }
+    [[nodiscard]] std::chrono::steady_clock::time_point deadline() const noexcept {
+        return deadline_;
+    }
 
     // Writes the terminal result.json (create-once) and seals events.jsonl.
     store::RecordRef finish(InvocationState state, const std::string& reason, const Json& outputs,
@@ -102,7 +106,8 @@ public:
     [[nodiscard]] double gpu_seconds() const noexcept { return gpu_seconds_; }
 
 private:
-    Invocation(const store::Store& store, std::string id, Limits limits, const std::atomic<bool>* cancel);
+    Invocation(const store::Store& store, std::string id, Limits limits,
+               const std::atomic<bool>* cancel);
     std::string event_line(const std::string& type, const Json& data);
 
     const store::Store& store_;
@@ -136,7 +141,8 @@ struct InvocationStatus {
 // The explicit step that declares `lost` (called by status, wait, cancel, ls and operations, never
 // by a plain read): an invocation without a result whose owner on this host is gone gets its
 // calls' process groups killed and a terminal `lost` result written. Returns the status after it.
-[[nodiscard]] InvocationStatus detect_lost_invocation(const store::Store& store, const std::string& id);
+[[nodiscard]] InvocationStatus detect_lost_invocation(const store::Store& store,
+                                                      const std::string& id);
 
 // Asks the owner to cancel (SIGTERM to the owner, which kills its child group and records
 // `cancelled`); an owner already gone gives `lost`. Returns the status after the request.

@@ -4,10 +4,10 @@
 #include "cko/store/fsck.hpp"
 #include "cko/store/test_support.hpp"
 
-#include <csignal>
 #include <sys/stat.h>
-#include <fstream>
 #include <sys/wait.h>
+#include <csignal>
+#include <fstream>
 #include <thread>
 
 namespace cko::run {
@@ -16,8 +16,9 @@ namespace fs = std::filesystem;
 using InvocationTest = store::testing::ScratchTest;
 
 TEST(InvocationState, NamesRoundTrip) {
-    for (const auto s : {InvocationState::running, InvocationState::succeeded, InvocationState::failed,
-                         InvocationState::cancelled, InvocationState::timed_out, InvocationState::lost}) {
+    for (const auto s :
+         {InvocationState::running, InvocationState::succeeded, InvocationState::failed,
+          InvocationState::cancelled, InvocationState::timed_out, InvocationState::lost}) {
         EXPECT_EQ(state_from_name(state_name(s)), s);
     }
     EXPECT_FALSE(state_from_name("done").has_value());
@@ -28,7 +29,9 @@ TEST_F(InvocationTest, ACallLeavesRequestOutputsProcessRecordAndEvents) {
     Invocation inv = Invocation::create(s, "test", Json{{"x", 1}}, Limits{}, nullptr);
     EXPECT_TRUE(inv.id().starts_with("inv-"));
     CallSpec spec;
-    spec.argv = {"/bin/sh", "-c", "echo out; echo err >&2; printf '{}' > \"$(dirname \"$2\")/out/result.json\"", "sh"};
+    spec.argv = {"/bin/sh", "-c",
+                 "echo out; echo err >&2; printf '{}' > \"$(dirname \"$2\")/out/result.json\"",
+                 "sh"};
     spec.request = Json{{"format_version", "cko/driver-request-v1"}, {"id", "req"}};
     const CallOutcome out = inv.call(spec);
     EXPECT_TRUE(out.process.exited);
@@ -45,12 +48,14 @@ TEST_F(InvocationTest, ACallLeavesRequestOutputsProcessRecordAndEvents) {
     EXPECT_EQ(st.state, InvocationState::succeeded);
     EXPECT_EQ(st.result["cost"]["driver_calls"], 1);
     const std::string events = slurp(inv.dir() / "events.jsonl");
-    for (const char* type : {"\"created\"", "\"call_started\"", "\"call_finished\"", "\"finished\""}) {
+    for (const char* type :
+         {"\"created\"", "\"call_started\"", "\"call_finished\"", "\"finished\""}) {
         EXPECT_NE(events.find(type), std::string::npos) << type;
     }
     const store::FsckReport fsck = store::fsck_store(s);
     EXPECT_FALSE(fsck.damaged()) << fsck.to_text();
-    EXPECT_TRUE(fsck.findings.empty()) << fsck.to_text();  // every file of a finished invocation is ledgered
+    EXPECT_TRUE(fsck.findings.empty())
+        << fsck.to_text();  // every file of a finished invocation is ledgered
 }
 
 TEST_F(InvocationTest, CommandTimeoutKillsTheCallAndSaysSo) {
@@ -81,7 +86,8 @@ TEST_F(InvocationTest, DeadOwnerMeansLostAndNoProcessSurvives) {
         Invocation inv = Invocation::create(s, "test", Json::object(), Limits{}, nullptr);
         std::ofstream(id_file) << inv.id();
         CallSpec spec;
-        spec.argv = {"/bin/sh", "-c", "sleep 300 & echo $! > " + pid_file.string() + "; wait", "sh"};
+        spec.argv = {"/bin/sh", "-c", "sleep 300 & echo $! > " + pid_file.string() + "; wait",
+                     "sh"};
         spec.request = Json{{"format_version", "cko/driver-request-v1"}, {"id", "req"}};
         (void)inv.call(spec);
         ::_exit(0);
@@ -105,7 +111,8 @@ TEST_F(InvocationTest, DeadOwnerMeansLostAndNoProcessSurvives) {
         std::ifstream stat("/proc/" + std::to_string(grandchild) + "/stat");
         std::string text;
         std::getline(stat, text);
-        gone = text.empty() || text.find(") Z ") != std::string::npos;  // gone, or a zombie awaiting init
+        gone = text.empty() ||
+               text.find(") Z ") != std::string::npos;  // gone, or a zombie awaiting init
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
     EXPECT_TRUE(gone) << "the call outlived its SIGKILLed owner";
@@ -150,7 +157,8 @@ TEST_F(InvocationTest, AnOutputDirectoryReplacedByALinkIsRefusedAndNothingOutsid
     ::chmod((dir_ / "outside" / "victim.txt").c_str(), 0600);
     Invocation inv = Invocation::create(s, "test", Json{{"x", 1}}, Limits{}, nullptr);
     CallSpec spec;
-    spec.argv = {"/bin/sh", "-c", "out=\"$(dirname \"$2\")/out\"; rm -rf \"$out\"; ln -s \"$0\" \"$out\"",
+    spec.argv = {"/bin/sh", "-c",
+                 "out=\"$(dirname \"$2\")/out\"; rm -rf \"$out\"; ln -s \"$0\" \"$out\"",
                  (dir_ / "outside").string()};
     spec.request = Json{{"format_version", "cko/driver-request-v1"}, {"id", "req"}};
     try {

@@ -1,11 +1,11 @@
 // Process identities from /proc, liveness that survives pid reuse, and group cleanup.
 #include "cko/run/owner.hpp"
 
-#include <csignal>
 #include <dirent.h>
+#include <unistd.h>
+#include <csignal>
 #include <fstream>
 #include <sstream>
-#include <unistd.h>
 
 namespace cko::run {
 namespace {
@@ -52,7 +52,8 @@ std::string read_line(const char* path) {
 }  // namespace
 
 Json ProcessIdentity::to_json() const {
-    return Json{{"pid", pid}, {"start_ticks", start_ticks}, {"boot_id", boot_id}, {"hostname", hostname}};
+    return Json{
+        {"pid", pid}, {"start_ticks", start_ticks}, {"boot_id", boot_id}, {"hostname", hostname}};
 }
 
 ProcessIdentity ProcessIdentity::from_json(const Json& j) {
@@ -67,10 +68,13 @@ std::optional<ProcessIdentity> process_identity_of(pid_t pid) {
     }
     char host[256] = {};
     ::gethostname(host, sizeof host - 1);
-    return ProcessIdentity{pid, stat->start_ticks, read_line("/proc/sys/kernel/random/boot_id"), host};
+    return ProcessIdentity{pid, stat->start_ticks, read_line("/proc/sys/kernel/random/boot_id"),
+                           host};
 }
 
-ProcessIdentity current_process_identity() { return *process_identity_of(::getpid()); }
+ProcessIdentity current_process_identity() {
+    return *process_identity_of(::getpid());
+}
 
 bool is_alive(const ProcessIdentity& who) {
     const auto now = process_identity_of(who.pid);
@@ -107,7 +111,8 @@ int kill_process_group_leftovers(pid_t pgid, std::uint64_t not_before_ticks) {
             continue;
         }
         const auto stat = read_stat(static_cast<pid_t>(pid));
-        if (stat && stat->pgrp == pgid && stat->start_ticks >= not_before_ticks && stat->state != 'Z') {
+        if (stat && stat->pgrp == pgid && stat->start_ticks >= not_before_ticks &&
+            stat->state != 'Z') {
             if (::kill(static_cast<pid_t>(pid), SIGKILL) == 0) {
                 ++killed;
             }

@@ -463,8 +463,8 @@ Json settle_slurm_job(const SlurmOptions& o, const std::string& job_name, const 
     }
     rec["slurm_timeout"] = state == "TIMEOUT";
     Json files = Json::array();
-    for (const char* name : {"slurm-step.txt", "node-doctor.json", "node-doctor.json.partial", "job.sh",
-                             "submit-stdout.txt", "submit-stderr.txt"}) {
+    for (const char* name : {"slurm-step.txt", "node-doctor.json", "node-doctor.json.partial",
+                             "job.sh", "submit-stdout.txt", "submit-stderr.txt"}) {
         std::error_code ec;
         if (fs::is_regular_file(fs::symlink_status(call_dir / name, ec))) {
             files.push_back(name);

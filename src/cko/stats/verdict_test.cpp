@@ -107,8 +107,9 @@ TEST(Classify, EachIntervalGetsTheVerdictOfItsCondition) {
             seen.insert(verdict_for(low, high));
         }
     }
-    EXPECT_EQ(seen, (std::set<Verdict>{Verdict::improved, Verdict::regressed, Verdict::below_minimum,
-                                       Verdict::equivalent, Verdict::inconclusive}));
+    EXPECT_EQ(seen,
+              (std::set<Verdict>{Verdict::improved, Verdict::regressed, Verdict::below_minimum,
+                                 Verdict::equivalent, Verdict::inconclusive}));
 }
 
 TEST(ClassifyConstraint, ComparesTheIntervalWithTheToleratedRegression) {

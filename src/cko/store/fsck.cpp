@@ -23,9 +23,11 @@ struct LedgerLine {
 
 // Files that are mutable by design or live outside the ledger's scope.
 bool is_unledgered_by_design(const std::string& rel) {
-    return rel == ".lock" || rel.starts_with(std::string(kLocksDir) + "/") || rel == std::string(kLedger) || rel == std::string(kStoreMarker) ||
-           rel == "champion/current.json" || rel == "handoff.md" || rel.ends_with("/events.jsonl") ||
-           rel.ends_with("/monitor.jsonl") || rel.find("/workspace/") != std::string::npos;
+    return rel == ".lock" || rel.starts_with(std::string(kLocksDir) + "/") ||
+           rel == std::string(kLedger) || rel == std::string(kStoreMarker) ||
+           rel == "champion/current.json" || rel == "handoff.md" ||
+           rel.ends_with("/events.jsonl") || rel.ends_with("/monitor.jsonl") ||
+           rel.find("/workspace/") != std::string::npos;
 }
 
 // What a driver left in (or in place of) its call's output directory: not evidence by itself.
@@ -60,21 +62,25 @@ void check_snapshot(const Store& store, const std::string& digest, FsckReport& r
         listed.insert(rel);
         const fs::path p = store.root() / rel;
         if (!inside_without_links(store, rel) || !fs::is_regular_file(fs::symlink_status(p, ec))) {
-            report.findings.push_back({"missing", rel, "listed in the manifest, not on disk (or behind a link)", true});
+            report.findings.push_back(
+                {"missing", rel, "listed in the manifest, not on disk (or behind a link)", true});
             continue;
         }
         const std::string got = sha256_file_hex(p);
         ++report.files_checked;
         report.bytes_hashed += fs::file_size(p);
         if (got != e.sha256) {
-            report.findings.push_back({"altered", rel, fmt::format("sha256 {} != manifest {}", got, e.sha256), true});
+            report.findings.push_back(
+                {"altered", rel, fmt::format("sha256 {} != manifest {}", got, e.sha256), true});
         }
     }
-    if (snap.kind == "directory" && fs::is_directory(fs::symlink_status(store.root() / dir / "files", ec))) {
+    if (snap.kind == "directory" &&
+        fs::is_directory(fs::symlink_status(store.root() / dir / "files", ec))) {
         for (const auto& entry : fs::recursive_directory_iterator(store.root() / dir / "files")) {
             const std::string rel = entry.path().lexically_relative(store.root()).string();
             if (!entry.is_directory() && !listed.contains(rel)) {
-                report.findings.push_back({"extra_file", rel, "not in the snapshot manifest", true});
+                report.findings.push_back(
+                    {"extra_file", rel, "not in the snapshot manifest", true});
             }
         }
     }
@@ -94,16 +100,22 @@ bool FsckReport::damaged() const {
 Json FsckReport::to_json() const {
     Json list = Json::array();
     for (const auto& f : findings) {
-        list.push_back(Json{{"kind", f.kind}, {"path", f.path}, {"detail", f.detail}, {"damage", f.damage}});
+        list.push_back(
+            Json{{"kind", f.kind}, {"path", f.path}, {"detail", f.detail}, {"damage", f.damage}});
     }
-    return Json{{"format_version", "cko/fsck-v1"}, {"files_checked", files_checked}, {"ledger_head", ledger_head},
-                {"bytes_hashed", bytes_hashed}, {"damaged", damaged()}, {"findings", list}};
+    return Json{{"format_version", "cko/fsck-v1"},
+                {"files_checked", files_checked},
+                {"ledger_head", ledger_head},
+                {"bytes_hashed", bytes_hashed},
+                {"damaged", damaged()},
+                {"findings", list}};
 }
 
 std::string FsckReport::to_text() const {
     std::string out = fmt::format("checked {} files ({} bytes)\n", files_checked, bytes_hashed);
     for (const auto& f : findings) {
-        out += fmt::format("  {:<7} {:<11} {}  {}\n", f.damage ? "DAMAGE" : "note", f.kind, f.path, f.detail);
+        out += fmt::format("  {:<7} {:<11} {}  {}\n", f.damage ? "DAMAGE" : "note", f.kind, f.path,
+                           f.detail);
     }
     out += damaged() ? "the store is damaged\n" : "the store is consistent\n";
     return out;
@@ -119,17 +131,18 @@ std::map<std::string, LedgerLine> read_ledger(const fs::path& root, FsckReport& 
     const std::string text = read_file_capped(root / kLedger, std::uint64_t{1} << 30);
     std::size_t number = 0;
     std::size_t begin = 0;
-    std::string previous;   // the previous line's bytes
-    bool chained = false;   // a line with prev was seen: from then on every line needs one
+    std::string previous;  // the previous line's bytes
+    bool chained = false;  // a line with prev was seen: from then on every line needs one
     while (begin < text.size()) {
         const std::size_t nl = text.find('\n', begin);
         ++number;
         if (nl == std::string::npos) {
-            report.findings.push_back({"torn_tail", std::string(kLedger),
-                                       fmt::format("line {} has no newline ({} bytes): a write cut short; the next "
-                                                   "write cuts it off",
-                                                   number, text.size() - begin),
-                                       false});
+            report.findings.push_back(
+                {"torn_tail", std::string(kLedger),
+                 fmt::format("line {} has no newline ({} bytes): a write cut short; the next "
+                             "write cuts it off",
+                             number, text.size() - begin),
+                 false});
             break;
         }
         const std::string line = text.substr(begin, nl - begin);
@@ -139,20 +152,24 @@ std::map<std::string, LedgerLine> read_ledger(const fs::path& root, FsckReport& 
             if (j.contains("prev")) {
                 const std::string want = previous.empty() ? "" : sha256_hex(previous);
                 if (j.at("prev").get<std::string>() != want) {
-                    report.findings.push_back({"chain_broken", std::string(kLedger),
-                                               fmt::format("line {} does not follow line {} (prev {} != {}): a "
-                                                           "line was rewritten, removed or inserted",
-                                                           number, number - 1, j.at("prev").get<std::string>(), want),
-                                               true});
+                    report.findings.push_back(
+                        {"chain_broken", std::string(kLedger),
+                         fmt::format("line {} does not follow line {} (prev {} != {}): a "
+                                     "line was rewritten, removed or inserted",
+                                     number, number - 1, j.at("prev").get<std::string>(), want),
+                         true});
                 }
                 chained = true;
             } else if (chained) {
-                report.findings.push_back({"chain_broken", std::string(kLedger),
-                                           fmt::format("line {} has no prev after chained lines", number), true});
+                report.findings.push_back(
+                    {"chain_broken", std::string(kLedger),
+                     fmt::format("line {} has no prev after chained lines", number), true});
             }
-            ledger[j.at("path").get<std::string>()] = {j.at("sha256").get<std::string>(), j.at("size").get<std::uint64_t>()};
+            ledger[j.at("path").get<std::string>()] = {j.at("sha256").get<std::string>(),
+                                                       j.at("size").get<std::uint64_t>()};
         } catch (const std::exception& e) {
-            report.findings.push_back({"unparsable", std::string(kLedger), fmt::format("line {}: {}", number, e.what()), true});
+            report.findings.push_back({"unparsable", std::string(kLedger),
+                                       fmt::format("line {}: {}", number, e.what()), true});
         }
         previous = line;
     }
@@ -170,12 +187,13 @@ void check_champion(const Store& store, FsckReport& report) {
     try {
         const Json current = store.read_record(rel);
         const Json& sel = current.at("selection");
-        const Json selection =
-            store.read_verified(RecordRef{sel.at("id").get<std::string>(), sel.at("sha256").get<std::string>(),
-                                          sel.at("path").get<std::string>()});
+        const Json selection = store.read_verified(RecordRef{sel.at("id").get<std::string>(),
+                                                             sel.at("sha256").get<std::string>(),
+                                                             sel.at("path").get<std::string>()});
         if (selection.at("digest") != current.at("digest") ||
             selection.at("experiment_id") != current.at("experiment_id")) {
-            throw Error(ErrorCode::invalid_record, "its digest or experiment does not match its selection record");
+            throw Error(ErrorCode::invalid_record,
+                        "its digest or experiment does not match its selection record");
         }
     } catch (const std::exception& e) {
         report.findings.push_back({"champion_unbacked", rel, e.what(), true});
@@ -192,7 +210,9 @@ FsckReport fsck_store(const Store& store) {
         const fs::path p = root / rel;
         std::error_code ec;
         if (!inside_without_links(store, rel)) {
-            report.findings.push_back({"symlink", rel, "in the ledger, but a link stands on its path (not followed)", true});
+            report.findings.push_back(
+                {"symlink", rel, "in the ledger, but a link stands on its path (not followed)",
+                 true});
             continue;
         }
         if (!fs::is_regular_file(fs::symlink_status(p, ec))) {
@@ -203,21 +223,26 @@ FsckReport fsck_store(const Store& store) {
         ++report.files_checked;
         report.bytes_hashed += fs::file_size(p);
         if (got != expected.sha256) {
-            report.findings.push_back({"altered", rel, fmt::format("sha256 {} != ledger {}", got, expected.sha256), true});
+            report.findings.push_back({"altered", rel,
+                                       fmt::format("sha256 {} != ledger {}", got, expected.sha256),
+                                       true});
         }
     }
     check_champion(store, report);
-    // Snapshots carry their own manifest; everything else must be in the ledger or mutable by design.
+    // Snapshots carry their own manifest; everything else must be in the ledger or mutable by
+    // design.
     for (const auto& entry : fs::directory_iterator(root / "objects" / "sha256")) {
         const std::string name = entry.path().filename().string();
         if (name.starts_with(".staging-")) {
-            report.findings.push_back({"stale_temp", "objects/sha256/" + name, "left by an interrupted snapshot", false});
+            report.findings.push_back(
+                {"stale_temp", "objects/sha256/" + name, "left by an interrupted snapshot", false});
             continue;
         }
         check_snapshot(store, name, report);
     }
     // Never follows a link (recursive_directory_iterator does not descend into one by default).
-    for (auto it = fs::recursive_directory_iterator(root); it != fs::recursive_directory_iterator(); ++it) {
+    for (auto it = fs::recursive_directory_iterator(root); it != fs::recursive_directory_iterator();
+         ++it) {
         const std::string rel = it->path().lexically_relative(root).string();
         std::error_code ec;
         const auto status = it->symlink_status(ec);
@@ -227,21 +252,26 @@ FsckReport fsck_store(const Store& store) {
         }
         const std::string name = it->path().filename().string();
         if (fs::is_directory(status) && name.starts_with(".staging-")) {
-            report.findings.push_back({"stale_temp", rel, "a directory staged by an interrupted operation, never published", false});
+            report.findings.push_back(
+                {"stale_temp", rel,
+                 "a directory staged by an interrupted operation, never published", false});
             it.disable_recursion_pending();
             continue;
         }
         if (fs::is_directory(status) && it.depth() == 1 && rel.starts_with("invocations/inv-") &&
             !fs::exists(fs::symlink_status(it->path() / "request.json", ec))) {
-            report.findings.push_back({"half_made", rel, "an invocation directory without its request.json (cut short "
-                                                         "before invocations were staged); ignored by every reader",
-                                       false});
+            report.findings.push_back(
+                {"half_made", rel,
+                 "an invocation directory without its request.json (cut short "
+                 "before invocations were staged); ignored by every reader",
+                 false});
             continue;
         }
         if (fs::is_symlink(status)) {
             // In a driver's output directory it is what the driver left (its call was refused);
             // anywhere else something tampered with the store.
-            report.findings.push_back({"symlink", rel, "a symbolic link inside the store (never followed)",
+            report.findings.push_back({"symlink", rel,
+                                       "a symbolic link inside the store (never followed)",
                                        !is_driver_output(rel)});
             continue;
         }
@@ -263,12 +293,13 @@ FsckReport fsck_store(const Store& store) {
         }
         // A driver's undeclared output (refused when its call was judged) is not evidence.
         const bool driver_output = is_driver_output(rel);
-        report.findings.push_back({parses || driver_output ? "unledgered" : "unparsable", rel,
-                                   driver_output ? "a driver output that was not ledgered (refused as undeclared, or "
-                                                   "its call was cut short)"
-                                   : parses      ? "not in the ledger (a write interrupted before its ledger line)"
-                                                 : "not in the ledger and not valid JSON",
-                                   !parses && !driver_output});
+        report.findings.push_back(
+            {parses || driver_output ? "unledgered" : "unparsable", rel,
+             driver_output ? "a driver output that was not ledgered (refused as undeclared, or "
+                             "its call was cut short)"
+             : parses      ? "not in the ledger (a write interrupted before its ledger line)"
+                           : "not in the ledger and not valid JSON",
+             !parses && !driver_output});
     }
     return report;
 }

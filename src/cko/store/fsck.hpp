@@ -1,4 +1,5 @@
-// `cko fsck`: re-hash everything in an artifact root and report what is missing, altered or unexpected.
+// `cko fsck`: re-hash everything in an artifact root and report what is missing, altered or
+// unexpected.
 #pragma once
 
 #include "cko/store/store.hpp"
@@ -20,7 +21,8 @@ struct FsckFinding {
 struct FsckReport {
     std::size_t files_checked = 0;
     std::size_t bytes_hashed = 0;
-    std::string ledger_head;  // sha256 of the ledger's last line: note it to detect a rewritten tail later
+    std::string
+        ledger_head;  // sha256 of the ledger's last line: note it to detect a rewritten tail later
     std::vector<FsckFinding> findings;
     [[nodiscard]] bool damaged() const;
     [[nodiscard]] Json to_json() const;

@@ -16,8 +16,10 @@ protected:
         put(dir_ / "src" / "d" / "b.cu", "kernel b");
         store_ = std::make_unique<Store>(Store::create(dir_ / "art"));
         snap_ = take_snapshot(*store_, dir_ / "src");
-        store_->write_record("experiments/exp-1.json", Json{{"format_version", "cko/t-v1"}, {"id", "exp-1"}});
-        store_->write_record("invocations/inv-1/request.json", Json{{"format_version", "cko/t-v1"}, {"id", "inv-1"}});
+        store_->write_record("experiments/exp-1.json",
+                             Json{{"format_version", "cko/t-v1"}, {"id", "exp-1"}});
+        store_->write_record("invocations/inv-1/request.json",
+                             Json{{"format_version", "cko/t-v1"}, {"id", "inv-1"}});
     }
     std::unique_ptr<Store> store_;
     Snapshot snap_;
@@ -31,8 +33,9 @@ TEST_F(FsckTest, AFreshStoreIsConsistent) {
 
 TEST_F(FsckTest, AFlippedByteInAnyStoredFileIsDamage) {
     const std::string dir = snapshot_dir(snap_.digest);
-    for (const std::string& rel : {std::string("experiments/exp-1.json"), std::string("invocations/inv-1/request.json"),
-                                  dir + "/manifest.json", dir + "/files/a.cu", dir + "/files/d/b.cu"}) {
+    for (const std::string& rel :
+         {std::string("experiments/exp-1.json"), std::string("invocations/inv-1/request.json"),
+          dir + "/manifest.json", dir + "/files/a.cu", dir + "/files/d/b.cu"}) {
         flip_byte(store_->root() / rel, 3);
         const FsckReport r = fsck_store(*store_);
         EXPECT_TRUE(r.damaged()) << rel;
@@ -60,7 +63,8 @@ TEST_F(FsckTest, MissingAndExtraFilesAreDamage) {
 
 TEST_F(FsckTest, CrashLeftoversAreNotesNotDamage) {
     put(store_->root() / "experiments" / ".exp-2.json.tmp-123-0", "{\"partial");
-    put(store_->root() / "experiments" / "exp-3.json", "{\"format_version\":\"cko/t-v1\",\"id\":\"exp-3\"}");
+    put(store_->root() / "experiments" / "exp-3.json",
+        "{\"format_version\":\"cko/t-v1\",\"id\":\"exp-3\"}");
     const FsckReport r = fsck_store(*store_);
     EXPECT_FALSE(r.damaged()) << r.to_text();
     ASSERT_EQ(r.findings.size(), 2u) << r.to_text();

@@ -7,13 +7,13 @@
 
 #include <fmt/format.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstring>
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 namespace cko::store {
 namespace fs = std::filesystem;
@@ -35,8 +35,9 @@ bool is_ignored(const std::string& name, const std::vector<std::string>& ignore)
 // Names inside a user's tree may be wider than case ids, but never control characters or "..".
 void require_tree_name(const std::string& name, const fs::path& where) {
     const bool bad = name.empty() || name == "." || name == ".." || name.size() > 255 ||
-                     std::any_of(name.begin(), name.end(),
-                                 [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; });
+                     std::any_of(name.begin(), name.end(), [](char c) {
+                         return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+                     });
     if (bad) {
         throw Error(ErrorCode::unsafe_path,
                     fmt::format("{}: file name not allowed in a snapshot", where.string()),
@@ -48,13 +49,15 @@ void require_tree_name(const std::string& name, const fs::path& where) {
 std::string copy_and_hash(const fs::path& from, const fs::path& to, std::uint64_t expected_size) {
     const int in = ::open(from.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
     if (in < 0) {
-        throw Error(ErrorCode::io_error, fmt::format("cannot read {}: {}", from.string(), std::strerror(errno)),
+        throw Error(ErrorCode::io_error,
+                    fmt::format("cannot read {}: {}", from.string(), std::strerror(errno)),
                     Json{{"path", from.string()}});
     }
     const int out = ::open(to.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444);
     if (out < 0) {
         ::close(in);
-        throw Error(ErrorCode::io_error, fmt::format("cannot create {}: {}", to.string(), std::strerror(errno)));
+        throw Error(ErrorCode::io_error,
+                    fmt::format("cannot create {}: {}", to.string(), std::strerror(errno)));
     }
     Sha256 hash;
     std::uint64_t total = 0;
@@ -81,13 +84,15 @@ std::string copy_and_hash(const fs::path& from, const fs::path& to, std::uint64_
     ::close(in);
     ::close(out);
     if (!ok) {
-        throw Error(ErrorCode::io_error, fmt::format("cannot copy {} into the store", from.string()));
+        throw Error(ErrorCode::io_error,
+                    fmt::format("cannot copy {} into the store", from.string()));
     }
     if (total != expected_size) {
-        throw Error(ErrorCode::io_error,
-                    fmt::format("{} changed size while it was snapshotted; retry when nothing writes to it",
-                                from.string()),
-                    Json{{"path", from.string()}});
+        throw Error(
+            ErrorCode::io_error,
+            fmt::format("{} changed size while it was snapshotted; retry when nothing writes to it",
+                        from.string()),
+            Json{{"path", from.string()}});
     }
     return hash.finish_hex();
 }
@@ -102,8 +107,9 @@ struct Walker {
     void file(const fs::path& from, const std::string& rel, const struct stat& st) {
         const fs::path to = rel.empty() ? payload : payload / rel;
         const auto size = static_cast<std::uint64_t>(st.st_size);
-        entries.push_back(ManifestEntry{rel, static_cast<unsigned>(st.st_mode & 0777), size,
-                                        payload.empty() ? sha256_file_hex(from) : copy_and_hash(from, to, size)});
+        entries.push_back(
+            ManifestEntry{rel, static_cast<unsigned>(st.st_mode & 0777), size,
+                          payload.empty() ? sha256_file_hex(from) : copy_and_hash(from, to, size)});
     }
 
     void directory(const fs::path& dir, const std::string& rel) {
@@ -122,13 +128,16 @@ struct Walker {
             require_tree_name(name, from);
             struct stat st {};
             if (::lstat(from.c_str(), &st) != 0) {
-                throw Error(ErrorCode::io_error, fmt::format("cannot stat {}: {}", from.string(), std::strerror(errno)));
+                throw Error(ErrorCode::io_error,
+                            fmt::format("cannot stat {}: {}", from.string(), std::strerror(errno)));
             }
             if (S_ISLNK(st.st_mode)) {
-                throw Error(ErrorCode::symlink_refused,
-                            fmt::format("{} is a symbolic link; snapshots refuse links (copy the file "
-                                        "in, or add its name to the ignore list)", from.string()),
-                            Json{{"path", from.string()}});
+                throw Error(
+                    ErrorCode::symlink_refused,
+                    fmt::format("{} is a symbolic link; snapshots refuse links (copy the file "
+                                "in, or add its name to the ignore list)",
+                                from.string()),
+                    Json{{"path", from.string()}});
             }
             if (S_ISDIR(st.st_mode)) {
                 if (!payload.empty()) {
@@ -150,10 +159,14 @@ Json manifest_json(const std::string& kind, const std::vector<ManifestEntry>& en
                    const SnapshotOptions& options, const std::vector<std::string>& ignored) {
     Json list = Json::array();
     for (const auto& e : entries) {
-        list.push_back(Json{{"path", e.path}, {"mode", e.mode}, {"size", e.size}, {"sha256", e.sha256}});
+        list.push_back(
+            Json{{"path", e.path}, {"mode", e.mode}, {"size", e.size}, {"sha256", e.sha256}});
     }
-    return Json{{"format_version", "cko/snapshot-manifest-v1"}, {"kind", kind}, {"entries", list},
-                {"ignore", options.ignore}, {"ignored", ignored}};
+    return Json{{"format_version", "cko/snapshot-manifest-v1"},
+                {"kind", kind},
+                {"entries", list},
+                {"ignore", options.ignore},
+                {"ignored", ignored}};
 }
 
 void make_read_only(const fs::path& root) {
@@ -171,21 +184,27 @@ void make_read_only(const fs::path& root) {
 
 }  // namespace
 
-std::string snapshot_dir(const std::string& digest) { return "objects/sha256/" + digest; }
+std::string snapshot_dir(const std::string& digest) {
+    return "objects/sha256/" + digest;
+}
 
 Json Snapshot::reference() const {
     std::uint64_t total = 0;
     for (const auto& e : entries) {
         total += e.size;
     }
-    return Json{{"digest", digest}, {"kind", kind}, {"source", source.string()},
-                {"file_count", entries.size()}, {"total_bytes", total}};
+    return Json{{"digest", digest},
+                {"kind", kind},
+                {"source", source.string()},
+                {"file_count", entries.size()},
+                {"total_bytes", total}};
 }
 
 Snapshot take_snapshot(const Store& store, const fs::path& source, const SnapshotOptions& options) {
     char real[PATH_MAX];
     if (::realpath(source.c_str(), real) == nullptr) {
-        throw Error(ErrorCode::not_found, fmt::format("cannot snapshot {}: {}", source.string(), std::strerror(errno)),
+        throw Error(ErrorCode::not_found,
+                    fmt::format("cannot snapshot {}: {}", source.string(), std::strerror(errno)),
                     Json{{"path", source.string()}});
     }
     struct stat st {};
@@ -197,7 +216,8 @@ Snapshot take_snapshot(const Store& store, const fs::path& source, const Snapsho
     const fs::path objects = store.root() / "objects" / "sha256";
     std::string staging_pattern = (objects / ".staging-XXXXXX").string();
     if (::mkdtemp(staging_pattern.data()) == nullptr) {
-        throw Error(ErrorCode::io_error, fmt::format("cannot create staging in {}", objects.string()));
+        throw Error(ErrorCode::io_error,
+                    fmt::format("cannot create staging in {}", objects.string()));
     }
     const fs::path staging(staging_pattern);
     Snapshot snap;
@@ -212,10 +232,12 @@ Snapshot take_snapshot(const Store& store, const fs::path& source, const Snapsho
             snap.kind = "file";
             walker.file(real, "", st);
         } else {
-            throw Error(ErrorCode::special_file, fmt::format("{} is neither a file nor a directory", source.string()));
+            throw Error(ErrorCode::special_file,
+                        fmt::format("{} is neither a file nor a directory", source.string()));
         }
         snap.entries = std::move(walker.entries);
-        const std::string manifest = canonical_json(manifest_json(snap.kind, snap.entries, options, walker.ignored));
+        const std::string manifest =
+            canonical_json(manifest_json(snap.kind, snap.entries, options, walker.ignored));
         snap.digest = sha256_hex(manifest);
         write_file_create_once(staging / "manifest.json", manifest, 0444);
         if (snap.kind == "directory") {
@@ -254,11 +276,13 @@ Snapshot take_snapshot(const Store& store, const fs::path& source, const Snapsho
 std::string snapshot_digest_of(const fs::path& source, const SnapshotOptions& options) {
     struct stat st {};
     if (::lstat(source.c_str(), &st) != 0) {
-        throw Error(ErrorCode::not_found, fmt::format("cannot read {}: {}", source.string(), std::strerror(errno)),
+        throw Error(ErrorCode::not_found,
+                    fmt::format("cannot read {}: {}", source.string(), std::strerror(errno)),
                     Json{{"path", source.string()}});
     }
     if (S_ISLNK(st.st_mode)) {
-        throw Error(ErrorCode::symlink_refused, fmt::format("{} is a symbolic link", source.string()),
+        throw Error(ErrorCode::symlink_refused,
+                    fmt::format("{} is a symbolic link", source.string()),
                     Json{{"path", source.string()}});
     }
     Walker walker{options, fs::path(), {}, {}};
@@ -274,32 +298,37 @@ std::string snapshot_digest_of(const fs::path& source, const SnapshotOptions& op
 
 Snapshot load_snapshot(const Store& store, const std::string& digest) {
     if (digest.size() != 64 || digest.find_first_not_of("0123456789abcdef") != std::string::npos) {
-        throw Error(ErrorCode::invalid_argument, fmt::format("\"{}\" is not a sha256 digest", digest));
+        throw Error(ErrorCode::invalid_argument,
+                    fmt::format("\"{}\" is not a sha256 digest", digest));
     }
     const fs::path manifest_path = store.root() / snapshot_dir(digest) / "manifest.json";
     const std::string bytes = read_file_capped(manifest_path, std::uint64_t{256} << 20);
     if (sha256_hex(bytes) != digest) {
-        throw Error(ErrorCode::invalid_record,
-                    fmt::format("{} does not hash to its digest: the store is damaged (run cko fsck)",
-                                manifest_path.string()),
-                    Json{{"path", manifest_path.string()}});
+        throw Error(
+            ErrorCode::invalid_record,
+            fmt::format("{} does not hash to its digest: the store is damaged (run cko fsck)",
+                        manifest_path.string()),
+            Json{{"path", manifest_path.string()}});
     }
     const Json manifest = parse_json_strict(bytes, {}, manifest_path.string());
     Snapshot snap;
     snap.digest = digest;
     snap.kind = manifest.at("kind").get<std::string>();
     for (const auto& e : manifest.at("entries")) {
-        snap.entries.push_back(ManifestEntry{e.at("path").get<std::string>(), e.at("mode").get<unsigned>(),
-                                             e.at("size").get<std::uint64_t>(), e.at("sha256").get<std::string>()});
+        snap.entries.push_back(
+            ManifestEntry{e.at("path").get<std::string>(), e.at("mode").get<unsigned>(),
+                          e.at("size").get<std::uint64_t>(), e.at("sha256").get<std::string>()});
     }
     return snap;
 }
 
-void materialize_snapshot(const Store& store, const Snapshot& snapshot, const fs::path& destination) {
+void materialize_snapshot(const Store& store, const Snapshot& snapshot,
+                          const fs::path& destination) {
     const fs::path payload = store.real_path_of(snapshot_dir(snapshot.digest) + "/files");
     if (fs::exists(fs::symlink_status(destination))) {
-        throw Error(ErrorCode::already_exists,
-                    fmt::format("{} exists; materialization needs a fresh path", destination.string()));
+        throw Error(
+            ErrorCode::already_exists,
+            fmt::format("{} exists; materialization needs a fresh path", destination.string()));
     }
     // Copies, not hard links: a hard link shares the store's inode, and a driver running as root
     // (permission bits do not stop root) could then alter the evidence itself. Each copy is
@@ -307,21 +336,28 @@ void materialize_snapshot(const Store& store, const Snapshot& snapshot, const fs
     const auto place = [&](const fs::path& from, const fs::path& to, const ManifestEntry& e) {
         struct stat st {};
         if (::lstat(from.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
-            throw Error(ErrorCode::invalid_record,
-                        fmt::format("snapshot {}: {} is missing or not a regular file; the evidence was altered "
-                                    "(run cko fsck)",
-                                    snapshot.digest, e.path.empty() ? "its file" : e.path),
-                        Json{{"digest", snapshot.digest}, {"path", e.path}});
+            throw Error(
+                ErrorCode::invalid_record,
+                fmt::format(
+                    "snapshot {}: {} is missing or not a regular file; the evidence was altered "
+                    "(run cko fsck)",
+                    snapshot.digest, e.path.empty() ? "its file" : e.path),
+                Json{{"digest", snapshot.digest}, {"path", e.path}});
         }
         fs::copy_file(from, to);
         ::chmod(to.c_str(), 0444);
         const std::string got = sha256_file_hex(to);
         if (got != e.sha256) {
-            throw Error(ErrorCode::invalid_record,
-                        fmt::format("snapshot {}: {} has sha256 {}, the manifest says {}; the frozen code was "
-                                    "altered and is not measured (run cko fsck)",
-                                    snapshot.digest, e.path.empty() ? "its file" : e.path, got, e.sha256),
-                        Json{{"digest", snapshot.digest}, {"path", e.path}, {"sha256", got}, {"expected", e.sha256}});
+            throw Error(
+                ErrorCode::invalid_record,
+                fmt::format(
+                    "snapshot {}: {} has sha256 {}, the manifest says {}; the frozen code was "
+                    "altered and is not measured (run cko fsck)",
+                    snapshot.digest, e.path.empty() ? "its file" : e.path, got, e.sha256),
+                Json{{"digest", snapshot.digest},
+                     {"path", e.path},
+                     {"sha256", got},
+                     {"expected", e.sha256}});
         }
     };
     try {

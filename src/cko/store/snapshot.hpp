@@ -12,8 +12,9 @@ namespace cko::store {
 struct SnapshotOptions {
     // Entry names skipped wherever they appear (exact name match, or "*.suffix"). Recorded in the
     // manifest together with every path it skipped.
-    std::vector<std::string> ignore = {".git", ".hg", ".svn", "__pycache__", "*.pyc", ".cache",
-                                       "build", "build-static", ".pytest_cache", ".DS_Store"};
+    std::vector<std::string> ignore = {".git",          ".hg",      ".svn",  "__pycache__",
+                                       "*.pyc",         ".cache",   "build", "build-static",
+                                       ".pytest_cache", ".DS_Store"};
 };
 
 struct ManifestEntry {
@@ -24,9 +25,10 @@ struct ManifestEntry {
 };
 
 struct Snapshot {
-    std::string digest;        // sha256 of manifest.json's bytes (= of its canonical JSON)
-    std::string kind;          // "file" or "directory"
-    std::filesystem::path source;  // the realpath the snapshot was taken from (not part of the digest)
+    std::string digest;  // sha256 of manifest.json's bytes (= of its canonical JSON)
+    std::string kind;    // "file" or "directory"
+    std::filesystem::path
+        source;  // the realpath the snapshot was taken from (not part of the digest)
     std::vector<ManifestEntry> entries;
     [[nodiscard]] Json reference() const;  // {digest, kind, source, file_count, total_bytes}
 };
@@ -40,7 +42,8 @@ struct Snapshot {
 
 // The digest take_snapshot would give `source` now, without storing anything (to check whether
 // files frozen earlier were edited since).
-[[nodiscard]] std::string snapshot_digest_of(const std::filesystem::path& source, const SnapshotOptions& options = {});
+[[nodiscard]] std::string snapshot_digest_of(const std::filesystem::path& source,
+                                             const SnapshotOptions& options = {});
 
 // Reads and checks a stored snapshot's manifest (digest must match its bytes).
 [[nodiscard]] Snapshot load_snapshot(const Store& store, const std::string& digest);

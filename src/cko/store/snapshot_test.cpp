@@ -26,7 +26,8 @@ TEST_F(SnapshotTest, ManifestListsPathModeSizeSha256AndSkipsIgnoredNames) {
     EXPECT_EQ(snap.entries[1].sha256, sha256_hex("__global__ void k() {}\n"));
     const std::string manifest = slurp(s.root() / snapshot_dir(snap.digest) / "manifest.json");
     EXPECT_EQ(sha256_hex(manifest), snap.digest);
-    EXPECT_NE(manifest.find("\"ignored\":[\".git\",\"__pycache__\"]"), std::string::npos) << manifest;
+    EXPECT_NE(manifest.find("\"ignored\":[\".git\",\"__pycache__\"]"), std::string::npos)
+        << manifest;
     EXPECT_EQ(manifest.find("mtime"), std::string::npos);
 }
 
@@ -83,7 +84,9 @@ TEST_F(SnapshotTest, MaterializedTreeIsAReadOnlyCopyAndLoadRoundTrips) {
     EXPECT_EQ(st.st_mode & 0222, 0u);
     // A copy, not the store's inode: changing it cannot change the evidence.
     struct stat stored {};
-    ASSERT_EQ(::stat((s.root() / snapshot_dir(snap.digest) / "files" / "sub" / "k.cu").c_str(), &stored), 0);
+    ASSERT_EQ(
+        ::stat((s.root() / snapshot_dir(snap.digest) / "files" / "sub" / "k.cu").c_str(), &stored),
+        0);
     EXPECT_NE(st.st_ino, stored.st_ino);
     EXPECT_THROW(materialize_snapshot(s, loaded, dir_ / "work"), Error);
 }

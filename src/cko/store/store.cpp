@@ -8,15 +8,15 @@
 
 #include <fmt/format.h>
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
-#include <fcntl.h>
-#include <sys/file.h>
-#include <sys/stat.h>
 #include <thread>
-#include <unistd.h>
 
 namespace cko::store {
 namespace fs = std::filesystem;
@@ -29,9 +29,10 @@ fs::path resolved(const fs::path& p) {
     char buf[PATH_MAX];
     if (::realpath(p.c_str(), buf) == nullptr) {
         const int err = errno;
-        throw Error(err == ENOENT ? ErrorCode::not_a_store : ErrorCode::io_error,
-                    fmt::format("cannot resolve artifact root {}: {}", p.string(), std::strerror(err)),
-                    Json{{"root", p.string()}});
+        throw Error(
+            err == ENOENT ? ErrorCode::not_a_store : ErrorCode::io_error,
+            fmt::format("cannot resolve artifact root {}: {}", p.string(), std::strerror(err)),
+            Json{{"root", p.string()}});
     }
     return fs::path(buf);
 }
@@ -43,26 +44,30 @@ fs::path checked(const fs::path& root, std::string_view relative) {
 
 }  // namespace
 
-Json RecordRef::to_json() const { return Json{{"id", id}, {"sha256", sha256}, {"path", path}}; }
+Json RecordRef::to_json() const {
+    return Json{{"id", id}, {"sha256", sha256}, {"path", path}};
+}
 
 StoreLock::StoreLock(const fs::path& lock_file, std::chrono::milliseconds wait) {
     fd_ = ::open(lock_file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (fd_ < 0) {
-        throw Error(ErrorCode::io_error,
-                    fmt::format("cannot open lock {}: {}", lock_file.string(), std::strerror(errno)));
+        throw Error(ErrorCode::io_error, fmt::format("cannot open lock {}: {}", lock_file.string(),
+                                                     std::strerror(errno)));
     }
     const auto deadline = std::chrono::steady_clock::now() + wait;
     while (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
         if (errno != EWOULDBLOCK && errno != EINTR) {
             ::close(fd_);
-            throw Error(ErrorCode::io_error, fmt::format("flock {}: {}", lock_file.string(), std::strerror(errno)));
+            throw Error(ErrorCode::io_error,
+                        fmt::format("flock {}: {}", lock_file.string(), std::strerror(errno)));
         }
         if (std::chrono::steady_clock::now() >= deadline) {
             ::close(fd_);
-            throw Error(ErrorCode::store_locked,
-                        fmt::format("another cko process holds {} (waited {} ms); retry when it is done",
-                                    lock_file.string(), wait.count()),
-                        Json{{"lock", lock_file.string()}});
+            throw Error(
+                ErrorCode::store_locked,
+                fmt::format("another cko process holds {} (waited {} ms); retry when it is done",
+                            lock_file.string(), wait.count()),
+                Json{{"lock", lock_file.string()}});
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
@@ -98,12 +103,13 @@ Store Store::create(const fs::path& root) {
     const fs::path real_parent = resolved(parent);
     const fs::path final_path = real_parent / root.filename();
     if (fs::exists(fs::symlink_status(final_path))) {
-        throw Error(ErrorCode::already_exists,
-                    fmt::format("{} already exists; a new artifact root must not exist yet",
-                                root.string()),
-                    Json{{"root", root.string()}});
+        throw Error(
+            ErrorCode::already_exists,
+            fmt::format("{} already exists; a new artifact root must not exist yet", root.string()),
+            Json{{"root", root.string()}});
     }
-    std::string staging_pattern = (real_parent / fmt::format(".{}.staging-XXXXXX", root.filename().string())).string();
+    std::string staging_pattern =
+        (real_parent / fmt::format(".{}.staging-XXXXXX", root.filename().string())).string();
     if (::mkdtemp(staging_pattern.data()) == nullptr) {
         throw Error(ErrorCode::io_error, fmt::format("cannot create staging directory in {}: {}",
                                                      real_parent.string(), std::strerror(errno)));
@@ -114,9 +120,10 @@ Store Store::create(const fs::path& root) {
         for (const char* dir : kLayoutDirs) {
             fs::create_directories(staging / dir);
         }
-        write_file_create_once(staging / kStoreMarker,
-                               canonical_json(Json{{"format_version", "cko/store-v1"},
-                                                   {"created_by", std::string("cko ") + CKO_VERSION}}));
+        write_file_create_once(
+            staging / kStoreMarker,
+            canonical_json(Json{{"format_version", "cko/store-v1"},
+                                {"created_by", std::string("cko ") + CKO_VERSION}}));
         write_file_create_once(staging / kLedger, "");
         rename_no_replace(staging, final_path);
         fsync_directory(real_parent);
@@ -136,7 +143,9 @@ Store Store::open_or_create(const fs::path& root) {
     return create(root);
 }
 
-StoreLock Store::lock(std::chrono::milliseconds wait) const { return StoreLock(root_ / ".lock", wait); }
+StoreLock Store::lock(std::chrono::milliseconds wait) const {
+    return StoreLock(root_ / ".lock", wait);
+}
 
 StoreLock Store::lock_named(std::string_view name, std::chrono::milliseconds wait) const {
     require_safe_name(name, "lock name");
@@ -144,7 +153,9 @@ StoreLock Store::lock_named(std::string_view name, std::chrono::milliseconds wai
     return StoreLock(real_path_of(fmt::format("{}/{}.lock", kLocksDir, name)), wait);
 }
 
-fs::path Store::path_of(std::string_view relative) const { return checked(root_, relative); }
+fs::path Store::path_of(std::string_view relative) const {
+    return checked(root_, relative);
+}
 
 fs::path Store::real_path_of(std::string_view relative) const {
     const fs::path joined = checked(root_, relative);
@@ -156,15 +167,17 @@ fs::path Store::real_path_of(std::string_view relative) const {
             if (errno == ENOENT) {
                 break;  // the rest does not exist yet: nothing to follow
             }
-            throw Error(ErrorCode::io_error, fmt::format("cannot stat {}: {}", walk.string(), std::strerror(errno)),
+            throw Error(ErrorCode::io_error,
+                        fmt::format("cannot stat {}: {}", walk.string(), std::strerror(errno)),
                         Json{{"path", walk.string()}});
         }
         if (S_ISLNK(st.st_mode)) {
-            throw Error(ErrorCode::symlink_refused,
-                        fmt::format("{} inside the store is a symbolic link; cko never follows a link in "
-                                    "the store (something replaced a store directory or file with one)",
-                                    walk.lexically_relative(root_).string()),
-                        Json{{"path", walk.lexically_relative(root_).string()}});
+            throw Error(
+                ErrorCode::symlink_refused,
+                fmt::format("{} inside the store is a symbolic link; cko never follows a link in "
+                            "the store (something replaced a store directory or file with one)",
+                            walk.lexically_relative(root_).string()),
+                Json{{"path", walk.lexically_relative(root_).string()}});
         }
     }
     return joined;
@@ -177,15 +190,18 @@ bool Store::exists(std::string_view relative) const {
 
 std::string ledger_line(std::string_view relative, const std::string& sha256, std::uint64_t size,
                         const std::string& previous_line_sha256) {
-    return canonical_json(Json{{"path", std::string(relative)}, {"prev", previous_line_sha256},
-                               {"sha256", sha256}, {"size", size}});
+    return canonical_json(Json{{"path", std::string(relative)},
+                               {"prev", previous_line_sha256},
+                               {"sha256", sha256},
+                               {"size", size}});
 }
 
 namespace {
 
 [[noreturn]] void ledger_io_error(const fs::path& root, const std::string& what, int err) {
     throw Error(ErrorCode::io_error,
-                fmt::format("cannot append to the ledger of {}: {}: {}", root.string(), what, std::strerror(err)),
+                fmt::format("cannot append to the ledger of {}: {}: {}", root.string(), what,
+                            std::strerror(err)),
                 Json{{"root", root.string()}, {"errno", err}});
 }
 
@@ -215,7 +231,8 @@ LedgerTail read_ledger_tail(int fd, off_t size, const fs::path& root) {
         if (last_nl == std::string::npos) {
             continue;
         }
-        const std::size_t prev_nl = last_nl == 0 ? std::string::npos : buffer.rfind('\n', last_nl - 1);
+        const std::size_t prev_nl =
+            last_nl == 0 ? std::string::npos : buffer.rfind('\n', last_nl - 1);
         if (prev_nl != std::string::npos || pos == 0) {
             const std::size_t begin = prev_nl == std::string::npos ? 0 : prev_nl + 1;
             tail.last_line = buffer.substr(begin, last_nl - begin);
@@ -247,8 +264,11 @@ void Store::append_ledger_line(std::string_view relative, const std::string& sha
             ledger_io_error(root_, "cannot cut off a torn last line", errno);
         }
         const std::string line =
-            ledger_line(relative, sha256, size, tail.last_line.empty() ? "" : sha256_hex(tail.last_line)) + "\n";
-        // Whole lines or nothing: a short or failed write (ENOSPC) is cut back off before we report it.
+            ledger_line(relative, sha256, size,
+                        tail.last_line.empty() ? "" : sha256_hex(tail.last_line)) +
+            "\n";
+        // Whole lines or nothing: a short or failed write (ENOSPC) is cut back off before we report
+        // it.
         int err = fault_point() ? 0 : ENOSPC;
         if (err == 0) {
             const ssize_t n = ::pwrite(fd, line.data(), line.size(), tail.complete_size);
@@ -269,7 +289,8 @@ void Store::append_ledger_line(std::string_view relative, const std::string& sha
     ::close(fd);
 }
 
-RecordRef Store::write_file_locked(std::string_view relative, std::string_view bytes, std::string_view id) const {
+RecordRef Store::write_file_locked(std::string_view relative, std::string_view bytes,
+                                   std::string_view id) const {
     const fs::path target = real_path_of(relative);
     make_directories(target.parent_path());
     (void)real_path_of(relative);  // a directory made just now cannot be a link, one found may be
@@ -279,7 +300,8 @@ RecordRef Store::write_file_locked(std::string_view relative, std::string_view b
     return RecordRef{std::string(id), digest, std::string(relative)};
 }
 
-RecordRef Store::write_file(std::string_view relative, std::string_view bytes, std::string_view id) const {
+RecordRef Store::write_file(std::string_view relative, std::string_view bytes,
+                            std::string_view id) const {
     const StoreLock held = lock();
     return write_file_locked(relative, bytes, id);
 }
@@ -306,14 +328,18 @@ void Store::ledger_file_locked(std::string_view relative) const {
     std::string digest;
     try {
         if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-            throw Error(ErrorCode::special_file, fmt::format("{} is not a regular file; it cannot be ledgered", relative),
+            throw Error(ErrorCode::special_file,
+                        fmt::format("{} is not a regular file; it cannot be ledgered", relative),
                         Json{{"path", std::string(relative)}});
         }
-        if (st.st_nlink > 1) {  // shares its inode with a file elsewhere: chmod would change that one too
-            throw Error(ErrorCode::special_file,
-                        fmt::format("{} has {} hard links; a file shared with another place cannot be evidence",
-                                    relative, st.st_nlink),
-                        Json{{"path", std::string(relative)}});
+        if (st.st_nlink >
+            1) {  // shares its inode with a file elsewhere: chmod would change that one too
+            throw Error(
+                ErrorCode::special_file,
+                fmt::format(
+                    "{} has {} hard links; a file shared with another place cannot be evidence",
+                    relative, st.st_nlink),
+                Json{{"path", std::string(relative)}});
         }
         ::fchmod(fd, 0444);
         digest = sha256_fd_hex(fd);
@@ -333,18 +359,22 @@ void Store::ledger_file(std::string_view relative) const {
 namespace {
 
 void replace_pointer(const fs::path& target, const std::string& bytes) {
-    const fs::path temp = target.parent_path() / fmt::format(".{}.cas-tmp", target.filename().string());
+    const fs::path temp =
+        target.parent_path() / fmt::format(".{}.cas-tmp", target.filename().string());
     std::error_code ec;
     fs::remove(temp, ec);
     write_file_create_once(temp, bytes);
     if (!fault_point()) {
         fs::remove(temp, ec);
-        throw Error(ErrorCode::io_error, fmt::format("cannot replace {}: {}", target.string(), std::strerror(ENOSPC)));
+        throw Error(ErrorCode::io_error,
+                    fmt::format("cannot replace {}: {}", target.string(), std::strerror(ENOSPC)));
     }
-    if (::rename(temp.c_str(), target.c_str()) != 0) {  // replacing is the point; the lock makes it a CAS
+    if (::rename(temp.c_str(), target.c_str()) !=
+        0) {  // replacing is the point; the lock makes it a CAS
         const int err = errno;
         fs::remove(temp, ec);
-        throw Error(ErrorCode::io_error, fmt::format("cannot replace {}: {}", target.string(), std::strerror(err)));
+        throw Error(ErrorCode::io_error,
+                    fmt::format("cannot replace {}: {}", target.string(), std::strerror(err)));
     }
     fsync_directory(target.parent_path());
 }
@@ -352,7 +382,7 @@ void replace_pointer(const fs::path& target, const std::string& bytes) {
 }  // namespace
 
 std::string Store::compare_and_swap(std::string_view relative, const std::string& expected_sha256,
-                                   const Json& value) const {
+                                    const Json& value) const {
     const fs::path target = real_path_of(relative);
     const StoreLock held = lock();
     std::string current;
@@ -361,11 +391,14 @@ std::string Store::compare_and_swap(std::string_view relative, const std::string
         current = sha256_file_hex(target);
     }
     if (current != expected_sha256) {
-        throw Error(ErrorCode::cas_conflict,
-                    fmt::format("{} changed since it was read (expected sha256 \"{}\", found \"{}\"); "
-                                "read it again and retry",
-                                relative, expected_sha256, current),
-                    Json{{"path", std::string(relative)}, {"expected", expected_sha256}, {"found", current}});
+        throw Error(
+            ErrorCode::cas_conflict,
+            fmt::format("{} changed since it was read (expected sha256 \"{}\", found \"{}\"); "
+                        "read it again and retry",
+                        relative, expected_sha256, current),
+            Json{{"path", std::string(relative)},
+                 {"expected", expected_sha256},
+                 {"found", current}});
     }
     const std::string bytes = canonical_json(value);
     replace_pointer(target, bytes);
@@ -383,19 +416,23 @@ RecordRef Store::swap_with_record(std::string_view pointer, const std::string& e
         current = sha256_file_hex(target);
     }
     if (current != expected_sha256) {
-        throw Error(ErrorCode::cas_conflict,
-                    fmt::format("{} changed since it was read (expected sha256 \"{}\", found \"{}\"); "
-                                "nothing was recorded; read it again and retry",
-                                pointer, expected_sha256, current),
-                    Json{{"path", std::string(pointer)}, {"expected", expected_sha256}, {"found", current}});
+        throw Error(
+            ErrorCode::cas_conflict,
+            fmt::format("{} changed since it was read (expected sha256 \"{}\", found \"{}\"); "
+                        "nothing was recorded; read it again and retry",
+                        pointer, expected_sha256, current),
+            Json{
+                {"path", std::string(pointer)}, {"expected", expected_sha256}, {"found", current}});
     }
     const std::string bytes = canonical_json(record);
-    RecordRef ref{record.at("id").get<std::string>(), sha256_hex(bytes), std::string(record_relative)};
+    RecordRef ref{record.at("id").get<std::string>(), sha256_hex(bytes),
+                  std::string(record_relative)};
     const fs::path record_path = real_path_of(record_relative);
     if (fs::exists(fs::symlink_status(record_path, ec))) {
         if (sha256_file_hex(record_path) != ref.sha256) {
             throw Error(ErrorCode::already_exists,
-                        fmt::format("{} already exists with other content; records are create-once", record_relative),
+                        fmt::format("{} already exists with other content; records are create-once",
+                                    record_relative),
                         Json{{"path", std::string(record_relative)}});
         }
         // The same record, left by a run killed before its swap: reuse it.
@@ -409,11 +446,15 @@ RecordRef Store::swap_with_record(std::string_view pointer, const std::string& e
 fs::path Store::stage_directory(std::string_view relative) const {
     const fs::path final_path = real_path_of(relative);
     make_directories(final_path.parent_path());
-    std::string pattern = (final_path.parent_path() / fmt::format(".staging-{}-XXXXXX", final_path.filename().string())).string();
+    std::string pattern = (final_path.parent_path() /
+                           fmt::format(".staging-{}-XXXXXX", final_path.filename().string()))
+                              .string();
     const bool space = fault_point();
     if (!space || ::mkdtemp(pattern.data()) == nullptr) {
         const int err = space ? errno : ENOSPC;
-        throw Error(ErrorCode::io_error, fmt::format("cannot create a staging directory for {}: {}", relative, std::strerror(err)),
+        throw Error(ErrorCode::io_error,
+                    fmt::format("cannot create a staging directory for {}: {}", relative,
+                                std::strerror(err)),
                     Json{{"path", std::string(relative)}});
     }
     ::chmod(pattern.c_str(), 0755);
@@ -436,11 +477,13 @@ Json Store::read_verified(const RecordRef& ref) const {
     const std::string bytes = read_file_capped(p, std::uint64_t{64} << 20);
     const std::string got = sha256_hex(bytes);
     if (got != ref.sha256) {
-        throw Error(ErrorCode::invalid_record,
-                    fmt::format("{} does not match the digest recorded for it (sha256 {}, expected {}); the "
-                                "evidence was altered: run cko fsck",
-                                ref.path, got, ref.sha256),
-                    Json{{"path", ref.path}, {"sha256", got}, {"expected", ref.sha256}});
+        throw Error(
+            ErrorCode::invalid_record,
+            fmt::format(
+                "{} does not match the digest recorded for it (sha256 {}, expected {}); the "
+                "evidence was altered: run cko fsck",
+                ref.path, got, ref.sha256),
+            Json{{"path", ref.path}, {"sha256", got}, {"expected", ref.sha256}});
     }
     return parse_json_strict(bytes, {}, ref.path);
 }

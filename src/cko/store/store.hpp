@@ -1,4 +1,5 @@
-// The evidence store: one artifact root, create-once canonical records, a ledger, one writer at a time.
+// The evidence store: one artifact root, create-once canonical records, a ledger, one writer at a
+// time.
 #pragma once
 
 #include "cko/util/json.hpp"
@@ -50,15 +51,16 @@ public:
     // A lock for one decision that spans several writes (e.g. "confirm-<experiment>": the
     // one-confirm rule is checked and the confirm invocation created while it is held). Lives in
     // <root>/.locks/<name>.lock; independent of lock(), so writes inside it still work.
-    [[nodiscard]] StoreLock lock_named(std::string_view name,
-                                       std::chrono::milliseconds wait = std::chrono::seconds(60)) const;
+    [[nodiscard]] StoreLock lock_named(
+        std::string_view name, std::chrono::milliseconds wait = std::chrono::seconds(60)) const;
 
     // Writes `record` as canonical JSON at `relative` (create-once; takes the lock) and appends
     // {path, sha256, size} to the ledger that `cko fsck` checks. The record must carry
     // format_version and id.
     RecordRef write_record(std::string_view relative, const Json& record) const;
     // Same, for bytes that are not a JSON record (e.g. a sealed events.jsonl).
-    RecordRef write_file(std::string_view relative, std::string_view bytes, std::string_view id) const;
+    RecordRef write_file(std::string_view relative, std::string_view bytes,
+                         std::string_view id) const;
     // Appends the ledger line for a file written in place before (an append-only log, when sealed).
     void ledger_file(std::string_view relative) const;
 
@@ -98,8 +100,10 @@ public:
 
 private:
     explicit Store(std::filesystem::path root) : root_(std::move(root)) {}
-    void append_ledger_line(std::string_view relative, const std::string& sha256, std::uint64_t size) const;
-    RecordRef write_file_locked(std::string_view relative, std::string_view bytes, std::string_view id) const;
+    void append_ledger_line(std::string_view relative, const std::string& sha256,
+                            std::uint64_t size) const;
+    RecordRef write_file_locked(std::string_view relative, std::string_view bytes,
+                                std::string_view id) const;
     void ledger_file_locked(std::string_view relative) const;
     std::filesystem::path root_;
 };
@@ -111,7 +115,7 @@ inline constexpr std::string_view kLocksDir = ".locks";
 // One ledger line: {path, prev, sha256, size}, where prev is the sha256 of the previous line's
 // bytes (without its newline; "" for the first line), so that rewriting a record together with its
 // line breaks the chain at the next line.
-[[nodiscard]] std::string ledger_line(std::string_view relative, const std::string& sha256, std::uint64_t size,
-                                      const std::string& previous_line_sha256);
+[[nodiscard]] std::string ledger_line(std::string_view relative, const std::string& sha256,
+                                      std::uint64_t size, const std::string& previous_line_sha256);
 
 }  // namespace cko::store

@@ -1,4 +1,5 @@
-// Issue 11: the store never follows a link out, chains its ledger, survives torn tails, swaps with its record.
+// Issue 11: the store never follows a link out, chains its ledger, survives torn tails, swaps with
+// its record.
 #include "cko/store/fsck.hpp"
 #include "cko/store/store.hpp"
 
@@ -21,7 +22,8 @@ protected:
     void record(const std::string& rel, const std::string& id) const {
         store_->write_record(rel, Json{{"format_version", "cko/t-v1"}, {"id", id}});
     }
-    [[nodiscard]] bool has_finding(const FsckReport& r, const std::string& kind, bool damage) const {
+    [[nodiscard]] bool has_finding(const FsckReport& r, const std::string& kind,
+                                   bool damage) const {
         for (const auto& f : r.findings) {
             if (f.kind == kind && f.damage == damage) {
                 return true;
@@ -39,8 +41,9 @@ TEST_F(HardeningTest, NeverWritesOrChmodsThroughALink) {
     put(outside / "victim.txt", "precious");
     ::chmod((outside / "victim.txt").c_str(), 0600);
     fs::create_directory_symlink(outside, store_->root() / "invocations" / "inv-x");
-    for (const auto& attempt : {+[](const Store& s) { (void)s.write_file("invocations/inv-x/new.txt", "x", "n"); },
-                                +[](const Store& s) { s.ledger_file("invocations/inv-x/victim.txt"); }}) {
+    for (const auto& attempt :
+         {+[](const Store& s) { (void)s.write_file("invocations/inv-x/new.txt", "x", "n"); },
+          +[](const Store& s) { s.ledger_file("invocations/inv-x/victim.txt"); }}) {
         try {
             attempt(*store_);
             ADD_FAILURE() << "wrote through a link";
@@ -73,7 +76,8 @@ TEST_F(HardeningTest, ARewrittenLedgerLineBreaksTheChain) {
     std::string text = slurp(ledger);
     const std::size_t nl = text.find('\n');
     const Json first = Json::parse(text.substr(0, nl));
-    text = ledger_line("experiments/a.json", sha256_hex(forged), forged.size(), first.at("prev")) + text.substr(nl);
+    text = ledger_line("experiments/a.json", sha256_hex(forged), forged.size(), first.at("prev")) +
+           text.substr(nl);
     std::ofstream(ledger, std::ios::binary | std::ios::trunc) << text;
     const FsckReport r = fsck_store(*store_);
     EXPECT_TRUE(has_finding(r, "chain_broken", true)) << r.to_text();
@@ -83,7 +87,10 @@ TEST_F(HardeningTest, ARewrittenLedgerLineBreaksTheChain) {
 // append cuts it off, so fsck never reports damage forever.
 TEST_F(HardeningTest, ATornLedgerTailIsANoteAndIsRepaired) {
     record("experiments/a.json", "a");
-    { std::ofstream(store_->root() / kLedger, std::ios::app | std::ios::binary) << R"({"path":"experi)"; }
+    {
+        std::ofstream(store_->root() / kLedger, std::ios::app | std::ios::binary)
+            << R"({"path":"experi)";
+    }
     FsckReport r = fsck_store(*store_);
     EXPECT_FALSE(r.damaged()) << r.to_text();
     EXPECT_TRUE(has_finding(r, "torn_tail", false)) << r.to_text();
@@ -97,13 +104,19 @@ TEST_F(HardeningTest, ATornLedgerTailIsANoteAndIsRepaired) {
 // Item 10: a losing swap leaves no record behind; a retry with the same record reuses it.
 TEST_F(HardeningTest, SwapWithRecordWritesTheRecordOnlyWhenItSwaps) {
     const auto pointer = [](const RecordRef& ref) {
-        return Json{{"format_version", "cko/p-v1"}, {"id", "p"}, {"digest", "d1"}, {"experiment_id", "exp-1"},
+        return Json{{"format_version", "cko/p-v1"},
+                    {"id", "p"},
+                    {"digest", "d1"},
+                    {"experiment_id", "exp-1"},
                     {"selection", ref.to_json()}};
     };
-    const Json sel{{"format_version", "cko/sel-v1"}, {"id", "sel-1"}, {"digest", "d1"}, {"experiment_id", "exp-1"}};
+    const Json sel{{"format_version", "cko/sel-v1"},
+                   {"id", "sel-1"},
+                   {"digest", "d1"},
+                   {"experiment_id", "exp-1"}};
     try {
-        store_->swap_with_record("champion/current.json", "not-the-current-digest", "champion/selections/sel-1.json",
-                                 sel, pointer);
+        store_->swap_with_record("champion/current.json", "not-the-current-digest",
+                                 "champion/selections/sel-1.json", sel, pointer);
         FAIL() << "swapped against a stale digest";
     } catch (const Error& e) {
         EXPECT_EQ(e.code(), ErrorCode::cas_conflict);
@@ -111,7 +124,8 @@ TEST_F(HardeningTest, SwapWithRecordWritesTheRecordOnlyWhenItSwaps) {
     EXPECT_FALSE(fs::exists(store_->root() / "champion/selections/sel-1.json"));
     // A record already there with the same bytes (a run killed between record and swap) is reused.
     store_->write_record("champion/selections/sel-1.json", sel);
-    const RecordRef ref = store_->swap_with_record("champion/current.json", "", "champion/selections/sel-1.json", sel, pointer);
+    const RecordRef ref = store_->swap_with_record("champion/current.json", "",
+                                                   "champion/selections/sel-1.json", sel, pointer);
     EXPECT_EQ(store_->read_verified(ref), sel);
     FsckReport r = fsck_store(*store_);
     EXPECT_FALSE(r.damaged()) << r.to_text();
@@ -126,7 +140,8 @@ TEST_F(HardeningTest, SwapWithRecordWritesTheRecordOnlyWhenItSwaps) {
 
 // Item 8: evidence cited by digest is verified when read.
 TEST_F(HardeningTest, ReadVerifiedRefusesAlteredBytes) {
-    const RecordRef ref = store_->write_record("experiments/a.json", Json{{"format_version", "cko/t-v1"}, {"id", "a"}});
+    const RecordRef ref = store_->write_record("experiments/a.json",
+                                               Json{{"format_version", "cko/t-v1"}, {"id", "a"}});
     flip_byte(store_->root() / "experiments/a.json", 5);
     try {
         (void)store_->read_verified(ref);

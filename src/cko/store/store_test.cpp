@@ -53,7 +53,8 @@ TEST_F(StoreTest, RecordsAreCanonicalCreateOnceAndLedgered) {
     const Store s = Store::create(dir_ / "art");
     const Json rec{{"format_version", "cko/test-v1"}, {"id", "exp-1"}, {"b", 1}, {"a", "x"}};
     const RecordRef ref = s.write_record("experiments/exp-1.json", rec);
-    EXPECT_EQ(slurp(s.root() / "experiments/exp-1.json"), R"({"a":"x","b":1,"format_version":"cko/test-v1","id":"exp-1"})");
+    EXPECT_EQ(slurp(s.root() / "experiments/exp-1.json"),
+              R"({"a":"x","b":1,"format_version":"cko/test-v1","id":"exp-1"})");
     EXPECT_EQ(ref.sha256, sha256_hex(slurp(s.root() / "experiments/exp-1.json")));
     EXPECT_EQ(s.read_record("experiments/exp-1.json"), rec);
     EXPECT_NE(slurp(s.root() / "ledger.jsonl").find(ref.sha256), std::string::npos);
@@ -68,8 +69,10 @@ TEST_F(StoreTest, RecordsAreCanonicalCreateOnceAndLedgered) {
 
 TEST_F(StoreTest, CompareAndSwapReplacesOnlyTheExpectedVersion) {
     const Store s = Store::create(dir_ / "art");
-    const std::string v1 = s.compare_and_swap("champion/current.json", "", Json{{"champion", "original"}});
-    const std::string v2 = s.compare_and_swap("champion/current.json", v1, Json{{"champion", "exp-1"}});
+    const std::string v1 =
+        s.compare_and_swap("champion/current.json", "", Json{{"champion", "original"}});
+    const std::string v2 =
+        s.compare_and_swap("champion/current.json", v1, Json{{"champion", "exp-1"}});
     EXPECT_NE(v1, v2);
     try {
         s.compare_and_swap("champion/current.json", v1, Json{{"champion", "exp-2"}});

@@ -3,11 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
 #include <filesystem>
 #include <fstream>
 #include <string>
-#include <sys/stat.h>
-#include <unistd.h>
 
 namespace cko::store::testing {
 
@@ -29,7 +29,8 @@ inline void make_writable_and_remove(const std::filesystem::path& p) {
 class ScratchTest : public ::testing::Test {
 protected:
     void SetUp() override {
-        std::string pattern = (std::filesystem::temp_directory_path() / "cko-store-XXXXXX").string();
+        std::string pattern =
+            (std::filesystem::temp_directory_path() / "cko-store-XXXXXX").string();
         ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
         dir_ = pattern;
     }

@@ -1,20 +1,21 @@
-// Containment: environment markers found through /proc, and a fork()ed watchdog that only makes async-signal-safe calls.
+// Containment: environment markers found through /proc, and a fork()ed watchdog that only makes
+// async-signal-safe calls.
 #include "cko/util/containment.hpp"
 
 #include "cko/util/sha256.hpp"
 
 #include <fmt/format.h>
 
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <atomic>
 #include <cerrno>
 #include <csignal>
 #include <ctime>
-#include <dirent.h>
-#include <fcntl.h>
 #include <string_view>
-#include <sys/syscall.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 namespace cko {
 namespace {
@@ -38,7 +39,8 @@ bool environment_holds(const std::string& pid, const std::string& needle) {
     std::size_t at = 0;
     while (at < env.size()) {
         const std::size_t end = env.find('\0', at);
-        const std::string_view entry(env.data() + at, (end == std::string::npos ? env.size() : end) - at);
+        const std::string_view entry(env.data() + at,
+                                     (end == std::string::npos ? env.size() : end) - at);
         if (entry == needle) {
             return true;
         }
@@ -65,7 +67,9 @@ std::string new_containment_token() {
     static std::atomic<unsigned> counter{0};
     timespec ts{};
     ::clock_gettime(CLOCK_REALTIME, &ts);
-    return sha256_hex(fmt::format("{}-{}-{}-{}", ::getpid(), ts.tv_sec, ts.tv_nsec, counter.fetch_add(1))).substr(0, 24);
+    return sha256_hex(
+               fmt::format("{}-{}-{}-{}", ::getpid(), ts.tv_sec, ts.tv_nsec, counter.fetch_add(1)))
+        .substr(0, 24);
 }
 
 int kill_marked_processes(const std::string& token) noexcept {
@@ -84,7 +88,8 @@ int kill_marked_processes(const std::string& token) noexcept {
                 if (*end != '\0' || pid <= 1 || pid == ::getpid()) {
                     continue;
                 }
-                if (environment_holds(entry->d_name, needle) && ::kill(static_cast<pid_t>(pid), SIGKILL) == 0) {
+                if (environment_holds(entry->d_name, needle) &&
+                    ::kill(static_cast<pid_t>(pid), SIGKILL) == 0) {
                     ++killed;
                 }
             }
@@ -95,7 +100,8 @@ int kill_marked_processes(const std::string& token) noexcept {
     return killed;
 }
 
-Watchdog::Watchdog(pid_t pgid, std::chrono::milliseconds deadline, std::chrono::milliseconds grace) noexcept {
+Watchdog::Watchdog(pid_t pgid, std::chrono::milliseconds deadline,
+                   std::chrono::milliseconds grace) noexcept {
     const pid_t parent = ::getpid();
     const long start = now_ms();
     const long until = deadline.count() > 0 ? start + static_cast<long>(deadline.count()) : 0;

@@ -1,4 +1,5 @@
-// Containment of a child's whole tree: a marker in its environment, a watchdog that outlives us, escapee cleanup.
+// Containment of a child's whole tree: a marker in its environment, a watchdog that outlives us,
+// escapee cleanup.
 #pragma once
 
 #include <sys/types.h>
@@ -26,7 +27,8 @@ int kill_marked_processes(const std::string& token) noexcept;
 // Watchdog (the call ended normally) ends it.
 class Watchdog {
 public:
-    Watchdog(pid_t pgid, std::chrono::milliseconds deadline, std::chrono::milliseconds grace) noexcept;
+    Watchdog(pid_t pgid, std::chrono::milliseconds deadline,
+             std::chrono::milliseconds grace) noexcept;
     ~Watchdog();
     Watchdog(const Watchdog&) = delete;
     Watchdog& operator=(const Watchdog&) = delete;

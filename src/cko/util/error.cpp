@@ -41,7 +41,9 @@ ExitClass error_exit_class(ErrorCode code) noexcept {
 Error::Error(ErrorCode code, std::string message, nlohmann::json details)
     // Messages and details echo outside bytes (paths, request values, driver stderr): made valid
     // UTF-8 here, once, so that every error can be printed and stored.
-    : std::runtime_error(utf8_or_replaced(message)), code_(code), details_(json_with_valid_utf8(details)) {
+    : std::runtime_error(utf8_or_replaced(message)),
+      code_(code),
+      details_(json_with_valid_utf8(details)) {
     if (!details_.is_object()) {
         details_ = nlohmann::json{{"value", std::move(details_)}};
     }

@@ -26,7 +26,8 @@ TEST(ErrorCodes, ExitClassesFollowTheDesign) {
 }
 
 TEST(ErrorJson, HasCodeMessageAndDetails) {
-    const Error e(ErrorCode::unsafe_path, "cases.ids[0]: bad", nlohmann::json{{"field", "cases.ids[0]"}});
+    const Error e(ErrorCode::unsafe_path, "cases.ids[0]: bad",
+                  nlohmann::json{{"field", "cases.ids[0]"}});
     const auto j = e.to_json();
     EXPECT_EQ(j["error"]["code"], "unsafe_path");
     EXPECT_EQ(j["error"]["message"], "cases.ids[0]: bad");

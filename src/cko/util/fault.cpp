@@ -1,12 +1,13 @@
-// Fault points driven by CKO_FAULT_AT / CKO_ENOSPC_AT / CKO_FAULT_COUNT (tests/crash, tests/hostile).
+// Fault points driven by CKO_FAULT_AT / CKO_ENOSPC_AT / CKO_FAULT_COUNT (tests/crash,
+// tests/hostile).
 #include "cko/util/fault.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
-#include <fcntl.h>
 #include <string>
-#include <unistd.h>
 
 namespace cko {
 namespace {

@@ -1,11 +1,13 @@
-// Fault points for the crash and full-disk tests: the n-th durable write can end the process or fail with ENOSPC.
+// Fault points for the crash and full-disk tests: the n-th durable write can end the process or
+// fail with ENOSPC.
 #pragma once
 
 namespace cko {
 
 // Called before every durable step of the write path (temp file written, fsync, rename, ledger
 // append, directory fsync). Inert unless the environment asks for a fault:
-//   CKO_FAULT_AT=<n>      the n-th point (1-based, counted per process) calls _exit(137), as a SIGKILL
+//   CKO_FAULT_AT=<n>      the n-th point (1-based, counted per process) calls _exit(137), as a
+//   SIGKILL
 //                         would leave things;
 //   CKO_ENOSPC_AT=<n>     the n-th point and every later one report ENOSPC (returns false).
 //   CKO_FAULT_COUNT=FILE  at exit, the number of points reached is appended to FILE (so a harness

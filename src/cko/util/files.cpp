@@ -7,15 +7,15 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <atomic>
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #ifndef RENAME_NOREPLACE
 #define RENAME_NOREPLACE (1 << 0)
@@ -75,7 +75,8 @@ void write_all(int fd, std::string_view bytes, const fs::path& path) {
 
 // rename(2) that fails with EEXIST instead of replacing. Returns errno (0 on success).
 int try_rename_no_replace(const fs::path& from, const fs::path& to) {
-    if (::syscall(SYS_renameat2, AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0) {
+    if (::syscall(SYS_renameat2, AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) ==
+        0) {
         return 0;
     }
     if (errno != EINVAL && errno != ENOSYS) {
@@ -121,7 +122,8 @@ void make_directories(const fs::path& dir) {
     }
     if (!fs::is_directory(fs::symlink_status(dir, ec))) {
         throw Error(ErrorCode::symlink_refused,
-                    fmt::format("{} is not a directory (a link or a file stands in its place)", dir.string()),
+                    fmt::format("{} is not a directory (a link or a file stands in its place)",
+                                dir.string()),
                     nlohmann::json{{"path", dir.string()}});
     }
 }
@@ -145,8 +147,8 @@ void remove_tree_forcibly(const fs::path& dir) noexcept {
     }
     if (!fs::is_symlink(fs::symlink_status(dir, ec))) {
         ::chmod(dir.c_str(), 0755);
-        for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator();
-             it.increment(ec)) {
+        for (auto it = fs::recursive_directory_iterator(dir, ec);
+             !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
             if (!it->is_symlink(ec)) {
                 ::chmod(it->path().c_str(), 0755);
             }
@@ -220,8 +222,8 @@ std::string read_file_capped(const fs::path& path, std::uint64_t max_bytes) {
     }
     const auto too_large = [&](std::uint64_t size) {
         return Error(ErrorCode::file_too_large,
-                     fmt::format("{} has {} bytes, more than the {}-byte limit", path.string(), size,
-                                 max_bytes),
+                     fmt::format("{} has {} bytes, more than the {}-byte limit", path.string(),
+                                 size, max_bytes),
                      nlohmann::json{{"path", path.string()}, {"size", size}, {"limit", max_bytes}});
     };
     if (static_cast<std::uint64_t>(st.st_size) > max_bytes) {
@@ -254,8 +256,8 @@ bool is_safe_name(std::string_view name) noexcept {
         return false;
     }
     for (char c : name) {
-        const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                        c == '.' || c == '_' || c == '-';
+        const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                        (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
         if (!ok) {
             return false;
         }
@@ -318,7 +320,8 @@ fs::path resolve_inside(const fs::path& folder, std::string_view relative, std::
     fs::path existing = wanted;
     fs::path rest;
     std::error_code ec;
-    while (!fs::exists(fs::symlink_status(existing, ec)) && existing.has_relative_path() && existing != base) {
+    while (!fs::exists(fs::symlink_status(existing, ec)) && existing.has_relative_path() &&
+           existing != base) {
         rest = rest.empty() ? existing.filename() : existing.filename() / rest;
         existing = existing.parent_path();
     }
@@ -329,11 +332,13 @@ fs::path resolve_inside(const fs::path& folder, std::string_view relative, std::
     const std::string r = resolved.lexically_normal().string();
     const std::string b = base.string();
     if (r != b && !r.starts_with(b == "/" ? b : b + "/")) {
-        throw Error(ErrorCode::unsafe_path,
-                    fmt::format("{}: \"{}\" resolves to {}, outside the spec's folder {} (through a symbolic "
-                                "link); copy the files into the folder instead",
-                                field, relative, r, b),
-                    nlohmann::json{{"field", field}, {"value", relative}, {"resolved", r}, {"folder", b}});
+        throw Error(
+            ErrorCode::unsafe_path,
+            fmt::format(
+                "{}: \"{}\" resolves to {}, outside the spec's folder {} (through a symbolic "
+                "link); copy the files into the folder instead",
+                field, relative, r, b),
+            nlohmann::json{{"field", field}, {"value", relative}, {"resolved", r}, {"folder", b}});
     }
     return resolved;
 }

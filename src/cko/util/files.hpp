@@ -22,7 +22,8 @@ void write_file_create_once(const std::filesystem::path& path, std::string_view 
                             unsigned mode = 0644, const AtomicWriteHook& hook = {});
 
 // Reads a whole regular file; throws file_too_large above max_bytes, not_found, io_error.
-[[nodiscard]] std::string read_file_capped(const std::filesystem::path& path, std::uint64_t max_bytes);
+[[nodiscard]] std::string read_file_capped(const std::filesystem::path& path,
+                                           std::uint64_t max_bytes);
 
 void fsync_directory(const std::filesystem::path& dir);
 
@@ -55,7 +56,8 @@ void require_safe_name(std::string_view name, std::string_view field);
 // user meant them), refused with unsafe_path naming `field` if the result lies outside
 // realpath(folder): a link on the way ("via/src" with `via` a link, a linked cases dir) cannot lead
 // out. Parts that do not exist yet are joined lexically. Returns the resolved path.
-[[nodiscard]] std::filesystem::path resolve_inside(const std::filesystem::path& folder, std::string_view relative,
+[[nodiscard]] std::filesystem::path resolve_inside(const std::filesystem::path& folder,
+                                                   std::string_view relative,
                                                    std::string_view field);
 
 // A directory resolved once with realpath; paths below it are resolved component by component and
@@ -67,7 +69,8 @@ public:
     [[nodiscard]] const std::filesystem::path& path() const noexcept { return root_; }
     // Checks components (safe_join) and lstat()s each existing one: a symlink gives
     // symlink_refused. The last component need not exist.
-    [[nodiscard]] std::filesystem::path resolve(std::string_view relative, std::string_view field) const;
+    [[nodiscard]] std::filesystem::path resolve(std::string_view relative,
+                                                std::string_view field) const;
 
 private:
     explicit TreeRoot(std::filesystem::path root) : root_(std::move(root)) {}

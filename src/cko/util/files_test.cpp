@@ -5,10 +5,10 @@
 
 #include <gtest/gtest.h>
 
-#include <filesystem>
-#include <fstream>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <filesystem>
+#include <fstream>
 
 namespace cko {
 namespace fs = std::filesystem;
@@ -62,7 +62,8 @@ TEST_F(FilesTest, CrashAtAnyStepLeavesNoPartialFile) {
                                      AtomicWriteStep::temp_synced, AtomicWriteStep::renamed,
                                      AtomicWriteStep::directory_synced};
     for (const AtomicWriteStep crash_at : steps) {
-        const fs::path target = dir_ / ("rec-" + std::to_string(static_cast<int>(crash_at)) + ".json");
+        const fs::path target =
+            dir_ / ("rec-" + std::to_string(static_cast<int>(crash_at)) + ".json");
         const pid_t pid = ::fork();
         ASSERT_GE(pid, 0);
         if (pid == 0) {
@@ -78,8 +79,8 @@ TEST_F(FilesTest, CrashAtAnyStepLeavesNoPartialFile) {
         ASSERT_TRUE(WIFEXITED(status));
         ASSERT_EQ(WEXITSTATUS(status), 17);
         if (crash_at < AtomicWriteStep::renamed) {
-            EXPECT_FALSE(fs::exists(target)) << "partial record visible after crash at step "
-                                             << static_cast<int>(crash_at);
+            EXPECT_FALSE(fs::exists(target))
+                << "partial record visible after crash at step " << static_cast<int>(crash_at);
             // The next writer is not blocked by the stale temp file.
             write_file_create_once(target, data);
         }
@@ -146,10 +147,14 @@ TEST_F(FilesTest, ResolveInsideRefusesLinksLeadingOut) {
     fs::create_directories(spec / "real" / "src");
     fs::create_directories(elsewhere / "src");
     fs::create_directory_symlink(elsewhere, spec / "via");
-    fs::create_directory_symlink(spec / "real", spec / "inner");  // a link that stays inside is fine
-    EXPECT_EQ(resolve_inside(spec, "real/src", "target.original"), fs::canonical(spec / "real" / "src"));
-    EXPECT_EQ(resolve_inside(spec, "inner/src", "target.original"), fs::canonical(spec / "real" / "src"));
-    EXPECT_EQ(resolve_inside(spec, "real/not-yet/x.cu", "f"), fs::canonical(spec / "real") / "not-yet" / "x.cu");
+    fs::create_directory_symlink(spec / "real",
+                                 spec / "inner");  // a link that stays inside is fine
+    EXPECT_EQ(resolve_inside(spec, "real/src", "target.original"),
+              fs::canonical(spec / "real" / "src"));
+    EXPECT_EQ(resolve_inside(spec, "inner/src", "target.original"),
+              fs::canonical(spec / "real" / "src"));
+    EXPECT_EQ(resolve_inside(spec, "real/not-yet/x.cu", "f"),
+              fs::canonical(spec / "real") / "not-yet" / "x.cu");
     for (const char* bad : {"via/src", "via", "via/missing/x"}) {
         try {
             (void)resolve_inside(spec, bad, "target.original");

@@ -18,8 +18,8 @@ bool is_plain_key(std::string_view key) {
         return false;
     }
     for (char c : key) {
-        const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                        c == '_' || c == '-';
+        const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                        (c >= '0' && c <= '9') || c == '_' || c == '-';
         if (!ok) {
             return false;
         }
@@ -30,7 +30,8 @@ bool is_plain_key(std::string_view key) {
 // Builds the DOM while keeping the path of the value being read, so every rejection can say where.
 class StrictSax : public nlohmann::json_sax<Json> {
 public:
-    StrictSax(const JsonLimits& limits, std::string_view source) : limits_(limits), source_(source) {}
+    StrictSax(const JsonLimits& limits, std::string_view source)
+        : limits_(limits), source_(source) {}
 
     Json take() { return std::move(root_); }
 
@@ -40,8 +41,8 @@ public:
     bool number_unsigned(number_unsigned_t v) override { return put(Json(v)); }
     bool number_float(number_float_t v, const string_t& text) override {
         if (!std::isfinite(v)) {
-            fail(ErrorCode::json_non_finite,
-                 fmt::format("number {} is not a finite double", text), value_path());
+            fail(ErrorCode::json_non_finite, fmt::format("number {} is not a finite double", text),
+                 value_path());
         }
         return put(Json(v));
     }
@@ -69,7 +70,8 @@ public:
         if (what.find("UTF-8") != std::string::npos || what.find("utf-8") != std::string::npos) {
             code = ErrorCode::json_invalid_utf8;
         } else if (ex.id == 406 || last_token.ends_with("N") || last_token.ends_with("I")) {
-            // 406: a number too large for a double; N/I: the NaN/Infinity literals some writers emit.
+            // 406: a number too large for a double; N/I: the NaN/Infinity literals some writers
+            // emit.
             code = ErrorCode::json_non_finite;
         }
         // nlohmann's message already carries line/column; keep it after our own words.
@@ -218,6 +220,8 @@ std::string canonical_json(const Json& value) {
     return dump_valid_utf8(value, -1);
 }
 
-std::string printable_json(const Json& value, int indent) { return dump_valid_utf8(value, indent); }
+std::string printable_json(const Json& value, int indent) {
+    return dump_valid_utf8(value, indent);
+}
 
 }  // namespace cko

@@ -19,8 +19,8 @@ struct JsonLimits {
 
 // Parses one JSON document and rejects what nlohmann's parser would let through silently:
 // duplicate object keys, non-finite numbers (NaN/Infinity literals and overflowing numbers such as
-// 1e400), invalid UTF-8, nesting deeper than max_depth, input above max_bytes, and trailing content.
-// Errors name the source and the JSON path ("$.a[2].b") of the offending value.
+// 1e400), invalid UTF-8, nesting deeper than max_depth, input above max_bytes, and trailing
+// content. Errors name the source and the JSON path ("$.a[2].b") of the offending value.
 [[nodiscard]] Json parse_json_strict(std::string_view text, const JsonLimits& limits = {},
                                      std::string_view source = "<input>");
 

@@ -93,7 +93,8 @@ TEST(StrictJson, OddKeysArePathQuoted) {
 }
 
 TEST(CanonicalJson, SortsKeysDropsWhitespaceKeepsUtf8) {
-    const Json j = parse_json_strict("{ \"z\": 1, \"a\": [ true, \"\\u00e9\" ], \"M\": {\"y\":2,\"b\":3} }");
+    const Json j =
+        parse_json_strict("{ \"z\": 1, \"a\": [ true, \"\\u00e9\" ], \"M\": {\"y\":2,\"b\":3} }");
     EXPECT_EQ(canonical_json(j), "{\"M\":{\"b\":3,\"y\":2},\"a\":[true,\"\xc3\xa9\"],\"z\":1}");
 }
 

@@ -31,7 +31,8 @@
 namespace cko {
 namespace {
 
-using namespace process_detail;  // NOLINT(google-build-using-namespace): the other half of this file
+using namespace process_detail;  // NOLINT(google-build-using-namespace): the other half of this
+                                 // file
 
 using Clock = std::chrono::steady_clock;
 
@@ -46,7 +47,6 @@ constexpr std::size_t kReadChunk = std::size_t{64} * 1024;
 // Longer timeouts count as none, and longer graces as this, so that time arithmetic cannot
 // overflow.
 constexpr std::chrono::milliseconds kForever = std::chrono::hours(24 * 365 * 100);
-
 
 // Owns the unreaped child: whatever happens, it is killed with its group and reaped, so no path
 // out of run_process leaves a zombie or a running tree behind.
@@ -287,7 +287,8 @@ ProcessResult run_process(const ProcessSpec& spec) {
     result.pid = child.pid();
     // Kills the child's group if we die (SIGKILL included) or hang past the deadline; ended before
     // the leader is reaped, so that it can never signal a reused group id.
-    const auto grace_for_watchdog = std::clamp(spec.kill_grace, std::chrono::milliseconds{0}, std::chrono::milliseconds{60000});
+    const auto grace_for_watchdog =
+        std::clamp(spec.kill_grace, std::chrono::milliseconds{0}, std::chrono::milliseconds{60000});
     std::optional<Watchdog> watchdog;
     watchdog.emplace(result.pid,
                      spec.timeout.count() > 0 && spec.timeout < kForever
@@ -295,7 +296,8 @@ ProcessResult run_process(const ProcessSpec& spec) {
                          : std::chrono::milliseconds{0},
                      grace_for_watchdog);
     if (spec.on_spawn) {
-        spec.on_spawn(result.pid);  // an exception here still kills and reaps the child (~ChildProcess)
+        spec.on_spawn(
+            result.pid);  // an exception here still kills and reaps the child (~ChildProcess)
     }
     // Becomes readable when the leader ends; without one (old kernel, seccomp) we look every tick.
     const UniqueFd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, result.pid, 0)));

@@ -79,7 +79,8 @@ struct ProcessResult {
 // Where run_process would find `name` in environment `env` ("NAME=value" entries): `name` itself if
 // it holds a '/', else the first executable regular file of that name in env's PATH (absolute
 // entries only; "/bin:/usr/bin" without PATH). Empty when there is none.
-[[nodiscard]] std::optional<std::string> find_program(const std::string& name, const std::vector<std::string>& env);
+[[nodiscard]] std::optional<std::string> find_program(const std::string& name,
+                                                      const std::vector<std::string>& env);
 
 // "NAME=value" entries, sorted by name: each allowed name set in our environment, then env_set on
 // top. Throws cko::Error(invalid_argument) for an empty name, or one holding '=' or NUL.

@@ -82,7 +82,6 @@ UniqueFd above_stdio(UniqueFd fd) {
     return UniqueFd(moved);
 }
 
-
 Pipe make_output_pipe() {
     std::array<int, 2> fds{};
     if (::pipe2(fds.data(), O_CLOEXEC) != 0) {
@@ -181,7 +180,8 @@ std::string resolve_program(const ProcessSpec& spec, const std::vector<std::stri
 
 namespace cko {
 
-std::optional<std::string> find_program(const std::string& name, const std::vector<std::string>& env) {
+std::optional<std::string> find_program(const std::string& name,
+                                        const std::vector<std::string>& env) {
     if (name.find('/') != std::string::npos) {
         return name;
     }
@@ -216,7 +216,6 @@ std::vector<char*> c_string_array(std::vector<std::string>& strings) {
     array.push_back(nullptr);
     return array;
 }
-
 
 // posix_spawn rather than fork+exec: glibc's runs the child on a vfork-style stack, does only
 // async-signal-safe work there, reports a failed chdir or execve back as its return value (the

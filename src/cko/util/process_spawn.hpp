@@ -59,7 +59,8 @@ struct SpawnFds {
 [[nodiscard]] nlohmann::json errno_details(int err);
 [[noreturn]] void throw_spawn_failed(const ProcessSpec& spec, const std::string& program, int err,
                                      const std::string& what);
-[[noreturn]] void throw_io_error(const std::string& action, const std::filesystem::path& path, int err);
+[[noreturn]] void throw_io_error(const std::string& action, const std::filesystem::path& path,
+                                 int err);
 [[nodiscard]] bool contains_nul(std::string_view text);
 // Writes all of data; returns 0 or the errno of the failure.
 [[nodiscard]] int write_all(int fd, const char* data, std::size_t size);
@@ -68,9 +69,11 @@ struct SpawnFds {
 // stdin is a memory file rather than a pipe (see process_spawn.cpp).
 [[nodiscard]] UniqueFd make_stdin(const std::string& data);
 // The program execve will run: argv[0] with a '/', else the first match in the child's PATH.
-[[nodiscard]] std::string resolve_program(const ProcessSpec& spec, const std::vector<std::string>& env);
+[[nodiscard]] std::string resolve_program(const ProcessSpec& spec,
+                                          const std::vector<std::string>& env);
 // posix_spawn in a new process group with an empty signal mask and default dispositions.
-[[nodiscard]] pid_t spawn(const ProcessSpec& spec, const std::string& program, std::vector<std::string>& argv,
-                          std::vector<std::string>& env, const SpawnFds& fds);
+[[nodiscard]] pid_t spawn(const ProcessSpec& spec, const std::string& program,
+                          std::vector<std::string>& argv, std::vector<std::string>& env,
+                          const SpawnFds& fds);
 
 }  // namespace cko::process_detail

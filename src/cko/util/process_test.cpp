@@ -402,8 +402,9 @@ TEST_F(ProcessTest, LeaderExitDoesNotWaitForABackgroundedGrandchild) {
 // Issue 11 item 7: a setsid daemon started by a driver survived it (5 of 5).
 TEST_F(ProcessTest, ASetsidDaemonDoesNotOutliveItsLeader) {
     const std::filesystem::path pid_file = dir_ / "daemon.pid";
-    ProcessSpec spec = spec_for(shell("setsid sleep 1000 </dev/null >/dev/null 2>&1 & echo $! > \"$1\"; sleep 0.3; exit 0",
-                                      {pid_file.string()}));
+    ProcessSpec spec = spec_for(
+        shell("setsid sleep 1000 </dev/null >/dev/null 2>&1 & echo $! > \"$1\"; sleep 0.3; exit 0",
+              {pid_file.string()}));
     const ProcessResult result = run_process(spec);
     EXPECT_TRUE(result.exited);
     EXPECT_TRUE(result.leftovers_killed);
@@ -416,13 +417,15 @@ TEST_F(ProcessTest, TheWatchdogKillsTheChildWhenWeAreKilled) {
     const pid_t runner = ::fork();
     ASSERT_GE(runner, 0);
     if (runner == 0) {
-        ProcessSpec spec = spec_for(shell("echo $$ > \"$1\"; exec sleep 1000", {pid_file.string()}));
+        ProcessSpec spec =
+            spec_for(shell("echo $$ > \"$1\"; exec sleep 1000", {pid_file.string()}));
         spec.timeout = 600s;
         (void)run_process(spec);
         ::_exit(0);
     }
     const auto until = Clock::now() + 5s;
-    while (Clock::now() < until && (!std::filesystem::exists(pid_file) || std::filesystem::file_size(pid_file) == 0)) {
+    while (Clock::now() < until &&
+           (!std::filesystem::exists(pid_file) || std::filesystem::file_size(pid_file) == 0)) {
         std::this_thread::sleep_for(10ms);
     }
     const pid_t child = read_pid(pid_file);

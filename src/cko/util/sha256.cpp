@@ -7,10 +7,10 @@
 #include <fmt/format.h>
 #include <openssl/evp.h>
 
-#include <cerrno>
-#include <cstring>
 #include <fcntl.h>
 #include <unistd.h>
+#include <cerrno>
+#include <cstring>
 
 namespace cko {
 
@@ -26,7 +26,9 @@ Sha256::Sha256() : impl_(std::make_unique<Impl>()) {
     }
 }
 
-Sha256::~Sha256() { EVP_MD_CTX_free(impl_->ctx); }
+Sha256::~Sha256() {
+    EVP_MD_CTX_free(impl_->ctx);
+}
 
 void Sha256::update(std::string_view bytes) {
     if (impl_->finished) {
@@ -92,7 +94,8 @@ std::string sha256_fd_hex(int fd) {
         }
         if (n < 0) {
             const int err = errno;
-            throw Error(ErrorCode::io_error, fmt::format("read error while hashing: {}", std::strerror(err)),
+            throw Error(ErrorCode::io_error,
+                        fmt::format("read error while hashing: {}", std::strerror(err)),
                         nlohmann::json{{"errno", err}});
         }
         if (n == 0) {
@@ -107,9 +110,10 @@ std::string sha256_file_hex(const std::filesystem::path& path) {
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         const int err = errno;
-        throw Error(err == ENOENT ? ErrorCode::not_found : ErrorCode::io_error,
-                    fmt::format("cannot open {} for hashing: {}", path.string(), std::strerror(err)),
-                    nlohmann::json{{"path", path.string()}});
+        throw Error(
+            err == ENOENT ? ErrorCode::not_found : ErrorCode::io_error,
+            fmt::format("cannot open {} for hashing: {}", path.string(), std::strerror(err)),
+            nlohmann::json{{"path", path.string()}});
     }
     try {
         std::string hex = sha256_fd_hex(fd);

@@ -6,16 +6,17 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <filesystem>
 #include <sstream>
-#include <unistd.h>
 
 namespace cko {
 namespace {
 
 TEST(Sha256, FipsVectors) {
     EXPECT_EQ(sha256_hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
-    EXPECT_EQ(sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    EXPECT_EQ(sha256_hex("abc"),
+              "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
     EXPECT_EQ(sha256_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
               "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
 }
@@ -33,7 +34,8 @@ TEST(Sha256, StreamAndFileAgreeWithBytes) {
     const std::string data(200000, 'q');
     std::istringstream in(data);
     EXPECT_EQ(sha256_hex(in), sha256_hex(data));
-    const auto path = std::filesystem::temp_directory_path() / ("cko-sha-" + std::to_string(::getpid()));
+    const auto path =
+        std::filesystem::temp_directory_path() / ("cko-sha-" + std::to_string(::getpid()));
     std::filesystem::remove(path);
     write_file_create_once(path, data);
     EXPECT_EQ(sha256_file_hex(path), sha256_hex(data));

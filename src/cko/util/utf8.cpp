@@ -112,11 +112,12 @@ nlohmann::json json_with_valid_utf8(const nlohmann::json& value) {
 
 void require_free_text(std::string_view text, std::string_view field, std::size_t max_bytes) {
     if (text.size() > max_bytes) {
-        throw Error(ErrorCode::field_too_long,
-                    fmt::format("{}: {} bytes, more than the {}-byte limit for free text; say it in a few "
-                                "sentences and put long material in a file the record can cite",
-                                field, text.size(), max_bytes),
-                    nlohmann::json{{"field", field}, {"size", text.size()}, {"limit", max_bytes}});
+        throw Error(
+            ErrorCode::field_too_long,
+            fmt::format("{}: {} bytes, more than the {}-byte limit for free text; say it in a few "
+                        "sentences and put long material in a file the record can cite",
+                        field, text.size(), max_bytes),
+            nlohmann::json{{"field", field}, {"size", text.size()}, {"limit", max_bytes}});
     }
 }
 
@@ -126,7 +127,8 @@ std::string_view utf8_tail(std::string_view text, std::size_t max_bytes) noexcep
     }
     std::string_view tail = text.substr(text.size() - max_bytes);
     // Continuation bytes (10xxxxxx) at the start belong to a character cut in two: drop them.
-    for (int k = 0; k < 3 && !tail.empty() && (static_cast<unsigned char>(tail.front()) & 0xC0) == 0x80; ++k) {
+    for (int k = 0;
+         k < 3 && !tail.empty() && (static_cast<unsigned char>(tail.front()) & 0xC0) == 0x80; ++k) {
         tail.remove_prefix(1);
     }
     return tail;

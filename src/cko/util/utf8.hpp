@@ -1,4 +1,5 @@
-// UTF-8 for everything cko prints or stores: outside bytes (stderr, file names, paths) made well-formed in one place.
+// UTF-8 for everything cko prints or stores: outside bytes (stderr, file names, paths) made
+// well-formed in one place.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -22,7 +23,8 @@ namespace cko {
 // Free text a person or agent types into a record (a hypothesis, a reason) is capped: above
 // kFreeTextMaxBytes, field_too_long naming `field`. Records stay small and reviewable.
 inline constexpr std::size_t kFreeTextMaxBytes = 16 * 1024;
-void require_free_text(std::string_view text, std::string_view field, std::size_t max_bytes = kFreeTextMaxBytes);
+void require_free_text(std::string_view text, std::string_view field,
+                       std::size_t max_bytes = kFreeTextMaxBytes);
 
 // The last at most `max_bytes` bytes of `text`, never starting inside a UTF-8 character.
 [[nodiscard]] std::string_view utf8_tail(std::string_view text, std::size_t max_bytes) noexcept;

@@ -20,7 +20,10 @@ TEST(Utf8, IllFormedSequencesAreRefusedAndReplaced) {
     EXPECT_FALSE(is_valid_utf8("\xED\xA0\x80"));      // a surrogate
     EXPECT_FALSE(is_valid_utf8("\xF4\x90\x80\x80"));  // above U+10FFFF
     EXPECT_FALSE(is_valid_utf8("ab\xE2\x82"));        // cut at the end
-    EXPECT_EQ(utf8_or_replaced("a\xFF" "b"), "a\xEF\xBF\xBD" "b");
+    EXPECT_EQ(utf8_or_replaced("a\xFF"
+                               "b"),
+              "a\xEF\xBF\xBD"
+              "b");
     // One U+FFFD per maximal ill-formed subpart: a cut 3-byte character is one replacement.
     EXPECT_EQ(utf8_or_replaced("x\xE2\x82y"), "x\xEF\xBF\xBDy");
     EXPECT_TRUE(is_valid_utf8(utf8_or_replaced("\xC0\xAF\xED\xA0\x80\xF4\x90\x80\x80\xFE")));
@@ -43,7 +46,8 @@ TEST(Utf8, JsonStringsAndKeysAreMadeValid) {
 
 // Issue 11 item 3: a path argument with a non-UTF-8 byte made `--json` abort with no output.
 TEST(Utf8, ErrorsEchoingOutsideBytesArePrintable) {
-    const Error e(ErrorCode::not_found, "cannot open /tmp/\xFF.json", Json{{"path", std::string("/tmp/\xFF.json")}});
+    const Error e(ErrorCode::not_found, "cannot open /tmp/\xFF.json",
+                  Json{{"path", std::string("/tmp/\xFF.json")}});
     EXPECT_TRUE(is_valid_utf8(e.what()));
     const std::string printed = e.to_json().dump(2);  // strict dump: throws on ill-formed bytes
     EXPECT_NE(printed.find("/tmp/\xEF\xBF\xBD.json"), std::string::npos);

@@ -74,7 +74,8 @@ Json list_store(const store::Store& s) {
     std::vector<std::pair<std::int64_t, Json>> invocations;
     for (const auto& id : run::list_invocations(s)) {
         try {
-            Json j = run::detect_lost_invocation(s, id).to_json();  // ls is a step that declares `lost`
+            Json j =
+                run::detect_lost_invocation(s, id).to_json();  // ls is a step that declares `lost`
             const Json& result = j.value("result", Json());
             std::int64_t t = 0;
             if (result.is_object()) {

@@ -7,7 +7,8 @@
 //   gpu0.power_mw=...  gpu0.power_limit_mw=...  gpu0.temp=...  gpu0.util=...  gpu0.reasons=...
 //   gpu0.mig=0  gpu0.ecc=1  gpu0.persistence=1  gpu0.procs=1234:1048576,5678:na
 //   gpu0.fail.<key>=<code>      that getter returns <code> instead
-//   topo.0.1=10  nvlink.0.1=1   the pair's nvmlGpuTopologyLevel_t and NVLink P2P (1: OK, 0: not supported)
+//   topo.0.1=10  nvlink.0.1=1   the pair's nvmlGpuTopologyLevel_t and NVLink P2P (1: OK, 0: not
+//   supported)
 // The declarations follow nvml.h's C ABI on their own (not cko's nvml_api.hpp), so a layout
 // mistake on either side shows up in the tests.
 #include <cstdint>
@@ -269,7 +270,8 @@ int lookup_pair(const char* key, Device* a, Device* b, std::string& value) {
         std::swap(i, j);
     }
     const State state = read_state();
-    const auto it = state.find(std::string(key) + "." + std::to_string(i) + "." + std::to_string(j));
+    const auto it =
+        state.find(std::string(key) + "." + std::to_string(i) + "." + std::to_string(j));
     if (it == state.end()) {
         return kNotSupported;
     }

@@ -20,8 +20,7 @@ constexpr std::array kSpellings = {
     Spelling{"cuda_driver", EventCategory::cuda_driver, CategorySpelling::current},
     Spelling{"cpu_op", EventCategory::cpu_op, CategorySpelling::current},
     Spelling{"user_annotation", EventCategory::user_annotation, CategorySpelling::current},
-    Spelling{"gpu_user_annotation", EventCategory::gpu_user_annotation,
-             CategorySpelling::current},
+    Spelling{"gpu_user_annotation", EventCategory::gpu_user_annotation, CategorySpelling::current},
     // torch 1.8-1.9 (libkineto before its ActivityType names were lower-cased).
     Spelling{"Kernel", EventCategory::kernel, CategorySpelling::camel_case},
     Spelling{"Memcpy", EventCategory::gpu_memcpy, CategorySpelling::camel_case},

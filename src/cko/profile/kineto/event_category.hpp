@@ -1,4 +1,5 @@
-// What a Kineto event category means, whichever torch release spelled it, and what GPU work looks like.
+// What a Kineto event category means, whichever torch release spelled it, and what GPU work looks
+// like.
 #pragma once
 
 #include "cko/profile/kineto/trace_event.hpp"

@@ -107,7 +107,8 @@ TEST(KinetoTrace, CountsTheRealTorchTraceExactly) {
 // independent python3 script (gzip + json, Decimal timestamps, ac2g pairs keyed by (cat, id)):
 // 283 events, 146 complete, 20 kernels for 1983104 ns, 37 "s" and 40 "f" of which 30 pair up.
 TEST(KinetoTrace, CountsAGzippedH200TraceWithBrokenFlowsExactly) {
-    const KinetoTrace t = import_kineto_trace("tests/fixtures/torch/h200_matmul_trace.json.gz", "2.11");
+    const KinetoTrace t =
+        import_kineto_trace("tests/fixtures/torch/h200_matmul_trace.json.gz", "2.11");
     const TraceSummary& s = t.summary;
     EXPECT_EQ(s.events, 283);
     EXPECT_EQ(s.complete_events, 146);

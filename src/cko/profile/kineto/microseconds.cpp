@@ -30,7 +30,7 @@ std::optional<std::int64_t> microseconds_text_to_ns(std::string_view text, bool*
     }
     std::uint64_t fraction = 0;
     int fraction_digits = 0;
-    bool round_up = false;    // the first dropped digit is 5 or more
+    bool round_up = false;     // the first dropped digit is 5 or more
     bool any_dropped = false;  // some dropped digit is not zero
     if (i < text.size() && text[i] == '.') {
         ++i;

@@ -1,4 +1,5 @@
-// Conversion of Kineto's decimal microsecond text ("5122375887118.662") to integer ns, exact to 3 digits.
+// Conversion of Kineto's decimal microsecond text ("5122375887118.662") to integer ns, exact to 3
+// digits.
 #pragma once
 
 #include <cstdint>

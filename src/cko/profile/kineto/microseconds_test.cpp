@@ -1,4 +1,5 @@
-// Kineto microsecond text becomes exact integer nanoseconds up to 3 digits, rounded beyond, or is refused.
+// Kineto microsecond text becomes exact integer nanoseconds up to 3 digits, rounded beyond, or is
+// refused.
 #include "cko/profile/kineto/microseconds.hpp"
 
 #include <gtest/gtest.h>

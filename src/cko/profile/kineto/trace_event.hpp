@@ -20,7 +20,7 @@ struct TraceEvent {
     std::optional<std::int64_t> dur_ns;
     std::string_view ts_text;  // raw token, for error messages
     std::string_view dur_text;
-    int rounded_timestamps = 0;  // of ts and dur, how many had sub-nanosecond digits (rounded)
+    int rounded_timestamps = 0;      // of ts and dur, how many had sub-nanosecond digits (rounded)
     std::optional<std::int64_t> id;  // flow id
     // args
     std::optional<std::int64_t> device;

@@ -94,7 +94,8 @@ struct TraceSummary {
     // device or stream), by category: GPU work this summary does not model.
     std::map<std::string, std::int64_t, std::less<>> unmodeled_gpu_categories;
     std::int64_t camel_case_events = 0;
-    std::int64_t rounded_timestamps = 0;  // ts/dur values rounded to the nanosecond  // events under a torch 1.8-1.9 category spelling
+    std::int64_t rounded_timestamps = 0;  // ts/dur values rounded to the nanosecond  // events
+                                          // under a torch 1.8-1.9 category spelling
     std::int64_t non_integer_scope_events = 0;  // X events with string pid/tid ("Spans")
     std::int64_t negative_durations = 0;        // skipped from every statistic
     std::int64_t first_ts_ns = std::numeric_limits<std::int64_t>::max();

@@ -65,7 +65,7 @@ TEST(NcuRawPage, DurationsInNanosecondsMatchTheCsv) {
 }
 
 std::vector<std::pair<std::string, std::string>> metrics_of(const NcuReport& r,
-                                                             const NcuLaunch& l) {
+                                                            const NcuLaunch& l) {
     std::vector<std::pair<std::string, std::string>> out;
     for_each_metric(r, l, [&](const MetricView& m) {
         out.emplace_back(std::string(m.name), std::string(m.value));

@@ -26,16 +26,18 @@ TEST(NcuLog, ALogWithoutKernelsQuotesTheNcuError) {
     EXPECT_EQ(e.code(), ErrorCode::empty_input);
     const std::string message = e.what();
     EXPECT_NE(message.find("no profiled kernel"), std::string::npos) << message;
-    EXPECT_NE(message.find("NCU said: \"==ERROR== Failed to profile \"gemm_kernel\" in process 5151\""),
-              std::string::npos)
+    EXPECT_NE(
+        message.find("NCU said: \"==ERROR== Failed to profile \"gemm_kernel\" in process 5151\""),
+        std::string::npos)
         << message;
     EXPECT_EQ(message.find("--page"), std::string::npos) << "suggests a re-export: " << message;
     EXPECT_EQ(e.details()["ncu_warning"], "==WARNING== No kernels were profiled.");
 }
 
 TEST(NcuLog, OnlyProfLinesSayNothingWasProfiled) {
-    const Error e = error_of("==PROF== Connected to process 7 (/bin/app)\n"
-                             "==PROF== Disconnected from process 7\n");
+    const Error e = error_of(
+        "==PROF== Connected to process 7 (/bin/app)\n"
+        "==PROF== Disconnected from process 7\n");
     EXPECT_EQ(e.code(), ErrorCode::empty_input);
     EXPECT_NE(std::string(e.what()).find("--kernel-name"), std::string::npos) << e.what();
 }
@@ -50,7 +52,9 @@ TEST(NcuLog, Latin1NamesAreRepairedAndNoted) {
     ASSERT_EQ(r.launches.size(), 1u);
     EXPECT_EQ(r.launches[0].scope.kernel,
               "scale_\xEF\xBF\xBDnaive(const float *, float *, float, int)");
-    EXPECT_EQ(r.launches[0].process_name, "v\xEF\xBF\xBD" "c");
+    EXPECT_EQ(r.launches[0].process_name,
+              "v\xEF\xBF\xBD"
+              "c");
     ASSERT_EQ(r.notes.size(), 1u);
     EXPECT_NE(r.notes[0].find("invalid UTF-8"), std::string::npos);
     EXPECT_NE(r.launches[0].find("duration"), nullptr);

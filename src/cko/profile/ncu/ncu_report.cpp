@@ -50,7 +50,8 @@ void for_each_metric(const NcuReport& report, const NcuLaunch& launch,
             const bool indexed = r < launch.metric_keys.size() && r < launch.metric_units.size();
             fn(MetricView{layout.has_section ? cell(layout.section) : std::string_view(),
                           cell(layout.name), cell(layout.unit), cell(layout.value),
-                          indexed ? launch.metric_keys[r] : 0, indexed ? launch.metric_units[r] : 0});
+                          indexed ? launch.metric_keys[r] : 0,
+                          indexed ? launch.metric_units[r] : 0});
         }
     }
 }

@@ -36,7 +36,7 @@ struct MetricView {
     std::string_view name;
     std::string_view unit;
     std::string_view value;
-    std::uint32_t key = 0;   // index into NcuReport::keys
+    std::uint32_t key = 0;         // index into NcuReport::keys
     std::uint32_t unit_index = 0;  // index into NcuReport::units
 };
 
@@ -69,7 +69,7 @@ struct NcuLaunch {
     // Where the launch's metrics are in NcuReport::text: the raw page's one row, or each metric
     // row of the details page. Metrics are read back from there (for_each_metric), not copied.
     std::vector<std::uint64_t> metric_rows;
-    std::vector<std::uint32_t> metric_keys;   // details page: the key and unit of each row
+    std::vector<std::uint32_t> metric_keys;  // details page: the key and unit of each row
     std::vector<std::uint32_t> metric_units;
     std::size_t metric_count = 0;
     std::vector<LaunchFact> facts;  // sorted by id
@@ -106,7 +106,7 @@ struct NcuReport {
     std::string device_name;                 // device__attribute_display_name, when printed
     // Facts about the collection itself, e.g. collection.counters_not_permitted.
     std::vector<Fact> report_facts;
-    std::string advice;  // what a person can do about a report-level fact
+    std::string advice;              // what a person can do about a report-level fact
     std::vector<std::string> notes;  // how the text was read (e.g. invalid UTF-8 repaired)
 
     // The CSV text the launches' metrics are read from, and the strings LaunchFacts view;

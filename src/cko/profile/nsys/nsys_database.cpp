@@ -1,4 +1,5 @@
-// SQLite access for the Nsight Systems importer; every missing or mistyped table or column fails by name.
+// SQLite access for the Nsight Systems importer; every missing or mistyped table or column fails by
+// name.
 #include "cko/profile/nsys/nsys_database.hpp"
 
 #include "cko/util/error.hpp"
@@ -311,8 +312,8 @@ void NsysDatabase::require_columns(std::string_view table,
 
 std::optional<std::string> NsysDatabase::string_id(std::int64_t id) const {
     if (!string_lookup_) {
-        string_lookup_ =
-            std::make_unique<Statement>(db_, "SELECT value FROM StringIds WHERE id = ?1", &repairs_);
+        string_lookup_ = std::make_unique<Statement>(
+            db_, "SELECT value FROM StringIds WHERE id = ?1", &repairs_);
     }
     string_lookup_->reset();
     string_lookup_->bind_int64(1, id);

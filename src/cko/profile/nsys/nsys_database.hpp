@@ -1,4 +1,5 @@
-// Read-only access to an Nsight Systems SQLite export: schema version, tables, typed columns, queries.
+// Read-only access to an Nsight Systems SQLite export: schema version, tables, typed columns,
+// queries.
 #pragma once
 
 #include "cko/profile/utf8_repair.hpp"

@@ -117,7 +117,8 @@ TEST(NsysSchema, AColumnOfTheWrongTypeFailsByName) {
     EXPECT_NE(std::string(e.what()).find("CUPTI_ACTIVITY_KIND_RUNTIME.start is declared 'REAL'"),
               std::string::npos)
         << e.what();
-    const SqlExport no_column(k324, "ALTER TABLE CUPTI_ACTIVITY_KIND_KERNEL DROP COLUMN shortName;");
+    const SqlExport no_column(k324,
+                              "ALTER TABLE CUPTI_ACTIVITY_KIND_KERNEL DROP COLUMN shortName;");
     EXPECT_EQ(import_failure(no_column.path()).code(), ErrorCode::missing_field);
 }
 

@@ -28,41 +28,52 @@ public:
 
     // A baseline whose A/A check says `verdict`; `resolvable` false adds the unresolvable note.
     std::string baseline(const std::string& verdict = "equivalent", bool resolvable = true) {
-        Json out{{"aa", {{"d", Json::array({0.01, -0.02, 0.005, 0.0, -0.01, 0.012})},
-                         {"estimate", estimate(-0.3, -1.8, 1.1)},
-                         {"pairs", 6},
-                         {"verdict", verdict}}},
-                 {"resolution", {{"statement", "A/A noise 1.2 % over 6 pairs"}, {"resolvable", resolvable},
-                                 {"mde_pct", resolvable ? 2.0 : 9.0}}},
-                 {"cases", {{"small", {{"median", 250.0}, {"unit", "us"}, {"cv", 0.02}, {"samples", Json::array({1, 2})}}}}}};
+        Json out{{"aa",
+                  {{"d", Json::array({0.01, -0.02, 0.005, 0.0, -0.01, 0.012})},
+                   {"estimate", estimate(-0.3, -1.8, 1.1)},
+                   {"pairs", 6},
+                   {"verdict", verdict}}},
+                 {"resolution",
+                  {{"statement", "A/A noise 1.2 % over 6 pairs"},
+                   {"resolvable", resolvable},
+                   {"mde_pct", resolvable ? 2.0 : 9.0}}},
+                 {"cases",
+                  {{"small",
+                    {{"median", 250.0},
+                     {"unit", "us"},
+                     {"cv", 0.02},
+                     {"samples", Json::array({1, 2})}}}}}};
         return invocation("baseline", "", out, "succeeded", 28.0);
     }
 
     // An experiment frozen now; returns its id.
-    std::string experiment(const std::string& mechanism, const std::string& failure_closes = "mechanism",
+    std::string experiment(const std::string& mechanism,
+                           const std::string& failure_closes = "mechanism",
                            const std::string& hypothesis = "") {
         const std::string id = fmt::format("exp-{:016x}", ++experiments_);
-        store_.write_record("experiments/" + id + ".json",
-                            Json{{"format_version", "cko/experiment-v1"},
-                                 {"id", id},
-                                 {"created_unix_s", tick()},
-                                 {"hypothesis", hypothesis.empty() ? "hypothesis about " + mechanism : hypothesis},
-                                 {"mechanism", mechanism},
-                                 {"claim_layer", "kernel"},
-                                 {"failure_closes", failure_closes},
-                                 {"minimum_effect_pct", 5.0},
-                                 {"relationship", "implementation_equivalence"},
-                                 {"screen_design", "conservative_bound"},
-                                 {"base", {{"kind", "original"}, {"experiment_id", nullptr}}},
-                                 {"candidate", {{"digest", std::string(64, 'c')}}},
-                                 {"changed_files", Json::array({"~k.cu"})}});
+        store_.write_record(
+            "experiments/" + id + ".json",
+            Json{{"format_version", "cko/experiment-v1"},
+                 {"id", id},
+                 {"created_unix_s", tick()},
+                 {"hypothesis", hypothesis.empty() ? "hypothesis about " + mechanism : hypothesis},
+                 {"mechanism", mechanism},
+                 {"claim_layer", "kernel"},
+                 {"failure_closes", failure_closes},
+                 {"minimum_effect_pct", 5.0},
+                 {"relationship", "implementation_equivalence"},
+                 {"screen_design", "conservative_bound"},
+                 {"base", {{"kind", "original"}, {"experiment_id", nullptr}}},
+                 {"candidate", {{"digest", std::string(64, 'c')}}},
+                 {"changed_files", Json::array({"~k.cu"})}});
         return id;
     }
 
     // A screen/confirm/audit of `experiment` whose pairs all have log ratio near `effect_log`.
     // verdict "invalid" writes no estimate (a correctness failure); `notes` go into the outputs.
-    std::string comparison(const std::string& kind, const std::string& experiment, double effect_log,
-                           const std::string& verdict, const std::string& decision = "",
+    std::string comparison(const std::string& kind, const std::string& experiment,
+                           double effect_log, const std::string& verdict,
+                           const std::string& decision = "",
                            const std::vector<std::string>& notes = {}, std::size_t pairs = 10) {
         Json d = Json::array();
         Json out{{"experiment_id", kind == "audit" ? "" : experiment},
@@ -78,54 +89,78 @@ public:
                 d.push_back(effect_log + 0.01 * (static_cast<double>(i % 5) - 2.0));
             }
             const double pct = 100 * (std::exp(effect_log) - 1);
-            out["estimate"] = estimate(pct, 100 * (std::exp(effect_log - 0.03) - 1), 100 * (std::exp(effect_log + 0.03) - 1));
+            out["estimate"] = estimate(pct, 100 * (std::exp(effect_log - 0.03) - 1),
+                                       100 * (std::exp(effect_log + 0.03) - 1));
             out["nominal_estimate"] = estimate(pct, 100 * (std::exp(effect_log - 0.02) - 1),
                                                100 * (std::exp(effect_log + 0.02) - 1));
             out["deciding"] = {{"look", 2}, {"looks_planned", 3}, {"level", 0.975}};
             out["effect_text"] = "effect";
-            out["per_case"] = Json::array(
-                {Json{{"case_id", "small"}, {"verdict", verdict}, {"regressed", false}, {"estimate", estimate(pct, pct - 3, pct + 3)}},
-                 Json{{"case_id", "large"}, {"verdict", verdict}, {"regressed", false}, {"estimate", estimate(pct, pct - 4, pct + 4)}}});
+            out["per_case"] = Json::array({Json{{"case_id", "small"},
+                                                {"verdict", verdict},
+                                                {"regressed", false},
+                                                {"estimate", estimate(pct, pct - 3, pct + 3)}},
+                                           Json{{"case_id", "large"},
+                                                {"verdict", verdict},
+                                                {"regressed", false},
+                                                {"estimate", estimate(pct, pct - 4, pct + 4)}}});
         }
         out["d"] = d;
         if (!decision.empty()) {
             out["decision"] = decision;
         }
         const std::string reason =
-            verdict == "invalid" ? "the candidate failed correctness on case small: no performance claim"
-                                 : fmt::format("{} after {} pairs", verdict, d.size());
+            verdict == "invalid"
+                ? "the candidate failed correctness on case small: no performance claim"
+                : fmt::format("{} after {} pairs", verdict, d.size());
         return invocation(kind, experiment, out, "succeeded", 12.0, reason);
     }
 
     // champion select of `experiment` on `confirm`.
     std::string select(const std::string& experiment, const std::string& confirm) {
         const std::string id = fmt::format("sel-{:016x}", ++selections_);
-        const store::RecordRef ref = store_.write_record("champion/selections/" + id + ".json",
-                            Json{{"format_version", "cko/selection-v1"}, {"id", id}, {"experiment_id", experiment},
-                                 {"confirm", {{"id", confirm}, {"sha256", std::string(64, '0')}}},
-                                 {"digest", std::string(64, 'c')}, {"selected_unix_s", tick()},
-                                 {"previous", {{"champion", "original"}, {"digest", std::string(64, 'a')}, {"current_sha256", ""}}}});
+        const store::RecordRef ref = store_.write_record(
+            "champion/selections/" + id + ".json",
+            Json{{"format_version", "cko/selection-v1"},
+                 {"id", id},
+                 {"experiment_id", experiment},
+                 {"confirm", {{"id", confirm}, {"sha256", std::string(64, '0')}}},
+                 {"digest", std::string(64, 'c')},
+                 {"selected_unix_s", tick()},
+                 {"previous",
+                  {{"champion", "original"},
+                   {"digest", std::string(64, 'a')},
+                   {"current_sha256", ""}}}});
         current_sha_ = store_.compare_and_swap("champion/current.json", current_sha_,
-                                Json{{"format_version", "cko/champion-v1"}, {"id", "champion"}, {"experiment_id", experiment},
-                                     {"digest", std::string(64, 'c')},
-                                     {"selection", ref.to_json()}});
+                                               Json{{"format_version", "cko/champion-v1"},
+                                                    {"id", "champion"},
+                                                    {"experiment_id", experiment},
+                                                    {"digest", std::string(64, 'c')},
+                                                    {"selection", ref.to_json()}});
         return id;
     }
 
-    std::string invocation(const std::string& kind, const std::string& experiment, const Json& outputs,
-                           const std::string& state, double wall_s, const std::string& reason = "done") {
+    std::string invocation(const std::string& kind, const std::string& experiment,
+                           const Json& outputs, const std::string& state, double wall_s,
+                           const std::string& reason = "done") {
         const std::string id = fmt::format("inv-{:016x}", ++invocations_);
         const std::int64_t t = tick();
         store_.write_record("invocations/" + id + "/request.json",
-                            Json{{"format_version", "cko/invocation-request-v1"}, {"id", id}, {"kind", kind},
+                            Json{{"format_version", "cko/invocation-request-v1"},
+                                 {"id", id},
+                                 {"kind", kind},
                                  {"created_unix_ns", t * 1000000000},
                                  {"request", {{"experiment_id", experiment}}}});
-        store_.write_record("invocations/" + id + "/result.json",
-                            Json{{"format_version", "cko/invocation-result-v1"}, {"id", id}, {"kind", kind},
-                                 {"state", state}, {"reason", reason}, {"started_unix_ns", t * 1000000000},
-                                 {"finished_unix_ns", (t + 30) * 1000000000},
-                                 {"cost", {{"wall_s", wall_s}, {"gpu_s", 0.0}, {"driver_calls", 10}}},
-                                 {"outputs", outputs}});
+        store_.write_record(
+            "invocations/" + id + "/result.json",
+            Json{{"format_version", "cko/invocation-result-v1"},
+                 {"id", id},
+                 {"kind", kind},
+                 {"state", state},
+                 {"reason", reason},
+                 {"started_unix_ns", t * 1000000000},
+                 {"finished_unix_ns", (t + 30) * 1000000000},
+                 {"cost", {{"wall_s", wall_s}, {"gpu_s", 0.0}, {"driver_calls", 10}}},
+                 {"outputs", outputs}});
         return id;
     }
 
@@ -135,7 +170,10 @@ private:
     std::int64_t tick() { return t0 + 60 * ++clock_; }
 
     static Json estimate(double hl_pct, double lo_pct, double hi_pct) {
-        return Json{{"hl_pct", hl_pct}, {"ci_low_pct", lo_pct}, {"ci_high_pct", hi_pct}, {"confidence", 0.95}};
+        return Json{{"hl_pct", hl_pct},
+                    {"ci_low_pct", lo_pct},
+                    {"ci_high_pct", hi_pct},
+                    {"confidence", 0.95}};
     }
 
     void target() {
@@ -144,20 +182,42 @@ private:
             Json{{"format_version", "cko/target-v1"},
                  {"id", "tgt-00000000000000aa"},
                  {"created_unix_s", t0},
-                 {"original", {{"digest", std::string(64, 'a')}, {"source", "/src/original"}, {"file_count", 1}}},
+                 {"original",
+                  {{"digest", std::string(64, 'a')},
+                   {"source", "/src/original"},
+                   {"file_count", 1}}},
                  {"cases", Json::array({Json{{"id", "small"}}, Json{{"id", "large"}}})},
-                 {"environment", {{"host", {{"hostname", "bench-host"}, {"machine_id", machine_id_}, {"cpu_model", "CPU"},
-                                             {"logical_cpus", 2}, {"kernel_release", "6.1"}}},
-                                  {"gpus", Json::array()}, {"driver_version", nullptr}}},
-                 {"spec", {{"name", "synthetic"},
-                           {"claim_layer", "kernel"},
-                           {"objective", {{"primary", {{"name", "latency_us"}, {"unit", "us"}, {"direction", "lower"},
-                                                       {"aggregation", "median"}}},
-                                          {"minimum_effect_pct", 5.0},
-                                          {"constraints", Json::array()}}},
-                           {"correctness", {{"metric", "max_rel_err"}, {"operator", "<="}, {"threshold", 1e-6}}},
-                           {"statistics", {{"confidence", 0.95}, {"min_pairs", 6}, {"max_pairs", 20}, {"sequential", true}}},
-                           {"limits", {{"gpu_seconds_budget", 0.0}, {"wall_seconds_budget", 3600.0}, {"deadline", nullptr}}}}}});
+                 {"environment",
+                  {{"host",
+                    {{"hostname", "bench-host"},
+                     {"machine_id", machine_id_},
+                     {"cpu_model", "CPU"},
+                     {"logical_cpus", 2},
+                     {"kernel_release", "6.1"}}},
+                   {"gpus", Json::array()},
+                   {"driver_version", nullptr}}},
+                 {"spec",
+                  {{"name", "synthetic"},
+                   {"claim_layer", "kernel"},
+                   {"objective",
+                    {{"primary",
+                      {{"name", "latency_us"},
+                       {"unit", "us"},
+                       {"direction", "lower"},
+                       {"aggregation", "median"}}},
+                     {"minimum_effect_pct", 5.0},
+                     {"constraints", Json::array()}}},
+                   {"correctness",
+                    {{"metric", "max_rel_err"}, {"operator", "<="}, {"threshold", 1e-6}}},
+                   {"statistics",
+                    {{"confidence", 0.95},
+                     {"min_pairs", 6},
+                     {"max_pairs", 20},
+                     {"sequential", true}}},
+                   {"limits",
+                    {{"gpu_seconds_budget", 0.0},
+                     {"wall_seconds_budget", 3600.0},
+                     {"deadline", nullptr}}}}}});
     }
 
     store::Store store_;
