@@ -67,6 +67,9 @@ private:
 
 class Saxpy : public cko_driver::Workload {
 public:
+    // setup() reads only the case and no subject writes into x or y: a session builds them once.
+    bool keep_setup_per_case() const override { return true; }
+
     void setup(const cko_driver::Request& request) override {
         std::ifstream file(request.case_.path);
         std::stringstream text;

@@ -60,6 +60,11 @@ class Workload {
 public:
     virtual ~Workload() = default;
     virtual void setup(const Request&) {}  // once, before any subject: load the case input here
+    // In a session: true lets the SDK skip setup() when a request names the same case (id and
+    // file) as the last request whose setup() succeeded, keeping the inputs it built. Return true
+    // only when setup() reads nothing but the case (not request.seed) and no subject writes into
+    // those inputs; cost then falls from one setup per request to one per case and session.
+    virtual bool keep_setup_per_case() const { return false; }
     virtual std::unique_ptr<SubjectRun> prepare(const Subject& subject, const Request& request) = 0;
     // Override both when the primary metric is not a time (e.g. a throughput computed from the
     // time).
@@ -150,14 +155,16 @@ inline void write_samples(std::string& out, const Metric& m, const std::vector<d
 
 class Runner {
 public:
-    Runner(Workload& w, const Request& r, Timer& t, const Options& o) : w_(w), r_(r), t_(t), o_(o) {
+    Runner(Workload& w, const Request& r, Timer& t, const Options& o, bool setup_kept = false)
+        : w_(w), r_(r), t_(t), o_(o), setup_kept_(setup_kept) {
         for (const auto& s : r.subjects)
             slots_[s.role].subject = &s;
     }
 
     std::string run() {
         try {
-            w_.setup(r_);
+            if (!setup_kept_)
+                w_.setup(r_);
         } catch (const std::exception& e) {
             throw DriverFailure(std::string("setup threw: ") + e.what());
         }
@@ -183,6 +190,7 @@ private:
     const Request& r_;
     Timer& t_;
     const Options& o_;
+    bool setup_kept_;
     std::map<std::string, SubjectSlot> slots_;
     std::vector<std::string> notes_;
     const SubjectSlot* marked_ = nullptr;
@@ -373,10 +381,16 @@ inline std::unique_ptr<Timer> make_timer(const Options& o) {
 // not run.
 namespace detail {
 
-// One request, as one process-per-call would run it; returns that call's exit code. `warmed`
-// (sessions only) holds the subject paths this process has already run: they get one untimed call.
+// What a session carries from one request to the next (nothing results- or sample-like).
+struct SessionState {
+    std::set<std::string> warmed;  // subject paths already run here: they get one untimed call
+    std::string setup_case;        // "id\npath" of the case whose setup() is kept; empty: none
+};
+
+// One request, as one process-per-call would run it; returns that call's exit code. `session` is
+// null for a one-process call.
 inline int run_one(const std::string& request_file, Workload& workload, const Options& options,
-                   Timer* timer, std::set<std::string>* warmed) {
+                   Timer* timer, SessionState* session) {
     Request request;
     try {
         request = load_request(request_file);
@@ -394,16 +408,23 @@ inline int run_one(const std::string& request_file, Workload& workload, const Op
             (options.custom_timer || timer) ? nullptr : make_timer(options);
         Timer& t = options.custom_timer ? *options.custom_timer : timer ? *timer : *owned;
         Options o = options;
-        bool all_warm = warmed != nullptr;
+        bool all_warm = session != nullptr;
         for (const auto& sub : request.subjects)
-            all_warm = all_warm && warmed->count(sub.path) > 0;
+            all_warm = all_warm && session->warmed.count(sub.path) > 0;
         if (all_warm)
             o.warmup_s = 0.0;
-        const std::string doc = Runner(workload, request, t, o).run();
+        const std::string case_key = request.case_.id + "\n" + request.case_.path;
+        const bool setup_kept =
+            session != nullptr && workload.keep_setup_per_case() && session->setup_case == case_key;
+        if (session)
+            session->setup_case.clear();  // until this request's setup() and run succeed
+        const std::string doc = Runner(workload, request, t, o, setup_kept).run();
         write_atomically(request.result_path, doc);
-        if (warmed)
+        if (session) {
             for (const auto& sub : request.subjects)
-                warmed->insert(sub.path);
+                session->warmed.insert(sub.path);
+            session->setup_case = case_key;
+        }
     } catch (const std::exception& e) {
         std::cerr << "cko_driver: driver failed, no result written: " << e.what() << "\n";
         return kExitDriverFailed;
@@ -424,7 +445,8 @@ inline bool has_flag(int argc, char** argv, const std::string& flag) {
 // request from $CKO_SESSION_REQUESTS ({"call": N, "request": PATH}), run exactly as a one-process
 // call, answered by one line on $CKO_SESSION_NOTICES ({"call": N, "status": "done" | "failed",
 // "exit_code": C}); {"exit": true} ends it. The process, its loaded libraries, CUDA context and
-// timer stay; setup() and prepare() still run for every request, from that request's snapshots.
+// timer stay; prepare() runs for every request, from that request's snapshots, and setup() too
+// unless the workload keeps it per case (Workload::keep_setup_per_case).
 inline int serve(Workload& workload, const Options& options = {}) {
     const char* in_path = std::getenv("CKO_SESSION_REQUESTS");
     const char* out_path = std::getenv("CKO_SESSION_NOTICES");
@@ -448,7 +470,7 @@ inline int serve(Workload& workload, const Options& options = {}) {
         std::cerr << "cko_driver: cannot open the session FIFOs: " << std::strerror(errno) << "\n";
         return kExitDriverFailed;
     }
-    std::set<std::string> warmed;
+    detail::SessionState session;
     std::string line;
     for (int c; (c = std::fgetc(in)) != EOF;) {
         if (c != '\n') {
@@ -472,7 +494,7 @@ inline int serve(Workload& workload, const Options& options = {}) {
             return kExitBadRequest;
         }
         line.clear();
-        const int code = detail::run_one(path, workload, options, owned.get(), &warmed);
+        const int code = detail::run_one(path, workload, options, owned.get(), &session);
         std::cout.flush();
         std::cerr.flush();
         std::fprintf(out, "{\"call\": %s, \"status\": \"%s\", \"exit_code\": %d}\n", call.c_str(),

@@ -440,6 +440,57 @@ static void session_serves_requests_until_exit() {
     close(nt);
 }
 
+// keep_setup_per_case(): in a session, setup() runs once per case, again only when the case changes
+// or the last request failed; without it, once per request.
+struct CountingSetup : Recorder {
+    bool keep = false;
+    int setups = 0;
+    int throw_on = 0;  // the setup() call (1-based) that throws
+    void setup(const cko_driver::Request&) override {
+        if (++setups == throw_on)
+            throw std::runtime_error("setup broke");
+    }
+    bool keep_setup_per_case() const override { return keep; }
+};
+
+static int serve_lines(const std::string& lines, cko_driver::Workload& w, Fixture& f) {
+    const std::string requests = (f.dir / "requests.jsonl").string(),
+                      notices = (f.dir / "notices.jsonl").string();
+    std::ofstream(requests) << lines << "{\"exit\": true}\n";
+    setenv("CKO_SESSION_REQUESTS", requests.c_str(), 1);
+    setenv("CKO_SESSION_NOTICES", notices.c_str(), 1);
+    FixedTimer t(1000);
+    std::string arg0 = "driver", arg1 = "--session";
+    char* argv[] = {&arg0[0], &arg1[0], nullptr};
+    const int rc = cko_driver::run_driver(2, argv, w, no_warmup(&t));
+    unsetenv("CKO_SESSION_REQUESTS");
+    unsetenv("CKO_SESSION_NOTICES");
+    return rc;
+}
+
+static void session_keeps_setup_per_case_when_asked() {
+    Fixture f;
+    const std::string good = f.write("paired", 2, "us", "[\"candidate\", \"reference\"]");
+    const std::string line = "{\"call\": 1, \"request\": \"" + good + "\"}\n";
+    CountingSetup kept;
+    kept.keep = true;
+    EXPECT(serve_lines(line + line + line, kept, f) == 0);
+    EXPECT(kept.setups == 1);
+    CountingSetup every;
+    EXPECT(serve_lines(line + line + line, every, f) == 0);
+    EXPECT(every.setups == 3);
+    // A case whose setup() throws between two requests of another: the workload's inputs may be
+    // half-rebuilt, so the next request sets up again (3 setups: a, b that throws, a again).
+    Fixture other;
+    const std::string b = other.write("paired", 2, "us", "[\"candidate\", \"reference\"]");
+    const std::string line_b = "{\"call\": 2, \"request\": \"" + b + "\"}\n";
+    CountingSetup after_failure;
+    after_failure.keep = true;
+    after_failure.throw_on = 2;
+    EXPECT(serve_lines(line + line_b + line, after_failure, f) == 0);
+    EXPECT(after_failure.setups == 3);
+}
+
 int main() {
     smoke_gives_two_samples_for_one_subject();
     single_accepts_empty_or_own_order();
@@ -454,6 +505,7 @@ int main() {
     artifacts_are_listed();
     json_round_trips();
     session_serves_requests_until_exit();
+    session_keeps_setup_per_case_when_asked();
 #ifdef CKO_DRIVER_HAS_CUDA
     cuda_events_time_real_work();
 #endif
