@@ -60,16 +60,34 @@ class Workload {
 public:
     virtual ~Workload() = default;
     virtual void setup(const Request&) {}  // once, before any subject: load the case input here
-    // In a session: true lets the SDK skip setup() when a request names the same case (id and
-    // file) as the last request whose setup() succeeded, keeping the inputs it built. Return true
-    // only when setup() reads nothing but the case (not request.seed) and no subject writes into
-    // those inputs; cost then falls from one setup per request to one per case and session.
-    virtual bool keep_setup_per_case() const { return false; }
     virtual std::unique_ptr<SubjectRun> prepare(const Subject& subject, const Request& request) = 0;
     // Override both when the primary metric is not a time (e.g. a throughput computed from the
     // time).
     virtual bool has_primary_value() const { return false; }
     virtual double primary_value(SubjectRun&, double elapsed_ns) { return elapsed_ns; }
+};
+
+// Inputs a session keeps per case (PROTOCOL.md, "What a session may keep"): get() builds the T of
+// a request's case (id and file) with make() the first time this process sees that case and returns
+// the kept one after, so that setup() costs once per case and session instead of once per request
+// (cases alternate within a round). A make() that throws keeps nothing. Use it from setup() only
+// when the inputs depend on nothing but the case (not request.seed) and no subject writes into
+// them.
+template <class T>
+class PerCase {
+public:
+    template <class Make>
+    T& get(const Request& request, Make&& make) {
+        const std::string key = request.case_.id + "\n" + request.case_.path;
+        auto it = kept_.find(key);
+        if (it == kept_.end())
+            it = kept_.emplace(key, make()).first;
+        return it->second;
+    }
+    std::size_t size() const { return kept_.size(); }
+
+private:
+    std::map<std::string, T> kept_;
 };
 
 enum class TimerKind { cpu, cuda_events };
@@ -155,16 +173,14 @@ inline void write_samples(std::string& out, const Metric& m, const std::vector<d
 
 class Runner {
 public:
-    Runner(Workload& w, const Request& r, Timer& t, const Options& o, bool setup_kept = false)
-        : w_(w), r_(r), t_(t), o_(o), setup_kept_(setup_kept) {
+    Runner(Workload& w, const Request& r, Timer& t, const Options& o) : w_(w), r_(r), t_(t), o_(o) {
         for (const auto& s : r.subjects)
             slots_[s.role].subject = &s;
     }
 
     std::string run() {
         try {
-            if (!setup_kept_)
-                w_.setup(r_);
+            w_.setup(r_);
         } catch (const std::exception& e) {
             throw DriverFailure(std::string("setup threw: ") + e.what());
         }
@@ -190,7 +206,6 @@ private:
     const Request& r_;
     Timer& t_;
     const Options& o_;
-    bool setup_kept_;
     std::map<std::string, SubjectSlot> slots_;
     std::vector<std::string> notes_;
     const SubjectSlot* marked_ = nullptr;
@@ -384,7 +399,6 @@ namespace detail {
 // What a session carries from one request to the next (nothing results- or sample-like).
 struct SessionState {
     std::set<std::string> warmed;  // subject paths already run here: they get one untimed call
-    std::string setup_case;        // "id\npath" of the case whose setup() is kept; empty: none
 };
 
 // One request, as one process-per-call would run it; returns that call's exit code. `session` is
@@ -413,18 +427,11 @@ inline int run_one(const std::string& request_file, Workload& workload, const Op
             all_warm = all_warm && session->warmed.count(sub.path) > 0;
         if (all_warm)
             o.warmup_s = 0.0;
-        const std::string case_key = request.case_.id + "\n" + request.case_.path;
-        const bool setup_kept =
-            session != nullptr && workload.keep_setup_per_case() && session->setup_case == case_key;
-        if (session)
-            session->setup_case.clear();  // until this request's setup() and run succeed
-        const std::string doc = Runner(workload, request, t, o, setup_kept).run();
+        const std::string doc = Runner(workload, request, t, o).run();
         write_atomically(request.result_path, doc);
-        if (session) {
+        if (session)
             for (const auto& sub : request.subjects)
                 session->warmed.insert(sub.path);
-            session->setup_case = case_key;
-        }
     } catch (const std::exception& e) {
         std::cerr << "cko_driver: driver failed, no result written: " << e.what() << "\n";
         return kExitDriverFailed;
@@ -445,8 +452,8 @@ inline bool has_flag(int argc, char** argv, const std::string& flag) {
 // request from $CKO_SESSION_REQUESTS ({"call": N, "request": PATH}), run exactly as a one-process
 // call, answered by one line on $CKO_SESSION_NOTICES ({"call": N, "status": "done" | "failed",
 // "exit_code": C}); {"exit": true} ends it. The process, its loaded libraries, CUDA context and
-// timer stay; prepare() runs for every request, from that request's snapshots, and setup() too
-// unless the workload keeps it per case (Workload::keep_setup_per_case).
+// timer stay; setup() and prepare() still run for every request, prepare() from that request's
+// snapshots (setup() may keep its inputs per case: PerCase above).
 inline int serve(Workload& workload, const Options& options = {}) {
     const char* in_path = std::getenv("CKO_SESSION_REQUESTS");
     const char* out_path = std::getenv("CKO_SESSION_NOTICES");

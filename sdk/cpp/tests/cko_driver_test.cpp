@@ -440,17 +440,20 @@ static void session_serves_requests_until_exit() {
     close(nt);
 }
 
-// keep_setup_per_case(): in a session, setup() runs once per case, again only when the case changes
-// or the last request failed; without it, once per request.
-struct CountingSetup : Recorder {
-    bool keep = false;
-    int setups = 0;
-    int throw_on = 0;  // the setup() call (1-based) that throws
-    void setup(const cko_driver::Request&) override {
-        if (++setups == throw_on)
-            throw std::runtime_error("setup broke");
+// PerCase: in a session, a setup() that keeps its inputs per case builds them once per case even as
+// cases alternate; a make() that throws keeps nothing (the next request of that case builds again).
+struct PerCaseInputs : Recorder {
+    int builds = 0;
+    int throw_on = 0;  // the build (1-based) that throws
+    cko_driver::PerCase<std::string> inputs;
+    const std::string* current = nullptr;
+    void setup(const cko_driver::Request& r) override {
+        current = &inputs.get(r, [&] {
+            if (++builds == throw_on)
+                throw std::runtime_error("setup broke");
+            return r.case_.path;
+        });
     }
-    bool keep_setup_per_case() const override { return keep; }
 };
 
 static int serve_lines(const std::string& lines, cko_driver::Workload& w, Fixture& f) {
@@ -468,27 +471,23 @@ static int serve_lines(const std::string& lines, cko_driver::Workload& w, Fixtur
     return rc;
 }
 
-static void session_keeps_setup_per_case_when_asked() {
-    Fixture f;
-    const std::string good = f.write("paired", 2, "us", "[\"candidate\", \"reference\"]");
-    const std::string line = "{\"call\": 1, \"request\": \"" + good + "\"}\n";
-    CountingSetup kept;
-    kept.keep = true;
-    EXPECT(serve_lines(line + line + line, kept, f) == 0);
-    EXPECT(kept.setups == 1);
-    CountingSetup every;
-    EXPECT(serve_lines(line + line + line, every, f) == 0);
-    EXPECT(every.setups == 3);
-    // A case whose setup() throws between two requests of another: the workload's inputs may be
-    // half-rebuilt, so the next request sets up again (3 setups: a, b that throws, a again).
-    Fixture other;
-    const std::string b = other.write("paired", 2, "us", "[\"candidate\", \"reference\"]");
-    const std::string line_b = "{\"call\": 2, \"request\": \"" + b + "\"}\n";
-    CountingSetup after_failure;
-    after_failure.keep = true;
-    after_failure.throw_on = 2;
-    EXPECT(serve_lines(line + line_b + line, after_failure, f) == 0);
-    EXPECT(after_failure.setups == 3);
+static void session_keeps_inputs_per_case() {
+    Fixture a, b;
+    const std::string ra = a.write("paired", 2, "us", "[\"candidate\", \"reference\"]");
+    const std::string rb = b.write("paired", 2, "us", "[\"candidate\", \"reference\"]");
+    const std::string la = "{\"call\": 1, \"request\": \"" + ra + "\"}\n";
+    const std::string lb = "{\"call\": 2, \"request\": \"" + rb + "\"}\n";
+    PerCaseInputs w;
+    EXPECT(serve_lines(la + lb + la + lb + la, w, a) == 0);
+    EXPECT(w.builds == 2);
+    EXPECT(w.inputs.size() == 2);
+    EXPECT(w.current != nullptr && *w.current == (a.dir / "case.json").string());
+    // The first build of b throws: that request fails, and the next b builds again (3 builds).
+    PerCaseInputs failing;
+    failing.throw_on = 2;
+    EXPECT(serve_lines(la + lb + lb + la, failing, a) == 0);
+    EXPECT(failing.builds == 3);
+    EXPECT(failing.inputs.size() == 2);
 }
 
 int main() {
@@ -505,7 +504,7 @@ int main() {
     artifacts_are_listed();
     json_round_trips();
     session_serves_requests_until_exit();
-    session_keeps_setup_per_case_when_asked();
+    session_keeps_inputs_per_case();
 #ifdef CKO_DRIVER_HAS_CUDA
     cuda_events_time_real_work();
 #endif

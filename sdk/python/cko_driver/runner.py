@@ -42,10 +42,11 @@ class Workload:
     """
 
     primary_value: Optional[Callable] = None
-    # In a session: True lets the SDK skip setup() when a request names the same case (id and file)
-    # as the last request whose setup() succeeded, keeping the inputs it built on the workload. Set it
-    # only when setup() reads nothing but the case (not request.seed) and no subject writes into those
-    # inputs; setup then costs once per case and session instead of once per request.
+    # In a session: True makes setup() run once per case (id and file) instead of once per request.
+    # After a case's setup() the SDK keeps a shallow copy of the workload's attributes and puts them
+    # back when a later request names that case again (cases alternate within a round). Set it only
+    # when setup() reads nothing but the case (not request.seed) and no subject writes into those
+    # inputs. Any failed request drops what was kept.
     keep_setup_per_case: bool = False
 
     def setup(self, request: Request) -> None:
@@ -108,7 +109,8 @@ class _Session:
 
     def __init__(self):
         self.warmed: set = set()  # subject paths already run here: they get one untimed call
-        self.setup_case: Optional[tuple] = None  # (case id, case path) whose setup() is kept
+        # (case id, case path) -> the workload's attributes right after that case's setup()
+        self.setups: Dict[tuple, dict] = {}
         self.environment: Dict[str, dict] = {}  # per timer name: stable facts, read once
 
 
@@ -275,15 +277,23 @@ def _run_one(workload: Workload, request_path: str, timer_impl, warmup_s: float,
         # In a session the process is already warm for subjects it has run: one untimed call each.
         warm_s = 0.0 if session is not None and paths <= session.warmed else warmup_s
         case_key = (request.case.id, request.case.path)
-        setup_kept = session is not None and workload.keep_setup_per_case and session.setup_case == case_key
-        if session is not None:
-            session.setup_case = None  # until this request's setup() and run succeed
-        doc = _Runner(workload, request, timer_impl, warm_s, min_warmup_calls, max_warmup_calls, setup_kept,
-                      session.environment if session is not None else None).run()
-        write_result_atomically(request.result_path, doc)
+        keep = session is not None and workload.keep_setup_per_case
+        setup_kept = keep and case_key in session.setups
+        if setup_kept:
+            workload.__dict__.update(session.setups[case_key])
+        runner = _Runner(workload, request, timer_impl, warm_s, min_warmup_calls, max_warmup_calls, setup_kept,
+                         session.environment if session is not None else None)
+        try:
+            doc = runner.run()
+            write_result_atomically(request.result_path, doc)
+        except Exception:
+            if session is not None:
+                session.setups.clear()  # a half-built case must never be put back
+            raise
+        if keep and not setup_kept:
+            session.setups[case_key] = dict(workload.__dict__)
         if session is not None:
             session.warmed |= paths
-            session.setup_case = case_key
     except Exception as e:
         sys.stderr.write(f"cko_driver: driver failed, no result written: {type(e).__name__}: {e}\n")
         return EXIT_DRIVER_FAILED

@@ -402,15 +402,17 @@ def _counting_workload(keep, fail_setup_on=()):
             if len(calls) in fail_setup_on:
                 raise RuntimeError("setup broke")
             self.input = json.loads(open(request.case.path).read())
+            self.case_path = request.case.path
 
         def prepare(self, subject, request):
-            return self.input
+            # True when the inputs the workload holds are this request's case's.
+            return self.case_path == request.case.path and self.input == {"n": 4}
 
         def run(self, state):
             sum(range(100))
 
         def check(self, state):
-            return {"max_rel_err": 0.0 if state == {"n": 4} else 1.0}
+            return {"max_rel_err": 0.0 if state else 1.0}
 
     return Counting(), calls
 
@@ -418,16 +420,16 @@ def _counting_workload(keep, fail_setup_on=()):
 def test_a_session_keeps_setup_per_case_only_when_the_workload_says_so(tmp_path):
     for d in ("a", "b", "c"):
         (tmp_path / d).mkdir()
-    same1, _ = make_request(tmp_path / "a", mode="paired", samples=2)
+    same1, req_same = make_request(tmp_path / "a", mode="paired", samples=2)
     same2, _ = make_request(tmp_path / "a", mode="paired", samples=2)  # same case file as same1
     other, req_other = make_request(tmp_path / "b", mode="paired", samples=2)
     kept, calls = _counting_workload(keep=True)
     got = _serve_in_process(tmp_path / "c", kept, [same1, same2, same1, other, same1])
     assert [g["status"] for g in got] == ["done"] * 5
-    # Setup once for case a, once for b, once more when a comes back after b.
-    assert calls == [str(tmp_path / "a" / "case.json"), str(tmp_path / "b" / "case.json"),
-                     str(tmp_path / "a" / "case.json")]
-    assert all(s["correctness"]["metrics"]["max_rel_err"] == 0.0 for s in load_result(req_other)["subjects"])
+    # Setup once for case a and once for b; a coming back after b gets a's kept inputs.
+    assert calls == [str(tmp_path / "a" / "case.json"), str(tmp_path / "b" / "case.json")]
+    # The last request (case a, after b) ran on a's inputs, not b's.
+    assert all(s["correctness"]["metrics"]["max_rel_err"] == 0.0 for s in load_result(req_same)["subjects"])
     every, calls = _counting_workload(keep=False)
     _serve_in_process(tmp_path / "c", every, [same1, same2, same1])
     assert len(calls) == 3
