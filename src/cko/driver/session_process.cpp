@@ -115,6 +115,7 @@ SessionProcess::SessionProcess(run::Invocation& invocation, const DriverSpec& dr
     ps.stdout_path = stdout_path_;
     ps.stderr_path = stderr_path_;
     ps.output_cap_bytes = std::uint64_t{64} << 20;
+    ps.barrier = &capture_;
     // The session may live as long as its operation; every request has its own, shorter deadline.
     const auto remaining =
         std::chrono::duration_cast<std::chrono::milliseconds>(invocation.deadline() - Clock::now());
@@ -248,6 +249,9 @@ SessionProcess::Served SessionProcess::serve(const run::CallOutcome& call,
         {"call_dir", call.call_dir.string()}, {"session", number_}, {"session_dir", relative_dir_}};
 
     auto finish_logs = [&] {
+        // The driver flushed before it answered; what it wrote is in the pipes, maybe not yet in
+        // the capture files (a timed-out wait still cuts what is there).
+        (void)capture_.wait(std::chrono::seconds(2));
         served.process.stdout_bytes = copy_slice(
             stdout_path_, out_from, file_size_or_zero(stdout_path_), call.call_dir / "stdout.txt");
         served.process.stderr_bytes = copy_slice(

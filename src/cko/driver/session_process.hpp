@@ -4,6 +4,7 @@
 
 #include "cko/driver/call.hpp"
 #include "cko/run/invocation.hpp"
+#include "cko/util/process.hpp"
 
 #include <atomic>
 #include <condition_variable>
@@ -59,6 +60,7 @@ private:
     std::string relative_dir_;  // invocations/<id>/driver/session-NN
     std::filesystem::path stdout_path_;
     std::filesystem::path stderr_path_;
+    CaptureBarrier capture_;  // a request's log slice is cut only after the pipes were read dry
     int requests_fd_ = -1;
     int notices_fd_ = -1;
     std::string pending_;  // notice bytes read but not yet parsed

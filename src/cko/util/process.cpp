@@ -10,6 +10,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -161,11 +162,14 @@ struct OutputStream {
     std::uint64_t written = 0;
     int write_errno = 0;
 
+    bool dry = false;  // the last drain() stopped because the pipe was empty (or closed)
+
     [[nodiscard]] bool open() const { return pipe.valid(); }
 
     // Reads what is there now (up to kReadsPerWakeup chunks), writing up to the cap into the file.
     // Returns false when a capture write failed.
     bool drain(std::vector<char>& buffer) {
+        dry = !pipe.valid();
         for (int i = 0; i < kReadsPerWakeup && pipe.valid(); ++i) {
             const ssize_t n = ::read(pipe.get(), buffer.data(), buffer.size());
             if (n < 0) {
@@ -175,10 +179,12 @@ struct OutputStream {
                 if (errno != EAGAIN) {
                     pipe.reset();  // Not expected on a pipe; treat as end of output.
                 }
+                dry = true;
                 break;
             }
             if (n == 0) {
                 pipe.reset();
+                dry = true;
                 break;
             }
             const auto size = static_cast<std::uint64_t>(n);
@@ -245,8 +251,62 @@ std::vector<std::string> scrubbed_environment(const std::vector<std::string>& al
     return env;
 }
 
+CaptureBarrier::CaptureBarrier() : fd_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
+    if (fd_ < 0) {
+        throw Error(ErrorCode::io_error, "eventfd failed: " + errno_text(errno),
+                    errno_details(errno));
+    }
+}
+
+CaptureBarrier::~CaptureBarrier() {
+    ::close(fd_);
+}
+
+bool CaptureBarrier::wait(std::chrono::milliseconds limit) {
+    std::unique_lock lock(mutex_);
+    if (closed_) {
+        return true;
+    }
+    const std::uint64_t ticket = ++asked_;
+    const std::uint64_t one = 1;
+    [[maybe_unused]] const ssize_t n = ::write(fd_, &one, sizeof one);
+    return cv_.wait_for(lock, limit, [&] { return closed_ || done_ >= ticket; });
+}
+
+std::uint64_t CaptureBarrier::begin_drain() {
+    std::uint64_t count = 0;
+    [[maybe_unused]] const ssize_t n = ::read(fd_, &count, sizeof count);  // resets the eventfd
+    const std::lock_guard lock(mutex_);
+    return asked_;
+}
+
+void CaptureBarrier::drained(std::uint64_t upto) {
+    {
+        const std::lock_guard lock(mutex_);
+        done_ = std::max(done_, upto);
+    }
+    cv_.notify_all();
+}
+
+void CaptureBarrier::close() {
+    {
+        const std::lock_guard lock(mutex_);
+        closed_ = true;
+    }
+    cv_.notify_all();
+}
+
 ProcessResult run_process(const ProcessSpec& spec) {
     validate(spec);
+    // However run_process ends, a barrier waiter is not left waiting for it.
+    struct BarrierClose {
+        CaptureBarrier* barrier;
+        ~BarrierClose() {
+            if (barrier != nullptr) {
+                barrier->close();
+            }
+        }
+    } barrier_close{spec.barrier};
     std::vector<std::string> env = scrubbed_environment(spec.env_allow, spec.env_set);
     const std::string program = resolve_program(spec, env);
     // Everything the child starts inherits this marker, so processes that leave its group (setsid
@@ -382,7 +442,7 @@ ProcessResult run_process(const ProcessSpec& spec) {
             }
         }
 
-        std::array<pollfd, 3> fds{};
+        std::array<pollfd, 4> fds{};
         nfds_t count = 0;
         for (const OutputStream* stream : {&out, &err}) {
             if (stream->open()) {
@@ -391,6 +451,10 @@ ProcessResult run_process(const ProcessSpec& spec) {
         }
         if (!leader_ended && pidfd.valid()) {
             fds[count++] = pollfd{pidfd.get(), POLLIN, 0};
+        }
+        const nfds_t barrier_slot = count;
+        if (spec.barrier != nullptr) {
+            fds[count++] = pollfd{spec.barrier->event_fd(), POLLIN, 0};
         }
         int timeout_ms = -1;
         if (wake != Clock::time_point::max()) {
@@ -403,6 +467,19 @@ ProcessResult run_process(const ProcessSpec& spec) {
         }
         bool capture_ok = out.drain(buffer);
         capture_ok = err.drain(buffer) && capture_ok;
+        if (spec.barrier != nullptr && (fds[barrier_slot].revents & POLLIN) != 0) {
+            // Everything written before these waits began is in the pipes: read them dry.
+            // A pipe holds at most 1 MiB (fs.pipe-max-size): past 2 MiB more, what a child that
+            // never stops writing had written before the wait has been read.
+            const std::uint64_t upto = spec.barrier->begin_drain();
+            const std::uint64_t before = out.produced + err.produced;
+            while (capture_ok && !(out.dry && err.dry) &&
+                   out.produced + err.produced - before < (std::uint64_t{2} << 20)) {
+                capture_ok = out.drain(buffer) && capture_ok;
+                capture_ok = err.drain(buffer) && capture_ok;
+            }
+            spec.barrier->drained(upto);
+        }
         if (!capture_ok && !leader_ended) {
             begin_kill(Clock::now());  // The run can no longer be recorded faithfully.
         }

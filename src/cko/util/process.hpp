@@ -7,15 +7,48 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace cko {
+
+// Lets another thread wait until everything the child wrote before the wait began is in the capture
+// files. A session driver flushes its output before it answers a request, so after its notice,
+// wait() makes that request's slice of the logs complete (the pipes are read by run_process's
+// thread, which may lag behind). Give one to ProcessSpec::barrier; it must outlive run_process.
+class CaptureBarrier {
+public:
+    CaptureBarrier();
+    ~CaptureBarrier();
+    CaptureBarrier(const CaptureBarrier&) = delete;
+    CaptureBarrier& operator=(const CaptureBarrier&) = delete;
+
+    // True once run_process has read both pipes dry after this call began (or had already ended
+    // and drained them); false when `limit` passed first.
+    [[nodiscard]] bool wait(std::chrono::milliseconds limit);
+
+    // For run_process: the descriptor it polls, the request count to answer before a drain, the
+    // answer after it, and the end (every later wait returns at once).
+    [[nodiscard]] int event_fd() const noexcept { return fd_; }
+    [[nodiscard]] std::uint64_t begin_drain();
+    void drained(std::uint64_t upto);
+    void close();
+
+private:
+    int fd_ = -1;  // eventfd
+    std::mutex mutex_;
+    std::condition_variable cv_;
+    std::uint64_t asked_ = 0;
+    std::uint64_t done_ = 0;
+    bool closed_ = false;
+};
 
 struct ProcessSpec {
     // argv[0] without a '/' is looked up in the PATH of the scrubbed environment (absolute entries
@@ -42,6 +75,8 @@ struct ProcessSpec {
     // Called once when a deadline or cancel starts the kill sequence, before the first signal: a
     // launcher whose work runs elsewhere (a Slurm job) ends it there first. Exceptions are ignored.
     std::function<void()> before_kill;
+    // When set: run_process answers barrier->wait() calls by reading the pipes dry (sessions).
+    CaptureBarrier* barrier = nullptr;
 };
 
 struct ProcessResult {

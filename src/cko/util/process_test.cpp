@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <charconv>
 #include <cstdlib>
@@ -117,6 +118,34 @@ TEST_F(ProcessTest, ExitCodeZeroIsReported) {
     EXPECT_FALSE(result.leftovers_killed);
     EXPECT_GT(result.pid, 0);
     EXPECT_GT(result.wall.count(), 0);
+}
+
+// CaptureBarrier: a burst bigger than the pipe, then a marker; once the marker exists every byte of
+// the burst was written, so after wait() the capture file must hold all of it (a session request's
+// log slice is cut right after such a wait).
+TEST_F(ProcessTest, ACaptureBarrierWaitsUntilEverythingWrittenBeforeItIsInTheFile) {
+    CaptureBarrier barrier;
+    EXPECT_FALSE(barrier.wait(50ms)) << "nothing polls the barrier yet: the limit passes";
+    std::atomic<bool> cancel{false};
+    ProcessSpec spec =
+        spec_for(shell("head -c 900000 /dev/zero | tr '\\0' a; : > \"$1\"; exec sleep 30",
+                       {(dir_ / "marker").string()}));
+    spec.barrier = &barrier;
+    spec.cancel = &cancel;
+    spec.kill_grace = 100ms;
+    ProcessResult result;
+    std::thread runner([&] { result = run_process(spec); });
+    const auto until = Clock::now() + 20s;
+    while (!std::filesystem::exists(dir_ / "marker") && Clock::now() < until) {
+        std::this_thread::sleep_for(1ms);
+    }
+    ASSERT_TRUE(std::filesystem::exists(dir_ / "marker"));
+    EXPECT_TRUE(barrier.wait(5s));
+    EXPECT_EQ(std::filesystem::file_size(spec.stdout_path), 900000U);
+    cancel = true;
+    runner.join();
+    EXPECT_TRUE(result.cancelled);
+    EXPECT_TRUE(barrier.wait(1ms)) << "after run_process ended, a wait returns at once";
 }
 
 TEST_F(ProcessTest, ExitCodeThreeIsReported) {
