@@ -5,6 +5,7 @@
 #include "cko/profile/ncu/ncu_roofline.hpp"
 #include "cko/profile/roofline.hpp"
 #include "cko/util/error.hpp"
+#include "cko/verbs/evidence.hpp"
 #include "cko/verbs/verb.hpp"
 
 #include <fmt/format.h>
@@ -253,11 +254,36 @@ void require_argument(const std::string& value, const char* name, const char* us
     }
 }
 
+// With --root: the document is built whole (not streamed), kept as a profile record and printed
+// with `stored`. An export without counters (ERR_NVGPUCTRPERM) is not kept: it holds no profile.
+Outcome stored_report_result(NcuReport report, const ReportArgs& args, const Request& r,
+                             const Context& context) {
+    Json source = profile::source_to_json(report.source);
+    source["path"] = args.file;
+    const bool counters = report.counters_permitted();
+    Context whole = context;
+    whole.want_document = true;
+    Outcome out = report_result(std::move(report), args, whole);
+    out.document = out.materialized_document();
+    out.write_document = nullptr;
+    if (!counters) {
+        out.text += "not stored: the export holds no counters (ERR_NVGPUCTRPERM)\n";
+        return out;
+    }
+    store_if_asked(r, "ncu", Json::array({source}), out);
+    return out;
+}
+
 Outcome ncu(const Request& r, Context& context) {
     const ReportArgs args = report_args(r);
     require_argument(args.file, "FILE", "cko profile ncu FILE");
-    return report_result(profile::ncu::read_ncu_report(args.file, parse_options(args)), args,
-                         context);
+    NcuReport report = profile::ncu::read_ncu_report(args.file, parse_options(args));
+    if (r.text("root").empty()) {
+        Outcome none;
+        store_if_asked(r, "ncu", Json::array(), none);  // --experiment/--subject alone: refused
+        return report_result(std::move(report), args, context);
+    }
+    return stored_report_result(std::move(report), args, r, context);
 }
 
 Outcome ncu_diff(const Request& r, Context& /*context*/) {
@@ -300,8 +326,12 @@ void add_profile_ncu_verbs(std::vector<Verb>& table) {
     RequestDef ncu_def{
         {positional(string_param("file", "CSV from ncu --csv (--page raw or --page details)"))}};
     add_report_params(ncu_def);
+    for (Param& p : evidence_params()) {
+        ncu_def.params.push_back(std::move(p));
+    }
+    // Not read-only: with --root it writes a profile record.
     table.push_back(Verb{
-        {"profile", "ncu"}, "Parse an Nsight Compute CSV export into facts", ncu_def, &ncu, true});
+        {"profile", "ncu"}, "Parse an Nsight Compute CSV export into facts", ncu_def, &ncu, false});
     table.push_back(Verb{{"profile", "diff"},
                          "Compare two NCU exports launch by launch",
                          RequestDef{{positional(string_param("a", "Baseline NCU CSV export")),
