@@ -286,4 +286,7 @@ else
 fi
 expect_rc 0 "$CKO" fsck --root "$troot"
 expect_rc 0 python3 tests/schemas/validate_store.py "$troot"
+# The printed documents (with `stored` and its collection) follow their schemas.
+expect_rc 0 python3 tests/schemas/validate_store.py --document "$tmp/ncu.json" --document "$tmp/nsys.json" \
+  --document "$tmp/torch.json"
 echo "profile collect: ok"
