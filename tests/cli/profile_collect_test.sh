@@ -154,6 +154,8 @@ contains "$err" "install Nsight Systems, or pass --nsys /path/to/nsys"
 bad ncu_arg "'--export=/tmp/x' is not an option cko passes to ncu" ncu --root "$root" --experiment "$exp" \
   --subject candidate --ncu-arg=--export=/tmp/x
 bad nsys_arg "'--trace' needs a value" nsys --root "$root" --experiment "$exp" --subject candidate --nsys-arg=--trace
+bad nsys_arg "'--trace' needs a value" nsys --root "$root" --experiment "$exp" --subject candidate --nsys-arg=--trace \
+  --nsys-arg=--sample=none
 bad command "not both" ncu --root "$root" --experiment "$exp" --subject candidate -- true
 bad root "name its artifact root with --root" ncu --experiment "$exp" --subject candidate
 [ "$(count "$root/invocations")" -eq "$invocations" ] || fail "a refused request created an invocation"

@@ -43,11 +43,18 @@ const std::vector<AllowedOption>& allowed_options(const std::string& tool) {
         {"--cache-control", true}, {"--clock-control", true},    {"--target-processes", true},
         {"--nvtx", false},         {"--nvtx-include", true},     {"--nvtx-exclude", true},
         {"--import-source", true}, {"--graph-profiling", true}};
-    static const std::vector<AllowedOption> nsys = {
-        {"--trace", true},         {"--sample", true},           {"--cpuctxsw", true},
-        {"--backtrace", true},     {"--cuda-memory-usage", true}, {"--cuda-graph-trace", true},
-        {"--capture-range", true}, {"--capture-range-end", true}, {"--nvtx-capture", true},
-        {"--delay", true},         {"--duration", true},          {"--gpu-metrics-devices", true}};
+    static const std::vector<AllowedOption> nsys = {{"--trace", true},
+                                                    {"--sample", true},
+                                                    {"--cpuctxsw", true},
+                                                    {"--backtrace", true},
+                                                    {"--cuda-memory-usage", true},
+                                                    {"--cuda-graph-trace", true},
+                                                    {"--capture-range", true},
+                                                    {"--capture-range-end", true},
+                                                    {"--nvtx-capture", true},
+                                                    {"--delay", true},
+                                                    {"--duration", true},
+                                                    {"--gpu-metrics-devices", true}};
     static const std::vector<AllowedOption> none;
     return tool == "ncu" ? ncu : tool == "nsys" ? nsys : none;
 }
@@ -88,7 +95,8 @@ std::string resolve_program(const std::string& tool, const std::string& program)
 
 // The version as `cko doctor` reads it (`TOOL --version`).
 std::string probe_version(const std::string& tool, const std::string& program) {
-    const env::CapturedRun run = env::run_captured({program, "--version"}, std::chrono::seconds(60));
+    const env::CapturedRun run =
+        env::run_captured({program, "--version"}, std::chrono::seconds(60));
     if (!run.error.empty() || !run.result.exited || run.result.exit_code != 0) {
         std::string why = run.error;
         if (why.empty()) {
@@ -183,10 +191,10 @@ std::vector<std::string> checked_profiler_args(const std::string& tool,
         }
         if (!it->takes_value) {
             if (eq != std::string::npos) {
-                throw Error(ErrorCode::invalid_argument,
-                            fmt::format("--{} '{}': {} takes no value", cli_spelling(field), arg,
-                                        name),
-                            Json{{"field", field}});
+                throw Error(
+                    ErrorCode::invalid_argument,
+                    fmt::format("--{} '{}': {} takes no value", cli_spelling(field), arg, name),
+                    Json{{"field", field}});
             }
             out.push_back(name);
             continue;
@@ -194,8 +202,8 @@ std::vector<std::string> checked_profiler_args(const std::string& tool,
         std::string value;
         if (eq != std::string::npos) {
             value = arg.substr(eq + 1);
-        } else if (i + 1 < args.size()) {
-            value = args[++i];
+        } else if (i + 1 < args.size() && !args[i + 1].starts_with("--")) {
+            value = args[++i];  // never another option taken for this one's value
         }
         if (value.empty()) {
             throw Error(ErrorCode::invalid_argument,
@@ -274,9 +282,9 @@ ProfileCollectOutcome collect_profile(const Target& target, const ProfileCollect
     const Json& base = experiment.at("base");
     const store::Snapshot reference =
         store::load_snapshot(store, base.at("digest").get<std::string>());
-    const std::string reference_label =
-        base.value("kind", "original") == "champion" ? base.at("experiment_id").get<std::string>()
-                                                     : "original";
+    const std::string reference_label = base.value("kind", "original") == "champion"
+                                            ? base.at("experiment_id").get<std::string>()
+                                            : "original";
     const store::Snapshot candidate =
         store::load_snapshot(store, experiment.at("candidate").at("digest").get<std::string>());
     const bool is_candidate = o.subject == "candidate";
@@ -300,9 +308,9 @@ ProfileCollectOutcome collect_profile(const Target& target, const ProfileCollect
 
     ProfileCollectOutcome out;
     out.invocation_id = inv.id();
-    Json outputs{{"target", target.id()},    {"experiment_id", o.experiment_id},
-                 {"subject", o.subject},     {"subject_label", label},
-                 {"case_id", case_id},       {"tool", o.tool},
+    Json outputs{{"target", target.id()},       {"experiment_id", o.experiment_id},
+                 {"subject", o.subject},        {"subject_label", label},
+                 {"case_id", case_id},          {"tool", o.tool},
                  {"tool_version", tool_version}};
     const std::string work_rel = inv.relative_dir() + "/profile";
     std::optional<Error> failure;
@@ -312,11 +320,10 @@ ProfileCollectOutcome collect_profile(const Target& target, const ProfileCollect
     try {
         const auto problems = target.environment_problems();
         if (!problems.empty()) {
-            throw Error(
-                ErrorCode::environment_mismatch,
-                fmt::format("a profile here would not be of the Target's machine: {}",
-                            fmt::join(problems, "; ")),
-                Json{{"problems", problems}});
+            throw Error(ErrorCode::environment_mismatch,
+                        fmt::format("a profile here would not be of the Target's machine: {}",
+                                    fmt::join(problems, "; ")),
+                        Json{{"problems", problems}});
         }
         make_directories(store.real_path_of(inv.relative_dir()) / "profile");
         const fs::path work_dir = store.real_path_of(work_rel);
@@ -327,8 +334,9 @@ ProfileCollectOutcome collect_profile(const Target& target, const ProfileCollect
                                "--force-overwrite"};
             output = work_dir / "report.ncu-rep";
         } else if (o.tool == "nsys") {
-            how.argv_prefix = {program,    "profile",  "--output",          (work_dir / "report").string(),
-                               "--export", "sqlite",   "--force-overwrite", "true"};
+            how.argv_prefix = {
+                program,    "profile", "--output",          (work_dir / "report").string(),
+                "--export", "sqlite",  "--force-overwrite", "true"};
             output = work_dir / "report.sqlite";
         } else {
             // The trace is the driver's output: inside its output_dir, listed in its artifacts.
@@ -412,10 +420,9 @@ ProfileCollectOutcome collect_profile(const Target& target, const ProfileCollect
             const Json software = m.environment.is_object()
                                       ? m.environment.value("software", Json::object())
                                       : Json::object();
-            run.tool_version =
-                software.is_object() && software.value("torch", Json()).is_string()
-                    ? software["torch"].get<std::string>()
-                    : std::string();
+            run.tool_version = software.is_object() && software.value("torch", Json()).is_string()
+                                   ? software["torch"].get<std::string>()
+                                   : std::string();
             outputs["tool_version"] = run.tool_version;
         }
         out.imported = importer.import(run);
@@ -427,23 +434,23 @@ ProfileCollectOutcome collect_profile(const Target& target, const ProfileCollect
                                  {"size", static_cast<std::uint64_t>(fs::file_size(output))}});
         }
         const auto subject_it = m.subjects.find(o.subject);
-        out.collection = Json{
-            {"invocation_id", inv.id()},
-            {"call", call},
-            {"case_id", case_id},
-            {"tool", o.tool},
-            {"tool_path", program},
-            {"tool_version", run.tool_version},
-            {"tool_args", tool_args},
-            {"argv", how.argv_prefix},
-            {"subject_label", label},
-            {"subject_digest", digest},
-            {"subject_correct", subject_it != m.subjects.end() && subject_it->second.correct},
-            {"contamination", m.contamination},
-            {"files", files}};
-        out.stored = store_profile(store, ProfileEvidence{o.tool, out.imported.document,
-                                                          out.imported.sources, o.experiment_id,
-                                                          o.subject, out.collection});
+        out.collection =
+            Json{{"invocation_id", inv.id()},
+                 {"call", call},
+                 {"case_id", case_id},
+                 {"tool", o.tool},
+                 {"tool_path", program},
+                 {"tool_version", run.tool_version},
+                 {"tool_args", tool_args},
+                 {"argv", how.argv_prefix},
+                 {"subject_label", label},
+                 {"subject_digest", digest},
+                 {"subject_correct", subject_it != m.subjects.end() && subject_it->second.correct},
+                 {"contamination", m.contamination},
+                 {"files", files}};
+        out.stored = store_profile(
+            store, ProfileEvidence{o.tool, out.imported.document, out.imported.sources,
+                                   o.experiment_id, o.subject, out.collection});
         outputs["profile"] = out.stored.to_json();
         reason = fmt::format("{} profile of {} ({}) on case {} stored as {}", o.tool, o.subject,
                              label, case_id, out.stored.id);

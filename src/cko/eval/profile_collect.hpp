@@ -39,9 +39,9 @@ struct ProfileCollectOptions {
 // What the profiled call left, handed to the importer while the invocation is still open.
 struct CollectedRun {
     std::string tool;
-    std::string program;       // the profiler's absolute path ("" for torch)
-    std::string tool_version;  // ncu/nsys: from `--version`; torch: the driver's
-                               // environment.software.torch ("" when it did not say)
+    std::string program;             // the profiler's absolute path ("" for torch)
+    std::string tool_version;        // ncu/nsys: from `--version`; torch: the driver's
+                                     // environment.software.torch ("" when it did not say)
     std::filesystem::path output;    // ncu: report.ncu-rep; nsys: report.sqlite; torch: the trace
     std::filesystem::path work_dir;  // invocations/<id>/profile: where an importer may write
     std::filesystem::path call_dir;  // invocations/<id>/driver/NNNN
@@ -74,8 +74,8 @@ struct ProfileCollectOutcome {
 // (experiment; the profiler, naming the tool and how to give it), tool_failed (its --version
 // fails), driver_changed, budget_exhausted. After it exists every failure (the environment differs
 // from the frozen one, the call, a profiler that wrote nothing or refused, the import) ends the
-// invocation failed / cancelled / timed_out, stores no profile record, ledgers whatever the profiler
-// left, and is rethrown with `invocation_id` added to its details.
+// invocation failed / cancelled / timed_out, stores no profile record, ledgers whatever the
+// profiler left, and is rethrown with `invocation_id` added to its details.
 [[nodiscard]] ProfileCollectOutcome collect_profile(
     const Target& target, const ProfileCollectOptions& options, const ProfileImport& importer,
     const std::function<void(const std::string&)>& announce);
