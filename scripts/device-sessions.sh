@@ -91,16 +91,20 @@ d = json.load(open(path))
 r = d["result"]
 o = r["outputs"]
 tv = o.get("to_verdict", {})
-call_s, sessions = 0.0, 0
+call_s, sessions, call_walls = 0.0, 0, []
 for line in open(os.path.join(root, "invocations", d["id"], "events.jsonl")):
     e = json.loads(line)
     if e["type"] == "call_finished":
-        call_s += e["data"]["process"]["wall_ns"] / 1e9
+        call_walls.append(e["data"]["process"]["wall_ns"] / 1e9)
+        call_s += call_walls[-1]
     sessions += e["type"] == "driver_session_started"
+# Without the first call (in a session it holds the driver's start): what each later call costs.
+later_call_s = sum(call_walls[1:]) / (len(call_walls) - 1) if len(call_walls) > 1 else 0.0
 pairs = tv.get("pairs", 0)
 print(json.dumps({"example": ex, "mode": mode, "rc": int(rc), "verdict": o.get("verdict", r["state"]), "pairs": pairs,
                   "calls": r["cost"]["driver_calls"], "sessions": sessions, "gpu_s": tv.get("gpu_s", 0.0),
-                  "call_s": call_s, "wall_s": tv.get("wall_s", 0.0), "command_s": float(t1) - float(t0)}))
+                  "call_s": call_s, "first_call_s": call_walls[0] if call_walls else 0.0,
+                  "later_call_s": later_call_s, "wall_s": tv.get("wall_s", 0.0), "command_s": float(t1) - float(t0)}))
 PY
 }
 
@@ -118,22 +122,24 @@ cpu = sys.argv[2] == "1"
 key = "call_s" if cpu else "gpu_s"
 unit = "driver-call s" if cpu else "GPU s"
 print(f"{'example':14} {'mode':8} {'verdict':13} {'pairs':>5} {'calls':>5} {'sessions':>8} "
-      f"{unit + '/pair':>16} {unit + ' to verdict':>20} {'wall s':>8}")
+      f"{unit + '/pair':>16} {unit + ' to verdict':>20} {'wall s':>8} {'first call s':>12} {'later call s':>12}")
 by = {}
 for r in rows:
     if r.get("failed"):
         print(f"{r['example']:14} {r['mode']:8} FAILED (see examples/{r['example']}-{r['mode']}/)")
         continue
     per_pair = r[key] / r["pairs"] if r["pairs"] else float("nan")
-    by[(r["example"], r["mode"])] = (per_pair, r[key])
+    by[(r["example"], r["mode"])] = (per_pair, r[key], r.get("later_call_s", 0.0))
     print(f"{r['example']:14} {r['mode']:8} {r['verdict']:13} {r['pairs']:5d} {r['calls']:5d} {r['sessions']:8d} "
-          f"{per_pair:16.3f} {r[key]:20.2f} {r['wall_s']:8.1f}")
+          f"{per_pair:16.3f} {r[key]:20.2f} {r['wall_s']:8.1f} {r.get('first_call_s', 0.0):12.3f} "
+          f"{r.get('later_call_s', 0.0):12.3f}")
 print()
 ok = True
 for ex in sorted({e for e, _ in by}):
     if (ex, "process") in by and (ex, "session") in by:
-        (pp, pv), (sp, sv) = by[(ex, "process")], by[(ex, "session")]
-        print(f"{ex}: one process per call / sessions = {pp / sp:.1f}x {unit} per pair, {pv / sv:.1f}x to the verdict")
+        (pp, pv, pl), (sp, sv, sl) = by[(ex, "process")], by[(ex, "session")]
+        print(f"{ex}: one process per call / sessions = {pp / sp:.1f}x {unit} per pair, {pv / sv:.1f}x to the verdict, "
+              f"{pl / sl if sl else float('nan'):.1f}x per call after the first (driver-call seconds)")
     else:
         ok = False
 sys.exit(0 if ok and by else 1)

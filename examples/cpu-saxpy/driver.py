@@ -64,6 +64,9 @@ def address(buf: array.array) -> int:
 
 
 class Saxpy(Workload):
+    # setup() reads only the case and no subject writes into x or y: a session builds them once.
+    keep_setup_per_case = True
+
     def setup(self, request):
         case = request.case.load_json()
         self.rows, self.cols, self.a = int(case["rows"]), int(case["cols"]), float(case["a"])

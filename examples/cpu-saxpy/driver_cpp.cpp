@@ -67,35 +67,44 @@ private:
 
 class Saxpy : public cko_driver::Workload {
 public:
+    // The inputs depend only on the case and no subject writes into x or y: a session builds them
+    // once per case (cko_driver::PerCase), not once per request.
     void setup(const cko_driver::Request& request) override {
-        std::ifstream file(request.case_.path);
-        std::stringstream text;
-        text << file.rdbuf();
-        const cko_driver::json::Value c = cko_driver::json::parse(text.str());
-        in_.rows = static_cast<int>(number(c, "rows"));
-        in_.cols = static_cast<int>(number(c, "cols"));
-        in_.a = static_cast<float>(number(c, "a"));
-        const size_t n = static_cast<size_t>(in_.rows) * static_cast<size_t>(in_.cols);
-        std::mt19937_64 rng(static_cast<std::uint64_t>(number(c, "seed")));
-        std::uniform_real_distribution<float> dist(0.5f, 1.5f);  // positive: a*x + y never cancels
-        in_.x.resize(n);
-        in_.y.resize(n);
-        in_.expected.resize(n);
-        for (size_t k = 0; k < n; ++k)
-            in_.x[k] = dist(rng);
-        for (size_t k = 0; k < n; ++k)
-            in_.y[k] = dist(rng);
-        for (size_t k = 0; k < n; ++k)
-            in_.expected[k] = double(in_.a) * in_.x[k] + in_.y[k];
+        in_ = &cases_.get(request, [&] { return load(request); });
     }
 
     std::unique_ptr<cko_driver::SubjectRun> prepare(const cko_driver::Subject& subject,
                                                     const cko_driver::Request&) override {
-        return std::make_unique<SaxpyRun>(subject_source(subject.path), in_);
+        return std::make_unique<SaxpyRun>(subject_source(subject.path), *in_);
     }
 
 private:
-    Inputs in_;
+    static Inputs load(const cko_driver::Request& request) {
+        Inputs in;
+        std::ifstream file(request.case_.path);
+        std::stringstream text;
+        text << file.rdbuf();
+        const cko_driver::json::Value c = cko_driver::json::parse(text.str());
+        in.rows = static_cast<int>(number(c, "rows"));
+        in.cols = static_cast<int>(number(c, "cols"));
+        in.a = static_cast<float>(number(c, "a"));
+        const size_t n = static_cast<size_t>(in.rows) * static_cast<size_t>(in.cols);
+        std::mt19937_64 rng(static_cast<std::uint64_t>(number(c, "seed")));
+        std::uniform_real_distribution<float> dist(0.5f, 1.5f);  // positive: a*x + y never cancels
+        in.x.resize(n);
+        in.y.resize(n);
+        in.expected.resize(n);
+        for (size_t k = 0; k < n; ++k)
+            in.x[k] = dist(rng);
+        for (size_t k = 0; k < n; ++k)
+            in.y[k] = dist(rng);
+        for (size_t k = 0; k < n; ++k)
+            in.expected[k] = double(in.a) * in.x[k] + in.y[k];
+        return in;
+    }
+
+    cko_driver::PerCase<Inputs> cases_;
+    const Inputs* in_ = nullptr;
 };
 
 }  // namespace

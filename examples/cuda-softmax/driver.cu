@@ -52,10 +52,17 @@ int case_int(const cko_driver::json::Value& c, const char* key) {
   return static_cast<int>(v->number);
 }
 
+// One case's input on the device and its float64 reference; owns the device buffer (move-only).
 struct Inputs {
   int rows = 0, cols = 0;
   float* device_in = nullptr;
   std::vector<double> expected;
+  Inputs() = default;
+  Inputs(Inputs&& o) noexcept : rows(o.rows), cols(o.cols), device_in(o.device_in), expected(std::move(o.expected)) {
+    o.device_in = nullptr;
+  }
+  Inputs& operator=(Inputs&&) = delete;
+  ~Inputs() { cudaFree(device_in); }
 };
 
 class SoftmaxRun : public cko_driver::SubjectRun {
@@ -95,41 +102,48 @@ class SoftmaxRun : public cko_driver::SubjectRun {
 
 class Softmax : public cko_driver::Workload {
  public:
-  ~Softmax() override { cudaFree(in_.device_in); }
-
+  // The input depends only on the case and softmax does not write into it: a session builds it
+  // once per case (cko_driver::PerCase), not once per request.
   void setup(const cko_driver::Request& request) override {
-    std::ifstream file(request.case_.path);
-    std::stringstream text;
-    text << file.rdbuf();
-    const cko_driver::json::Value c = cko_driver::json::parse(text.str());
-    in_.rows = case_int(c, "rows");
-    in_.cols = case_int(c, "cols");
-    const size_t n = static_cast<size_t>(in_.rows) * static_cast<size_t>(in_.cols);
-    std::mt19937_64 rng(static_cast<std::uint64_t>(case_int(c, "seed")));
-    std::uniform_real_distribution<float> dist(-4.0f, 4.0f);
-    std::vector<float> host(n);
-    for (auto& v : host) v = dist(rng);
-    in_.expected.resize(n);
-    for (int r = 0; r < in_.rows; ++r) {
-      const float* x = &host[static_cast<size_t>(r) * in_.cols];
-      double* y = &in_.expected[static_cast<size_t>(r) * in_.cols];
-      double m = -INFINITY, s = 0;
-      for (int k = 0; k < in_.cols; ++k) m = std::max(m, double(x[k]));
-      for (int k = 0; k < in_.cols; ++k) s += std::exp(double(x[k]) - m);
-      for (int k = 0; k < in_.cols; ++k) y[k] = std::exp(double(x[k]) - m) / s;
-    }
-    check_cuda(cudaMalloc(&in_.device_in, n * sizeof(float)), "cudaMalloc(in)");
-    check_cuda(cudaMemcpy(in_.device_in, host.data(), n * sizeof(float), cudaMemcpyHostToDevice), "cudaMemcpy(in)");
-    compile_ = compile_command();
+    in_ = &cases_.get(request, [&] { return load(request); });
+    if (compile_.empty()) compile_ = compile_command();
   }
 
   std::unique_ptr<cko_driver::SubjectRun> prepare(const cko_driver::Subject& subject,
                                                   const cko_driver::Request&) override {
-    return std::make_unique<SoftmaxRun>(subject_source(subject.path), compile_, in_);
+    return std::make_unique<SoftmaxRun>(subject_source(subject.path), compile_, *in_);
   }
 
  private:
-  Inputs in_;
+  static Inputs load(const cko_driver::Request& request) {
+    std::ifstream file(request.case_.path);
+    std::stringstream text;
+    text << file.rdbuf();
+    const cko_driver::json::Value c = cko_driver::json::parse(text.str());
+    Inputs in;
+    in.rows = case_int(c, "rows");
+    in.cols = case_int(c, "cols");
+    const size_t n = static_cast<size_t>(in.rows) * static_cast<size_t>(in.cols);
+    std::mt19937_64 rng(static_cast<std::uint64_t>(case_int(c, "seed")));
+    std::uniform_real_distribution<float> dist(-4.0f, 4.0f);
+    std::vector<float> host(n);
+    for (auto& v : host) v = dist(rng);
+    in.expected.resize(n);
+    for (int r = 0; r < in.rows; ++r) {
+      const float* x = &host[static_cast<size_t>(r) * in.cols];
+      double* y = &in.expected[static_cast<size_t>(r) * in.cols];
+      double m = -INFINITY, s = 0;
+      for (int k = 0; k < in.cols; ++k) m = std::max(m, double(x[k]));
+      for (int k = 0; k < in.cols; ++k) s += std::exp(double(x[k]) - m);
+      for (int k = 0; k < in.cols; ++k) y[k] = std::exp(double(x[k]) - m) / s;
+    }
+    check_cuda(cudaMalloc(&in.device_in, n * sizeof(float)), "cudaMalloc(in)");
+    check_cuda(cudaMemcpy(in.device_in, host.data(), n * sizeof(float), cudaMemcpyHostToDevice), "cudaMemcpy(in)");
+    return in;
+  }
+
+  cko_driver::PerCase<Inputs> cases_;
+  const Inputs* in_ = nullptr;
   std::vector<std::string> compile_;
 };
 

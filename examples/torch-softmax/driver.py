@@ -25,6 +25,9 @@ def load_subject(path: str):
 
 
 class TorchSoftmax(Workload):
+    # setup() reads only the case and softmax does not write into x: a session builds it once.
+    keep_setup_per_case = True
+
     def setup(self, request):
         case = request.case.load_json()
         g = torch.Generator(device="cpu").manual_seed(int(case.get("seed", 0)))

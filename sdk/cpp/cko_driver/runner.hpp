@@ -67,6 +67,29 @@ public:
     virtual double primary_value(SubjectRun&, double elapsed_ns) { return elapsed_ns; }
 };
 
+// Inputs a session keeps per case (PROTOCOL.md, "What a session may keep"): get() builds the T of
+// a request's case (id and file) with make() the first time this process sees that case and returns
+// the kept one after, so that setup() costs once per case and session instead of once per request
+// (cases alternate within a round). A make() that throws keeps nothing. Use it from setup() only
+// when the inputs depend on nothing but the case (not request.seed) and no subject writes into
+// them.
+template <class T>
+class PerCase {
+public:
+    template <class Make>
+    T& get(const Request& request, Make&& make) {
+        const std::string key = request.case_.id + "\n" + request.case_.path;
+        auto it = kept_.find(key);
+        if (it == kept_.end())
+            it = kept_.emplace(key, make()).first;
+        return it->second;
+    }
+    std::size_t size() const { return kept_.size(); }
+
+private:
+    std::map<std::string, T> kept_;
+};
+
 enum class TimerKind { cpu, cuda_events };
 
 struct Options {
@@ -373,10 +396,15 @@ inline std::unique_ptr<Timer> make_timer(const Options& o) {
 // not run.
 namespace detail {
 
-// One request, as one process-per-call would run it; returns that call's exit code. `warmed`
-// (sessions only) holds the subject paths this process has already run: they get one untimed call.
+// What a session carries from one request to the next (nothing results- or sample-like).
+struct SessionState {
+    std::set<std::string> warmed;  // subject paths already run here: they get one untimed call
+};
+
+// One request, as one process-per-call would run it; returns that call's exit code. `session` is
+// null for a one-process call.
 inline int run_one(const std::string& request_file, Workload& workload, const Options& options,
-                   Timer* timer, std::set<std::string>* warmed) {
+                   Timer* timer, SessionState* session) {
     Request request;
     try {
         request = load_request(request_file);
@@ -394,16 +422,16 @@ inline int run_one(const std::string& request_file, Workload& workload, const Op
             (options.custom_timer || timer) ? nullptr : make_timer(options);
         Timer& t = options.custom_timer ? *options.custom_timer : timer ? *timer : *owned;
         Options o = options;
-        bool all_warm = warmed != nullptr;
+        bool all_warm = session != nullptr;
         for (const auto& sub : request.subjects)
-            all_warm = all_warm && warmed->count(sub.path) > 0;
+            all_warm = all_warm && session->warmed.count(sub.path) > 0;
         if (all_warm)
             o.warmup_s = 0.0;
         const std::string doc = Runner(workload, request, t, o).run();
         write_atomically(request.result_path, doc);
-        if (warmed)
+        if (session)
             for (const auto& sub : request.subjects)
-                warmed->insert(sub.path);
+                session->warmed.insert(sub.path);
     } catch (const std::exception& e) {
         std::cerr << "cko_driver: driver failed, no result written: " << e.what() << "\n";
         return kExitDriverFailed;
@@ -424,7 +452,8 @@ inline bool has_flag(int argc, char** argv, const std::string& flag) {
 // request from $CKO_SESSION_REQUESTS ({"call": N, "request": PATH}), run exactly as a one-process
 // call, answered by one line on $CKO_SESSION_NOTICES ({"call": N, "status": "done" | "failed",
 // "exit_code": C}); {"exit": true} ends it. The process, its loaded libraries, CUDA context and
-// timer stay; setup() and prepare() still run for every request, from that request's snapshots.
+// timer stay; setup() and prepare() still run for every request, prepare() from that request's
+// snapshots (setup() may keep its inputs per case: PerCase above).
 inline int serve(Workload& workload, const Options& options = {}) {
     const char* in_path = std::getenv("CKO_SESSION_REQUESTS");
     const char* out_path = std::getenv("CKO_SESSION_NOTICES");
@@ -448,7 +477,7 @@ inline int serve(Workload& workload, const Options& options = {}) {
         std::cerr << "cko_driver: cannot open the session FIFOs: " << std::strerror(errno) << "\n";
         return kExitDriverFailed;
     }
-    std::set<std::string> warmed;
+    detail::SessionState session;
     std::string line;
     for (int c; (c = std::fgetc(in)) != EOF;) {
         if (c != '\n') {
@@ -472,7 +501,7 @@ inline int serve(Workload& workload, const Options& options = {}) {
             return kExitBadRequest;
         }
         line.clear();
-        const int code = detail::run_one(path, workload, options, owned.get(), &warmed);
+        const int code = detail::run_one(path, workload, options, owned.get(), &session);
         std::cout.flush();
         std::cerr.flush();
         std::fprintf(out, "{\"call\": %s, \"status\": \"%s\", \"exit_code\": %d}\n", call.c_str(),

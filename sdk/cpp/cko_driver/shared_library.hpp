@@ -16,6 +16,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -111,7 +112,16 @@ inline std::string compile_shared_library(const std::string& source,
     detail::fnv1a(h, detail::read_file(source));
     for (const auto& a : compile_prefix)
         detail::fnv1a(h, a);
-    detail::fnv1a(h, run_process({compile_prefix.at(0), "--version"}).output);
+    // The compiler's version, asked once per compiler and process (a session prepares every
+    // request's subjects again; spawning `nvcc --version` each time cost tens of milliseconds).
+    static std::map<std::string, std::string> versions;
+    auto version = versions.find(compile_prefix.at(0));
+    if (version == versions.end())
+        version = versions
+                      .emplace(compile_prefix.at(0),
+                               run_process({compile_prefix.at(0), "--version"}).output)
+                      .first;
+    detail::fnv1a(h, version->second);
     char key[17];
     std::snprintf(key, sizeof key, "%016llx", static_cast<unsigned long long>(h));
     const std::string root = detail::private_cache_root(cache_name);

@@ -440,6 +440,56 @@ static void session_serves_requests_until_exit() {
     close(nt);
 }
 
+// PerCase: in a session, a setup() that keeps its inputs per case builds them once per case even as
+// cases alternate; a make() that throws keeps nothing (the next request of that case builds again).
+struct PerCaseInputs : Recorder {
+    int builds = 0;
+    int throw_on = 0;  // the build (1-based) that throws
+    cko_driver::PerCase<std::string> inputs;
+    const std::string* current = nullptr;
+    void setup(const cko_driver::Request& r) override {
+        current = &inputs.get(r, [&] {
+            if (++builds == throw_on)
+                throw std::runtime_error("setup broke");
+            return r.case_.path;
+        });
+    }
+};
+
+static int serve_lines(const std::string& lines, cko_driver::Workload& w, Fixture& f) {
+    const std::string requests = (f.dir / "requests.jsonl").string(),
+                      notices = (f.dir / "notices.jsonl").string();
+    std::ofstream(requests) << lines << "{\"exit\": true}\n";
+    setenv("CKO_SESSION_REQUESTS", requests.c_str(), 1);
+    setenv("CKO_SESSION_NOTICES", notices.c_str(), 1);
+    FixedTimer t(1000);
+    std::string arg0 = "driver", arg1 = "--session";
+    char* argv[] = {&arg0[0], &arg1[0], nullptr};
+    const int rc = cko_driver::run_driver(2, argv, w, no_warmup(&t));
+    unsetenv("CKO_SESSION_REQUESTS");
+    unsetenv("CKO_SESSION_NOTICES");
+    return rc;
+}
+
+static void session_keeps_inputs_per_case() {
+    Fixture a, b;
+    const std::string ra = a.write("paired", 2, "us", "[\"candidate\", \"reference\"]");
+    const std::string rb = b.write("paired", 2, "us", "[\"candidate\", \"reference\"]");
+    const std::string la = "{\"call\": 1, \"request\": \"" + ra + "\"}\n";
+    const std::string lb = "{\"call\": 2, \"request\": \"" + rb + "\"}\n";
+    PerCaseInputs w;
+    EXPECT(serve_lines(la + lb + la + lb + la, w, a) == 0);
+    EXPECT(w.builds == 2);
+    EXPECT(w.inputs.size() == 2);
+    EXPECT(w.current != nullptr && *w.current == (a.dir / "case.json").string());
+    // The first build of b throws: that request fails, and the next b builds again (3 builds).
+    PerCaseInputs failing;
+    failing.throw_on = 2;
+    EXPECT(serve_lines(la + lb + lb + la, failing, a) == 0);
+    EXPECT(failing.builds == 3);
+    EXPECT(failing.inputs.size() == 2);
+}
+
 int main() {
     smoke_gives_two_samples_for_one_subject();
     single_accepts_empty_or_own_order();
@@ -454,6 +504,7 @@ int main() {
     artifacts_are_listed();
     json_round_trips();
     session_serves_requests_until_exit();
+    session_keeps_inputs_per_case();
 #ifdef CKO_DRIVER_HAS_CUDA
     cuda_events_time_real_work();
 #endif

@@ -32,6 +32,8 @@ class Workload:
     """Override prepare/run/check (and the optional hooks) to describe one workload.
 
     setup(request)              once per request, before any subject: load the case input here.
+                                With keep_setup_per_case = True, in a session only when the case
+                                changes (see below).
     prepare(subject, request)   per subject, untimed: load/compile the subject's code; returns a state.
     reset(state)                untimed, before every call of run (e.g. restore an in-place buffer).
     run(state)                  the timed call.
@@ -41,6 +43,12 @@ class Workload:
     """
 
     primary_value: Optional[Callable] = None
+    # In a session: True makes setup() run once per case (id and file) instead of once per request.
+    # After a case's setup() the SDK keeps a shallow copy of the workload's attributes and puts them
+    # back when a later request names that case again (cases alternate within a round). Set it only
+    # when setup() reads nothing but the case (not request.seed) and no subject writes into those
+    # inputs. Any failed request drops what was kept.
+    keep_setup_per_case: bool = False
 
     def setup(self, request: Request) -> None:
         pass
@@ -97,10 +105,21 @@ def _request_path(argv: List[str]) -> str:
     raise RequestError("usage: <driver> --request <request.json>")
 
 
+class _Session:
+    """What a session carries from one request to the next: nothing result- or sample-like."""
+
+    def __init__(self):
+        self.warmed: set = set()  # subject paths already run here: they get one untimed call
+        # (case id, case path) -> the workload's attributes right after that case's setup()
+        self.setups: Dict[tuple, dict] = {}
+        self.environment: Dict[str, dict] = {}  # per timer name: stable facts, read once
+
+
 class _Runner:
     def __init__(self, workload: Workload, request: Request, timer, warmup_s: float, min_warmup_calls: int,
-                 max_warmup_calls: int):
+                 max_warmup_calls: int, setup_kept: bool = False, environment: Optional[Dict[str, dict]] = None):
         self.w, self.req, self.timer = workload, request, timer
+        self.setup_kept, self.environment = setup_kept, environment
         self.warmup_s, self.min_warmup_calls, self.max_warmup_calls = warmup_s, min_warmup_calls, max_warmup_calls
         self.subjects = {s.role: _Subject(s) for s in request.subjects}
         self.notes: List[str] = []
@@ -198,7 +217,8 @@ class _Runner:
 
     def run(self) -> dict:
         try:
-            self.w.setup(self.req)
+            if not self.setup_kept:
+                self.w.setup(self.req)
         except Exception as e:
             raise DriverFailure(f"setup raised {type(e).__name__}: {e}") from e
         for role in self.req.order:
@@ -247,14 +267,19 @@ class _Runner:
             else:
                 subjects.append(subject_result(sub.role, s.status, s.metrics, self.req.primary, s.primary,
                                                self.req.constraints, s.constraints))
-        env = collect_environment(self.timer.name)
+        if self.environment is None:
+            env = collect_environment(self.timer.name)
+        else:  # a session reads the stable facts once
+            if self.timer.name not in self.environment:
+                self.environment[self.timer.name] = collect_environment(self.timer.name)
+            env = json.loads(json.dumps(self.environment[self.timer.name]))
         env["notes"] = list(self.notes)
         return {"format_version": RESULT_FORMAT, "subjects": subjects, "environment": env,
                 "artifacts": list_artifacts(self.req.output_dir, self.req.result_path)}
 
 
 def _run_one(workload: Workload, request_path: str, timer_impl, warmup_s: float, min_warmup_calls: int,
-             max_warmup_calls: int, warmed: Optional[set] = None) -> int:
+             max_warmup_calls: int, session: Optional[_Session] = None) -> int:
     """One request: load it, run the workload, write the result. Returns the exit code of a v1 call."""
     try:
         request = load_request(request_path)
@@ -268,11 +293,25 @@ def _run_one(workload: Workload, request_path: str, timer_impl, warmup_s: float,
         os.makedirs(request.output_dir, exist_ok=True)
         paths = {s.path for s in request.subjects}
         # In a session the process is already warm for subjects it has run: one untimed call each.
-        warm_s = 0.0 if warmed is not None and paths <= warmed else warmup_s
-        doc = _Runner(workload, request, timer_impl, warm_s, min_warmup_calls, max_warmup_calls).run()
-        write_result_atomically(request.result_path, doc)
-        if warmed is not None:
-            warmed |= paths
+        warm_s = 0.0 if session is not None and paths <= session.warmed else warmup_s
+        case_key = (request.case.id, request.case.path)
+        keep = session is not None and workload.keep_setup_per_case
+        setup_kept = keep and case_key in session.setups
+        if setup_kept:
+            workload.__dict__.update(session.setups[case_key])
+        runner = _Runner(workload, request, timer_impl, warm_s, min_warmup_calls, max_warmup_calls, setup_kept,
+                         session.environment if session is not None else None)
+        try:
+            doc = runner.run()
+            write_result_atomically(request.result_path, doc)
+        except Exception:
+            if session is not None:
+                session.setups.clear()  # a half-built case must never be put back
+            raise
+        if keep and not setup_kept:
+            session.setups[case_key] = dict(workload.__dict__)
+        if session is not None:
+            session.warmed |= paths
     except Exception as e:
         sys.stderr.write(f"cko_driver: driver failed, no result written: {type(e).__name__}: {e}\n")
         return EXIT_DRIVER_FAILED
@@ -315,7 +354,8 @@ def serve(workload: Workload, *, timer="cpu", flush_l2: bool = False, warmup_s: 
     CKO_SESSION_NOTICES: {"call": N, "status": "done"} once the result is written, or "failed" with
     the exit code a one-process call would have had. {"exit": true} ends the loop (exit 0). What
     stays between requests: this process, its imports, the timer, whatever the workload keeps on
-    itself; setup() and prepare() still run for every request, from that request's snapshots.
+    itself; prepare() runs for every request, from that request's snapshots, and setup() too unless the
+    workload keeps it per case (Workload.keep_setup_per_case).
     """
     requests_path = requests_path or os.environ.get("CKO_SESSION_REQUESTS")
     notices_path = notices_path or os.environ.get("CKO_SESSION_NOTICES")
@@ -328,7 +368,7 @@ def serve(workload: Workload, *, timer="cpu", flush_l2: bool = False, warmup_s: 
     except Exception as e:
         sys.stderr.write(f"cko_driver: driver failed, no result written: {type(e).__name__}: {e}\n")
         return EXIT_DRIVER_FAILED
-    warmed: set = set()
+    session = _Session()
     with open(requests_path, "r", encoding="utf-8") as requests, \
             open(notices_path, "w", encoding="utf-8") as notices:
         while True:
@@ -343,7 +383,7 @@ def serve(workload: Workload, *, timer="cpu", flush_l2: bool = False, warmup_s: 
             except (ValueError, KeyError, TypeError, AttributeError) as e:
                 sys.stderr.write(f"cko_driver: invalid session message {line.strip()[:200]!r}: {e}\n")
                 return EXIT_BAD_REQUEST
-            code = _run_one(workload, path, timer_impl, warmup_s, min_warmup_calls, max_warmup_calls, warmed)
+            code = _run_one(workload, path, timer_impl, warmup_s, min_warmup_calls, max_warmup_calls, session)
             sys.stdout.flush()
             sys.stderr.flush()
             notices.write(json.dumps({"call": call, "status": "done" if code == EXIT_OK else "failed",

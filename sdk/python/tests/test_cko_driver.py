@@ -381,6 +381,75 @@ def test_a_v1_driver_serves_a_session_unchanged(tmp_path):
     os.close(rq)
 
 
+def _serve_in_process(tmp_path, workload, request_paths):
+    """Runs serve() here over plain files (a FIFO is not needed to read lines); returns the notices."""
+    requests, notices = tmp_path / "requests.jsonl", tmp_path / "notices.jsonl"
+    requests.write_text("".join(json.dumps({"call": n, "request": str(p)}) + "\n"
+                                for n, p in enumerate(request_paths, 1)) + '{"exit": true}\n')
+    assert cko_driver.serve(workload, timer="cpu", warmup_s=0.0, requests_path=str(requests),
+                            notices_path=str(notices)) == 0
+    return [json.loads(line) for line in notices.read_text().splitlines()]
+
+
+def _counting_workload(keep, fail_setup_on=()):
+    calls = []
+
+    class Counting(Workload):
+        keep_setup_per_case = keep
+
+        def setup(self, request):
+            calls.append(request.case.path)
+            if len(calls) in fail_setup_on:
+                raise RuntimeError("setup broke")
+            self.input = json.loads(open(request.case.path).read())
+            self.case_path = request.case.path
+
+        def prepare(self, subject, request):
+            # True when the inputs the workload holds are this request's case's.
+            return self.case_path == request.case.path and self.input == {"n": 4}
+
+        def run(self, state):
+            sum(range(100))
+
+        def check(self, state):
+            return {"max_rel_err": 0.0 if state else 1.0}
+
+    return Counting(), calls
+
+
+def test_a_session_keeps_setup_per_case_only_when_the_workload_says_so(tmp_path):
+    for d in ("a", "b", "c"):
+        (tmp_path / d).mkdir()
+    same1, req_same = make_request(tmp_path / "a", mode="paired", samples=2)
+    same2, _ = make_request(tmp_path / "a", mode="paired", samples=2)  # same case file as same1
+    other, req_other = make_request(tmp_path / "b", mode="paired", samples=2)
+    kept, calls = _counting_workload(keep=True)
+    got = _serve_in_process(tmp_path / "c", kept, [same1, same2, same1, other, same1])
+    assert [g["status"] for g in got] == ["done"] * 5
+    # Setup once for case a and once for b; a coming back after b gets a's kept inputs.
+    assert calls == [str(tmp_path / "a" / "case.json"), str(tmp_path / "b" / "case.json")]
+    # The last request (case a, after b) ran on a's inputs, not b's.
+    assert all(s["correctness"]["metrics"]["max_rel_err"] == 0.0 for s in load_result(req_same)["subjects"])
+    every, calls = _counting_workload(keep=False)
+    _serve_in_process(tmp_path / "c", every, [same1, same2, same1])
+    assert len(calls) == 3
+
+
+def test_a_failed_setup_is_never_kept(tmp_path):
+    for d in ("a", "c"):
+        (tmp_path / d).mkdir()
+    path, _ = make_request(tmp_path / "a", mode="paired", samples=2)
+    w, calls = _counting_workload(keep=True, fail_setup_on=(2,))
+    # Case a, then case b whose setup() raises, then a again: the inputs may be half-rebuilt by b,
+    # so a sets up again (3 setups, not 2).
+    other = tmp_path / "a" / "other.json"
+    other.write_text(path.read_text().replace("case.json", "case2.json"))
+    (tmp_path / "a" / "case2.json").write_text(json.dumps({"n": 4}))
+    got = _serve_in_process(tmp_path / "c", w, [path, other, path])
+    assert [g["status"] for g in got] == ["done", "failed", "done"]
+    assert len(calls) == 3
+
+
 def test_serve_without_the_session_variables_is_a_usage_error(tmp_path, capsys, monkeypatch):
     monkeypatch.delenv("CKO_SESSION_REQUESTS", raising=False)
     monkeypatch.delenv("CKO_SESSION_NOTICES", raising=False)
