@@ -9,13 +9,13 @@
 
     raise SystemExit(run_driver(Saxpy()))
 """
-from .request import REQUEST_FORMAT, Case, Metric, Request, RequestError, Subject, load_request, parse_request
+from .request import REQUEST_FORMAT, Case, Metric, Profile, Request, RequestError, Subject, load_request, parse_request
 from .result import RESULT_FORMAT, write_result_atomically
 from .runner import EXIT_BAD_REQUEST, EXIT_DRIVER_FAILED, EXIT_OK, DriverFailure, Workload, run_driver, serve
 from .timing import NS_PER_UNIT, CpuTimer, CudaEventTimer, ns_to_unit
 
 __all__ = [
-    "REQUEST_FORMAT", "RESULT_FORMAT", "Case", "Metric", "Request", "RequestError", "Subject", "load_request",
+    "REQUEST_FORMAT", "RESULT_FORMAT", "Case", "Metric", "Profile", "Request", "RequestError", "Subject", "load_request",
     "parse_request", "write_result_atomically", "EXIT_OK", "EXIT_BAD_REQUEST", "EXIT_DRIVER_FAILED",
     "DriverFailure", "Workload", "run_driver", "serve", "NS_PER_UNIT", "CpuTimer", "CudaEventTimer", "ns_to_unit",
 ]

@@ -39,6 +39,18 @@ class Metric:
     unit: str
 
 
+PROFILE_KINDS = ("torch",)
+
+
+@dataclass(frozen=True)
+class Profile:
+    """The request's optional `profile`: cko asks for a profiler trace of this call
+    (`cko profile collect torch`). kind "torch": run torch.profiler around the timed samples and
+    export a Chrome trace to trace_path (inside output_dir; listed in the result's artifacts)."""
+    kind: str
+    trace_path: str
+
+
 @dataclass(frozen=True)
 class Request:
     mode: str
@@ -54,6 +66,7 @@ class Request:
     result_path: str
     deadline_unix_s: Optional[float]
     raw: dict = field(repr=False, compare=False, default_factory=dict)
+    profile: Optional[Profile] = None
 
     def subject(self, role: str) -> Subject:
         for s in self.subjects:
@@ -155,8 +168,22 @@ def parse_request(doc: Any) -> Request:
                                  or not math.isfinite(deadline)):
         raise RequestError("request.deadline_unix_s must be a number")
 
+    profile = None
+    if doc.get("profile") is not None:
+        profile_obj = _get(doc, "profile", dict, w)
+        kind = _nonempty_str(profile_obj, "kind", "request.profile")
+        if kind not in PROFILE_KINDS:
+            raise RequestError(f"request.profile.kind is {kind!r}; this SDK can take {', '.join(PROFILE_KINDS)}")
+        trace_path = _nonempty_str(profile_obj, "trace_path", "request.profile")
+        inside = os.path.normpath(trace_path)
+        if not os.path.isabs(trace_path) or os.path.dirname(inside) != os.path.normpath(output_dir) or \
+                inside == os.path.normpath(result_path):
+            raise RequestError("request.profile.trace_path must be a file directly inside request.output_dir")
+        profile = Profile(kind, trace_path)
+
     return Request(mode, case, subjects, list(order), samples, seed, primary, constraints, list(metrics),
-                   output_dir, result_path, None if deadline is None else float(deadline), raw=doc)
+                   output_dir, result_path, None if deadline is None else float(deadline), raw=doc,
+                   profile=profile)
 
 
 def load_request(path: str) -> Request:

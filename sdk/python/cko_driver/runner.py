@@ -10,6 +10,7 @@ import traceback
 from typing import Callable, Dict, List, Optional
 
 from .environment import collect_environment
+from .profiling import ProfileError, TorchTrace
 from .request import Request, RequestError, Subject, load_request
 from .result import RESULT_FORMAT, STATUSES, list_artifacts, subject_result, write_result_atomically
 from .timing import NS_PER_UNIT, make_timer, ns_to_unit
@@ -122,6 +123,7 @@ class _Runner:
         self.warmup_s, self.min_warmup_calls, self.max_warmup_calls = warmup_s, min_warmup_calls, max_warmup_calls
         self.subjects = {s.role: _Subject(s) for s in request.subjects}
         self.notes: List[str] = []
+        self.trace: Optional[TorchTrace] = None  # set while request.profile's trace is taken
 
     def _fail(self, s: _Subject, stage: str, exc: BaseException) -> None:
         s.error = f"subject {s.subject.role} ({s.subject.label}): {stage} raised {type(exc).__name__}: {exc}"
@@ -166,7 +168,11 @@ class _Runner:
             calls += 1
 
     def _sample(self, s: _Subject) -> None:
-        elapsed_ns = self._timed_call(s)
+        if self.trace is not None:
+            with self.trace.annotate(s.subject.role):
+                elapsed_ns = self._timed_call(s)
+        else:
+            elapsed_ns = self._timed_call(s)
         if self.w.primary_value is not None:
             value = float(self.w.primary_value(s.state, elapsed_ns))
         else:
@@ -223,6 +229,12 @@ class _Runner:
             except Exception as e:
                 self._fail(s, "prepare", e)
         self._warm_up()
+        # The trace (request.profile) covers the timed samples only, not the warm-up.
+        if self.req.profile is not None:
+            try:
+                self.trace = TorchTrace(self.req.profile.trace_path)
+            except ProfileError as e:
+                raise DriverFailure(str(e)) from e
         # Sample i of every subject is taken back to back in the request's order: pair i.
         for _ in range(self.req.samples):
             for s in self._alive():
@@ -232,6 +244,12 @@ class _Runner:
                     raise
                 except Exception as e:
                     self._fail(s, "run", e)
+        if self.trace is not None:
+            try:
+                self.trace.finish()
+            except ProfileError as e:
+                raise DriverFailure(str(e)) from e
+            self.trace = None
         for s in self._alive():
             try:
                 self._check(s)

@@ -456,3 +456,137 @@ def test_serve_without_the_session_variables_is_a_usage_error(tmp_path, capsys, 
     w = Workload.from_functions(prepare=lambda s, r: None, run=lambda s: None, check=lambda s: {})
     assert run_driver(w, argv=["--session"]) == cko_driver.EXIT_BAD_REQUEST
     assert "CKO_SESSION_REQUESTS" in capsys.readouterr().err
+
+
+def fake_profiler_torch(kineto=True, export=b'{"schemaVersion": 1, "traceEvents": []}'):
+    """A torch whose profiler records what the SDK asks of it (no real torch needed)."""
+    events = []
+
+    class Profile:
+        def __init__(self, activities):
+            events.append(("profile", tuple(activities)))
+
+        def start(self):
+            events.append("start")
+
+        def stop(self):
+            events.append("stop")
+
+        def export_chrome_trace(self, path):
+            events.append(("export", path))
+            with open(path, "wb") as f:
+                f.write(export)
+
+    class RecordFunction:
+        def __init__(self, name):
+            self.name = name
+
+        def __enter__(self):
+            events.append(("enter", self.name))
+
+        def __exit__(self, *exc):
+            events.append(("exit", self.name))
+
+    profiler = types.ModuleType("torch.profiler")
+    profiler.ProfilerActivity = types.SimpleNamespace(CPU="CPU", CUDA="CUDA")
+    profiler.profile = Profile
+    profiler.record_function = RecordFunction
+    torch = types.ModuleType("torch")
+    torch.__version__ = "9.9.9"
+    torch.profiler = profiler
+    torch.autograd = types.SimpleNamespace(kineto_available=lambda: kineto)
+    torch.cuda = types.SimpleNamespace(is_available=lambda: False)
+    return torch, profiler, events
+
+
+class Counting(Recording):
+    def run(self, state):
+        super().run(state)
+        events = getattr(self, "events", None)
+        if events is not None:
+            events.append(("run", state["role"]))
+
+
+def profile_request(tmp_path, **overrides):
+    out = tmp_path / "out"
+    return make_request(tmp_path, mode="single", samples=3,
+                        profile={"kind": "torch", "trace_path": str(out / "torch-trace.json")}, **overrides)
+
+
+def test_a_profile_request_takes_a_torch_trace_of_the_samples_only(tmp_path, monkeypatch):
+    torch, profiler, events = fake_profiler_torch()
+    monkeypatch.setitem(sys.modules, "torch", torch)
+    monkeypatch.setitem(sys.modules, "torch.profiler", profiler)
+    path, req = profile_request(tmp_path)
+    work = Counting()
+    work.events = events
+    assert run(path, work, min_warmup_calls=2) == 0
+    result = load_result(req)
+    assert result["artifacts"] == ["torch-trace.json"]
+    assert os.path.exists(req["profile"]["trace_path"])
+    # The two warm-up calls come before the profiler starts; each sample is one cko:reference range.
+    assert events[:2] == [("run", "reference"), ("run", "reference")]
+    assert events[2] == ("profile", ("CPU",)) and events[3] == "start"
+    assert events[4:-2] == [("enter", "cko:reference"), ("run", "reference"), ("exit", "cko:reference")] * 3
+    assert events[-2:] == ["stop", ("export", req["profile"]["trace_path"])]
+    assert cko_driver.load_request(str(path)).profile == cko_driver.Profile("torch", req["profile"]["trace_path"])
+
+
+def test_a_call_without_a_profile_request_never_imports_torch(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "torch", None)  # `import torch` would raise
+    path, req = make_request(tmp_path, mode="single", samples=2)
+    assert run(path, Recording()) == 0
+    assert load_result(req)["artifacts"] == []
+
+
+@pytest.mark.parametrize("profile, message", [
+    ({"kind": "nsys", "trace_path": "OUT/t.json"}, "request.profile.kind is 'nsys'"),
+    ({"kind": "torch", "trace_path": "/elsewhere/t.json"}, "request.profile.trace_path must be a file"),
+    ({"kind": "torch", "trace_path": "OUT/result.json"}, "request.profile.trace_path must be a file"),
+    ({"kind": "torch"}, "request.profile.trace_path is missing"),
+    ("torch", "request.profile has the wrong type"),
+])
+def test_a_bad_profile_request_exits_2_naming_the_field(tmp_path, capsys, profile, message):
+    if isinstance(profile, dict) and "trace_path" in profile:
+        profile = dict(profile, trace_path=profile["trace_path"].replace("OUT", str(tmp_path / "out")))
+    path, req = make_request(tmp_path, mode="single", samples=2, profile=profile)
+    assert run(path, Recording()) == 2
+    assert message in capsys.readouterr().err
+    assert not os.path.exists(req["output_dir"])
+
+
+@pytest.mark.parametrize("kineto, export, message", [
+    (False, b"{}", "was built without Kineto"),
+    (True, b'[{"name": "aten::mm", "ph": "X"}]', "is not a Kineto Chrome trace"),
+])
+def test_a_torch_that_cannot_give_the_trace_fails_the_driver_clearly(tmp_path, capsys, monkeypatch, kineto, export,
+                                                                     message):
+    torch, profiler, _ = fake_profiler_torch(kineto=kineto, export=export)
+    monkeypatch.setitem(sys.modules, "torch", torch)
+    monkeypatch.setitem(sys.modules, "torch.profiler", profiler)
+    path, req = profile_request(tmp_path)
+    assert run(path, Recording()) == 3
+    assert message in capsys.readouterr().err
+    assert not os.path.exists(req["result_path"])
+
+
+def test_a_profile_request_with_this_hosts_torch(tmp_path, capsys):
+    """The real torch.profiler when torch is installed: a Kineto trace, or (a torch built without Kineto,
+    Debian's 1.13) the clear refusal; without torch, the refusal that names the import."""
+    path, req = profile_request(tmp_path)
+    code = run(path, Recording())
+    err = capsys.readouterr().err
+    try:
+        import torch
+    except Exception:
+        assert code == 3 and "torch cannot be imported" in err, err
+        return
+    if not torch.autograd.kineto_available():
+        assert code == 3 and "was built without Kineto" in err, err
+        return
+    assert code == 0, err
+    with open(req["profile"]["trace_path"]) as f:
+        trace = json.load(f)
+    assert trace["schemaVersion"] == 1
+    assert any(e.get("name") == "cko:reference" for e in trace["traceEvents"])
+    assert load_result(req)["artifacts"] == ["torch-trace.json"]

@@ -194,17 +194,21 @@ Json Request::to_json() const {
     for (const auto& c : constraints) {
         constraints_json.push_back(Json{{"name", c.name}, {"unit", c.unit}});
     }
-    return Json{{"format_version", "cko/driver-request-v1"},
-                {"mode", mode_name(mode)},
-                {"case", {{"id", case_id}, {"path", case_path}}},
-                {"subjects", subjects_json},
-                {"order", order},
-                {"samples", samples_for(mode, samples)},
-                {"seed", seed},
-                {"objective",
-                 {{"primary", {{"name", primary.name}, {"unit", primary.unit}}},
-                  {"constraints", constraints_json}}},
-                {"correctness", {{"metrics", correctness_metrics}}}};
+    Json j{{"format_version", "cko/driver-request-v1"},
+           {"mode", mode_name(mode)},
+           {"case", {{"id", case_id}, {"path", case_path}}},
+           {"subjects", subjects_json},
+           {"order", order},
+           {"samples", samples_for(mode, samples)},
+           {"seed", seed},
+           {"objective",
+            {{"primary", {{"name", primary.name}, {"unit", primary.unit}}},
+             {"constraints", constraints_json}}},
+           {"correctness", {{"metrics", correctness_metrics}}}};
+    if (profile.is_object()) {
+        j["profile"] = profile;
+    }
+    return j;
 }
 
 const SubjectResult& Result::subject(const std::string& role) const {

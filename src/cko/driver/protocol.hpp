@@ -42,6 +42,10 @@ struct Request {
     MetricSpec primary;
     std::vector<MetricSpec> constraints;
     std::vector<std::string> correctness_metrics;
+    // The optional `profile` object (`cko profile collect torch`): {"kind": "torch",
+    // "trace_path": "<output_dir>/torch-trace.json"} asks the driver for a profiler trace of this
+    // call; null: absent (every other call).
+    Json profile;
     // output_dir, result_path and deadline_unix_s are filled in by the runtime per call.
     [[nodiscard]] Json to_json() const;
 };

@@ -257,12 +257,22 @@ std::string history_text(const Json& h) {
                         " (sha256 " + s.value("report_sha256", "").substr(0, 12) + ")";
             }
             const bool tied = e.value("experiment_id", Json()).is_string();
+            std::string collected;
+            if (e.contains("collection")) {
+                const Json& c = e["collection"];
+                const std::string version = c.value("tool_version", "");
+                collected = fmt::format(
+                    ", collected by {} (case {}, {}{})", c.value("invocation_id", ""),
+                    c.value("case_id", ""), c.value("tool", ""),
+                    version.empty() ? std::string(" version not stated") : " " + version);
+            }
             text +=
-                fmt::format("{:<9} {:<10} {:<22} {} of {}{}\n", when, type, e.value("id", ""),
+                fmt::format("{:<9} {:<10} {:<22} {} of {}{}{}\n", when, type, e.value("id", ""),
                             e.value("kind", ""), what,
                             tied ? fmt::format(" for {} {}", e["experiment_id"].get<std::string>(),
                                                e.value("subject", Json("")).get<std::string>())
-                                 : std::string());
+                                 : std::string(),
+                            collected);
             continue;
         }
         if (type == "select" || type == "restore") {

@@ -44,6 +44,9 @@ store::RecordRef store_profile(const store::Store& store, const ProfileEvidence&
         {"subject", evidence.subject.empty() ? Json() : Json(evidence.subject)},
         {"target", target.value("id", "")},
         {"environment_sha256", sha256_hex(canonical_json(environment))}};
+    if (!evidence.collection.is_null()) {
+        content["collection"] = evidence.collection;
+    }
     const std::string id = content_id("profile", content);
     const std::string relative = "profiles/" + id + ".json";
     if (store.exists(relative)) {
@@ -74,12 +77,20 @@ std::vector<Json> list_profiles(const store::Store& store) {
                                    {"report_sha256", s.value("report_sha256", "")},
                                    {"tool", s.value("tool", "")}});
         }
-        out.push_back(Json{{"id", r.value("id", "")},
-                           {"kind", r.value("kind", "")},
-                           {"created_unix_s", r.value("created_unix_s", std::int64_t{0})},
-                           {"experiment_id", r.value("experiment_id", Json())},
-                           {"subject", r.value("subject", Json())},
-                           {"sources", sources}});
+        Json entry{{"id", r.value("id", "")},
+                   {"kind", r.value("kind", "")},
+                   {"created_unix_s", r.value("created_unix_s", std::int64_t{0})},
+                   {"experiment_id", r.value("experiment_id", Json())},
+                   {"subject", r.value("subject", Json())},
+                   {"sources", sources}};
+        const Json collection = r.value("collection", Json());
+        if (collection.is_object()) {
+            entry["collection"] = Json{{"invocation_id", collection.value("invocation_id", "")},
+                                       {"case_id", collection.value("case_id", "")},
+                                       {"tool", collection.value("tool", "")},
+                                       {"tool_version", collection.value("tool_version", "")}};
+        }
+        out.push_back(std::move(entry));
     }
     std::sort(out.begin(), out.end(), [](const Json& a, const Json& b) {
         return std::pair(a["created_unix_s"].get<std::int64_t>(), a["id"].get<std::string>()) <

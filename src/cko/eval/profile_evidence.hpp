@@ -18,6 +18,9 @@ struct ProfileEvidence {
     Json sources;            // [{path, report_sha256, tool, tool_version, dialect, parser_version}]
     std::string experiment;  // "" when not tied to an experiment
     std::string subject;     // "reference" or "candidate" with an experiment, else ""
+    // Set by `cko profile collect` (eval/profile_collect.hpp): how the profile was taken, the
+    // invocation and call, case, tool identity, the subject's snapshot; null for an imported file.
+    Json collection;
 };
 
 // Writes profiles/<id>.json, id = content_id("profile", {kind, sources' digests, document,
@@ -28,7 +31,8 @@ struct ProfileEvidence {
 // candidate; subject without experiment or the reverse).
 store::RecordRef store_profile(const store::Store& store, const ProfileEvidence& evidence);
 
-// The stored profiles, each {id, kind, created_unix_s, experiment_id, subject, sources}.
+// The stored profiles, each {id, kind, created_unix_s, experiment_id, subject, sources} and, for
+// a collected one, {invocation_id, case_id, tool, tool_version}.
 [[nodiscard]] std::vector<Json> list_profiles(const store::Store& store);
 
 // Reads profiles/<id>.json (not_found naming the id otherwise).

@@ -176,7 +176,8 @@ SubjectMeasurement Session::judge(const driver::SubjectResult& s) const {
 }
 
 Measurement Session::call(const std::string& case_id, driver::Mode mode,
-                          const std::vector<std::string>& order, std::uint64_t seed) {
+                          const std::vector<std::string>& order, std::uint64_t seed,
+                          const ProfiledCall* profiled) {
     const TargetSpec& spec = target_.spec();
     driver::Request request;
     request.mode = mode;
@@ -190,7 +191,7 @@ Measurement Session::call(const std::string& case_id, driver::Mode mode,
     std::sort(request.subjects.begin(), request.subjects.end(),
               [](const driver::Subject& a, const driver::Subject& b) { return a.role > b.role; });
     request.order = order;
-    request.samples = spec.samples_per_call;
+    request.samples = profiled != nullptr ? 1 : spec.samples_per_call;
     request.seed = seed;
     request.primary = {spec.primary.name, spec.primary.unit};
     for (const auto& c : spec.constraints) {
@@ -201,6 +202,21 @@ Measurement Session::call(const std::string& case_id, driver::Mode mode,
         if (std::find(request.correctness_metrics.begin(), request.correctness_metrics.end(),
                       g.metric) == request.correctness_metrics.end()) {
             request.correctness_metrics.push_back(g.metric);
+        }
+    }
+
+    driver::DriverSpec driver = target_.driver();
+    if (profiled != nullptr) {
+        if (profiled->request_profile) {
+            request.profile = profiled->request_profile(invocation_.next_output_dir());
+        }
+        driver.argv.insert(driver.argv.begin(), profiled->argv_prefix.begin(),
+                           profiled->argv_prefix.end());
+        for (const auto& name : profiled->env_allow_extra) {
+            if (std::find(driver.env_allow.begin(), driver.env_allow.end(), name) ==
+                driver.env_allow.end()) {
+                driver.env_allow.push_back(name);
+            }
         }
     }
 
@@ -221,10 +237,12 @@ Measurement Session::call(const std::string& case_id, driver::Mode mode,
                          });
     monitor.start();
     const auto started = std::chrono::steady_clock::now();
+    // A profiled call is its own process (the profiler wraps it), even for a session driver.
     driver::CallReport report =
-        driver_sessions_ ? driver_sessions_->call(request)
-                         : driver::call_driver(invocation_, target_.driver(), request,
-                                               [driver_pid](pid_t pid) { driver_pid->store(pid); });
+        driver_sessions_ && profiled == nullptr
+            ? driver_sessions_->call(request)
+            : driver::call_driver(invocation_, driver, request,
+                                  [driver_pid](pid_t pid) { driver_pid->store(pid); });
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     const env::MonitorSummary summary = monitor.stop();
@@ -245,6 +263,7 @@ Measurement Session::call(const std::string& case_id, driver::Mode mode,
         m.error = report.error;
         return m;
     }
+    m.environment = report.result->environment;
     bool all_passed = true;
     for (const auto& s : report.result->subjects) {
         m.subjects[s.role] = judge(s);
@@ -264,6 +283,11 @@ Measurement Session::call(const std::string& case_id, driver::Mode mode,
 
 Measurement Session::measure_single(const std::string& case_id, const std::string& role) {
     return call(case_id, driver::Mode::single, {role}, 0);
+}
+
+Measurement Session::measure_profiled(const std::string& case_id, const std::string& role,
+                                      const ProfiledCall& how) {
+    return call(case_id, driver::Mode::single, {role}, 0, &how);
 }
 
 Measurement Session::measure_pair(const std::string& case_id, bool candidate_first,

@@ -6,6 +6,7 @@
 #include "cko/run/gpu_set_lock.hpp"
 #include "cko/run/invocation.hpp"
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -35,7 +36,18 @@ struct Measurement {
     std::vector<std::string>
         driver_notes;         // the driver's environment.notes when a subject did not pass
     std::string stderr_tail;  // the last lines of its stderr then
+    Json environment;         // the driver result's `environment` (null without a valid result)
     [[nodiscard]] Json to_json() const;
+};
+
+// How one call is profiled (`cko profile collect`): the driver's argv goes behind a profiler's
+// (ncu, nsys), and/or the request carries a `profile` object (torch). Always a one-process call
+// with one sample, never a request to a persistent driver session.
+struct ProfiledCall {
+    std::vector<std::string> argv_prefix;      // e.g. {"/usr/bin/ncu", "--export", ...}; {}: none
+    std::vector<std::string> env_allow_extra;  // what the profiler needs beyond the driver's
+    // The request's `profile` object, given the call's output_dir; unset: none.
+    std::function<Json(const std::filesystem::path& output_dir)> request_profile;
 };
 
 class Session {
@@ -51,6 +63,10 @@ public:
 
     // One call measuring one subject (mode single).
     [[nodiscard]] Measurement measure_single(const std::string& case_id, const std::string& role);
+    // One call of one subject (mode single, one sample) under a profiler; its samples are no
+    // measurement.
+    [[nodiscard]] Measurement measure_profiled(const std::string& case_id, const std::string& role,
+                                               const ProfiledCall& how);
     // One pair: a paired_in_process call when the driver declared it, else two single calls in
     // the given order.
     [[nodiscard]] Measurement measure_pair(const std::string& case_id, bool candidate_first,
@@ -62,7 +78,8 @@ public:
 
 private:
     Measurement call(const std::string& case_id, driver::Mode mode,
-                     const std::vector<std::string>& order, std::uint64_t seed);
+                     const std::vector<std::string>& order, std::uint64_t seed,
+                     const ProfiledCall* profiled = nullptr);
     SubjectMeasurement judge(const driver::SubjectResult& s) const;
 
     const Target& target_;

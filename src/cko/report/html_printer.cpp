@@ -367,11 +367,16 @@ std::string render_html(const Json& model) {
                                      files.empty() ? "" : ", ", e(src, "path"),
                                      e(src.value("report_sha256", "").substr(0, 16)));
             }
+            const Json collection = p.value("collection", Json());
             s += fmt::format(
-                "<li><code>{}</code>: {} of {}{}</li>", e(p, "id"), e(p, "kind"), files,
+                "<li><code>{}</code>: {} of {}{}{}</li>", e(p, "id"), e(p, "kind"), files,
                 p.value("experiment_id", Json()).is_string()
                     ? fmt::format(", evidence for <code>{}</code> ({})", e(p, "experiment_id"),
                                   e(p.value("subject", Json("")).get<std::string>()))
+                    : "",
+                collection.is_object()
+                    ? fmt::format(", collected by <code>{}</code> on case <code>{}</code>",
+                                  e(collection, "invocation_id"), e(collection, "case_id"))
                     : "");
         }
         s += "</ul>";

@@ -215,12 +215,17 @@ std::string render_markdown(const Json& model) {
                 fmt::format("{}`{}` (sha256 `{}`)", files.empty() ? "" : ", ",
                             src.value("path", ""), src.value("report_sha256", "").substr(0, 16));
         }
+        const Json collection = p.value("collection", Json());
         s += fmt::format(
-            "- `{}`: {} of {}{}\n", p.value("id", ""), p.value("kind", ""), files,
+            "- `{}`: {} of {}{}{}\n", p.value("id", ""), p.value("kind", ""), files,
             p.value("experiment_id", Json()).is_string()
                 ? fmt::format(", evidence for `{}` ({})", p["experiment_id"].get<std::string>(),
                               p.value("subject", Json("")).get<std::string>())
-                : "");
+                : "",
+            collection.is_object() ? fmt::format(", collected by `{}` on case `{}`",
+                                                 collection.value("invocation_id", ""),
+                                                 collection.value("case_id", ""))
+                                   : "");
     }
     s += "\n## Rejected directions, evidence gaps and open risks\n\n";
     for (const auto& r : f["rejected"]) {

@@ -168,6 +168,10 @@ void Invocation::event(const std::string& type, const Json& data) {
     append_line(store_.real_path_of(relative_dir() + "/events.jsonl"), event_line(type, data));
 }
 
+std::filesystem::path Invocation::next_output_dir() const {
+    return store_.root() / fmt::format("{}/driver/{:04d}", relative_dir(), calls_ + 1) / "out";
+}
+
 CallOutcome Invocation::begin_call(const Json& request_in, std::chrono::milliseconds& timeout) {
     CallOutcome out;
     out.number = ++calls_;

@@ -88,6 +88,9 @@ public:
     // returns the call's timeout; end_call checks and ledgers what the driver left, given how the
     // request ended (`process` describes the session as it stood when the request was answered).
     [[nodiscard]] CallOutcome begin_call(const Json& request, std::chrono::milliseconds& timeout);
+    // The output_dir the next call (call() or begin_call()) will get, for a request that names a
+    // file inside it (the `profile` object's trace_path) before the call exists.
+    [[nodiscard]] std::filesystem::path next_output_dir() const;
     void end_call(CallOutcome& out, const ProcessResult& process);
 
     // True once the operation deadline has passed or cancellation was requested.

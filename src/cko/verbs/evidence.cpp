@@ -5,6 +5,8 @@
 #include "cko/store/store.hpp"
 #include "cko/util/error.hpp"
 
+#include <fmt/format.h>
+
 namespace cko::verbs {
 
 std::vector<Param> evidence_params() {
@@ -28,9 +30,66 @@ void store_if_asked(const Request& request, const std::string& kind, const Json&
     const store::Store store = store::Store::open(root);
     const store::RecordRef ref = eval::store_profile(
         store, eval::ProfileEvidence{kind, outcome.document, sources, request.text("experiment"),
-                                     request.text("subject")});
+                                     request.text("subject"), Json()});
     outcome.document["stored"] = Json{{"id", ref.id}, {"path", ref.path}, {"sha256", ref.sha256}};
     outcome.text += "stored as " + ref.id + " (" + ref.path + ")\n";
+}
+
+std::vector<Param> collect_params() {
+    return {string_param("experiment", "The experiment whose subject is profiled"),
+            string_param("subject", "reference (the experiment's base) or candidate"),
+            string_param("case", "The case of the one driver call (default: the Target's first)")};
+}
+
+Outcome collect_into_store(const Request& request, Context& context, const std::string& tool,
+                           const eval::ProfileImport& importer) {
+    const store::Store store = store::Store::open(request.text("root"));
+    const eval::Target target = eval::Target::open(store);
+    eval::ProfileCollectOptions o;
+    o.tool = tool;
+    o.experiment_id = request.text("experiment");
+    o.subject = request.text("subject");
+    o.case_id = request.text("case");
+    if (tool != "torch") {
+        o.program = request.text(tool);
+        o.tool_args = request.list(tool + "_arg");
+    }
+    o.cancel = context.cancel;
+    o.progress = [&context](const std::string& line) { context.report_progress(line); };
+    const eval::ProfileCollectOutcome c = eval::collect_profile(
+        target, o, importer,
+        [&context](const std::string& id) { context.announce_invocation(id); });
+    context.report_progress("");
+    const Json& k = c.collection;
+    Outcome out{
+        fmt::format("collected {} {} of {} ({}) on case {}: invocation {} call {}\n", tool,
+                    k.value("tool_version", "").empty() ? std::string("(version not stated)")
+                                                        : k.value("tool_version", ""),
+                    o.subject, k.value("subject_label", ""), k.value("case_id", ""),
+                    c.invocation_id, k.value("call", 0)),
+        c.imported.document,
+        0,
+        {}};
+    if (context.want_text) {
+        out.text += c.imported.text;
+        if (!out.text.empty() && out.text.back() != '\n') {
+            out.text += '\n';
+        }
+        for (const auto& note : k.value("contamination", Json::array())) {
+            out.text +=
+                "note: the GPU was not ours alone during the call: " + note.get<std::string>() +
+                "\n";
+        }
+        if (!k.value("subject_correct", false)) {
+            out.text += "note: the subject did not pass its correctness rule in this call\n";
+        }
+        out.text += "stored as " + c.stored.id + " (" + c.stored.path + ")\n";
+    }
+    out.document["stored"] = Json{{"id", c.stored.id},
+                                  {"path", c.stored.path},
+                                  {"sha256", c.stored.sha256},
+                                  {"collection", c.collection}};
+    return out;
 }
 
 }  // namespace cko::verbs

@@ -5,6 +5,8 @@
 #include "cko/profile/ncu/ncu_roofline.hpp"
 #include "cko/profile/roofline.hpp"
 #include "cko/util/error.hpp"
+#include "cko/util/files.hpp"
+#include "cko/verbs/evidence.hpp"
 #include "cko/verbs/verb.hpp"
 
 #include <fmt/format.h>
@@ -253,11 +255,36 @@ void require_argument(const std::string& value, const char* name, const char* us
     }
 }
 
+// With --root: the document is built whole (not streamed), kept as a profile record and printed
+// with `stored`. An export without counters (ERR_NVGPUCTRPERM) is not kept: it holds no profile.
+Outcome stored_report_result(NcuReport report, const ReportArgs& args, const Request& r,
+                             const Context& context) {
+    Json source = profile::source_to_json(report.source);
+    source["path"] = args.file;
+    const bool counters = report.counters_permitted();
+    Context whole = context;
+    whole.want_document = true;
+    Outcome out = report_result(std::move(report), args, whole);
+    out.document = out.materialized_document();
+    out.write_document = nullptr;
+    if (!counters) {
+        out.text += "not stored: the export holds no counters (ERR_NVGPUCTRPERM)\n";
+        return out;
+    }
+    store_if_asked(r, "ncu", Json::array({source}), out);
+    return out;
+}
+
 Outcome ncu(const Request& r, Context& context) {
     const ReportArgs args = report_args(r);
     require_argument(args.file, "FILE", "cko profile ncu FILE");
-    return report_result(profile::ncu::read_ncu_report(args.file, parse_options(args)), args,
-                         context);
+    NcuReport report = profile::ncu::read_ncu_report(args.file, parse_options(args));
+    if (r.text("root").empty()) {
+        Outcome none;
+        store_if_asked(r, "ncu", Json::array(), none);  // --experiment/--subject alone: refused
+        return report_result(std::move(report), args, context);
+    }
+    return stored_report_result(std::move(report), args, r, context);
 }
 
 Outcome ncu_diff(const Request& r, Context& /*context*/) {
@@ -271,7 +298,70 @@ Outcome ncu_diff(const Request& r, Context& /*context*/) {
     return Outcome{diff_text(d, a, b), profile::ncu::diff_to_json(d, a, b), 0, {}};
 }
 
+// A file of a driver call's capture, or "" (it may be missing or larger than the call's cap).
+std::string call_output(const fs::path& file) {
+    try {
+        return read_file_capped(file, std::uint64_t{64} << 20);
+    } catch (const Error&) {
+        return {};
+    }
+}
+
+// The store form: ncu around one driver call of the Target, its report read back as the raw page.
+Outcome collect_ncu_into_store(const Request& r, Context& context) {
+    if (!r.list("command").empty()) {
+        throw Error(ErrorCode::invalid_argument,
+                    "give either a command after -- (the diagnostic form) or --root with "
+                    "--experiment and --subject (one driver call of the Target), not both",
+                    {{"field", "command"}});
+    }
+    if (r.text("root").empty()) {
+        throw Error(ErrorCode::invalid_argument,
+                    "--experiment, --subject and --case profile a driver call of a Target: name "
+                    "its artifact root with --root",
+                    {{"field", "root"}});
+    }
+    eval::ProfileImport importer;
+    importer.refusal = [](const eval::CollectedRun& run) -> std::optional<Error> {
+        for (const char* stream : {"stdout.txt", "stderr.txt"}) {
+            if (profile::ncu::says_counters_not_permitted(call_output(run.call_dir / stream))) {
+                return Error(ErrorCode::tool_failed,
+                             "ncu was refused the GPU performance counters (ERR_NVGPUCTRPERM): "
+                             "nothing was profiled and no profile is kept. " +
+                                 profile::ncu::counters_not_permitted_advice(),
+                             {{"counters_not_permitted", true},
+                              {"fact", "collection.counters_not_permitted"},
+                              {"call_dir", run.call_dir.string()}});
+            }
+        }
+        return std::nullopt;
+    };
+    const ReportArgs args = report_args(r);
+    Context whole = context;
+    whole.want_document = true;
+    importer.import = [args, whole](const eval::CollectedRun& run) {
+        profile::ncu::NcuImportOptions io;
+        io.ncu = run.program;
+        io.report = run.output;
+        io.csv_path = run.work_dir / "ncu-raw.csv";
+        io.stderr_path = run.work_dir / "ncu-import-stderr.txt";
+        io.tool_version = run.tool_version;
+        io.timeout = run.timeout;
+        io.cancel = run.cancel;
+        NcuReport report = profile::ncu::import_ncu_report(io);
+        Json source = profile::source_to_json(report.source);
+        source["path"] = io.csv_path.string();
+        const Outcome o = report_result(std::move(report), args, whole);
+        return eval::ImportedProfile{o.materialized_document(), Json::array({source}), o.text};
+    };
+    return collect_into_store(r, context, "ncu", importer);
+}
+
 Outcome collect_ncu(const Request& r, Context& context) {
+    if (!r.text("root").empty() || !r.text("experiment").empty() || !r.text("subject").empty() ||
+        !r.text("case").empty()) {
+        return collect_ncu_into_store(r, context);
+    }
     profile::ncu::NcuCollectOptions options;
     options.command = r.list("command");
     options.ncu = r.text("ncu");
@@ -279,6 +369,7 @@ Outcome collect_ncu(const Request& r, Context& context) {
     options.timeout =
         std::chrono::milliseconds(static_cast<std::int64_t>(r.number("timeout") * 1000));
     options.work_dir = make_work_dir(r.text("out"));
+    options.cancel = context.cancel;
     auto result = profile::ncu::collect_ncu(options);
     Json collection = {{"collection",
                         {{"argv", result.argv},
@@ -300,8 +391,12 @@ void add_profile_ncu_verbs(std::vector<Verb>& table) {
     RequestDef ncu_def{
         {positional(string_param("file", "CSV from ncu --csv (--page raw or --page details)"))}};
     add_report_params(ncu_def);
+    for (Param& p : evidence_params()) {
+        ncu_def.params.push_back(std::move(p));
+    }
+    // Not read-only: with --root it writes a profile record.
     table.push_back(Verb{
-        {"profile", "ncu"}, "Parse an Nsight Compute CSV export into facts", ncu_def, &ncu, true});
+        {"profile", "ncu"}, "Parse an Nsight Compute CSV export into facts", ncu_def, &ncu, false});
     table.push_back(Verb{{"profile", "diff"},
                          "Compare two NCU exports launch by launch",
                          RequestDef{{positional(string_param("a", "Baseline NCU CSV export")),
@@ -313,18 +408,27 @@ void add_profile_ncu_verbs(std::vector<Verb>& table) {
     timeout.minimum = 0;
     timeout.exclusive_minimum = true;
     RequestDef collect_def{
-        {positional(list_param("command", "The command to profile, after --")),
+        {positional(list_param("command",
+                               "The command to profile, after -- (the diagnostic form: outside "
+                               "any store)")),
          string_param("ncu", "The ncu executable (default: ncu on PATH)", "ncu"),
          list_param("ncu_arg",
-                    "An extra ncu argument (repeat), e.g. --ncu-arg=--set --ncu-arg=full"),
-         timeout,
-         string_param("out", "Directory for the export (default: a new one under TMPDIR)")}};
+                    "An extra ncu argument (repeat), e.g. --ncu-arg=--set --ncu-arg=full; with "
+                    "--root only --set, --section, --metrics, --kernel-name, --launch-skip, "
+                    "--launch-count and the like"),
+         timeout, string_param("out", "Directory for the export (default: a new one under TMPDIR)"),
+         string_param("root",
+                      "Profile one driver call of this Target instead of a command, and keep "
+                      "the profile there (with --experiment and --subject)")}};
+    for (Param& p : collect_params()) {
+        collect_def.params.push_back(std::move(p));
+    }
     add_report_params(collect_def);
     Verb collect{{"profile", "collect", "ncu"},
-                 "Run ncu around a command and parse its raw page",
+                 "Run ncu around one driver call of a subject (--root) or a command (--)",
                  collect_def,
                  &collect_ncu};
-    collect.cancellable = false;
+    collect.cancellable = true;
     table.push_back(std::move(collect));
 }
 
@@ -332,8 +436,9 @@ void add_profile_trace_verbs(std::vector<Verb>& table);
 
 void add_profile_verbs(std::vector<Verb>& table, std::vector<Group>& groups) {
     groups.push_back({{"profile"}, "Profiler evidence: parse reports into facts"});
-    // Shared with other collectors (nsys, torch).
-    groups.push_back({{"profile", "collect"}, "Run a profiler around one command"});
+    groups.push_back({{"profile", "collect"},
+                      "Run a profiler around one driver call of a frozen subject and keep its "
+                      "profile"});
     add_profile_ncu_verbs(table);
     add_profile_trace_verbs(table);
 }

@@ -233,6 +233,36 @@ Outcome nsys_summary(const Request& r, Context& /*context*/) {
     return out;
 }
 
+Outcome collect_nsys(const Request& r, Context& context) {
+    const auto top = static_cast<std::size_t>(r.integer("top"));
+    eval::ProfileImport importer;
+    importer.import = [top](const eval::CollectedRun& run) {
+        const nsys::NsysExport e = nsys::import_nsys_export(run.output);
+        Json source = profile::source_to_json(e.source);
+        source["path"] = e.path;
+        return eval::ImportedProfile{e.to_json(), Json::array({source}), nsys_text(e, top)};
+    };
+    return collect_into_store(r, context, "nsys", importer);
+}
+
+Outcome collect_torch(const Request& r, Context& context) {
+    const auto top = static_cast<std::size_t>(r.integer("top"));
+    eval::ProfileImport importer;
+    importer.import = [top](const eval::CollectedRun& run) {
+        const auto traces = kineto::import_kineto_traces({run.output}, run.tool_version);
+        Json sources = Json::array();
+        std::string text;
+        for (const auto& t : traces) {
+            Json s = profile::source_to_json(t.source);
+            s["path"] = t.path;
+            sources.push_back(s);
+            text += kineto_text(t, top);
+        }
+        return eval::ImportedProfile{kineto::kineto_traces_to_json(traces), sources, text};
+    };
+    return collect_into_store(r, context, "torch", importer);
+}
+
 }  // namespace
 
 void add_profile_trace_verbs(std::vector<Verb>& table) {
@@ -262,6 +292,31 @@ void add_profile_trace_verbs(std::vector<Verb>& table) {
              nsys_top, evidence_params()[0], evidence_params()[1], evidence_params()[2]}},
         &nsys_summary,
         false});  // with --root it writes a profile record
+
+    std::vector<Param> nsys_collect{
+        root_param(), string_param("nsys", "The nsys executable (default: nsys on PATH)", "nsys"),
+        list_param("nsys_arg",
+                   "An nsys profile option (repeat): --trace, --sample, --cpuctxsw, "
+                   "--backtrace, --cuda-memory-usage, --capture-range, --delay, --duration, ..."),
+        nsys_top};
+    std::vector<Param> torch_collect{root_param(), top};
+    for (Param& p : collect_params()) {
+        nsys_collect.push_back(p);
+        torch_collect.push_back(std::move(p));
+    }
+    Verb collect_nsys_verb{{"profile", "collect", "nsys"},
+                           "Run nsys around one driver call of a subject and keep its export",
+                           RequestDef{nsys_collect},
+                           &collect_nsys};
+    collect_nsys_verb.cancellable = true;
+    table.push_back(std::move(collect_nsys_verb));
+    Verb collect_torch_verb{
+        {"profile", "collect", "torch"},
+        "Ask the driver for a torch.profiler trace of one call of a subject and keep it",
+        RequestDef{torch_collect},
+        &collect_torch};
+    collect_torch_verb.cancellable = true;
+    table.push_back(std::move(collect_torch_verb));
 }
 
 }  // namespace cko::verbs

@@ -144,6 +144,23 @@ TEST_F(VerbsTest, TheLoopFromInitToReportRunsThroughTheTable) {
                                      {"no_falsifier_reason", "test"}});
     const std::string exp = document_.at("id");
 
+    // Profiles of one driver call: a missing profiler is named before anything runs; a driver
+    // that ignores the request's `profile` (this fake one) leaves no profile record.
+    EXPECT_EQ(error_of("profile_collect_nsys", Json{{"root", root},
+                                                    {"experiment", exp},
+                                                    {"subject", "candidate"},
+                                                    {"nsys", (dir_ / "no-nsys").string()}}),
+              ErrorCode::not_found);
+    EXPECT_EQ(error_of("profile_collect_ncu", Json{{"root", root},
+                                                   {"experiment", exp},
+                                                   {"subject", "candidate"},
+                                                   {"ncu", (dir_ / "no-ncu").string()}}),
+              ErrorCode::not_found);
+    EXPECT_EQ(error_of("profile_collect_torch",
+                       Json{{"root", root}, {"experiment", exp}, {"subject", "reference"}}),
+              ErrorCode::missing_result);
+    EXPECT_FALSE(fs::exists(fs::path(root) / "profiles"));
+
     const Outcome screen = run("screen", Json{{"root", root}, {"experiment", exp}});
     EXPECT_EQ(document_["kind"], "screen");
     EXPECT_EQ(screen.exit_code, 0) << document_.dump();
@@ -309,6 +326,8 @@ TEST(VerbsCoverage, EveryVerbHasAnInProcessTest) {
                                        "profile_ncu",
                                        "profile_diff",
                                        "profile_collect_ncu",
+                                       "profile_collect_nsys",
+                                       "profile_collect_torch",
                                        "profile_torch",
                                        "profile_nsys",
                                        "ptxas",

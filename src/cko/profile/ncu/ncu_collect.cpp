@@ -119,6 +119,7 @@ NcuCollectResult collect_ncu(const NcuCollectOptions& options) {
     spec.stderr_path = result.stderr_path;
     spec.output_cap_bytes = kExportCap;
     spec.timeout = options.timeout;
+    spec.cancel = options.cancel;
     result.process = run_process(spec);
     throw_if_stopped(result.process, spec.argv, spec.timeout);
     if (result.process.stdout_truncated) {
@@ -132,8 +133,7 @@ NcuCollectResult collect_ncu(const NcuCollectOptions& options) {
     const std::string out = read_capture(result.export_path, kExportCap);
     NcuParseOptions parse;
     parse.tool_version = version;
-    const bool refused = err.find("ERR_NVGPUCTRPERM") != std::string::npos ||
-                         out.find("ERR_NVGPUCTRPERM") != std::string::npos;
+    const bool refused = says_counters_not_permitted(err) || says_counters_not_permitted(out);
     if (refused) {
         try {
             result.report = read_ncu_report(result.export_path, parse, kExportCap);
@@ -158,6 +158,43 @@ NcuCollectResult collect_ncu(const NcuCollectOptions& options) {
     }
     result.report = read_ncu_report(result.export_path, parse, kExportCap);
     return result;
+}
+
+bool says_counters_not_permitted(std::string_view text) {
+    return text.find("ERR_NVGPUCTRPERM") != std::string_view::npos;
+}
+
+NcuReport import_ncu_report(const NcuImportOptions& options) {
+    ProcessSpec spec;
+    spec.argv = {options.ncu, "--import", options.report.string(), "--csv",
+                 "--page",    "raw",      "--print-units",         "base"};
+    spec.env_allow = allowed_environment();
+    spec.stdout_path = options.csv_path;
+    spec.stderr_path = options.stderr_path;
+    spec.output_cap_bytes = kExportCap;
+    spec.timeout = options.timeout;
+    spec.cancel = options.cancel;
+    const ProcessResult r = run_process(spec);
+    throw_if_stopped(r, spec.argv, spec.timeout);
+    if (r.stdout_truncated) {
+        throw Error(ErrorCode::file_too_large,
+                    fmt::format("ncu --import wrote {} bytes, more than the {} kept",
+                                r.stdout_bytes, kExportCap),
+                    {{"process", r.to_json()}});
+    }
+    if (!r.exited || r.exit_code != 0) {
+        const std::string err = read_capture(options.stderr_path, kStderrCap);
+        const std::string out = read_capture(options.csv_path, kStderrCap);
+        throw Error(ErrorCode::tool_failed,
+                    fmt::format("'ncu --import {}' ended with {}: {}", options.report.string(),
+                                r.exited ? fmt::format("exit status {}", r.exit_code)
+                                         : fmt::format("signal {}", r.signal),
+                                tail(err.empty() ? out : err, 1024)),
+                    {{"argv", spec.argv}, {"process", r.to_json()}});
+    }
+    NcuParseOptions parse;
+    parse.tool_version = options.tool_version;
+    return read_ncu_report(options.csv_path, parse, kExportCap);
 }
 
 }  // namespace cko::profile::ncu

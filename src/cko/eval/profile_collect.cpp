@@ -1,0 +1,477 @@
+// Profiles collected around one driver call of a frozen subject: checks, the profiled call, the
+// import and the record.
+#include "cko/eval/profile_collect.hpp"
+
+#include "cko/env/tools.hpp"
+#include "cko/eval/experiment.hpp"
+#include "cko/eval/profile_evidence.hpp"
+#include "cko/eval/session.hpp"
+#include "cko/util/files.hpp"
+#include "cko/util/sha256.hpp"
+
+#include <fmt/format.h>
+
+#include <sys/stat.h>
+#include <unistd.h>
+#include <algorithm>
+#include <string_view>
+
+namespace cko::eval {
+namespace {
+
+namespace fs = std::filesystem;
+
+// ncu_arg -> ncu-arg (the CLI's spelling of a request key).
+std::string cli_spelling(const std::string& key) {
+    std::string out = key;
+    std::replace(out.begin(), out.end(), '_', '-');
+    return out;
+}
+
+struct AllowedOption {
+    std::string_view name;
+    bool takes_value;
+};
+
+// What a user may ask the profiler for. Output, export, import, report format and overwrite
+// options are cko's: they decide where the evidence is and what it is.
+const std::vector<AllowedOption>& allowed_options(const std::string& tool) {
+    static const std::vector<AllowedOption> ncu = {
+        {"--set", true},           {"--section", true},          {"--metrics", true},
+        {"--kernel-name", true},   {"--kernel-name-base", true}, {"--kernel-id", true},
+        {"--launch-skip", true},   {"--launch-count", true},     {"--replay-mode", true},
+        {"--cache-control", true}, {"--clock-control", true},    {"--target-processes", true},
+        {"--nvtx", false},         {"--nvtx-include", true},     {"--nvtx-exclude", true},
+        {"--import-source", true}, {"--graph-profiling", true}};
+    static const std::vector<AllowedOption> nsys = {{"--trace", true},
+                                                    {"--sample", true},
+                                                    {"--cpuctxsw", true},
+                                                    {"--backtrace", true},
+                                                    {"--cuda-memory-usage", true},
+                                                    {"--cuda-graph-trace", true},
+                                                    {"--capture-range", true},
+                                                    {"--capture-range-end", true},
+                                                    {"--nvtx-capture", true},
+                                                    {"--delay", true},
+                                                    {"--duration", true},
+                                                    {"--gpu-metrics-devices", true}};
+    static const std::vector<AllowedOption> none;
+    return tool == "ncu" ? ncu : tool == "nsys" ? nsys : none;
+}
+
+const char* tool_product(const std::string& tool) {
+    return tool == "ncu" ? "Nsight Compute" : tool == "nsys" ? "Nsight Systems" : "PyTorch";
+}
+
+// The profiler's absolute path: an explicit path, or the name where `cko doctor` looks.
+std::string resolve_program(const std::string& tool, const std::string& program) {
+    const std::string name = program.empty() ? tool : program;
+    fs::path found;
+    std::error_code ec;
+    if (name.find('/') != std::string::npos) {
+        if (fs::is_regular_file(name, ec) && ::access(name.c_str(), X_OK) == 0) {
+            found = fs::absolute(name, ec);
+        }
+        if (found.empty()) {
+            throw Error(ErrorCode::not_found,
+                        fmt::format("--{} {} is not an executable file: give the path of {} ({}), "
+                                    "or leave --{} out to use the {} on PATH",
+                                    tool, name, tool, tool_product(tool), tool, tool),
+                        Json{{"field", tool}, {"tool", tool}, {"program", name}});
+        }
+        return found.string();
+    }
+    found = env::find_program(name, env::tool_search_dirs());
+    if (found.empty()) {
+        throw Error(ErrorCode::not_found,
+                    fmt::format("{} ({}) was not found on PATH, in $CUDA_HOME/bin, "
+                                "/usr/local/cuda/bin or /opt/nvidia: install {}, or pass --{} "
+                                "/path/to/{}",
+                                name, tool_product(tool), tool_product(tool), tool, tool),
+                    Json{{"field", tool}, {"tool", tool}, {"program", name}});
+    }
+    return found.string();
+}
+
+// The version as `cko doctor` reads it (`TOOL --version`).
+std::string probe_version(const std::string& tool, const std::string& program) {
+    const env::CapturedRun run =
+        env::run_captured({program, "--version"}, std::chrono::seconds(60));
+    if (!run.error.empty() || !run.result.exited || run.result.exit_code != 0) {
+        std::string why = run.error;
+        if (why.empty()) {
+            why = run.result.exited ? fmt::format("exit status {}", run.result.exit_code)
+                                    : fmt::format("signal {}", run.result.signal);
+        }
+        std::string output = run.output.substr(0, 512);
+        throw Error(ErrorCode::tool_failed,
+                    fmt::format("'{} --version' failed ({}){}: is this {}?", program, why,
+                                output.empty() ? "" : ": " + output, tool_product(tool)),
+                    Json{{"field", tool}, {"tool", tool}, {"program", program}});
+    }
+    return env::parse_tool_version(run.output);
+}
+
+Json load_experiment_named(const store::Store& store, const std::string& id) {
+    if (id.empty()) {
+        throw Error(ErrorCode::invalid_argument,
+                    "--experiment is required: the experiment whose subject is profiled (see cko "
+                    "ls)",
+                    Json{{"field", "experiment"}});
+    }
+    try {
+        return load_experiment(store, id);
+    } catch (const Error& e) {
+        throw Error(e.code(), fmt::format("--experiment: {}", e.what()),
+                    Json{{"field", "experiment"}, {"id", id}});
+    }
+}
+
+// Every file the profiler and the importer left in the work directory, ledgered (links and
+// hard links are left alone, as for a driver's outputs), listed with digest and size.
+Json ledger_work_files(const store::Store& store, const std::string& work_rel) {
+    Json files = Json::array();
+    std::error_code ec;
+    const fs::path dir = store.root() / work_rel;
+    if (!fs::is_directory(fs::symlink_status(dir, ec))) {
+        return files;
+    }
+    std::vector<std::string> names;
+    for (const auto& entry : fs::recursive_directory_iterator(dir, ec)) {
+        names.push_back(entry.path().lexically_relative(dir).string());
+    }
+    std::sort(names.begin(), names.end());
+    for (const auto& name : names) {
+        const std::string rel = work_rel + "/" + name;
+        struct stat st {};
+        if (!is_safe_relative_path(rel) || ::lstat((dir / name).c_str(), &st) != 0 ||
+            !S_ISREG(st.st_mode) || st.st_nlink != 1) {
+            continue;
+        }
+        store.ledger_file(rel);
+        files.push_back(Json{{"path", rel},
+                             {"sha256", sha256_file_hex(dir / name)},
+                             {"size", static_cast<std::uint64_t>(st.st_size)}});
+    }
+    return files;
+}
+
+Error with_invocation(const Error& e, const std::string& invocation_id) {
+    Json details = e.details().is_object() ? e.details() : Json::object();
+    details["invocation_id"] = invocation_id;
+    return Error(e.code(), e.what(), details);
+}
+
+}  // namespace
+
+std::vector<std::string> checked_profiler_args(const std::string& tool,
+                                               const std::vector<std::string>& args) {
+    const std::string field = tool + "_arg";
+    const auto& allowed = allowed_options(tool);
+    std::vector<std::string> names;
+    for (const auto& a : allowed) {
+        names.emplace_back(a.name);
+    }
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string& arg = args[i];
+        const std::size_t eq = arg.find('=');
+        const std::string name = arg.substr(0, eq);
+        const auto it = std::find_if(allowed.begin(), allowed.end(),
+                                     [&](const AllowedOption& a) { return a.name == name; });
+        if (it == allowed.end()) {
+            throw Error(
+                ErrorCode::invalid_argument,
+                allowed.empty()
+                    ? fmt::format("{} takes no profiler options ('{}')", tool, arg)
+                    : fmt::format("--{} '{}' is not an option cko passes to {} (it sets the output "
+                                  "and export options itself); allowed: {}",
+                                  cli_spelling(field), arg, tool, fmt::join(names, ", ")),
+                Json{{"field", field}, {"allowed", names}});
+        }
+        if (!it->takes_value) {
+            if (eq != std::string::npos) {
+                throw Error(
+                    ErrorCode::invalid_argument,
+                    fmt::format("--{} '{}': {} takes no value", cli_spelling(field), arg, name),
+                    Json{{"field", field}});
+            }
+            out.push_back(name);
+            continue;
+        }
+        std::string value;
+        if (eq != std::string::npos) {
+            value = arg.substr(eq + 1);
+        } else if (i + 1 < args.size() && !args[i + 1].starts_with("--")) {
+            value = args[++i];  // never another option taken for this one's value
+        }
+        if (value.empty()) {
+            throw Error(ErrorCode::invalid_argument,
+                        fmt::format("--{} '{}' needs a value: --{}={}=VALUE, or the value as the "
+                                    "next --{}",
+                                    cli_spelling(field), name, cli_spelling(field), name,
+                                    cli_spelling(field)),
+                        Json{{"field", field}});
+        }
+        out.push_back(name);
+        out.push_back(value);
+    }
+    return out;
+}
+
+ProfileCollectOutcome collect_profile(const Target& target, const ProfileCollectOptions& o,
+                                      const ProfileImport& importer,
+                                      const std::function<void(const std::string&)>& announce) {
+    const TargetSpec& spec = target.spec();
+    const store::Store& store = target.store();
+    if (o.tool != "ncu" && o.tool != "nsys" && o.tool != "torch") {
+        throw Error(ErrorCode::invalid_argument,
+                    fmt::format("profiler '{}': expected ncu, nsys or torch", o.tool),
+                    Json{{"field", "tool"}});
+    }
+    if (spec.diagnostic) {
+        throw Error(ErrorCode::not_eligible, "a diagnostic Target has no workload to profile");
+    }
+    if (spec.uses_slurm() && o.tool != "torch") {
+        throw Error(ErrorCode::not_eligible,
+                    fmt::format("this Target's driver calls run through Slurm; cko does not wrap "
+                                "them in {} yet: profile on the compute node and keep the export "
+                                "with `cko profile {} FILE --root R --experiment EXP --subject S`",
+                                o.tool, o.tool),
+                    Json{{"field", "tool"}});
+    }
+    const Json experiment = load_experiment_named(store, o.experiment_id);
+    if (o.subject != "reference" && o.subject != "candidate") {
+        throw Error(ErrorCode::invalid_argument,
+                    o.subject.empty()
+                        ? std::string("--subject is required: reference (the experiment's base) "
+                                      "or candidate")
+                        : fmt::format("--subject is '{}'; use reference (the experiment's base) "
+                                      "or candidate",
+                                      o.subject),
+                    Json{{"field", "subject"}});
+    }
+    const std::string case_id = o.case_id.empty() ? spec.case_ids.front() : o.case_id;
+    if (std::find(spec.case_ids.begin(), spec.case_ids.end(), case_id) == spec.case_ids.end()) {
+        throw Error(ErrorCode::invalid_argument,
+                    fmt::format("--case '{}' is not a case of the Target; its cases: {}", case_id,
+                                fmt::join(spec.case_ids, ", ")),
+                    Json{{"field", "case"}, {"cases", spec.case_ids}});
+    }
+    const std::vector<std::string> tool_args = checked_profiler_args(o.tool, o.tool_args);
+    std::string program;
+    std::string tool_version;
+    if (o.tool != "torch") {
+        program = resolve_program(o.tool, o.program);
+        tool_version = probe_version(o.tool, program);
+    } else if (!o.program.empty()) {
+        throw Error(ErrorCode::invalid_argument,
+                    "torch has no profiler program: the driver runs torch.profiler itself",
+                    Json{{"field", "program"}});
+    }
+    const auto changes = target.driver_changes();
+    if (!changes.empty()) {
+        throw Error(ErrorCode::driver_changed,
+                    fmt::format("{}: nothing was profiled", fmt::join(changes, "; ")),
+                    Json{{"problems", changes},
+                         {"fix", "restore the driver files, or freeze a new Target"}});
+    }
+    require_budget(target, 0);
+
+    // The experiment's two sides, as a screen of it sees them.
+    const Json& base = experiment.at("base");
+    const store::Snapshot reference =
+        store::load_snapshot(store, base.at("digest").get<std::string>());
+    const std::string reference_label = base.value("kind", "original") == "champion"
+                                            ? base.at("experiment_id").get<std::string>()
+                                            : "original";
+    const store::Snapshot candidate =
+        store::load_snapshot(store, experiment.at("candidate").at("digest").get<std::string>());
+    const bool is_candidate = o.subject == "candidate";
+    const std::string label = is_candidate ? o.experiment_id : reference_label;
+    const std::string digest = is_candidate ? candidate.digest : reference.digest;
+
+    const Json request{{"target", target.id()},
+                       {"experiment_id", o.experiment_id},
+                       {"subject", o.subject},
+                       {"subject_label", label},
+                       {"subject_digest", digest},
+                       {"case_id", case_id},
+                       {"tool", o.tool},
+                       {"tool_path", program},
+                       {"tool_version", tool_version},
+                       {"tool_args", tool_args},
+                       {"driver_mode", "process"}};
+    run::Invocation inv =
+        run::Invocation::create(store, "profile", request, limits_for(spec), o.cancel);
+    announce(inv.id());
+
+    ProfileCollectOutcome out;
+    out.invocation_id = inv.id();
+    Json outputs{{"target", target.id()},       {"experiment_id", o.experiment_id},
+                 {"subject", o.subject},        {"subject_label", label},
+                 {"case_id", case_id},          {"tool", o.tool},
+                 {"tool_version", tool_version}};
+    const std::string work_rel = inv.relative_dir() + "/profile";
+    std::optional<Error> failure;
+    run::InvocationState state = run::InvocationState::succeeded;
+    std::string reason;
+    bool ledgered = false;
+    try {
+        const auto problems = target.environment_problems();
+        if (!problems.empty()) {
+            throw Error(ErrorCode::environment_mismatch,
+                        fmt::format("a profile here would not be of the Target's machine: {}",
+                                    fmt::join(problems, "; ")),
+                        Json{{"problems", problems}});
+        }
+        make_directories(store.real_path_of(inv.relative_dir()) / "profile");
+        const fs::path work_dir = store.real_path_of(work_rel);
+        ProfiledCall how;
+        fs::path output;
+        if (o.tool == "ncu") {
+            how.argv_prefix = {program, "--export", (work_dir / "report").string(),
+                               "--force-overwrite"};
+            output = work_dir / "report.ncu-rep";
+        } else if (o.tool == "nsys") {
+            how.argv_prefix = {
+                program,    "profile", "--output",          (work_dir / "report").string(),
+                "--export", "sqlite",  "--force-overwrite", "true"};
+            output = work_dir / "report.sqlite";
+        } else {
+            // The trace is the driver's output: inside its output_dir, listed in its artifacts.
+            output = inv.next_output_dir() / "torch-trace.json";
+            how.request_profile = [](const fs::path& output_dir) {
+                return Json{{"kind", "torch"},
+                            {"trace_path", (output_dir / "torch-trace.json").string()}};
+            };
+        }
+        how.argv_prefix.insert(how.argv_prefix.end(), tool_args.begin(), tool_args.end());
+        if (o.tool != "torch") {
+            // Nsight tools keep their configuration and temporary files under these.
+            how.env_allow_extra = {"HOME", "USER", "TMPDIR"};
+        }
+        if (inv.cancelled()) {
+            throw Error(ErrorCode::interrupted, "profile collection cancelled");
+        }
+        if (o.progress) {
+            o.progress(fmt::format("profile collect {}: {} ({}) on case {}…", o.tool, o.subject,
+                                   label, case_id));
+        }
+        Measurement m;
+        {
+            // Locks, monitor and the materialized subjects live for the call only.
+            Session session(target, inv, reference, reference_label, candidate, o.experiment_id);
+            m = session.measure_profiled(case_id, o.subject, how);
+        }
+        const int call = m.calls.empty() ? 0 : m.calls.front();
+        outputs["call"] = call;
+        outputs["contamination"] = m.contamination;
+        CollectedRun run;
+        run.tool = o.tool;
+        run.program = program;
+        run.tool_version = tool_version;
+        run.output = output;
+        run.work_dir = work_dir;
+        if (call > 0) {
+            run.call_dir = store.root() / fmt::format("{}/driver/{:04d}", inv.relative_dir(), call);
+        }
+        run.timeout = inv.limits().command;
+        run.cancel = o.cancel;
+        if (importer.refusal && call > 0) {
+            if (auto refused = importer.refusal(run)) {
+                throw *refused;
+            }
+        }
+        if (m.error) {
+            throw Error(m.error->code(),
+                        o.tool == "torch"
+                            ? fmt::format("the profiled driver call failed: {}", m.error->what())
+                            : fmt::format("the profiled call ({} around the driver) failed: {}",
+                                          o.tool, m.error->what()),
+                        m.error->details());
+        }
+        std::error_code ec;
+        if (!fs::is_regular_file(fs::symlink_status(output, ec))) {
+            if (o.tool == "torch") {
+                throw Error(ErrorCode::missing_result,
+                            fmt::format("the driver wrote no torch trace at {}: a request with "
+                                        "`profile` {{\"kind\": \"torch\", \"trace_path\": …}} "
+                                        "asks the driver to run torch.profiler around its samples "
+                                        "and export a Chrome trace there, listed in its artifacts "
+                                        "(the Python SDK does; docs/PROTOCOL.md)",
+                                        output.string()),
+                            Json{{"field", "profile.trace_path"}, {"path", output.string()}});
+            }
+            std::string said;
+            for (const char* stream : {"stderr.txt", "stdout.txt"}) {
+                const std::string tail = last_lines(run.call_dir / stream, 3);
+                if (!tail.empty()) {
+                    said += fmt::format("; {} ends with: {}", stream, tail);
+                }
+            }
+            throw Error(ErrorCode::tool_failed,
+                        fmt::format("{} ended without writing {} (its messages are in the call's "
+                                    "stdout.txt and stderr.txt, {}){}",
+                                    o.tool, output.string(), run.call_dir.string(), said),
+                        Json{{"path", output.string()}, {"call_dir", run.call_dir.string()}});
+        }
+        if (o.tool == "torch") {
+            const Json software = m.environment.is_object()
+                                      ? m.environment.value("software", Json::object())
+                                      : Json::object();
+            run.tool_version = software.is_object() && software.value("torch", Json()).is_string()
+                                   ? software["torch"].get<std::string>()
+                                   : std::string();
+            outputs["tool_version"] = run.tool_version;
+        }
+        out.imported = importer.import(run);
+        Json files = ledger_work_files(store, work_rel);
+        ledgered = true;
+        if (o.tool == "torch") {
+            files.push_back(Json{{"path", output.lexically_relative(store.root()).string()},
+                                 {"sha256", sha256_file_hex(output)},
+                                 {"size", static_cast<std::uint64_t>(fs::file_size(output))}});
+        }
+        const auto subject_it = m.subjects.find(o.subject);
+        out.collection =
+            Json{{"invocation_id", inv.id()},
+                 {"call", call},
+                 {"case_id", case_id},
+                 {"tool", o.tool},
+                 {"tool_path", program},
+                 {"tool_version", run.tool_version},
+                 {"tool_args", tool_args},
+                 {"argv", how.argv_prefix},
+                 {"subject_label", label},
+                 {"subject_digest", digest},
+                 {"subject_correct", subject_it != m.subjects.end() && subject_it->second.correct},
+                 {"contamination", m.contamination},
+                 {"files", files}};
+        out.stored = store_profile(
+            store, ProfileEvidence{o.tool, out.imported.document, out.imported.sources,
+                                   o.experiment_id, o.subject, out.collection});
+        outputs["profile"] = out.stored.to_json();
+        reason = fmt::format("{} profile of {} ({}) on case {} stored as {}", o.tool, o.subject,
+                             label, case_id, out.stored.id);
+    } catch (const Error& e) {
+        failure = e;
+        reason = e.what();
+        state = run::state_for_error(e);
+    }
+    if (!ledgered) {
+        try {
+            (void)ledger_work_files(store, work_rel);
+        } catch (const Error&) {
+            // The invocation's failure is the one to report.
+        }
+    }
+    outputs["exit_code"] = failure ? failure->exit_code() : 0;
+    inv.finish(state, reason, outputs, failure);
+    if (failure) {
+        throw with_invocation(*failure, inv.id());
+    }
+    return out;
+}
+
+}  // namespace cko::eval

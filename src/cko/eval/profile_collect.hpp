@@ -1,0 +1,83 @@
+// `cko profile collect ncu|nsys|torch --root R --experiment EXP --subject S [--case C]`: one driver
+// call of a subject's frozen snapshot under a profiler, through the invocation runtime (GPU locks,
+// the Target's timeouts, the invocation record, the monitor); its output imported by the caller's
+// importer and kept as a profile record bound to the experiment, subject, case and invocation.
+#pragma once
+
+#include "cko/eval/target.hpp"
+#include "cko/store/store.hpp"
+#include "cko/util/error.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cko::eval {
+
+struct ProfileCollectOptions {
+    std::string tool;           // "ncu", "nsys" or "torch"
+    std::string experiment_id;  // the experiment whose subject is profiled
+    std::string subject;        // "reference" (the experiment's base) or "candidate"
+    std::string case_id;        // "" = the Target's first case
+    // ncu/nsys: a path, or a name found where `cko doctor` looks for tools; "" = the tool's name.
+    std::string program;
+    std::vector<std::string> tool_args;  // ncu/nsys options, checked by checked_profiler_args
+    const std::atomic<bool>* cancel = nullptr;
+    std::function<void(const std::string&)> progress;
+};
+
+// The profiler options `--ncu-arg` / `--nsys-arg` may pass (each as "--name value", "--name=value"
+// or a flag), normalized to argv; anything else (an output path, --import, another report format)
+// is invalid_argument naming the field `ncu_arg` / `nsys_arg` and the allowed names.
+[[nodiscard]] std::vector<std::string> checked_profiler_args(const std::string& tool,
+                                                             const std::vector<std::string>& args);
+
+// What the profiled call left, handed to the importer while the invocation is still open.
+struct CollectedRun {
+    std::string tool;
+    std::string program;             // the profiler's absolute path ("" for torch)
+    std::string tool_version;        // ncu/nsys: from `--version`; torch: the driver's
+                                     // environment.software.torch ("" when it did not say)
+    std::filesystem::path output;    // ncu: report.ncu-rep; nsys: report.sqlite; torch: the trace
+    std::filesystem::path work_dir;  // invocations/<id>/profile: where an importer may write
+    std::filesystem::path call_dir;  // invocations/<id>/driver/NNNN
+    std::chrono::milliseconds timeout{0};  // for an import step that runs the profiler again
+    const std::atomic<bool>* cancel = nullptr;
+};
+
+struct ImportedProfile {
+    Json document;  // what `cko profile <tool> FILE --json` prints for the output
+    Json sources;   // [{path, report_sha256, tool, tool_version, dialect, parser_version}]
+    std::string text;
+};
+
+struct ProfileImport {
+    // A refusal the profiler printed (ncu's ERR_NVGPUCTRPERM), read from the call's stdout/stderr
+    // before the call's own outcome is judged; nullopt when there is none. May be unset.
+    std::function<std::optional<Error>(const CollectedRun&)> refusal;
+    std::function<ImportedProfile(const CollectedRun&)> import;
+};
+
+struct ProfileCollectOutcome {
+    std::string invocation_id;
+    ImportedProfile imported;
+    store::RecordRef stored;
+    Json collection;  // the record's `collection`
+};
+
+// Throws before any invocation exists: not_eligible (a diagnostic Target; ncu/nsys through
+// Slurm), invalid_argument naming the field (tool, subject, case, ncu_arg/nsys_arg), not_found
+// (experiment; the profiler, naming the tool and how to give it), tool_failed (its --version
+// fails), driver_changed, budget_exhausted. After it exists every failure (the environment differs
+// from the frozen one, the call, a profiler that wrote nothing or refused, the import) ends the
+// invocation failed / cancelled / timed_out, stores no profile record, ledgers whatever the
+// profiler left, and is rethrown with `invocation_id` added to its details.
+[[nodiscard]] ProfileCollectOutcome collect_profile(
+    const Target& target, const ProfileCollectOptions& options, const ProfileImport& importer,
+    const std::function<void(const std::string&)>& announce);
+
+}  // namespace cko::eval
