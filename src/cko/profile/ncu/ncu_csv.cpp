@@ -119,9 +119,10 @@ NcuLaunch launch_identity(std::span<const std::string_view> cells, const Columns
 
 class Parser {
 public:
-    Parser(std::shared_ptr<const std::string> text, const NcuParseOptions& options)
-        : tokenizer_(*text, options.limits), builder_(report_, tokenizer_) {
-        report_.text = std::move(text);
+    Parser(std::string_view text, std::shared_ptr<const void> owner, const NcuParseOptions& options)
+        : tokenizer_(text, options.limits), builder_(report_, tokenizer_) {
+        report_.text = text;
+        report_.text_owner = std::move(owner);
         report_.source.report_sha256 = options.report_sha256;
         report_.source.tool = "ncu";
         report_.source.tool_version = options.tool_version;
@@ -437,11 +438,13 @@ private:
 }  // namespace
 
 NcuReport parse_ncu_csv(std::string_view text, const NcuParseOptions& options) {
-    return parse_ncu_text(std::make_shared<const std::string>(text), options);
+    auto owned = std::make_shared<const std::string>(text);
+    const std::string_view view = *owned;
+    return parse_ncu_text(view, std::move(owned), options);
 }
 
-NcuReport parse_ncu_text(std::shared_ptr<const std::string> owned, const NcuParseOptions& options) {
-    const std::string_view text = *owned;
+NcuReport parse_ncu_text(std::string_view text, std::shared_ptr<const void> owner,
+                         const NcuParseOptions& options) {
     if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
         throw Error(ErrorCode::empty_input,
                     "the NCU export is empty; did the profiled program launch any kernel?");
@@ -453,23 +456,26 @@ NcuReport parse_ncu_text(std::shared_ptr<const std::string> owned, const NcuPars
         // U+FFFD holds no quote, comma or line break, so the CSV structure is unchanged.
         auto repaired = std::make_shared<std::string>();
         const std::size_t bytes = repair_utf8(text, *repaired);
-        owned.reset();  // the caller's copy, if it has one, is the only one left
-        NcuReport report = Parser(std::move(repaired), options).run();
+        owner.reset();  // the caller's copy, if it has one, is the only one left
+        const std::string_view view = *repaired;
+        NcuReport report = Parser(view, std::move(repaired), options).run();
         report.notes.push_back(fmt::format(
             "{} byte(s) of invalid UTF-8 (e.g. Latin-1 names) replaced with U+FFFD", bytes));
         return report;
     }
-    return Parser(std::move(owned), options).run();
+    return Parser(text, std::move(owner), options).run();
 }
 
 NcuReport read_ncu_report(const std::filesystem::path& path, NcuParseOptions options,
                           std::uint64_t max_bytes) {
-    auto text = std::make_shared<const std::string>(read_file_capped(path, max_bytes));
+    // Mapped, not copied: the page cache's pages are the text (util/files.hpp, MappedFile).
+    std::shared_ptr<const MappedFile> file = MappedFile::open(path, max_bytes);
+    const std::string_view text = file->bytes();
     // The hash (identity) and the parse both read every byte: on two cores they overlap.
-    auto hash = std::async(std::launch::async, [text] { return sha256_hex(*text); });
+    auto hash = std::async(std::launch::async, [file] { return sha256_hex(file->bytes()); });
     NcuReport report;
     try {
-        report = parse_ncu_text(text, options);
+        report = parse_ncu_text(text, std::move(file), options);
     } catch (...) {
         hash.wait();
         throw;

@@ -109,9 +109,10 @@ struct NcuReport {
     std::string advice;              // what a person can do about a report-level fact
     std::vector<std::string> notes;  // how the text was read (e.g. invalid UTF-8 repaired)
 
-    // The CSV text the launches' metrics are read from, and the strings LaunchFacts view;
-    // shared, so copies of a report stay valid.
-    std::shared_ptr<const std::string> text;
+    // The CSV text the launches' metrics are read from (a mapped file, or a string), kept alive
+    // by `text_owner`, and the strings LaunchFacts view; shared, so copies of a report stay valid.
+    std::string_view text;
+    std::shared_ptr<const void> text_owner;
     std::shared_ptr<std::deque<std::string>> strings;
     MetricLayout metric_layout;
 

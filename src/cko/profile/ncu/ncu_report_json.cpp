@@ -157,9 +157,7 @@ private:
 class MetricWriter {
 public:
     explicit MetricWriter(const NcuReport& report)
-        : report_(report),
-          tokenizer_(report.text ? std::string_view(*report.text) : std::string_view(),
-                     CsvLimits{report.text ? report.text->size() + 1 : 1}) {
+        : report_(report), tokenizer_(report.text, CsvLimits{report.text.size() + 1}) {
         const MetricLayout& layout = report.metric_layout;
         if (report.layout == NcuLayout::raw) {
             prefixes_.reserve(layout.columns.size());
@@ -171,7 +169,7 @@ public:
 
     void write(JsonStream& js, const NcuLaunch& launch) {
         js.raw("[");
-        if (!report_.text) {
+        if (report_.text.empty()) {
             js.raw("]");
             return;
         }

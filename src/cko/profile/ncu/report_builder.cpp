@@ -143,8 +143,7 @@ void ReportBuilder::add_metric(std::size_t launch, std::uint32_t key, std::uint3
 void ReportBuilder::add_raw_row(std::size_t launch, std::span<const std::string_view> cells,
                                 const MetricLayout& layout, std::size_t row_offset) {
     report_.launches[launch].metric_count += layout.columns.size();
-    const std::string_view text =
-        report_.text ? std::string_view(*report_.text) : std::string_view();
+    const std::string_view text = report_.text;
     // Values that are views of the text with 8 bytes after their start take the word-wide check.
     const char* const padded_end = text.size() >= 8 ? text.data() + text.size() - 8 : text.data();
     for (std::size_t m = 0; m < layout.columns.size(); ++m) {
