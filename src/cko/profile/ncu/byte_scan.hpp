@@ -101,6 +101,46 @@ inline std::uint64_t quote_bits(const char* p) noexcept {
 #endif
 }
 
+// Bit i set where p[i], of the 64 bytes at p, is a control byte no text export holds (below 0x20
+// and not tab, LF, CR, FF or ESC) or, when `high` is set, a byte above 0x7f: the bytes a text
+// check must look at. Lines end in LF, so the plain "any byte below 0x20" test would send every
+// block with a line break to the slow path.
+inline std::uint64_t unusual_text_bits(const char* p, bool high) noexcept {
+#if defined(__SSE2__)
+    const __m128i space = _mm_set1_epi8(0x20);
+    const __m128i minus_one = _mm_set1_epi8(-1);
+    std::uint64_t bits = 0;
+    for (int i = 0; i < 4; ++i) {
+        const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * i));
+        __m128i flagged = _mm_cmplt_epi8(x, space);  // signed: bytes above 0x7f are below too
+        if (!high) {
+            flagged = _mm_and_si128(flagged, _mm_cmpgt_epi8(x, minus_one));
+        }
+        const __m128i allowed =
+            _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('\t')),
+                                      _mm_cmpeq_epi8(x, _mm_set1_epi8('\n'))),
+                         _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('\r')),
+                                                   _mm_cmpeq_epi8(x, _mm_set1_epi8('\f'))),
+                                      _mm_cmpeq_epi8(x, _mm_set1_epi8(0x1b))));
+        const auto mask =
+            static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_andnot_si128(allowed, flagged)));
+        bits |= std::uint64_t{mask} << (16 * i);
+    }
+    return bits;
+#else
+    std::uint64_t bits = 0;
+    for (int i = 0; i < 64; ++i) {
+        const auto c = static_cast<unsigned char>(p[i]);
+        const bool control =
+            c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != 0x1b;
+        if (control || (high && c >= 0x80)) {
+            bits |= std::uint64_t{1} << i;
+        }
+    }
+    return bits;
+#endif
+}
+
 // The quotes of a text in order, one 64-byte block at a time: a block's bitmap is computed once
 // and each quote then costs a bit scan and a bit clear. A raw page has a quote every four bytes
 // or so; this replaces one search per cell. Invariant kept by the caller: every quote before the
