@@ -234,6 +234,7 @@ private:
         layout.columns.assign(metric_columns.begin(), metric_columns.end());
         layout.keys = keys;
         layout.units = units;
+        builder_.set_raw_layout(layout);
         while (tokenizer_.next(row_)) {
             check_row(header_.size());
             if (first && cell(row_.cells, columns_.id).empty()) {  // NCU's units row
@@ -242,6 +243,7 @@ private:
                     units[m] = builder_.unit(row_.cells[metric_columns[m]]);
                 }
                 layout.units = units;
+                builder_.set_raw_layout(layout);
                 first = false;
                 continue;
             }

@@ -7,7 +7,7 @@
 
 #include <algorithm>
 #include <functional>
-#include <map>
+#include <unordered_map>
 
 namespace cko::profile::ncu {
 namespace {
@@ -140,9 +140,20 @@ void ReportBuilder::add_metric(std::size_t launch, std::uint32_t key, std::uint3
     add_modeled(launch, key, unit, value, row_offset);
 }
 
+void ReportBuilder::set_raw_layout(const MetricLayout& layout) {
+    raw_plain_.resize(layout.columns.size());
+    for (std::size_t m = 0; m < layout.columns.size(); ++m) {
+        raw_plain_[m] = keys_[layout.keys[m]].meaning.kind == MetricMeaning::Kind::none &&
+                        unit_conversions_[layout.units[m]].has_value();
+    }
+}
+
 void ReportBuilder::add_raw_row(std::size_t launch, std::span<const std::string_view> cells,
                                 const MetricLayout& layout, std::size_t row_offset) {
     report_.launches[launch].metric_count += layout.columns.size();
+    if (raw_plain_.size() != layout.columns.size()) {
+        set_raw_layout(layout);
+    }
     const std::string_view text = report_.text;
     // Values that are views of the text with 8 bytes after their start take the word-wide check.
     const char* const padded_end = text.size() >= 8 ? text.data() + text.size() - 8 : text.data();
@@ -150,7 +161,7 @@ void ReportBuilder::add_raw_row(std::size_t launch, std::span<const std::string_
         const std::uint32_t key = layout.keys[m];
         const std::uint32_t unit = layout.units[m];
         const std::string_view value = cells[layout.columns[m]];
-        if (keys_[key].meaning.kind == MetricMeaning::Kind::none && unit_conversions_[unit]) {
+        if (raw_plain_[m] != 0) {
             const std::less<const char*> before;  // a total order, also for scratch pointers
             const bool padded =
                 !before(value.data(), text.data()) && before(value.data(), padded_end);
@@ -215,15 +226,60 @@ void ReportBuilder::add_modeled(std::size_t launch, std::uint32_t key, std::uint
 }
 
 void ReportBuilder::finish() {
+    // Every fact id a launch can have, ranked once in id order, so that a launch's facts are
+    // sorted by comparing integers, and each id is interned once rather than once per launch
+    // (a 100 MB raw page has 25,000 launches of ~60 facts).
+    std::vector<std::string_view> ids;
+    for (const Slot& slot : slots_) {
+        ids.push_back(slot.meaning.fact_id);
+    }
+    std::unordered_map<std::string, std::uint32_t, StringHash, std::equal_to<>> rule_ranks;
+    for (const NcuLaunch& launch : report_.launches) {
+        for (const RuleFinding& rule : launch.rules) {
+            if (rule.estimated_speedup_pct) {
+                rule_ranks.emplace("rule." + rule.name + ".estimated_speedup_pct", 0);
+            }
+        }
+    }
+    for (const auto& [id, rank] : rule_ranks) {
+        ids.push_back(id);
+    }
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    const auto rank_of = [&](std::string_view id) {
+        return static_cast<std::uint32_t>(std::lower_bound(ids.begin(), ids.end(), id) -
+                                          ids.begin());
+    };
+    std::vector<std::uint32_t> slot_ranks(slots_.size());
+    std::vector<std::string_view> slot_ids(slots_.size());
+    for (std::size_t s = 0; s < slots_.size(); ++s) {
+        slot_ids[s] = intern(slots_[s].meaning.fact_id);
+        slot_ranks[s] = rank_of(slots_[s].meaning.fact_id);
+    }
+    for (auto& [id, rank] : rule_ranks) {
+        rank = rank_of(id);
+    }
+
+    struct Ranked {
+        std::uint32_t rank = 0;
+        LaunchFact fact;
+    };
+    struct FlopSum {
+        std::uint32_t rank = 0;
+        std::string_view id;
+        double value = 0;
+        std::string metrics;  // the metrics summed, in slot order, '+'-joined
+    };
+    std::vector<Ranked> ranked;
+    std::vector<FlopSum> flops;
+    // The metrics of a FLOP fact are nearly always the same string launch after launch.
+    std::unordered_map<std::string_view, std::string_view> last_flop_metrics;
+    std::string rule_id;
     for (std::size_t li = 0; li < report_.launches.size(); ++li) {
         NcuLaunch& launch = report_.launches[li];
-        struct FlopSum {
-            double value = 0;
-            std::string metrics;
-        };
-        std::map<std::string_view, FlopSum> flops;
+        ranked.clear();
+        flops.clear();
         const std::vector<SlotValue>& values = launch_slots_[li];
-        launch.facts.reserve(values.size() + launch.rules.size());
         for (std::size_t s = 0; s < values.size(); ++s) {
             if (!values[s].set) {
                 continue;
@@ -234,38 +290,53 @@ void ReportBuilder::finish() {
                 key.description = intern(describe(values[s].key));
             }
             if (m.kind == MetricMeaning::Kind::flop) {
-                FlopSum& sum = flops[intern(m.fact_id)];
-                sum.value += values[s].value * m.flop_weight;
-                if (!sum.metrics.empty()) {
-                    sum.metrics += '+';
+                auto sum = std::find_if(flops.begin(), flops.end(),
+                                        [&](const FlopSum& f) { return f.id == slot_ids[s]; });
+                if (sum == flops.end()) {
+                    flops.push_back(FlopSum{slot_ranks[s], slot_ids[s], 0, {}});
+                    sum = flops.end() - 1;
                 }
-                sum.metrics += key.description;
+                sum->value += values[s].value * m.flop_weight;
+                if (!sum->metrics.empty()) {
+                    sum->metrics += '+';
+                }
+                sum->metrics += key.description;
                 continue;
             }
-            launch.facts.push_back(
-                LaunchFact{intern(m.fact_id), values[s].value, m.unit, key.description});
+            ranked.push_back(Ranked{
+                slot_ranks[s], LaunchFact{slot_ids[s], values[s].value, m.unit, key.description}});
         }
-        for (auto& [id, sum] : flops) {
-            launch.facts.push_back(LaunchFact{id, sum.value, BaseUnit::flop, intern(sum.metrics)});
+        for (const FlopSum& sum : flops) {
+            std::string_view& metrics = last_flop_metrics[sum.id];
+            if (metrics != sum.metrics) {
+                metrics = intern(sum.metrics);
+            }
+            ranked.push_back(
+                Ranked{sum.rank, LaunchFact{sum.id, sum.value, BaseUnit::flop, metrics}});
         }
         for (const RuleFinding& rule : launch.rules) {
             if (!rule.estimated_speedup_pct) {
                 continue;
             }
             // Several findings of one rule: the fact is the largest estimate the report states.
-            const std::string id = "rule." + rule.name + ".estimated_speedup_pct";
-            const auto it = std::find_if(launch.facts.begin(), launch.facts.end(),
-                                         [&](const LaunchFact& f) { return f.id == id; });
-            if (it == launch.facts.end()) {
-                launch.facts.push_back(LaunchFact{intern(id), *rule.estimated_speedup_pct,
-                                                  BaseUnit::percent,
-                                                  intern(rule.section + ": " + rule.name)});
+            rule_id.assign("rule.").append(rule.name).append(".estimated_speedup_pct");
+            const std::uint32_t rank = rule_ranks.find(rule_id)->second;
+            const auto it = std::find_if(ranked.begin(), ranked.end(),
+                                         [&](const Ranked& r) { return r.rank == rank; });
+            if (it == ranked.end()) {
+                ranked.push_back(Ranked{
+                    rank, LaunchFact{intern(rule_id), *rule.estimated_speedup_pct,
+                                     BaseUnit::percent, intern(rule.section + ": " + rule.name)}});
             } else {
-                it->value = std::max(it->value, *rule.estimated_speedup_pct);
+                it->fact.value = std::max(it->fact.value, *rule.estimated_speedup_pct);
             }
         }
-        std::sort(launch.facts.begin(), launch.facts.end(),
-                  [](const LaunchFact& a, const LaunchFact& b) { return a.id < b.id; });
+        std::sort(ranked.begin(), ranked.end(),
+                  [](const Ranked& a, const Ranked& b) { return a.rank < b.rank; });
+        launch.facts.reserve(ranked.size());
+        for (const Ranked& r : ranked) {
+            launch.facts.push_back(r.fact);
+        }
         std::vector<SlotValue>().swap(launch_slots_[li]);  // done with it: memory back now
     }
 }

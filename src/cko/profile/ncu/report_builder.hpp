@@ -34,6 +34,9 @@ public:
     void add_metric(std::size_t launch, std::uint32_t key, std::uint32_t unit,
                     std::string_view value, std::size_t row_offset);
 
+    // The raw page's columns (their keys and units) that add_raw_row reads: called again when the
+    // units row changes them; add_raw_row calls it for a layout of another width.
+    void set_raw_layout(const MetricLayout& layout);
     // Keeps the metrics of one raw-page row (every metric column of `layout`). The same as
     // add_metric per column, with the common column (not used by the semantic layer, a known
     // unit) costing one number check: a raw page has ~550 of them per launch.
@@ -96,6 +99,9 @@ private:
     std::vector<std::optional<UnitConversion>> unit_conversions_;
     std::vector<Slot> slots_;
     std::vector<std::vector<SlotValue>> launch_slots_;
+    // Raw page, per metric column: 1 where the semantic layer does not use the metric and its
+    // unit is known, so the value needs only a number check (set_raw_layout).
+    std::vector<std::uint8_t> raw_plain_;
     std::unordered_map<std::string, std::string_view, StringHash, std::equal_to<>> interned_;
 };
 
