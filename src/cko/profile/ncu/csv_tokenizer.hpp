@@ -43,6 +43,10 @@ public:
         row_terminated_ = true;
     }
 
+    // Where the next row (or line) starts: the end of the row just returned.
+    [[nodiscard]] std::size_t position() const noexcept { return pos_; }
+    [[nodiscard]] std::size_t size() const noexcept { return text_.size(); }
+
     // Lines that were not CSV, in order.
     [[nodiscard]] const std::vector<std::string_view>& other_lines() const noexcept {
         return other_lines_;

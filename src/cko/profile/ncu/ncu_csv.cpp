@@ -248,9 +248,21 @@ private:
                 continue;
             }
             first = false;
+            if (report_.launches.empty()) {
+                // One row per launch, rows of about one length: room for the launches at once,
+                // not by doubling (each doubling moves them all and touches fresh pages). Never
+                // more room than the text's own size in bytes (a short first row of a fuzzed
+                // file must not ask for terabytes).
+                const std::size_t left = tokenizer_.size() - row_.offset;
+                const std::size_t row_bytes =
+                    std::max<std::size_t>(tokenizer_.position() - row_.offset, 1);
+                report_.launches.reserve(
+                    std::min(left / row_bytes * 9 / 8 + 8, left / sizeof(NcuLaunch) + 8));
+            }
             const std::size_t launch = builder_.add_launch(launch_identity(row_.cells, columns_));
             report_.launches[launch].metric_rows.push_back(row_.offset);
             builder_.add_raw_row(launch, row_.cells, layout, row_.offset);
+            builder_.finish_launch(launch);  // a raw page's launch is its one row
         }
     }
 

@@ -225,119 +225,116 @@ void ReportBuilder::add_modeled(std::size_t launch, std::uint32_t key, std::uint
     slot = SlotValue{*number * conv->factor, key, static_cast<std::uint16_t>(priority), true};
 }
 
-void ReportBuilder::finish() {
-    // Every fact id a launch can have, ranked once in id order, so that a launch's facts are
-    // sorted by comparing integers, and each id is interned once rather than once per launch
-    // (a 100 MB raw page has 25,000 launches of ~60 facts).
-    std::vector<std::string_view> ids;
-    for (const Slot& slot : slots_) {
-        ids.push_back(slot.meaning.fact_id);
+void ReportBuilder::order_slots() {
+    // Slots in fact-id order (ties: slot order, so a FLOP fact sums its metrics in the order the
+    // semantic layer met them): a launch's facts come out sorted with no sort per launch, and each
+    // id is interned once rather than once per launch (a 100 MB raw page has 25,000 launches).
+    ordered_slots_.resize(slots_.size());
+    for (std::uint32_t s = 0; s < slots_.size(); ++s) {
+        ordered_slots_[s] = s;
     }
-    std::unordered_map<std::string, std::uint32_t, StringHash, std::equal_to<>> rule_ranks;
-    for (const NcuLaunch& launch : report_.launches) {
-        for (const RuleFinding& rule : launch.rules) {
-            if (rule.estimated_speedup_pct) {
-                rule_ranks.emplace("rule." + rule.name + ".estimated_speedup_pct", 0);
-            }
-        }
-    }
-    for (const auto& [id, rank] : rule_ranks) {
-        ids.push_back(id);
-    }
-    std::sort(ids.begin(), ids.end());
-    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-    const auto rank_of = [&](std::string_view id) {
-        return static_cast<std::uint32_t>(std::lower_bound(ids.begin(), ids.end(), id) -
-                                          ids.begin());
-    };
-    std::vector<std::uint32_t> slot_ranks(slots_.size());
-    std::vector<std::string_view> slot_ids(slots_.size());
+    std::stable_sort(ordered_slots_.begin(), ordered_slots_.end(),
+                     [&](std::uint32_t a, std::uint32_t b) {
+                         return slots_[a].meaning.fact_id < slots_[b].meaning.fact_id;
+                     });
+    slot_ids_.resize(slots_.size());
     for (std::size_t s = 0; s < slots_.size(); ++s) {
-        slot_ids[s] = intern(slots_[s].meaning.fact_id);
-        slot_ranks[s] = rank_of(slots_[s].meaning.fact_id);
+        slot_ids_[s] = intern(slots_[s].meaning.fact_id);
     }
-    for (auto& [id, rank] : rule_ranks) {
-        rank = rank_of(id);
-    }
+}
 
-    struct Ranked {
-        std::uint32_t rank = 0;
-        LaunchFact fact;
+void ReportBuilder::finish_launch(std::size_t li) {
+    if (finished_.size() < report_.launches.size()) {
+        finished_.resize(report_.launches.size(), 0);
+    }
+    if (finished_[li] != 0) {
+        return;
+    }
+    finished_[li] = 1;
+    if (ordered_slots_.size() != slots_.size()) {
+        order_slots();
+    }
+    NcuLaunch& launch = report_.launches[li];
+    std::vector<LaunchFact>& facts = scratch_facts_;
+    facts.clear();
+    const std::vector<SlotValue>& values = launch_slots_[li];
+    // A FLOP fact (flop.fp32) sums the slots of its ops, adjacent in ordered_slots_.
+    std::string_view flop_id;
+    double flop_value = 0;
+    std::string& flop_metrics = scratch_metrics_;
+    const auto close_flop = [&] {
+        if (flop_id.empty()) {
+            return;
+        }
+        // The metrics of a FLOP fact are nearly always the same string launch after launch.
+        std::string_view& metrics = last_flop_metrics_[flop_id];
+        if (metrics != flop_metrics) {
+            metrics = intern(flop_metrics);
+        }
+        facts.push_back(LaunchFact{flop_id, flop_value, BaseUnit::flop, metrics});
+        flop_id = {};
     };
-    struct FlopSum {
-        std::uint32_t rank = 0;
-        std::string_view id;
-        double value = 0;
-        std::string metrics;  // the metrics summed, in slot order, '+'-joined
-    };
-    std::vector<Ranked> ranked;
-    std::vector<FlopSum> flops;
-    // The metrics of a FLOP fact are nearly always the same string launch after launch.
-    std::unordered_map<std::string_view, std::string_view> last_flop_metrics;
-    std::string rule_id;
+    for (const std::uint32_t s : ordered_slots_) {
+        if (s >= values.size() || !values[s].set) {
+            continue;
+        }
+        const MetricMeaning& m = slots_[s].meaning;
+        KeyInfo& key = keys_[values[s].key];
+        if (key.description.empty()) {
+            key.description = intern(describe(values[s].key));
+        }
+        if (m.kind != MetricMeaning::Kind::flop) {
+            close_flop();
+            facts.push_back(LaunchFact{slot_ids_[s], values[s].value, m.unit, key.description});
+            continue;
+        }
+        if (flop_id != slot_ids_[s]) {
+            close_flop();
+            flop_id = slot_ids_[s];
+            flop_value = 0;
+            flop_metrics.clear();
+        }
+        flop_value += values[s].value * m.flop_weight;
+        if (!flop_metrics.empty()) {
+            flop_metrics += '+';
+        }
+        flop_metrics += key.description;
+    }
+    close_flop();
+    // Rule facts (details page), sorted by id and merged in.
+    std::vector<LaunchFact>& rules = scratch_rules_;
+    rules.clear();
+    for (const RuleFinding& rule : launch.rules) {
+        if (!rule.estimated_speedup_pct) {
+            continue;
+        }
+        // Several findings of one rule: the fact is the largest estimate the report states.
+        rule_id_.assign("rule.").append(rule.name).append(".estimated_speedup_pct");
+        const auto it = std::find_if(rules.begin(), rules.end(),
+                                     [&](const LaunchFact& f) { return f.id == rule_id_; });
+        if (it == rules.end()) {
+            rules.push_back(LaunchFact{intern(rule_id_), *rule.estimated_speedup_pct,
+                                       BaseUnit::percent, intern(rule.section + ": " + rule.name)});
+        } else {
+            it->value = std::max(it->value, *rule.estimated_speedup_pct);
+        }
+    }
+    const auto by_id = [](const LaunchFact& a, const LaunchFact& b) { return a.id < b.id; };
+    launch.facts.clear();
+    launch.facts.reserve(facts.size() + rules.size());
+    if (rules.empty()) {
+        launch.facts.assign(facts.begin(), facts.end());
+    } else {
+        std::sort(rules.begin(), rules.end(), by_id);
+        std::merge(facts.begin(), facts.end(), rules.begin(), rules.end(),
+                   std::back_inserter(launch.facts), by_id);
+    }
+    std::vector<SlotValue>().swap(launch_slots_[li]);  // done with it: memory back now
+}
+
+void ReportBuilder::finish() {
     for (std::size_t li = 0; li < report_.launches.size(); ++li) {
-        NcuLaunch& launch = report_.launches[li];
-        ranked.clear();
-        flops.clear();
-        const std::vector<SlotValue>& values = launch_slots_[li];
-        for (std::size_t s = 0; s < values.size(); ++s) {
-            if (!values[s].set) {
-                continue;
-            }
-            const MetricMeaning& m = slots_[s].meaning;
-            KeyInfo& key = keys_[values[s].key];
-            if (key.description.empty()) {
-                key.description = intern(describe(values[s].key));
-            }
-            if (m.kind == MetricMeaning::Kind::flop) {
-                auto sum = std::find_if(flops.begin(), flops.end(),
-                                        [&](const FlopSum& f) { return f.id == slot_ids[s]; });
-                if (sum == flops.end()) {
-                    flops.push_back(FlopSum{slot_ranks[s], slot_ids[s], 0, {}});
-                    sum = flops.end() - 1;
-                }
-                sum->value += values[s].value * m.flop_weight;
-                if (!sum->metrics.empty()) {
-                    sum->metrics += '+';
-                }
-                sum->metrics += key.description;
-                continue;
-            }
-            ranked.push_back(Ranked{
-                slot_ranks[s], LaunchFact{slot_ids[s], values[s].value, m.unit, key.description}});
-        }
-        for (const FlopSum& sum : flops) {
-            std::string_view& metrics = last_flop_metrics[sum.id];
-            if (metrics != sum.metrics) {
-                metrics = intern(sum.metrics);
-            }
-            ranked.push_back(
-                Ranked{sum.rank, LaunchFact{sum.id, sum.value, BaseUnit::flop, metrics}});
-        }
-        for (const RuleFinding& rule : launch.rules) {
-            if (!rule.estimated_speedup_pct) {
-                continue;
-            }
-            // Several findings of one rule: the fact is the largest estimate the report states.
-            rule_id.assign("rule.").append(rule.name).append(".estimated_speedup_pct");
-            const std::uint32_t rank = rule_ranks.find(rule_id)->second;
-            const auto it = std::find_if(ranked.begin(), ranked.end(),
-                                         [&](const Ranked& r) { return r.rank == rank; });
-            if (it == ranked.end()) {
-                ranked.push_back(Ranked{
-                    rank, LaunchFact{intern(rule_id), *rule.estimated_speedup_pct,
-                                     BaseUnit::percent, intern(rule.section + ": " + rule.name)}});
-            } else {
-                it->fact.value = std::max(it->fact.value, *rule.estimated_speedup_pct);
-            }
-        }
-        std::sort(ranked.begin(), ranked.end(),
-                  [](const Ranked& a, const Ranked& b) { return a.rank < b.rank; });
-        launch.facts.reserve(ranked.size());
-        for (const Ranked& r : ranked) {
-            launch.facts.push_back(r.fact);
-        }
-        std::vector<SlotValue>().swap(launch_slots_[li]);  // done with it: memory back now
+        finish_launch(li);
     }
 }
 
