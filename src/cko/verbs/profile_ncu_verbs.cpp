@@ -159,24 +159,6 @@ RooflineDevice roofline_device(const NcuReport& report, const ReportArgs& args) 
     return out;
 }
 
-// One launch's roofline placement as JSON; null when it lacks the inputs.
-Json launch_roofline(const NcuLaunch& launch, const DevicePeaks& device,
-                     std::optional<Precision> precision) {
-    const auto in = profile::ncu::roofline_input(launch, precision);
-    if (!in) {
-        return Json();
-    }
-    const profile::RooflinePlacement placement = profile::place_on_roofline(in->input, device);
-    Json roofline = profile::placement_to_json(placement, device);
-    roofline["bytes_from"] = in->bytes_from.empty() ? Json() : Json(in->bytes_from);
-    roofline["facts"] = Json::array();
-    for (const profile::Fact& f : profile::roofline_facts(placement, launch.scope)) {
-        roofline["facts"].push_back(
-            {{"id", f.id}, {"value", f.value}, {"unit", profile::base_unit_name(f.unit)}});
-    }
-    return roofline;
-}
-
 std::string report_text(const NcuReport& report, const RooflineDevice& roofline) {
     std::string out = fmt::format(
         "ncu {} export: {} launches (NCU {}, sha256 {})\n", layout_name(report.layout),
@@ -254,10 +236,8 @@ Outcome report_result(NcuReport report, const ReportArgs& args, const Context& c
             extras.top["roofline_note"] = roofline.note;
         } else {
             extras.top["device"] = profile::device_peaks_to_json(*roofline.device);
-            extras.launch = [&](std::size_t i) {
-                Json r = launch_roofline(shared->launches[i], *roofline.device, precision);
-                return r.is_null() ? Json() : Json{{"roofline", std::move(r)}};
-            };
+            extras.roofline_device = roofline.device;
+            extras.roofline_precision = precision;
         }
         if (extra_top.is_object()) {
             for (const auto& [k, v] : extra_top.items()) {

@@ -4,6 +4,8 @@
 
 #include "cko/profile/ncu/byte_scan.hpp"
 #include "cko/profile/ncu/csv_tokenizer.hpp"
+#include "cko/profile/ncu/ncu_roofline.hpp"
+#include "cko/profile/roofline.hpp"
 
 #include <fmt/compile.h>
 #include <fmt/format.h>
@@ -426,6 +428,71 @@ void write_rule(JsonStream& js, const RuleFinding& rule) {
     js.put('}');
 }
 
+// A launch's `roofline` member, byte for byte as launch_roofline_to_json(...).dump() prints it
+// (members in nlohmann's sorted order, its number spelling), without the DOM: building it was a
+// sixth of a raw page's --json time.
+void write_roofline(JsonStream& js, const LaunchRooflineInput& in, const DevicePeaks& device) {
+    const RooflinePlacement p = place_on_roofline(in.input, device);
+    const auto number = [&](std::string_view name, const std::optional<double>& v) {
+        js.raw(name);
+        if (v) {
+            js.dom_number(*v);
+        } else {
+            js.raw("null");
+        }
+    };
+    number(R"({"achieved_bytes_per_second":)", p.achieved_bytes_per_second);
+    number(R"(,"achieved_flops_per_second":)", p.achieved_flops_per_second);
+    number(R"(,"arithmetic_intensity":)", p.arithmetic_intensity);
+    number(R"(,"bandwidth_pct_of_peak":)", p.bandwidth_pct_of_peak);
+    js.raw(R"(,"bytes_from":)");
+    if (in.bytes_from.empty()) {
+        js.raw("null");
+    } else {
+        js.dom_string(in.bytes_from);
+    }
+    number(R"(,"compute_pct_of_peak":)", p.compute_pct_of_peak);
+    js.raw(R"(,"device":)");
+    js.dom_string(device.key);
+    js.raw(R"(,"facts":[)");
+    // roofline_facts' order, each {"id","unit","value"}.
+    bool first = true;
+    const auto fact = [&](std::string_view id, const std::optional<double>& v, BaseUnit unit) {
+        if (!v) {
+            return;
+        }
+        js.raw(first ? R"({"id":")" : R"(,{"id":")");
+        first = false;
+        js.raw(id);
+        js.raw(R"(","unit":)");
+        js.dom_string(base_unit_name(unit));
+        js.raw(R"(,"value":)");
+        js.dom_number(*v);
+        js.put('}');
+    };
+    fact("roofline.achieved_bytes", p.achieved_bytes_per_second, BaseUnit::byte_per_second);
+    fact("roofline.achieved_flops", p.achieved_flops_per_second, BaseUnit::flop_per_second);
+    fact("roofline.arithmetic_intensity", p.arithmetic_intensity, BaseUnit::flop_per_byte);
+    fact("roofline.bandwidth_pct_of_peak", p.bandwidth_pct_of_peak, BaseUnit::percent);
+    fact("roofline.compute_pct_of_peak", p.compute_pct_of_peak, BaseUnit::percent);
+    fact("roofline.pct_of_roof", p.pct_of_roof, BaseUnit::percent);
+    fact("roofline.ridge_point", p.ridge_point, BaseUnit::flop_per_byte);
+    js.put(']');
+    number(R"(,"pct_of_roof":)", p.pct_of_roof);
+    number(R"(,"peak_bytes_per_second":)", p.peak_bytes_per_second);
+    number(R"(,"peak_flops_per_second":)", p.peak_flops_per_second);
+    js.raw(R"(,"precision":)");
+    js.dom_string(precision_name(p.precision));
+    js.raw(R"(,"region":)");
+    if (p.region.empty()) {
+        js.raw("null");
+    } else {
+        js.dom_string(p.region);
+    }
+    number(R"(,"ridge_point":)", p.ridge_point);
+    js.put('}');
+}
+
 // A fact is `{"id":ID,"value":` + its number + `,"unit":UNIT,"metric":METRIC}`; the two pieces
 // around the number are formatted once per (id, unit, metric), not once per launch (a 100 MB raw
 // page has 750,000 facts of a few dozen kinds). Ids and metrics are interned by the report, so a
@@ -484,7 +551,8 @@ private:
 };
 
 void write_launch(JsonStream& js, MetricWriter& metrics, FactPieces& pieces,
-                  const NcuLaunch& launch, const nlohmann::json& extra) {
+                  const NcuLaunch& launch, const ReportJsonExtras& extras,
+                  const nlohmann::json& extra) {
     js.raw("{\"id\":");
     js.optional_integer(launch.scope.launch_id);
     js.raw(",\"kernel\":");
@@ -546,6 +614,12 @@ void write_launch(JsonStream& js, MetricWriter& metrics, FactPieces& pieces,
     metrics.write(js, launch);
     js.raw(",\"unmodeled\":");
     js.integer(launch.unmodeled);
+    if (extras.roofline_device != nullptr) {
+        if (const auto in = roofline_input(launch, extras.roofline_precision)) {
+            js.raw(",\"roofline\":");
+            write_roofline(js, *in, *extras.roofline_device);
+        }
+    }
     if (extra.is_object()) {
         for (const auto& [name, value] : extra.items()) {
             js.put(',');
@@ -610,7 +684,7 @@ void write_report_json(const NcuReport& report, std::ostream& out, const ReportJ
         if (i > 0) {
             js.put(',');
         }
-        write_launch(js, metrics, pieces, report.launches[i],
+        write_launch(js, metrics, pieces, report.launches[i], extras,
                      extras.launch ? extras.launch(i) : nlohmann::json());
     }
     js.raw("]}\n");
