@@ -194,5 +194,25 @@ TEST(FindJsonSpecial, StopsAtQuotesBackslashesAndControlBytes) {
     }
 }
 
+// The 16-byte check answers as find_json_special does over the first n bytes, for every byte
+// value at every position, with bytes past n (quotes, high bytes) that must not count.
+TEST(FindJsonSpecial, SixteenByteCheckAgreesWithTheSearch) {
+    for (int byte = 0; byte < 256; ++byte) {
+        for (std::size_t at = 0; at < 16; ++at) {
+            for (std::size_t n = 0; n <= 16; ++n) {
+                std::string text(16, 'v');
+                text[at] = static_cast<char>(byte);
+                text += "\"\xff\x01";  // after the 16 bytes: never looked at
+                const bool want =
+                    byte_scan::find_json_special(text.data(), text.data() + n) != text.data() + n;
+                EXPECT_EQ(byte_scan::json_special_in_16(text.data(), n), want)
+                    << "byte " << byte << " at " << at << " n " << n;
+                EXPECT_EQ(byte_scan::json_special_in_16_swar(text.data(), n), want)
+                    << "byte " << byte << " at " << at << " n " << n;
+            }
+        }
+    }
+}
+
 }  // namespace
 }  // namespace cko::profile::ncu

@@ -321,8 +321,12 @@ private:
             const std::less<const char*> before;  // a total order, also for scratch pointers
             const bool in_text = !before(value.data(), text.data()) &&
                                  !before(text_end, value.data() + value.size());
-            if (!in_text || prefix.size == sizeof prefix.text || JsonStream::needs_escape(value))
-                [[unlikely]] {
+            // Values of up to 16 bytes inside the text are checked 16 bytes at once.
+            const bool fast = in_text && prefix.size < sizeof prefix.text &&
+                              !(value.size() <= 16 && text_end - value.data() >= 16
+                                    ? byte_scan::json_special_in_16(value.data(), value.size())
+                                    : JsonStream::needs_escape(value));
+            if (!fast) [[unlikely]] {
                 // A value unescaped from "" (not in the row's bytes), a long prefix, or a value
                 // needing escapes: written piece by piece.
                 js.commit(out);
