@@ -176,10 +176,7 @@ bool allowed_in_text(unsigned char c) {
     return c >= 0x20 || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == 0x1b;
 }
 
-struct TextScan {
-    std::size_t binary = std::string_view::npos;     // the first byte no text export holds
-    std::size_t non_ascii = std::string_view::npos;  // the first byte >= 0x80
-};
+}  // namespace
 
 // A 64-byte block at a time: a block is looked at closely only when it holds a control byte no
 // export has or, until the first is found, a byte above 0x7f (byte_scan::unusual_text_bits), so
@@ -214,7 +211,7 @@ TextScan scan_text(std::string_view text) {
     return out;
 }
 
-[[noreturn]] void refuse_binary(std::string_view text, std::size_t i) {
+void refuse_binary(std::string_view text, std::size_t i) {
     throw Error(ErrorCode::binary_input,
                 fmt::format("byte {} is the control character 0x{:02x}: this is binary data, not "
                             "an Nsight Compute CSV export (a .ncu-rep must first be exported with "
@@ -222,8 +219,6 @@ TextScan scan_text(std::string_view text) {
                             i, static_cast<unsigned char>(text[i])),
                 {{"offset", i}, {"byte", static_cast<unsigned char>(text[i])}});
 }
-
-}  // namespace
 
 void reject_binary(std::string_view text) {
     (void)first_non_ascii_of_text(text);

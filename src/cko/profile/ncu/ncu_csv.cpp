@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <exception>
 #include <future>
 #include <set>
 #include <span>
@@ -485,16 +486,47 @@ NcuReport read_ncu_report(const std::filesystem::path& path, NcuParseOptions opt
     // Mapped, not copied: the page cache's pages are the text (util/files.hpp, MappedFile).
     std::shared_ptr<const MappedFile> file = MappedFile::open(path, max_bytes);
     const std::string_view text = file->bytes();
-    // The hash (identity) and the parse both read every byte: on two cores they overlap.
-    auto hash = std::async(std::launch::async, [file] { return sha256_hex(file->bytes()); });
-    NcuReport report;
-    try {
-        report = parse_ncu_text(text, std::move(file), options);
-    } catch (...) {
-        hash.wait();
-        throw;
+    if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
+        return parse_ncu_text(text, std::move(file), options);  // empty_input
     }
-    report.source.report_sha256 = hash.get();
+    // Everything that reads every byte besides the parse runs on a second thread meanwhile: the
+    // hash (the report's identity) and the text check (binary bytes, valid UTF-8). The parse
+    // goes ahead on the unchecked text (the tokenizer is safe on any bytes) and its result
+    // counts only once the check passes, so the answer is parse_ncu_text's: binary_input first,
+    // a text that needs its UTF-8 repaired parsed again repaired, else the parse's own result or
+    // error.
+    struct Screened {
+        std::string sha256;
+        TextScan scan;
+        bool valid_utf8 = true;
+    };
+    auto screen = std::async(std::launch::async, [file] {
+        Screened out;
+        const std::string_view bytes = file->bytes();
+        out.scan = scan_text(bytes);
+        out.valid_utf8 = out.scan.binary != std::string_view::npos ||
+                         out.scan.non_ascii == std::string_view::npos ||
+                         is_valid_utf8(bytes.substr(out.scan.non_ascii));
+        out.sha256 = sha256_hex(bytes);
+        return out;
+    });
+    NcuReport report;
+    std::exception_ptr failed;
+    try {
+        report = Parser(text, file, options).run();
+    } catch (...) {
+        failed = std::current_exception();
+    }
+    const Screened screened = screen.get();
+    if (screened.scan.binary != std::string_view::npos) {
+        refuse_binary(text, screened.scan.binary);
+    }
+    if (!screened.valid_utf8) {
+        report = parse_ncu_text(text, std::move(file), options);  // repairs, then parses
+    } else if (failed) {
+        std::rethrow_exception(failed);
+    }
+    report.source.report_sha256 = screened.sha256;
     return report;
 }
 
