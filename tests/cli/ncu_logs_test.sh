@@ -22,4 +22,16 @@ assert len(l) == 1 and l[0]["kernel"].startswith("scale_\ufffdnaive("), l[0]["ke
 assert any("invalid UTF-8" in n for n in d["notes"]), d["notes"]
 assert len(l[0]["metrics"]) == 87 and len(l[0]["facts"]) == 48, (len(l[0]["metrics"]), len(l[0]["facts"]))
 ' || fail "Latin-1 NCU JSON"
+
+# A long name of repaired bytes (U+FFFD is three bytes) is cut to 27 whole code points and "~" in
+# the table: cutting at 27 bytes split a character and made the text output invalid UTF-8.
+LC_ALL=C sed 's/scale_\xb5naive/scale_x\xb5\xb5\xb5\xb5\xb5\xb5\xb5\xb5\xb5\xb5\xb5\xb5\xb5\xb5\xb5\xb5\xb5\xb5\xb5\xb5\xb5\xb5\xb5\xb5\xb5naive/' \
+  "$latin1" > "$tmp/long_name.csv"
+expect_rc 0 "$CKO" profile ncu "$tmp/long_name.csv"
+printf '%s' "$out" | python3 -c '
+import sys
+text = sys.stdin.buffer.read().decode("utf-8")  # fails on a split character
+row = [line for line in text.splitlines() if line.startswith("   0  ")][0]
+assert row[6:34] == "scale_x" + "\ufffd" * 20 + "~", row
+' || fail "a long repaired kernel name in the text table"
 echo "ncu_logs: ok"

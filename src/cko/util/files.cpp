@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -34,6 +35,13 @@ namespace {
     }
     throw Error(code, fmt::format("{} {}: {}", what, path.string(), std::strerror(err)),
                 nlohmann::json{{"path", path.string()}, {"errno", err}});
+}
+
+Error file_too_large(const fs::path& path, std::uint64_t size, std::uint64_t max_bytes) {
+    return Error(
+        ErrorCode::file_too_large,
+        fmt::format("{} has {} bytes, more than the {}-byte limit", path.string(), size, max_bytes),
+        nlohmann::json{{"path", path.string()}, {"size", size}, {"limit", max_bytes}});
 }
 
 // A fault point (util/fault.hpp) on the durable write path: may end the process, or fail the step
@@ -207,30 +215,57 @@ void write_file_create_once(const fs::path& path, std::string_view bytes, unsign
     step(AtomicWriteStep::directory_synced);
 }
 
-std::string read_file_capped(const fs::path& path, std::uint64_t max_bytes) {
-    const Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-    if (fd.get() < 0) {
-        throw_errno(errno, "cannot open", path);
-    }
+namespace {
+
+// The checks before a whole-file read: a regular file of at most max_bytes. Returns its size.
+std::uint64_t checked_size(int fd, const fs::path& path, std::uint64_t max_bytes) {
     struct stat st {};
-    if (::fstat(fd.get(), &st) != 0) {
+    if (::fstat(fd, &st) != 0) {
         throw_errno(errno, "cannot stat", path);
     }
     if (!S_ISREG(st.st_mode)) {
         throw Error(ErrorCode::io_error, fmt::format("{} is not a regular file", path.string()),
                     nlohmann::json{{"path", path.string()}});
     }
-    const auto too_large = [&](std::uint64_t size) {
-        return Error(ErrorCode::file_too_large,
-                     fmt::format("{} has {} bytes, more than the {}-byte limit", path.string(),
-                                 size, max_bytes),
-                     nlohmann::json{{"path", path.string()}, {"size", size}, {"limit", max_bytes}});
-    };
     if (static_cast<std::uint64_t>(st.st_size) > max_bytes) {
-        throw too_large(static_cast<std::uint64_t>(st.st_size));
+        throw file_too_large(path, static_cast<std::uint64_t>(st.st_size), max_bytes);
     }
+    return static_cast<std::uint64_t>(st.st_size);
+}
+
+}  // namespace
+
+std::shared_ptr<const MappedFile> MappedFile::open(const fs::path& path, std::uint64_t max_bytes) {
+    const Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (fd.get() < 0) {
+        throw_errno(errno, "cannot open", path);
+    }
+    const auto size = static_cast<std::size_t>(checked_size(fd.get(), path, max_bytes));
+    if (size == 0) {  // mmap refuses a length of 0
+        return std::shared_ptr<const MappedFile>(new MappedFile(nullptr, 0));
+    }
+    // MAP_POPULATE: the whole file is read anyway; mapping it in one call costs less than faults.
+    void* data = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd.get(), 0);
+    if (data == MAP_FAILED) {
+        throw_errno(errno, "cannot map", path);
+    }
+    return std::shared_ptr<const MappedFile>(new MappedFile(static_cast<const char*>(data), size));
+}
+
+MappedFile::~MappedFile() {
+    if (data_ != nullptr) {
+        ::munmap(const_cast<char*>(data_), size_);
+    }
+}
+
+std::string read_file_capped(const fs::path& path, std::uint64_t max_bytes) {
+    const Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (fd.get() < 0) {
+        throw_errno(errno, "cannot open", path);
+    }
+    const std::uint64_t size = checked_size(fd.get(), path, max_bytes);
     std::string out;
-    out.reserve(static_cast<std::size_t>(st.st_size));
+    out.reserve(static_cast<std::size_t>(size));
     char buffer[1 << 16];
     for (;;) {
         const ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
@@ -245,7 +280,7 @@ std::string read_file_capped(const fs::path& path, std::uint64_t max_bytes) {
         }
         out.append(buffer, static_cast<std::size_t>(n));
         if (out.size() > max_bytes) {  // the file grew while we read it
-            throw too_large(out.size());
+            throw file_too_large(path, out.size(), max_bytes);
         }
     }
     return out;

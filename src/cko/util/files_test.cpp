@@ -107,6 +107,26 @@ TEST_F(FilesTest, ReadCappedRefusesLargeFiles) {
     }
 }
 
+TEST_F(FilesTest, MappedFileHoldsTheBytesAndRefusesWhatReadCappedRefuses) {
+    const std::string data = "\"ID\",\"Kernel Name\"\n" + std::string(70000, 'x');
+    write_file_create_once(dir_ / "export.csv", data);
+    const auto mapped = MappedFile::open(dir_ / "export.csv", data.size());
+    EXPECT_EQ(mapped->bytes(), data);
+    write_file_create_once(dir_ / "empty", "");
+    EXPECT_TRUE(MappedFile::open(dir_ / "empty", 10)->bytes().empty());
+    const auto code_of = [](const fs::path& path, std::uint64_t max_bytes) {
+        try {
+            (void)MappedFile::open(path, max_bytes);
+        } catch (const Error& e) {
+            return e.code();
+        }
+        return ErrorCode::internal;
+    };
+    EXPECT_EQ(code_of(dir_ / "export.csv", data.size() - 1), ErrorCode::file_too_large);
+    EXPECT_EQ(code_of(dir_ / "missing", 10), ErrorCode::not_found);
+    EXPECT_EQ(code_of(dir_, 10), ErrorCode::io_error);  // a directory is not a regular file
+}
+
 TEST(SafeNames, AcceptsTheAllowedAlphabetOnly) {
     EXPECT_TRUE(is_safe_name("main"));
     EXPECT_TRUE(is_safe_name("long_rows-2.json"));

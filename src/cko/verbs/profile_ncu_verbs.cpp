@@ -9,10 +9,13 @@
 #include "cko/verbs/evidence.hpp"
 #include "cko/verbs/verb.hpp"
 
+#include <fmt/compile.h>
 #include <fmt/format.h>
 
 #include <unistd.h>
+#include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -34,19 +37,78 @@ struct ReportArgs {
     std::string precision;
 };
 
-std::string short_kernel(const std::string& kernel) {
-    const std::string name = kernel.substr(0, kernel.find('('));
-    return name.size() > 28 ? name.substr(0, 27) + "~" : name;
+// The kernel's name without its parameter list, cut to 28 code points (27 and "~"): whole code
+// points, so a name with multi-byte characters stays valid UTF-8.
+std::string short_kernel(std::string_view kernel) {
+    const std::string_view name = kernel.substr(0, kernel.find('('));
+    std::size_t points = 0;
+    std::size_t cut = name.size();  // where the 28th code point starts
+    for (std::size_t i = 0; i < name.size(); ++i) {
+        if ((static_cast<unsigned char>(name[i]) & 0xc0) != 0x80 && ++points == 28) {
+            cut = i;
+        }
+    }
+    return points > 28 ? std::string(name.substr(0, cut)) + "~" : std::string(name);
 }
 
-std::string dim3_text(const std::optional<std::array<std::int64_t, 3>>& d) {
-    return d ? fmt::format("({},{},{})", (*d)[0], (*d)[1], (*d)[2]) : "-";
+// The launch table is written by hand: a 100 MB raw page has 25,000 launches, and fmt's parsing
+// of one nine-field line per launch was a tenth of the verb's time (bench/ncu_verb_bench.cpp).
+// Cells are padded as fmt pads them ({:>n} / {:<n}); only the kernel name may be non-ASCII, and
+// fmt pads that one by display width.
+void append_cell(std::string& out, std::string_view cell, std::size_t width, bool right) {
+    const bool ascii = std::all_of(cell.begin(), cell.end(),
+                                   [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+    if (!ascii) {
+        if (right) {
+            fmt::format_to(std::back_inserter(out), "{:>{}}", cell, width);
+        } else {
+            fmt::format_to(std::back_inserter(out), "{:<{}}", cell, width);
+        }
+        return;
+    }
+    const std::size_t pad = cell.size() < width ? width - cell.size() : 0;
+    if (right) {
+        out.append(pad, ' ');
+    }
+    out.append(cell);
+    if (!right) {
+        out.append(pad, ' ');
+    }
 }
 
-std::string fact_text(const NcuLaunch& launch, std::string_view id, double scale,
-                      const char* format) {
+// A number cell: at most a few dozen characters.
+struct Cell {
+    char text[64];
+    std::size_t size = 0;
+    [[nodiscard]] std::string_view view() const { return {text, size}; }
+};
+
+template <typename Format, typename... Args>
+Cell make_cell(const Format& format, const Args&... args) {
+    Cell c;
+    c.size = std::min(fmt::format_to_n(c.text, sizeof c.text, format, args...).size, sizeof c.text);
+    return c;
+}
+
+Cell dash_cell() {
+    Cell c;
+    c.text[c.size++] = '-';
+    return c;
+}
+
+Cell dim3_cell(const std::optional<std::array<std::int64_t, 3>>& d) {
+    return d ? make_cell(FMT_COMPILE("({},{},{})"), (*d)[0], (*d)[1], (*d)[2]) : dash_cell();
+}
+
+// The fact scaled, in the format of its column, or "-" when the launch lacks it.
+Cell duration_cell(const NcuLaunch& launch) {
+    const profile::ncu::LaunchFact* f = launch.find("duration");
+    return f == nullptr ? dash_cell() : make_cell(FMT_COMPILE("{:.2f} us"), f->value * 1e-3);
+}
+
+Cell percent_cell(const NcuLaunch& launch, std::string_view id) {
     const profile::ncu::LaunchFact* f = launch.find(id);
-    return f == nullptr ? "-" : fmt::format(fmt::runtime(format), f->value * scale);
+    return f == nullptr ? dash_cell() : make_cell(FMT_COMPILE("{:.1f}"), f->value);
 }
 
 std::optional<Precision> precision_option(const std::string& text) {
@@ -99,24 +161,6 @@ RooflineDevice roofline_device(const NcuReport& report, const ReportArgs& args) 
     return out;
 }
 
-// One launch's roofline placement as JSON; null when it lacks the inputs.
-Json launch_roofline(const NcuLaunch& launch, const DevicePeaks& device,
-                     std::optional<Precision> precision) {
-    const auto in = profile::ncu::roofline_input(launch, precision);
-    if (!in) {
-        return Json();
-    }
-    const profile::RooflinePlacement placement = profile::place_on_roofline(in->input, device);
-    Json roofline = profile::placement_to_json(placement, device);
-    roofline["bytes_from"] = in->bytes_from.empty() ? Json() : Json(in->bytes_from);
-    roofline["facts"] = Json::array();
-    for (const profile::Fact& f : profile::roofline_facts(placement, launch.scope)) {
-        roofline["facts"].push_back(
-            {{"id", f.id}, {"value", f.value}, {"unit", profile::base_unit_name(f.unit)}});
-    }
-    return roofline;
-}
-
 std::string report_text(const NcuReport& report, const RooflineDevice& roofline) {
     std::string out = fmt::format(
         "ncu {} export: {} launches (NCU {}, sha256 {})\n", layout_name(report.layout),
@@ -134,13 +178,26 @@ std::string report_text(const NcuReport& report, const RooflineDevice& roofline)
                            "kernel", "grid", "block", "duration", "dram%", "sm%", "occ%", "facts");
     }
     for (const NcuLaunch& l : report.launches) {
-        out += fmt::format("{:>4}  {:<28}  {:<14} {:<11} {:>11} {:>6} {:>6} {:>6} {:>8}\n",
-                           l.scope.launch_id ? std::to_string(*l.scope.launch_id) : "-",
-                           short_kernel(l.scope.kernel), dim3_text(l.scope.grid),
-                           dim3_text(l.scope.block), fact_text(l, "duration", 1e-3, "{:.2f} us"),
-                           fact_text(l, "dram.throughput_pct", 1, "{:.1f}"),
-                           fact_text(l, "sm.throughput_pct", 1, "{:.1f}"),
-                           fact_text(l, "occupancy.achieved_pct", 1, "{:.1f}"), l.facts.size());
+        // "{:>4}  {:<28}  {:<14} {:<11} {:>11} {:>6} {:>6} {:>6} {:>8}\n", as the header.
+        append_cell(
+            out, l.scope.launch_id ? make_cell(FMT_COMPILE("{}"), *l.scope.launch_id).view() : "-",
+            4, true);
+        out += "  ";
+        append_cell(out, short_kernel(l.scope.kernel), 28, false);
+        out += "  ";
+        append_cell(out, dim3_cell(l.scope.grid).view(), 14, false);
+        out += ' ';
+        append_cell(out, dim3_cell(l.scope.block).view(), 11, false);
+        out += ' ';
+        append_cell(out, duration_cell(l).view(), 11, true);
+        for (const char* id :
+             {"dram.throughput_pct", "sm.throughput_pct", "occupancy.achieved_pct"}) {
+            out += ' ';
+            append_cell(out, percent_cell(l, id).view(), 6, true);
+        }
+        out += ' ';
+        append_cell(out, make_cell(FMT_COMPILE("{}"), l.facts.size()).view(), 8, true);
+        out += '\n';
     }
     if (roofline.device == nullptr) {
         out += roofline.note + "\n";
@@ -181,10 +238,8 @@ Outcome report_result(NcuReport report, const ReportArgs& args, const Context& c
             extras.top["roofline_note"] = roofline.note;
         } else {
             extras.top["device"] = profile::device_peaks_to_json(*roofline.device);
-            extras.launch = [&](std::size_t i) {
-                Json r = launch_roofline(shared->launches[i], *roofline.device, precision);
-                return r.is_null() ? Json() : Json{{"roofline", std::move(r)}};
-            };
+            extras.roofline_device = roofline.device;
+            extras.roofline_precision = precision;
         }
         if (extra_top.is_object()) {
             for (const auto& [k, v] : extra_top.items()) {

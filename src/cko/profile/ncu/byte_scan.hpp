@@ -68,6 +68,36 @@ inline const char* find_json_special(const char* p, const char* end) noexcept {
     return end;
 }
 
+// Whether the first n (<= 16) of the 16 readable bytes at p hold a byte a JSON string cannot hold
+// as is: find_json_special for a short value inside a larger buffer, without its byte loop (a
+// raw page's values are 1 to 8 bytes; the loop was half of writing a metric). Word by word: the
+// lowest flagged byte of a word is exact, so "one below n" is exact too.
+inline bool json_special_in_16_swar(const char* p, std::size_t n) noexcept {
+    for (std::size_t at = 0; at < n; at += 8) {
+        const std::uint64_t w = load(p + at);
+        const std::uint64_t m = bytes_equal(w, '"') | bytes_equal(w, '\\') | bytes_below(w, 0x20);
+        if (m != 0) {
+            return at + first_flagged(m) < n;
+        }
+    }
+    return false;
+}
+
+inline bool json_special_in_16(const char* p, std::size_t n) noexcept {
+#if defined(__SSE2__)
+    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const __m128i control =
+        _mm_cmpeq_epi8(_mm_max_epu8(x, _mm_set1_epi8(0x1f)), _mm_set1_epi8(0x1f));
+    const __m128i special =
+        _mm_or_si128(control, _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('"')),
+                                           _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'))));
+    const auto mask = static_cast<std::uint32_t>(_mm_movemask_epi8(special));
+    return (mask & ((std::uint32_t{1} << n) - 1)) != 0;
+#else
+    return json_special_in_16_swar(p, n);
+#endif
+}
+
 // Bit i set where byte i of `w` is '"' (exact for every byte).
 inline std::uint64_t quote_bits_of_word(std::uint64_t w) noexcept {
     const std::uint64_t x = w ^ (kOnes * '"');
@@ -98,6 +128,46 @@ inline std::uint64_t quote_bits(const char* p) noexcept {
     return bits;
 #else
     return quote_bits_swar(p);
+#endif
+}
+
+// Bit i set where p[i], of the 64 bytes at p, is a control byte no text export holds (below 0x20
+// and not tab, LF, CR, FF or ESC) or, when `high` is set, a byte above 0x7f: the bytes a text
+// check must look at. Lines end in LF, so the plain "any byte below 0x20" test would send every
+// block with a line break to the slow path.
+inline std::uint64_t unusual_text_bits(const char* p, bool high) noexcept {
+#if defined(__SSE2__)
+    const __m128i space = _mm_set1_epi8(0x20);
+    const __m128i minus_one = _mm_set1_epi8(-1);
+    std::uint64_t bits = 0;
+    for (int i = 0; i < 4; ++i) {
+        const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * i));
+        __m128i flagged = _mm_cmplt_epi8(x, space);  // signed: bytes above 0x7f are below too
+        if (!high) {
+            flagged = _mm_and_si128(flagged, _mm_cmpgt_epi8(x, minus_one));
+        }
+        const __m128i allowed =
+            _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('\t')),
+                                      _mm_cmpeq_epi8(x, _mm_set1_epi8('\n'))),
+                         _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('\r')),
+                                                   _mm_cmpeq_epi8(x, _mm_set1_epi8('\f'))),
+                                      _mm_cmpeq_epi8(x, _mm_set1_epi8(0x1b))));
+        const auto mask =
+            static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_andnot_si128(allowed, flagged)));
+        bits |= std::uint64_t{mask} << (16 * i);
+    }
+    return bits;
+#else
+    std::uint64_t bits = 0;
+    for (int i = 0; i < 64; ++i) {
+        const auto c = static_cast<unsigned char>(p[i]);
+        const bool control =
+            c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != 0x1b;
+        if (control || (high && c >= 0x80)) {
+            bits |= std::uint64_t{1} << i;
+        }
+    }
+    return bits;
 #endif
 }
 

@@ -176,14 +176,12 @@ bool allowed_in_text(unsigned char c) {
     return c >= 0x20 || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == 0x1b;
 }
 
-struct TextScan {
-    std::size_t binary = std::string_view::npos;     // the first byte no text export holds
-    std::size_t non_ascii = std::string_view::npos;  // the first byte >= 0x80
-};
+}  // namespace
 
-// Eight bytes at a time: a word is looked at closely only when one of its bytes is below 0x20 or,
-// until the first is found, above 0x7f (one word per line or so), so the binary check and the
-// search for where UTF-8 validation must start are one pass, far faster than the tokenizer.
+// A 64-byte block at a time: a block is looked at closely only when it holds a control byte no
+// export has or, until the first is found, a byte above 0x7f (byte_scan::unusual_text_bits), so
+// the binary check and the search for where UTF-8 validation must start are one pass at memory
+// speed (about 5 GB/s word by word before: a tenth of a details page's import).
 TextScan scan_text(std::string_view text) {
     TextScan out;
     const auto look = [&](std::size_t from, std::size_t to) {
@@ -200,13 +198,12 @@ TextScan scan_text(std::string_view text) {
         return false;
     };
     std::size_t i = 0;
-    for (; i + 8 <= text.size(); i += 8) {
-        const std::uint64_t word = byte_scan::load(text.data() + i);
-        const std::uint64_t ascii_seen = out.non_ascii == std::string_view::npos ? word : 0;
-        if (((byte_scan::bytes_below(word, 0x20) | ascii_seen) & byte_scan::kHigh) == 0) {
+    for (; i + 64 <= text.size(); i += 64) {
+        if (byte_scan::unusual_text_bits(text.data() + i,
+                                         out.non_ascii == std::string_view::npos) == 0) {
             continue;
         }
-        if (look(i, i + 8)) {
+        if (look(i, i + 64)) {
             return out;
         }
     }
@@ -214,7 +211,7 @@ TextScan scan_text(std::string_view text) {
     return out;
 }
 
-[[noreturn]] void refuse_binary(std::string_view text, std::size_t i) {
+void refuse_binary(std::string_view text, std::size_t i) {
     throw Error(ErrorCode::binary_input,
                 fmt::format("byte {} is the control character 0x{:02x}: this is binary data, not "
                             "an Nsight Compute CSV export (a .ncu-rep must first be exported with "
@@ -222,8 +219,6 @@ TextScan scan_text(std::string_view text) {
                             i, static_cast<unsigned char>(text[i])),
                 {{"offset", i}, {"byte", static_cast<unsigned char>(text[i])}});
 }
-
-}  // namespace
 
 void reject_binary(std::string_view text) {
     (void)first_non_ascii_of_text(text);

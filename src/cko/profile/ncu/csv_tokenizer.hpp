@@ -43,6 +43,10 @@ public:
         row_terminated_ = true;
     }
 
+    // Where the next row (or line) starts: the end of the row just returned.
+    [[nodiscard]] std::size_t position() const noexcept { return pos_; }
+    [[nodiscard]] std::size_t size() const noexcept { return text_.size(); }
+
     // Lines that were not CSV, in order.
     [[nodiscard]] const std::vector<std::string_view>& other_lines() const noexcept {
         return other_lines_;
@@ -73,6 +77,16 @@ private:
     std::deque<std::string> unescaped_;    // deque: growing it never moves the strings cells view
     std::vector<std::string_view> other_lines_;
 };
+
+// One pass over the text: where the first byte no text export holds is (a control byte other
+// than tab, line breaks, form feed and ESC), and the first byte above 0x7f (npos: none).
+struct TextScan {
+    std::size_t binary = std::string_view::npos;
+    std::size_t non_ascii = std::string_view::npos;
+};
+[[nodiscard]] TextScan scan_text(std::string_view text);
+// The binary_input error for the byte at `offset`.
+[[noreturn]] void refuse_binary(std::string_view text, std::size_t offset);
 
 // Throws binary_input when text holds a NUL byte or another control character that no text
 // export contains (tab, line breaks, form feed and ESC are allowed), naming the byte offset.

@@ -92,6 +92,50 @@ TEST(RejectBinary, FindsTheFirstNonAsciiByteInTheSamePass) {
     }
 }
 
+// The block-wide check gives the byte-by-byte answer for every byte value at every offset of
+// several 64-byte blocks full of line breaks, tabs, ESC and form feeds.
+TEST(RejectBinary, BlockScanAgreesWithTheBytewiseCheckAtEveryOffset) {
+    const std::string_view pattern = "\"12.5\",\t\x1b[0m\f\r\n";
+    std::string base;
+    while (base.size() < 200) {
+        base += pattern[base.size() % pattern.size()];
+    }
+    for (int byte = 0; byte < 256; ++byte) {
+        const auto c = static_cast<unsigned char>(byte);
+        const bool allowed =
+            c >= 0x20 || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == 0x1b;
+        for (const std::size_t at : {0UL, 5UL, 63UL, 64UL, 100UL, 127UL, 128UL, 191UL, 199UL}) {
+            std::string text = base;
+            text[at] = static_cast<char>(c);
+            SCOPED_TRACE(testing::Message() << "byte " << byte << " at " << at);
+            if (allowed) {
+                EXPECT_EQ(first_non_ascii_of_text(text), c >= 0x80 ? at : std::string::npos);
+                // An earlier non-ASCII byte is the first one.
+                text[at / 2] = static_cast<char>(0xe9);
+                if (at / 2 != at) {
+                    EXPECT_EQ(first_non_ascii_of_text(text), at / 2);
+                }
+                continue;
+            }
+            try {
+                (void)first_non_ascii_of_text(text);
+                ADD_FAILURE() << "not refused";
+            } catch (const Error& e) {
+                EXPECT_EQ(e.details()["offset"], at);
+            }
+            text[at / 3] = static_cast<char>(0xe9);  // control bytes after one are still refused
+            if (at / 3 != at) {
+                try {
+                    (void)first_non_ascii_of_text(text);
+                    ADD_FAILURE() << "not refused after a non-ASCII byte";
+                } catch (const Error& e) {
+                    EXPECT_EQ(e.details()["offset"], at);
+                }
+            }
+        }
+    }
+}
+
 // Quotes on both sides of 64-byte block boundaries, "" escapes split across blocks, quotes in
 // lines set aside and in unquoted cells: the bitmap cursor must give the cells a plain scan gives.
 TEST(CsvTokenizer, CellsAcrossBlockBoundariesMatchAPlainSplit) {
@@ -146,6 +190,26 @@ TEST(FindJsonSpecial, StopsAtQuotesBackslashesAndControlBytes) {
             EXPECT_EQ(
                 byte_scan::find_json_special(text.data(), text.data() + text.size()) - text.data(),
                 static_cast<std::ptrdiff_t>(at));
+        }
+    }
+}
+
+// The 16-byte check answers as find_json_special does over the first n bytes, for every byte
+// value at every position, with bytes past n (quotes, high bytes) that must not count.
+TEST(FindJsonSpecial, SixteenByteCheckAgreesWithTheSearch) {
+    for (int byte = 0; byte < 256; ++byte) {
+        for (std::size_t at = 0; at < 16; ++at) {
+            for (std::size_t n = 0; n <= 16; ++n) {
+                std::string text(16, 'v');
+                text[at] = static_cast<char>(byte);
+                text += "\"\xff\x01";  // after the 16 bytes: never looked at
+                const bool want =
+                    byte_scan::find_json_special(text.data(), text.data() + n) != text.data() + n;
+                EXPECT_EQ(byte_scan::json_special_in_16(text.data(), n), want)
+                    << "byte " << byte << " at " << at << " n " << n;
+                EXPECT_EQ(byte_scan::json_special_in_16_swar(text.data(), n), want)
+                    << "byte " << byte << " at " << at << " n " << n;
+            }
         }
     }
 }

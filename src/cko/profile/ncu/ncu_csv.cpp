@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <exception>
 #include <future>
 #include <set>
 #include <span>
@@ -119,9 +120,10 @@ NcuLaunch launch_identity(std::span<const std::string_view> cells, const Columns
 
 class Parser {
 public:
-    Parser(std::shared_ptr<const std::string> text, const NcuParseOptions& options)
-        : tokenizer_(*text, options.limits), builder_(report_, tokenizer_) {
-        report_.text = std::move(text);
+    Parser(std::string_view text, std::shared_ptr<const void> owner, const NcuParseOptions& options)
+        : tokenizer_(text, options.limits), builder_(report_, tokenizer_) {
+        report_.text = text;
+        report_.text_owner = std::move(owner);
         report_.source.report_sha256 = options.report_sha256;
         report_.source.tool = "ncu";
         report_.source.tool_version = options.tool_version;
@@ -233,6 +235,7 @@ private:
         layout.columns.assign(metric_columns.begin(), metric_columns.end());
         layout.keys = keys;
         layout.units = units;
+        builder_.set_raw_layout(layout);
         while (tokenizer_.next(row_)) {
             check_row(header_.size());
             if (first && cell(row_.cells, columns_.id).empty()) {  // NCU's units row
@@ -241,13 +244,26 @@ private:
                     units[m] = builder_.unit(row_.cells[metric_columns[m]]);
                 }
                 layout.units = units;
+                builder_.set_raw_layout(layout);
                 first = false;
                 continue;
             }
             first = false;
+            if (report_.launches.empty()) {
+                // One row per launch, rows of about one length: room for the launches at once,
+                // not by doubling (each doubling moves them all and touches fresh pages). Never
+                // more room than the text's own size in bytes (a short first row of a fuzzed
+                // file must not ask for terabytes).
+                const std::size_t left = tokenizer_.size() - row_.offset;
+                const std::size_t row_bytes =
+                    std::max<std::size_t>(tokenizer_.position() - row_.offset, 1);
+                report_.launches.reserve(
+                    std::min(left / row_bytes * 9 / 8 + 8, left / sizeof(NcuLaunch) + 8));
+            }
             const std::size_t launch = builder_.add_launch(launch_identity(row_.cells, columns_));
             report_.launches[launch].metric_rows.push_back(row_.offset);
             builder_.add_raw_row(launch, row_.cells, layout, row_.offset);
+            builder_.finish_launch(launch);  // a raw page's launch is its one row
         }
     }
 
@@ -437,11 +453,13 @@ private:
 }  // namespace
 
 NcuReport parse_ncu_csv(std::string_view text, const NcuParseOptions& options) {
-    return parse_ncu_text(std::make_shared<const std::string>(text), options);
+    auto owned = std::make_shared<const std::string>(text);
+    const std::string_view view = *owned;
+    return parse_ncu_text(view, std::move(owned), options);
 }
 
-NcuReport parse_ncu_text(std::shared_ptr<const std::string> owned, const NcuParseOptions& options) {
-    const std::string_view text = *owned;
+NcuReport parse_ncu_text(std::string_view text, std::shared_ptr<const void> owner,
+                         const NcuParseOptions& options) {
     if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
         throw Error(ErrorCode::empty_input,
                     "the NCU export is empty; did the profiled program launch any kernel?");
@@ -453,28 +471,62 @@ NcuReport parse_ncu_text(std::shared_ptr<const std::string> owned, const NcuPars
         // U+FFFD holds no quote, comma or line break, so the CSV structure is unchanged.
         auto repaired = std::make_shared<std::string>();
         const std::size_t bytes = repair_utf8(text, *repaired);
-        owned.reset();  // the caller's copy, if it has one, is the only one left
-        NcuReport report = Parser(std::move(repaired), options).run();
+        owner.reset();  // the caller's copy, if it has one, is the only one left
+        const std::string_view view = *repaired;
+        NcuReport report = Parser(view, std::move(repaired), options).run();
         report.notes.push_back(fmt::format(
             "{} byte(s) of invalid UTF-8 (e.g. Latin-1 names) replaced with U+FFFD", bytes));
         return report;
     }
-    return Parser(std::move(owned), options).run();
+    return Parser(text, std::move(owner), options).run();
 }
 
 NcuReport read_ncu_report(const std::filesystem::path& path, NcuParseOptions options,
                           std::uint64_t max_bytes) {
-    auto text = std::make_shared<const std::string>(read_file_capped(path, max_bytes));
-    // The hash (identity) and the parse both read every byte: on two cores they overlap.
-    auto hash = std::async(std::launch::async, [text] { return sha256_hex(*text); });
-    NcuReport report;
-    try {
-        report = parse_ncu_text(text, options);
-    } catch (...) {
-        hash.wait();
-        throw;
+    // Mapped, not copied: the page cache's pages are the text (util/files.hpp, MappedFile).
+    std::shared_ptr<const MappedFile> file = MappedFile::open(path, max_bytes);
+    const std::string_view text = file->bytes();
+    if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
+        return parse_ncu_text(text, std::move(file), options);  // empty_input
     }
-    report.source.report_sha256 = hash.get();
+    // Everything that reads every byte besides the parse runs on a second thread meanwhile: the
+    // hash (the report's identity) and the text check (binary bytes, valid UTF-8). The parse
+    // goes ahead on the unchecked text (the tokenizer is safe on any bytes) and its result
+    // counts only once the check passes, so the answer is parse_ncu_text's: binary_input first,
+    // a text that needs its UTF-8 repaired parsed again repaired, else the parse's own result or
+    // error.
+    struct Screened {
+        std::string sha256;
+        TextScan scan;
+        bool valid_utf8 = true;
+    };
+    auto screen = std::async(std::launch::async, [file] {
+        Screened out;
+        const std::string_view bytes = file->bytes();
+        out.scan = scan_text(bytes);
+        out.valid_utf8 = out.scan.binary != std::string_view::npos ||
+                         out.scan.non_ascii == std::string_view::npos ||
+                         is_valid_utf8(bytes.substr(out.scan.non_ascii));
+        out.sha256 = sha256_hex(bytes);
+        return out;
+    });
+    NcuReport report;
+    std::exception_ptr failed;
+    try {
+        report = Parser(text, file, options).run();
+    } catch (...) {
+        failed = std::current_exception();
+    }
+    const Screened screened = screen.get();
+    if (screened.scan.binary != std::string_view::npos) {
+        refuse_binary(text, screened.scan.binary);
+    }
+    if (!screened.valid_utf8) {
+        report = parse_ncu_text(text, std::move(file), options);  // repairs, then parses
+    } else if (failed) {
+        std::rethrow_exception(failed);
+    }
+    report.source.report_sha256 = screened.sha256;
     return report;
 }
 

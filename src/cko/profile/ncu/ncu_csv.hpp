@@ -27,11 +27,12 @@ struct NcuParseOptions {
 // ERR_NVGPUCTRPERM gives a report with the counters-not-permitted fact.
 // The report keeps a copy of `text` (NcuReport::text) to read metrics back from.
 [[nodiscard]] NcuReport parse_ncu_csv(std::string_view text, const NcuParseOptions& options = {});
-// The same without the copy: the report shares `text`.
-[[nodiscard]] NcuReport parse_ncu_text(std::shared_ptr<const std::string> text,
+// The same without the copy: `text` lies inside what `owner` keeps alive (a mapped file, a
+// string), and the report shares `owner`.
+[[nodiscard]] NcuReport parse_ncu_text(std::string_view text, std::shared_ptr<const void> owner,
                                        const NcuParseOptions& options = {});
 
-// Reads the file whole (up to max_bytes), hashes it, and parses it.
+// Maps the file (up to max_bytes; util MappedFile), hashes it, and parses it.
 [[nodiscard]] NcuReport read_ncu_report(const std::filesystem::path& path,
                                         NcuParseOptions options = {},
                                         std::uint64_t max_bytes = std::uint64_t{4} << 30);

@@ -2,8 +2,12 @@
 #include "cko/profile/ncu/ncu_csv.hpp"
 #include "cko/util/error.hpp"
 #include "cko/util/files.hpp"
+#include "cko/util/sha256.hpp"
 
 #include <gtest/gtest.h>
+
+#include <unistd.h>
+#include <filesystem>
 
 namespace cko::profile::ncu {
 namespace {
@@ -228,6 +232,52 @@ TEST(NcuUnusual, VersionBannerInThePreambleIsRecorded) {
         "Version 2025.3.1.0 (build 36398880) (public-release)\n" +
         details_text());
     EXPECT_EQ(r.source.tool_version, "2025.3.1.0");
+}
+
+// read_ncu_report parses while a second thread checks the bytes (binary, UTF-8) and hashes
+// them; the answer must be the one parsing the text in order gives. Binary bytes after an earlier
+// error are binary_input; a Latin-1 text is parsed repaired, errors quoting the repaired text.
+TEST(NcuMalformed, ReadingAFileAnswersAsParsingItsText) {
+    std::string malformed_then_binary = raw_text();
+    replace_once(malformed_then_binary, "\"ns\"", "\"fortnight\"");
+    malformed_then_binary += std::string("\x01junk\n");
+    std::string latin1_unknown_unit =
+        read_file_capped("tests/fixtures/ncu/ncu_details_latin1.csv", 1 << 20);
+    replace_once(latin1_unknown_unit, "\"Duration\",\"us\"", "\"Duration\",\"\xb5s\"");
+    std::string latin1_binary = latin1_unknown_unit + std::string("\x02", 1);
+    const std::string latin1 =
+        read_file_capped("tests/fixtures/ncu/ncu_details_latin1.csv", 1 << 20);
+    const std::string cases[] = {malformed_then_binary,
+                                 latin1_unknown_unit,
+                                 latin1_binary,
+                                 latin1,
+                                 raw_text(),
+                                 "no csv at all\n",
+                                 "  \n"};
+    const auto path = std::filesystem::temp_directory_path() /
+                      ("cko-ncu-read-" + std::to_string(::getpid()) + ".csv");
+    for (std::size_t i = 0; i < std::size(cases); ++i) {
+        SCOPED_TRACE(testing::Message() << "case " << i);
+        std::filesystem::remove(path);
+        write_file_create_once(path, cases[i]);
+        std::string from_file;
+        std::string from_text;
+        try {
+            const NcuReport r = read_ncu_report(path);
+            from_file = report_to_json(r).dump();
+        } catch (const Error& e) {
+            from_file = std::string(e.what()) + e.details().dump();
+        }
+        try {
+            NcuReport r = parse_ncu_csv(cases[i]);
+            r.source.report_sha256 = sha256_hex(cases[i]);
+            from_text = report_to_json(r).dump();
+        } catch (const Error& e) {
+            from_text = std::string(e.what()) + e.details().dump();
+        }
+        EXPECT_EQ(from_file, from_text);
+    }
+    std::filesystem::remove(path);
 }
 
 }  // namespace

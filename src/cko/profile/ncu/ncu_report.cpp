@@ -25,11 +25,11 @@ Fact NcuLaunch::to_fact(const LaunchFact& fact) const {
 
 void for_each_metric(const NcuReport& report, const NcuLaunch& launch,
                      const std::function<void(const MetricView&)>& fn) {
-    if (!report.text || launch.metric_rows.empty()) {
+    if (report.text.empty() || launch.metric_rows.empty()) {
         return;
     }
     // The text was tokenized once already; limits were checked then.
-    CsvTokenizer tokenizer(*report.text, CsvLimits{report.text->size() + 1});
+    CsvTokenizer tokenizer(report.text, CsvLimits{report.text.size() + 1});
     CsvRow row;
     const MetricLayout& layout = report.metric_layout;
     const auto cell = [&](std::size_t i) {

@@ -16,6 +16,11 @@
 #include <string_view>
 #include <vector>
 
+namespace cko::profile {
+struct DevicePeaks;    // roofline.hpp
+enum class Precision;  // roofline.hpp
+}  // namespace cko::profile
+
 namespace cko::profile::ncu {
 
 inline constexpr std::string_view kNcuParserVersion = "cko-ncu-csv-1";
@@ -109,9 +114,10 @@ struct NcuReport {
     std::string advice;              // what a person can do about a report-level fact
     std::vector<std::string> notes;  // how the text was read (e.g. invalid UTF-8 repaired)
 
-    // The CSV text the launches' metrics are read from, and the strings LaunchFacts view;
-    // shared, so copies of a report stay valid.
-    std::shared_ptr<const std::string> text;
+    // The CSV text the launches' metrics are read from (a mapped file, or a string), kept alive
+    // by `text_owner`, and the strings LaunchFacts view; shared, so copies of a report stay valid.
+    std::string_view text;
+    std::shared_ptr<const void> text_owner;
     std::shared_ptr<std::deque<std::string>> strings;
     MetricLayout metric_layout;
 
@@ -130,10 +136,13 @@ void mark_counters_not_permitted(NcuReport& report);
 
 [[nodiscard]] nlohmann::json rule_to_json(const RuleFinding& rule);
 
-// What a caller adds to the document: top-level members, and members of each launch object
-// (e.g. its roofline placement; null for none).
+// What a caller adds to the document: top-level members, each launch's placement on a device's
+// roofline (its `roofline` member, launch_roofline_to_json's bytes, where the launch has the
+// inputs), and other members of each launch object (null for none).
 struct ReportJsonExtras {
     nlohmann::json top = nlohmann::json::object();
+    const DevicePeaks* roofline_device = nullptr;
+    std::optional<Precision> roofline_precision;
     std::function<nlohmann::json(std::size_t launch)> launch;
 };
 

@@ -4,7 +4,10 @@
 
 #include "cko/profile/ncu/byte_scan.hpp"
 #include "cko/profile/ncu/csv_tokenizer.hpp"
+#include "cko/profile/ncu/ncu_roofline.hpp"
+#include "cko/profile/roofline.hpp"
 
+#include <fmt/compile.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -12,143 +15,235 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <ostream>
+#include <sstream>
+#include <unordered_map>
 
 namespace cko::profile::ncu {
 namespace {
 
 // Why not nlohmann: a DOM of every metric of every launch costs ~700 bytes a metric, 10x a 100 MB
 // export (bench/ncu_verb_bench.cpp). Strings here are valid UTF-8 already (the parser repairs the
-// text first), so escaping is only quotes, backslashes and control characters.
+// text first), so escaping is only quotes, backslashes and control characters. The buffer is a
+// plain array, not a std::string: a raw page's 13.7 million metrics per 100 MB are each a few
+// fixed-size copies into it, with one room check per row.
 class JsonStream {
 public:
-    explicit JsonStream(std::ostream& out) : out_(out) { buffer_.reserve(kFlushBytes + 4096); }
+    explicit JsonStream(std::ostream& out)
+        : out_(out), buffer_(new char[kFlushBytes + kSlack]), capacity_(kFlushBytes + kSlack) {}
     ~JsonStream() { flush(); }
     JsonStream(const JsonStream&) = delete;
     JsonStream& operator=(const JsonStream&) = delete;
 
-    void raw(std::string_view text) {
-        buffer_.append(text);
+    // Room for `bytes` more; the caller then writes through tail() and commit().
+    char* reserve(std::size_t bytes) {
+        if (size_ + bytes > capacity_) {
+            flush();
+            if (bytes > capacity_) {
+                buffer_.reset(new char[bytes + kSlack]);
+                capacity_ = bytes + kSlack;
+            }
+        }
+        return buffer_.get() + size_;
+    }
+    void commit(char* end) {
+        size_ = static_cast<std::size_t>(end - buffer_.get());
         maybe_flush();
     }
+
+    void raw(std::string_view text) {
+        char* out = reserve(text.size());
+        std::memcpy(out, text.data(), text.size());
+        commit(out + text.size());
+    }
+    void put(char c) {
+        char* out = reserve(1);
+        *out = c;
+        commit(out + 1);
+    }
+    // A JSON string: quotes, backslashes and control characters escaped (\n, \r, \t, else
+    // \u00XX).
     void string(std::string_view text) {
-        buffer_.push_back('"');
-        if (byte_scan::find_json_special(text.data(), text.data() + text.size()) ==
-            text.data() + text.size()) {
-            buffer_.append(text);  // nearly every string: nothing to escape
-            buffer_.push_back('"');
-            maybe_flush();
+        if (needs_escape(text)) {
+            escaped(text);
             return;
         }
+        char* out = reserve(text.size() + 2);
+        *out++ = '"';
+        std::memcpy(out, text.data(), text.size());
+        out += text.size();
+        *out++ = '"';
+        commit(out);
+    }
+    // A string as nlohmann's dump() writes it (\b and \f as such): for members that v2 printed
+    // from DOMs (scope, rules, extras), so they keep their bytes.
+    void dom_string(std::string_view text) {
+        if (needs_escape(text)) {
+            raw(nlohmann::json(std::string(text)).dump());
+        } else {
+            string(text);
+        }
+    }
+    [[nodiscard]] static bool needs_escape(std::string_view text) noexcept {
+        return byte_scan::find_json_special(text.data(), text.data() + text.size()) !=
+               text.data() + text.size();
+    }
+    // A double as fmt's shortest form (the facts' spelling since v2), null when not finite.
+    void number(double v) {
+        if (!std::isfinite(v)) {
+            raw("null");  // as nlohmann writes non-finite numbers
+            return;
+        }
+        char* out = reserve(kNumberBytes);
+        commit(fmt::format_to(out, FMT_COMPILE("{}"), v));
+    }
+    // A double as nlohmann's dump() writes it (members that came from DOMs in v2: scope, rules,
+    // roofline): its own Grisu2 to_chars ("100.0", "3.88e+12").
+    void dom_number(double v) {
+        if (!std::isfinite(v)) {
+            raw("null");
+            return;
+        }
+        char* out = reserve(kNumberBytes);
+        commit(nlohmann::detail::to_chars(out, out + kNumberBytes, v));
+    }
+    template <typename Int>
+    void integer(Int v) {
+        char* out = reserve(kNumberBytes);
+        commit(std::to_chars(out, out + kNumberBytes, v).ptr);
+    }
+    void optional_integer(const std::optional<std::int64_t>& v) {
+        if (v) {
+            integer(*v);
+        } else {
+            raw("null");
+        }
+    }
+    void dim3(const std::optional<std::array<std::int64_t, 3>>& d) {
+        if (!d) {
+            raw("null");
+            return;
+        }
+        for (std::size_t i = 0; i < 3; ++i) {
+            put(i == 0 ? '[' : ',');
+            integer((*d)[i]);
+        }
+        put(']');
+    }
+    void key(std::string_view name) {
+        string(name);
+        put(':');
+    }
+    // A DOM value, byte for byte as value.dump() would print it, without the string dump()
+    // builds: objects, arrays, numbers and strings that need no escape are written here,
+    // anything else goes through nlohmann.
+    void dom(const nlohmann::json& value) {
+        switch (value.type()) {
+        case nlohmann::json::value_t::null:
+            raw("null");
+            return;
+        case nlohmann::json::value_t::boolean:
+            raw(value.get<bool>() ? "true" : "false");
+            return;
+        case nlohmann::json::value_t::number_integer:
+            integer(value.get<std::int64_t>());
+            return;
+        case nlohmann::json::value_t::number_unsigned:
+            integer(value.get<std::uint64_t>());
+            return;
+        case nlohmann::json::value_t::number_float:
+            dom_number(value.get<double>());
+            return;
+        case nlohmann::json::value_t::string:
+            dom_string(value.get_ref<const std::string&>());
+            return;
+        case nlohmann::json::value_t::object: {
+            put('{');
+            bool first = true;
+            for (const auto& [name, member] : value.items()) {
+                if (!first) {
+                    put(',');
+                }
+                first = false;
+                dom_string(name);
+                put(':');
+                dom(member);
+            }
+            put('}');
+            return;
+        }
+        case nlohmann::json::value_t::array: {
+            put('[');
+            bool first = true;
+            for (const auto& member : value) {
+                if (!first) {
+                    put(',');
+                }
+                first = false;
+                dom(member);
+            }
+            put(']');
+            return;
+        }
+        default:
+            raw(value.dump());
+        }
+    }
+    void flush() {
+        out_.write(buffer_.get(), static_cast<std::streamsize>(size_));
+        size_ = 0;
+    }
+
+private:
+    static constexpr std::size_t kFlushBytes = std::size_t{1} << 20;
+    static constexpr std::size_t kSlack = 64;  // room past a write for fixed-size copies
+    static constexpr std::size_t kNumberBytes = 40;
+    void maybe_flush() {
+        if (size_ >= kFlushBytes) {
+            flush();
+        }
+    }
+    void escaped(std::string_view text) {
+        put('"');
         std::size_t start = 0;
         for (std::size_t i = 0; i < text.size(); ++i) {
             const auto c = static_cast<unsigned char>(text[i]);
             if (c >= 0x20 && c != '"' && c != '\\') {
                 continue;
             }
-            buffer_.append(text.substr(start, i - start));
+            raw(text.substr(start, i - start));
             switch (c) {
             case '"':
-                buffer_ += "\\\"";
+                raw("\\\"");
                 break;
             case '\\':
-                buffer_ += "\\\\";
+                raw("\\\\");
                 break;
             case '\n':
-                buffer_ += "\\n";
+                raw("\\n");
                 break;
             case '\r':
-                buffer_ += "\\r";
+                raw("\\r");
                 break;
             case '\t':
-                buffer_ += "\\t";
+                raw("\\t");
                 break;
-            default:
-                fmt::format_to(std::back_inserter(buffer_), "\\u{:04x}", c);
+            default: {
+                char* out = reserve(8);
+                commit(fmt::format_to(out, "\\u{:04x}", c));
+            }
             }
             start = i + 1;
         }
-        buffer_.append(text.substr(start));
-        buffer_.push_back('"');
-        maybe_flush();
-    }
-    void number(double v) {
-        if (std::isfinite(v)) {
-            fmt::format_to(std::back_inserter(buffer_), "{}", v);
-        } else {
-            buffer_ += "null";  // as nlohmann writes non-finite numbers
-        }
-    }
-    void integer(std::uint64_t v) {
-        char digits[24];
-        const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, v);
-        buffer_.append(digits, static_cast<std::size_t>(end - digits));
-    }
-    void signed_integer(std::int64_t v) {
-        char digits[24];
-        const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, v);
-        buffer_.append(digits, static_cast<std::size_t>(end - digits));
-    }
-    void optional_integer(const std::optional<std::int64_t>& v) {
-        if (v) {
-            signed_integer(*v);
-        } else {
-            buffer_ += "null";
-        }
-    }
-    void dim3(const std::optional<std::array<std::int64_t, 3>>& d) {
-        if (!d) {
-            buffer_ += "null";
-            return;
-        }
-        for (std::size_t i = 0; i < 3; ++i) {
-            buffer_ += i == 0 ? '[' : ',';
-            signed_integer((*d)[i]);
-        }
-        buffer_ += ']';
-    }
-    // `prefix` (such as `,[12,3,`), the value as a JSON string, `]`: one raw-page metric. A value
-    // needing no escape is copied with the prefix in one step (nearly every value).
-    void metric(std::string_view prefix, std::string_view value) {
-        if (byte_scan::find_json_special(value.data(), value.data() + value.size()) !=
-            value.data() + value.size()) {
-            raw(prefix);
-            string(value);
-            raw("]");
-            return;
-        }
-        const std::size_t at = buffer_.size();
-        buffer_.resize(at + prefix.size() + value.size() + 3);
-        char* out = buffer_.data() + at;
-        std::memcpy(out, prefix.data(), prefix.size());
-        out += prefix.size();
-        *out++ = '"';
-        std::memcpy(out, value.data(), value.size());
-        out += value.size();
-        *out++ = '"';
-        *out = ']';
-        maybe_flush();
-    }
-    void key(std::string_view name) {
-        string(name);
-        buffer_.push_back(':');
-    }
-    void dom(const nlohmann::json& value) { raw(value.dump()); }
-    void flush() {
-        out_.write(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
-        buffer_.clear();
-    }
-
-private:
-    static constexpr std::size_t kFlushBytes = std::size_t{1} << 20;
-    void maybe_flush() {
-        if (buffer_.size() >= kFlushBytes) {
-            flush();
-        }
+        raw(text.substr(start));
+        put('"');
     }
     std::ostream& out_;
-    std::string buffer_;
+    std::unique_ptr<char[]> buffer_;
+    std::size_t capacity_;
+    std::size_t size_ = 0;
 };
 
 // Every metric of every launch, read back from the text with one tokenizer for the whole report.
@@ -157,22 +252,25 @@ private:
 class MetricWriter {
 public:
     explicit MetricWriter(const NcuReport& report)
-        : report_(report),
-          tokenizer_(report.text ? std::string_view(*report.text) : std::string_view(),
-                     CsvLimits{report.text ? report.text->size() + 1 : 1}) {
+        : report_(report), tokenizer_(report.text, CsvLimits{report.text.size() + 1}) {
         const MetricLayout& layout = report.metric_layout;
         if (report.layout == NcuLayout::raw) {
             prefixes_.reserve(layout.columns.size());
             for (std::size_t m = 0; m < layout.columns.size(); ++m) {
-                prefixes_.push_back(fmt::format(",[{},{},", layout.keys[m], layout.units[m]));
+                Prefix p;
+                const std::string text = fmt::format(",[{},{},", layout.keys[m], layout.units[m]);
+                p.size = std::min(text.size(), sizeof p.text);
+                std::memcpy(p.text, text.data(), p.size);
+                prefixes_.push_back(p);
+                longest_prefix_ = std::max(longest_prefix_, text.size());
             }
         }
     }
 
     void write(JsonStream& js, const NcuLaunch& launch) {
-        js.raw("[");
-        if (!report_.text) {
-            js.raw("]");
+        js.put('[');
+        if (report_.text.empty()) {
+            js.put(']');
             return;
         }
         const MetricLayout& layout = report_.metric_layout;
@@ -183,27 +281,84 @@ public:
                 break;
             }
             if (report_.layout == NcuLayout::raw) {
-                for (std::size_t m = 0; m < layout.columns.size(); ++m) {
-                    const std::string_view prefix = prefixes_[m];
-                    js.metric(first ? prefix.substr(1) : prefix, cell(layout.columns[m]));
-                    first = false;
-                }
+                write_raw_row(js, first);
                 continue;
             }
             const bool indexed = r < launch.metric_keys.size() && r < launch.metric_units.size();
             js.raw(first ? "[" : ",[");
             first = false;
             js.integer(indexed ? launch.metric_keys[r] : 0);
-            js.raw(",");
+            js.put(',');
             js.integer(indexed ? launch.metric_units[r] : 0);
-            js.raw(",");
+            js.put(',');
             js.string(cell(layout.value));
-            js.raw("]");
+            js.put(']');
         }
-        js.raw("]");
+        js.put(']');
     }
 
 private:
+    // Longest prefix copied as 16 bytes, longest value as 32: fixed-size copies compile to a
+    // couple of vector moves, a memcpy call per metric was a fifth of the --json time.
+    struct Prefix {
+        char text[16];
+        std::size_t size = 0;
+    };
+
+    // One raw row's metrics. Every value a fast copy takes lies in the row's own bytes, so the
+    // row's output fits in its bytes plus a prefix and `"]` per metric: room is asked for once per
+    // row (again after a metric written the slow way), and each metric is a few stores.
+    void write_raw_row(JsonStream& js, bool& first) {
+        const MetricLayout& layout = report_.metric_layout;
+        const std::string_view text = report_.text;
+        const char* const text_end = text.data() + text.size();
+        const std::size_t room = (tokenizer_.position() - row_.offset) +
+                                 layout.columns.size() * (longest_prefix_ + 3) + 64;
+        char* out = js.reserve(room);
+        for (std::size_t m = 0; m < layout.columns.size(); ++m) {
+            const std::string_view value = cell(layout.columns[m]);
+            const Prefix& prefix = prefixes_[m];
+            const std::less<const char*> before;  // a total order, also for scratch pointers
+            const bool in_text = !before(value.data(), text.data()) &&
+                                 !before(text_end, value.data() + value.size());
+            // Values of up to 16 bytes inside the text are checked 16 bytes at once.
+            const bool fast = in_text && prefix.size < sizeof prefix.text &&
+                              !(value.size() <= 16 && text_end - value.data() >= 16
+                                    ? byte_scan::json_special_in_16(value.data(), value.size())
+                                    : JsonStream::needs_escape(value));
+            if (!fast) [[unlikely]] {
+                // A value unescaped from "" (not in the row's bytes), a long prefix, or a value
+                // needing escapes: written piece by piece.
+                js.commit(out);
+                const std::string p = fmt::format(",[{},{},", layout.keys[m], layout.units[m]);
+                js.raw(std::string_view(p).substr(first ? 1 : 0));
+                js.string(value);
+                js.put(']');
+                first = false;
+                out = js.reserve(room);
+                continue;
+            }
+            if (first) {
+                std::memcpy(out, prefix.text + 1, sizeof prefix.text - 1);
+                out += prefix.size - 1;
+                first = false;
+            } else {
+                std::memcpy(out, prefix.text, sizeof prefix.text);
+                out += prefix.size;
+            }
+            *out++ = '"';
+            if (value.size() <= 32 && text_end - value.data() >= 32) {
+                std::memcpy(out, value.data(), 32);
+            } else {
+                std::memcpy(out, value.data(), value.size());
+            }
+            out += value.size();
+            *out++ = '"';
+            *out++ = ']';
+        }
+        js.commit(out);
+    }
+
     [[nodiscard]] std::string_view cell(std::size_t i) const {
         return i < row_.cells.size() ? row_.cells[i] : std::string_view();
     }
@@ -211,56 +366,227 @@ private:
     const NcuReport& report_;
     CsvTokenizer tokenizer_;
     CsvRow row_;
-    std::vector<std::string> prefixes_;
+    std::vector<Prefix> prefixes_;
+    std::size_t longest_prefix_ = 0;
 };
 
-void write_launch(JsonStream& js, MetricWriter& metrics, const NcuLaunch& launch,
+// `scope` as scope_to_json(scope).dump() prints it (members in nlohmann's sorted order), without
+// the DOM: one per launch.
+void write_scope(JsonStream& js, const Scope& scope) {
+    js.put('{');
+    bool first = true;
+    const auto member = [&](std::string_view name) {
+        js.raw(first ? "\"" : ",\"");
+        first = false;
+        js.raw(name);
+        js.raw("\":");
+    };
+    const auto dim3 = [&](std::string_view name,
+                          const std::optional<std::array<std::int64_t, 3>>& d) {
+        if (d) {
+            member(name);
+            js.dim3(d);
+        }
+    };
+    const auto integer = [&](std::string_view name, const std::optional<std::int64_t>& v) {
+        if (v) {
+            member(name);
+            js.integer(*v);
+        }
+    };
+    dim3("block", scope.block);
+    integer("context", scope.context);
+    integer("device", scope.device);
+    dim3("grid", scope.grid);
+    if (!scope.kernel.empty()) {
+        member("kernel");
+        js.dom_string(scope.kernel);
+    }
+    if (!scope.kernel_mangled.empty()) {
+        member("kernel_mangled");
+        js.dom_string(scope.kernel_mangled);
+    }
+    integer("launch_id", scope.launch_id);
+    integer("stream", scope.stream);
+    js.put('}');
+}
+
+// A rule as rule_to_json(rule).dump() prints it.
+void write_rule(JsonStream& js, const RuleFinding& rule) {
+    js.raw("{\"description\":");
+    js.dom_string(rule.description);
+    if (rule.estimated_speedup_pct) {
+        js.raw(",\"estimated_speedup_pct\":");
+        js.dom_number(*rule.estimated_speedup_pct);
+    }
+    js.raw(",\"name\":");
+    js.dom_string(rule.name);
+    js.raw(",\"section\":");
+    js.dom_string(rule.section);
+    if (!rule.speedup_type.empty()) {
+        js.raw(",\"speedup_type\":");
+        js.dom_string(rule.speedup_type);
+    }
+    js.raw(",\"type\":");
+    js.dom_string(rule.type);
+    js.put('}');
+}
+
+// A launch's `roofline` member, byte for byte as launch_roofline_to_json(...).dump() prints it
+// (members in nlohmann's sorted order, its number spelling), without the DOM: building it was a
+// sixth of a raw page's --json time.
+void write_roofline(JsonStream& js, const LaunchRooflineInput& in, const DevicePeaks& device) {
+    const RooflinePlacement p = place_on_roofline(in.input, device);
+    const auto number = [&](std::string_view name, const std::optional<double>& v) {
+        js.raw(name);
+        if (v) {
+            js.dom_number(*v);
+        } else {
+            js.raw("null");
+        }
+    };
+    number(R"({"achieved_bytes_per_second":)", p.achieved_bytes_per_second);
+    number(R"(,"achieved_flops_per_second":)", p.achieved_flops_per_second);
+    number(R"(,"arithmetic_intensity":)", p.arithmetic_intensity);
+    number(R"(,"bandwidth_pct_of_peak":)", p.bandwidth_pct_of_peak);
+    js.raw(R"(,"bytes_from":)");
+    if (in.bytes_from.empty()) {
+        js.raw("null");
+    } else {
+        js.dom_string(in.bytes_from);
+    }
+    number(R"(,"compute_pct_of_peak":)", p.compute_pct_of_peak);
+    js.raw(R"(,"device":)");
+    js.dom_string(device.key);
+    js.raw(R"(,"facts":[)");
+    // roofline_facts' order, each {"id","unit","value"}.
+    bool first = true;
+    const auto fact = [&](std::string_view id, const std::optional<double>& v, BaseUnit unit) {
+        if (!v) {
+            return;
+        }
+        js.raw(first ? R"({"id":")" : R"(,{"id":")");
+        first = false;
+        js.raw(id);
+        js.raw(R"(","unit":)");
+        js.dom_string(base_unit_name(unit));
+        js.raw(R"(,"value":)");
+        js.dom_number(*v);
+        js.put('}');
+    };
+    fact("roofline.achieved_bytes", p.achieved_bytes_per_second, BaseUnit::byte_per_second);
+    fact("roofline.achieved_flops", p.achieved_flops_per_second, BaseUnit::flop_per_second);
+    fact("roofline.arithmetic_intensity", p.arithmetic_intensity, BaseUnit::flop_per_byte);
+    fact("roofline.bandwidth_pct_of_peak", p.bandwidth_pct_of_peak, BaseUnit::percent);
+    fact("roofline.compute_pct_of_peak", p.compute_pct_of_peak, BaseUnit::percent);
+    fact("roofline.pct_of_roof", p.pct_of_roof, BaseUnit::percent);
+    fact("roofline.ridge_point", p.ridge_point, BaseUnit::flop_per_byte);
+    js.put(']');
+    number(R"(,"pct_of_roof":)", p.pct_of_roof);
+    number(R"(,"peak_bytes_per_second":)", p.peak_bytes_per_second);
+    number(R"(,"peak_flops_per_second":)", p.peak_flops_per_second);
+    js.raw(R"(,"precision":)");
+    js.dom_string(precision_name(p.precision));
+    js.raw(R"(,"region":)");
+    if (p.region.empty()) {
+        js.raw("null");
+    } else {
+        js.dom_string(p.region);
+    }
+    number(R"(,"ridge_point":)", p.ridge_point);
+    js.put('}');
+}
+
+// A fact is `{"id":ID,"value":` + its number + `,"unit":UNIT,"metric":METRIC}`; the two pieces
+// around the number are formatted once per (id, unit, metric), not once per launch (a 100 MB raw
+// page has 750,000 facts of a few dozen kinds). Ids and metrics are interned by the report, so a
+// piece is found by the strings' addresses.
+class FactPieces {
+public:
+    struct Pieces {
+        std::string before;  // {"id":"duration","value":
+        std::string after;   // ,"unit":"ns","metric":"gpu__time_duration.sum"}
+    };
+
+    const Pieces& of(const LaunchFact& f) {
+        const Key key{f.id.data(), f.id.size(), f.metric.data(), f.metric.size(), f.unit};
+        const auto it = pieces_.find(key);
+        if (it != pieces_.end()) {
+            return it->second;
+        }
+        Pieces p;
+        p.before = R"({"id":)" + json_string(f.id) + R"(,"value":)";
+        p.after = R"(,"unit":)" + json_string(base_unit_name(f.unit)) + R"(,"metric":)" +
+                  json_string(f.metric) + "}";
+        return pieces_.emplace(key, std::move(p)).first->second;
+    }
+
+private:
+    struct Key {
+        const char* id;
+        std::size_t id_size;
+        const char* metric;
+        std::size_t metric_size;
+        BaseUnit unit;
+        bool operator==(const Key&) const = default;
+    };
+    struct KeyHash {
+        std::size_t operator()(const Key& k) const noexcept {
+            const auto mix = [](std::size_t h, std::size_t v) {
+                return h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2));
+            };
+            std::size_t h = std::hash<const void*>{}(k.id);
+            h = mix(h, k.id_size);
+            h = mix(h, std::hash<const void*>{}(k.metric));
+            h = mix(h, k.metric_size);
+            return mix(h, static_cast<std::size_t>(k.unit));
+        }
+    };
+    // The same escaping as JsonStream::string.
+    static std::string json_string(std::string_view text) {
+        std::ostringstream out;
+        {
+            JsonStream js(out);
+            js.string(text);
+        }
+        return out.str();
+    }
+    std::unordered_map<Key, Pieces, KeyHash> pieces_;
+};
+
+void write_launch(JsonStream& js, MetricWriter& metrics, FactPieces& pieces,
+                  const NcuLaunch& launch, const ReportJsonExtras& extras,
                   const nlohmann::json& extra) {
-    js.raw("{");
-    js.key("id");
+    js.raw("{\"id\":");
     js.optional_integer(launch.scope.launch_id);
-    js.raw(",");
-    js.key("kernel");
+    js.raw(",\"kernel\":");
     js.string(launch.scope.kernel);
-    js.raw(",");
-    js.key("grid");
+    js.raw(",\"grid\":");
     js.dim3(launch.scope.grid);
-    js.raw(",");
-    js.key("block");
+    js.raw(",\"block\":");
     js.dim3(launch.scope.block);
-    js.raw(",");
-    js.key("scope");
-    js.dom(scope_to_json(launch.scope));
+    js.raw(",\"scope\":");
+    write_scope(js, launch.scope);
     if (launch.process_id) {
-        js.raw(",");
-        js.key("process_id");
+        js.raw(",\"process_id\":");
         js.optional_integer(launch.process_id);
     }
     if (!launch.compute_capability.empty()) {
-        js.raw(",");
-        js.key("compute_capability");
+        js.raw(",\"compute_capability\":");
         js.string(launch.compute_capability);
     }
-    js.raw(",");
-    js.key("facts");
-    js.raw("[");
+    js.raw(",\"facts\":[");
     std::vector<const LaunchFact*> stalls;
     bool first = true;
     for (const LaunchFact& f : launch.facts) {
-        js.raw(first ? "{" : ",{");
+        if (!first) {
+            js.put(',');
+        }
         first = false;
-        js.key("id");
-        js.string(f.id);
-        js.raw(",");
-        js.key("value");
+        const FactPieces::Pieces& p = pieces.of(f);
+        js.raw(p.before);
         js.number(f.value);
-        js.raw(",");
-        js.key("unit");
-        js.string(base_unit_name(f.unit));
-        js.raw(",");
-        js.key("metric");
-        js.string(f.metric);
-        js.raw("}");
+        js.raw(p.after);
         if (f.id.starts_with("stall.")) {
             stalls.push_back(&f);
         }
@@ -269,40 +595,43 @@ void write_launch(JsonStream& js, MetricWriter& metrics, const NcuLaunch& launch
     // The three largest stall reasons, as the report states them (ties: by id).
     std::stable_sort(stalls.begin(), stalls.end(),
                      [](const LaunchFact* a, const LaunchFact* b) { return a->value > b->value; });
-    js.key("top_stalls");
-    js.raw("[");
+    js.raw("\"top_stalls\":[");
     for (std::size_t i = 0; i < stalls.size() && i < 3; ++i) {
         js.raw(i == 0 ? "{" : ",{");
         js.key("id");
         js.string(stalls[i]->id);
-        js.raw(",");
+        js.put(',');
         js.key("value");
         js.number(stalls[i]->value);
-        js.raw("}");
+        js.put('}');
     }
-    js.raw("],");
-    js.key("rules");
-    nlohmann::json rules = nlohmann::json::array();
-    for (const RuleFinding& r : launch.rules) {
-        rules.push_back(rule_to_json(r));
+    js.raw("],\"rules\":[");
+    for (std::size_t i = 0; i < launch.rules.size(); ++i) {
+        if (i > 0) {
+            js.put(',');
+        }
+        write_rule(js, launch.rules[i]);
     }
-    js.dom(rules);
-    js.raw(",");
-    js.key("metrics");
     // [key, unit, "value"]: names and units once at the top (metric_keys, metric_units), so a
     // metric costs its few value bytes plus `[key,unit,""]`, not its name and unit again.
+    js.raw("],\"metrics\":");
     metrics.write(js, launch);
-    js.raw(",");
-    js.key("unmodeled");
+    js.raw(",\"unmodeled\":");
     js.integer(launch.unmodeled);
+    if (extras.roofline_device != nullptr) {
+        if (const auto in = roofline_input(launch, extras.roofline_precision)) {
+            js.raw(",\"roofline\":");
+            write_roofline(js, *in, *extras.roofline_device);
+        }
+    }
     if (extra.is_object()) {
         for (const auto& [name, value] : extra.items()) {
-            js.raw(",");
+            js.put(',');
             js.key(name);
             js.dom(value);
         }
     }
-    js.raw("}");
+    js.put('}');
 }
 
 }  // namespace
@@ -354,11 +683,12 @@ void write_report_json(const NcuReport& report, std::ostream& out, const ReportJ
     js.key("launches");
     js.raw("[");
     MetricWriter metrics(report);
+    FactPieces pieces;
     for (std::size_t i = 0; i < report.launches.size(); ++i) {
         if (i > 0) {
-            js.raw(",");
+            js.put(',');
         }
-        write_launch(js, metrics, report.launches[i],
+        write_launch(js, metrics, pieces, report.launches[i], extras,
                      extras.launch ? extras.launch(i) : nlohmann::json());
     }
     js.raw("]}\n");

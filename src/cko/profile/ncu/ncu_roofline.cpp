@@ -43,4 +43,22 @@ std::optional<LaunchRooflineInput> roofline_input(const NcuLaunch& launch,
     return out;
 }
 
+nlohmann::json launch_roofline_to_json(const NcuLaunch& launch, const DevicePeaks& device,
+                                       std::optional<Precision> precision) {
+    const auto in = roofline_input(launch, precision);
+    if (!in) {
+        return nlohmann::json();
+    }
+    const RooflinePlacement placement = place_on_roofline(in->input, device);
+    nlohmann::json roofline = placement_to_json(placement, device);
+    roofline["bytes_from"] =
+        in->bytes_from.empty() ? nlohmann::json() : nlohmann::json(in->bytes_from);
+    roofline["facts"] = nlohmann::json::array();
+    for (const Fact& f : roofline_facts(placement, launch.scope)) {
+        roofline["facts"].push_back(
+            {{"id", f.id}, {"value", f.value}, {"unit", base_unit_name(f.unit)}});
+    }
+    return roofline;
+}
+
 }  // namespace cko::profile::ncu

@@ -20,4 +20,11 @@ struct LaunchRooflineInput {
 [[nodiscard]] std::optional<LaunchRooflineInput> roofline_input(
     const NcuLaunch& launch, std::optional<Precision> precision = std::nullopt);
 
+// The launch's `roofline` member of the --json document as a DOM: placement_to_json, bytes_from
+// and the roofline facts; null when the launch lacks the inputs. write_report_json writes the same
+// bytes as it goes (ReportJsonExtras::roofline_device) without building this.
+[[nodiscard]] nlohmann::json launch_roofline_to_json(const NcuLaunch& launch,
+                                                     const DevicePeaks& device,
+                                                     std::optional<Precision> precision);
+
 }  // namespace cko::profile::ncu

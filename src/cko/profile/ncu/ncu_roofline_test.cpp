@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 namespace cko::profile::ncu {
 namespace {
 
@@ -42,6 +44,38 @@ TEST(NcuRoofline, TopStallsAreTheThreeLargestAsTheReportStatesThem) {
     EXPECT_EQ(j["top_stalls"][0]["id"], "stall.long_scoreboard_pct");
     EXPECT_EQ(j["top_stalls"][1]["id"], "stall.math_pipe_throttle_pct");
     EXPECT_EQ(j["top_stalls"][2]["id"], "stall.barrier_pct");
+}
+
+// The document writes each launch's roofline as it goes; it must print what the DOM prints, and a
+// launch without a duration gets no member.
+TEST(NcuRoofline, StreamedRooflineIsTheDomOfEachLaunch) {
+    for (const char* file :
+         {"tests/fixtures/ncu/ncu_flops_raw.csv", "tests/fixtures/ncu/ncu_details.csv",
+          "tests/fixtures/ncu/ncu_raw.csv"}) {
+        const NcuReport r = read_ncu_report(file);
+        for (const auto precision : {std::optional<Precision>(), std::optional(Precision::fp64)}) {
+            ReportJsonExtras extras;
+            extras.roofline_device = find_device_peaks("h100-sxm");
+            extras.roofline_precision = precision;
+            std::ostringstream out;
+            write_report_json(r, out, extras);
+            const nlohmann::json doc = nlohmann::json::parse(out.str());
+            ASSERT_EQ(doc["launches"].size(), r.launches.size());
+            for (std::size_t i = 0; i < r.launches.size(); ++i) {
+                SCOPED_TRACE(testing::Message() << file << " launch " << i);
+                const nlohmann::json want =
+                    launch_roofline_to_json(r.launches[i], *extras.roofline_device, precision);
+                const nlohmann::json& launch = doc["launches"][i];
+                if (want.is_null()) {
+                    EXPECT_FALSE(launch.contains("roofline"));
+                } else {
+                    EXPECT_EQ(launch["roofline"], want);
+                    // Byte for byte, members in the DOM's order.
+                    EXPECT_NE(out.str().find("\"roofline\":" + want.dump()), std::string::npos);
+                }
+            }
+        }
+    }
 }
 
 }  // namespace

@@ -34,13 +34,20 @@ public:
     void add_metric(std::size_t launch, std::uint32_t key, std::uint32_t unit,
                     std::string_view value, std::size_t row_offset);
 
+    // The raw page's columns (their keys and units) that add_raw_row reads: called again when the
+    // units row changes them; add_raw_row calls it for a layout of another width.
+    void set_raw_layout(const MetricLayout& layout);
     // Keeps the metrics of one raw-page row (every metric column of `layout`). The same as
     // add_metric per column, with the common column (not used by the semantic layer, a known
     // unit) costing one number check: a raw page has ~550 of them per launch.
     void add_raw_row(std::size_t launch, std::span<const std::string_view> cells,
                      const MetricLayout& layout, std::size_t row_offset);
 
-    // Builds every launch's facts (sorted by id).
+    // Builds one launch's facts (sorted by id) once its rows are all read, and frees what they
+    // were built from: a raw page's launch is done after its one row, so a raw import never holds
+    // more than one launch's slot values. Later calls for that launch do nothing.
+    void finish_launch(std::size_t launch);
+    // Builds every launch's facts not built yet.
     void finish();
 
     // A string kept in the report (NcuReport::strings) for LaunchFacts to view, stored once.
@@ -96,6 +103,18 @@ private:
     std::vector<std::optional<UnitConversion>> unit_conversions_;
     std::vector<Slot> slots_;
     std::vector<std::vector<SlotValue>> launch_slots_;
+    void order_slots();
+    std::vector<std::uint32_t> ordered_slots_;  // slot indices by fact id (order_slots)
+    std::vector<std::string_view> slot_ids_;    // interned fact id of each slot
+    std::vector<std::uint8_t> finished_;        // per launch: facts built
+    std::unordered_map<std::string_view, std::string_view> last_flop_metrics_;
+    std::vector<LaunchFact> scratch_facts_;
+    std::vector<LaunchFact> scratch_rules_;
+    std::string scratch_metrics_;
+    std::string rule_id_;
+    // Raw page, per metric column: 1 where the semantic layer does not use the metric and its
+    // unit is known, so the value needs only a number check (set_raw_layout).
+    std::vector<std::uint8_t> raw_plain_;
     std::unordered_map<std::string, std::string_view, StringHash, std::equal_to<>> interned_;
 };
 
