@@ -6,7 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${FUZZ_SECONDS:-30}
 source scripts/fuzz-build.sh
-targets=(fuzz_json_strict fuzz_driver_result fuzz_target_spec fuzz_ncu_csv fuzz_kineto fuzz_nsys)
+targets=(fuzz_json_strict fuzz_driver_result fuzz_target_spec fuzz_ncu_csv fuzz_kineto fuzz_nsys
+  fuzz_ptxas_log fuzz_sass_listing)
 cmake --build "$build" -j "$jobs" --target "${targets[@]}"
 
 # Seeds: the fixtures each parser reads (copied: libFuzzer adds to the first corpus directory).
@@ -30,9 +31,13 @@ for sql in tests/fixtures/nsys/*.sql; do
   python3 -c "import sqlite3, sys; db = sqlite3.connect(sys.argv[2]); db.executescript(open(sys.argv[1]).read()); db.commit()" "$sql" "$out"
 done
 cp tests/fuzz/nsys/* "$build/corpus/fuzz_nsys/" 2>/dev/null || true
+seed fuzz_ptxas_log tests/fixtures/compiler/*.ptxas.txt tests/fixtures/compiler/ptxas_v.txt \
+  tests/fixtures/compiler/*.res-usage.txt tests/fuzz/ptxas_log/*
+seed fuzz_sass_listing tests/fixtures/compiler/*.sass tests/fixtures/compiler/wgmma.sm_90a.cubin \
+  tests/fuzz/sass_listing/*
 
 max_len() {
-  case $1 in fuzz_nsys) echo 65536;; fuzz_kineto|fuzz_ncu_csv) echo 32768;; *) echo 8192;; esac
+  case $1 in fuzz_nsys|fuzz_sass_listing) echo 65536;; fuzz_kineto|fuzz_ncu_csv) echo 32768;; *) echo 8192;; esac
 }
 failed=()
 for t in "${targets[@]}"; do

@@ -315,6 +315,7 @@ private:
                     report_.launches[index].metric_rows.reserve(previous_size);
                     report_.launches[index].metric_keys.reserve(previous_size);
                     report_.launches[index].metric_units.reserve(previous_size);
+                    report_.launches[index].metric_value_at.reserve(previous_size);
                 }
                 launch = it->second;
                 current_key = launch_key;
@@ -331,8 +332,22 @@ private:
             l.metric_rows.push_back(row_.offset);
             l.metric_keys.push_back(key);
             l.metric_units.push_back(unit);
+            l.metric_value_at.push_back(value_at(row_.cells[columns_.metric_value]));
             builder_.add_metric(launch, key, unit, row_.cells[columns_.metric_value], row_.offset);
         }
+    }
+
+    // Where a quoted cell that views the text starts (its opening quote), from the row's start.
+    [[nodiscard]] std::uint32_t value_at(std::string_view value) const {
+        const std::string_view text = report_.text;
+        const std::less<const char*> before;  // a total order, also for the tokenizer's scratch
+        if (before(value.data(), text.data() + 1) ||
+            before(text.data() + text.size(), value.data()) || value.data()[-1] != '"') {
+            return NcuLaunch::kValueAtUnknown;  // unescaped into scratch, or not quoted
+        }
+        const auto at = static_cast<std::size_t>(value.data() - 1 - text.data()) - row_.offset;
+        return at < NcuLaunch::kValueAtUnknown ? static_cast<std::uint32_t>(at)
+                                               : NcuLaunch::kValueAtUnknown;
     }
 
     void read_rule(std::size_t launch, std::string_view section) {

@@ -206,5 +206,31 @@ TEST(NcuDetailsPage, KeepsEveryMetricRow) {
     EXPECT_EQ(metrics + rules, 664u);  // every data row of the file
 }
 
+// --json reads a details row back from its value cell; a value with "" escapes (unescaped into
+// scratch while parsing) or an unquoted one is read from the row's start instead. Each way gives
+// the value for_each_metric reads from the whole row.
+TEST(NcuDetailsPage, JsonValuesAreTheRowsValuesHoweverQuoted) {
+    const std::string head =
+        "\"ID\",\"Kernel Name\",\"Section Name\",\"Metric Name\",\"Metric Unit\",\"Metric "
+        "Value\"\n";
+    const std::string text = head +
+                             "\"0\",\"k\",\"S\",\"plain\",\"\",\"12.5\"\n"
+                             "\"0\",\"k\",\"S\",\"escaped\",\"\",\"say \"\"hi\"\"\"\n"
+                             "\"0\",\"k\",\"S\",\"unquoted\",\"\",7\n"
+                             "\"0\",\"k\",\"S\",\"empty\",\"\",\"\"\n"
+                             "\"0\",\"k\",\"S\",\"last\",\"\",\"a,b\"";
+    const NcuReport r = parse_ncu_csv(text);
+    ASSERT_EQ(r.launches.size(), 1u);
+    std::vector<std::string> want;
+    for_each_metric(r, r.launches[0], [&](const MetricView& m) { want.emplace_back(m.value); });
+    EXPECT_EQ(want, (std::vector<std::string>{"12.5", "say \"hi\"", "7", "", "a,b"}));
+    const nlohmann::json doc = report_to_json(r);
+    std::vector<std::string> got;
+    for (const auto& m : doc["launches"][0]["metrics"]) {
+        got.push_back(m[2].get<std::string>());
+    }
+    EXPECT_EQ(got, want);
+}
+
 }  // namespace
 }  // namespace cko::profile::ncu

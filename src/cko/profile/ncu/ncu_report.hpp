@@ -76,6 +76,10 @@ struct NcuLaunch {
     std::vector<std::uint64_t> metric_rows;
     std::vector<std::uint32_t> metric_keys;  // details page: the key and unit of each row
     std::vector<std::uint32_t> metric_units;
+    // Details page: where each row's value cell (its opening quote) starts, from the row's start,
+    // so --json reads that cell back rather than the whole row; kValueAtUnknown: read the row.
+    std::vector<std::uint32_t> metric_value_at;
+    static constexpr std::uint32_t kValueAtUnknown = 0xffffffffU;
     std::size_t metric_count = 0;
     std::vector<LaunchFact> facts;  // sorted by id
     std::vector<RuleFinding> rules;

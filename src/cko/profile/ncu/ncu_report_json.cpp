@@ -276,7 +276,15 @@ public:
         const MetricLayout& layout = report_.metric_layout;
         bool first = true;
         for (std::size_t r = 0; r < launch.metric_rows.size(); ++r) {
-            tokenizer_.seek(static_cast<std::size_t>(launch.metric_rows[r]));
+            // A details row is read back from its value cell on (its first cell then), not
+            // from its start: the cells before it are a dozen names already known.
+            const std::uint32_t value_at = r < launch.metric_value_at.size()
+                                               ? launch.metric_value_at[r]
+                                               : NcuLaunch::kValueAtUnknown;
+            const bool from_value =
+                report_.layout == NcuLayout::details && value_at != NcuLaunch::kValueAtUnknown;
+            tokenizer_.seek(static_cast<std::size_t>(launch.metric_rows[r]) +
+                            (from_value ? value_at : 0));
             if (!tokenizer_.next(row_)) {
                 break;
             }
@@ -291,7 +299,7 @@ public:
             js.put(',');
             js.integer(indexed ? launch.metric_units[r] : 0);
             js.put(',');
-            js.string(cell(layout.value));
+            js.string(cell(from_value ? 0 : layout.value));
             js.put(']');
         }
         js.put(']');
