@@ -141,7 +141,8 @@ Json aggregate_json(const PartMap& part) {
         }
     }
     Json rows = Json::array();
-    for (auto& [key, unused] : items) {
+    for (const auto& entry : items) {
+        const auto& key = entry.first;  // not a structured binding: clang 14 cannot capture one
         std::vector<std::int64_t> exposed;
         std::vector<std::int64_t> total;
         for (const WindowMap& w : part.windows) {
