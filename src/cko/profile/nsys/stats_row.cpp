@@ -1,6 +1,8 @@
 // Exact count/total/avg/median/stdev rows in tenths, as `nsys stats` reports print them.
 #include "cko/profile/nsys/stats_row.hpp"
 
+#include "cko/util/error.hpp"
+
 #include <algorithm>
 #include <cmath>
 
@@ -8,6 +10,17 @@ namespace cko::profile::nsys {
 namespace {
 
 __extension__ typedef __int128 i128;  // exact sums of squares
+
+// No real interval lasts 2^56 ns (2.3 years). Within it every tenths value of a row (a median
+// of two, a deviation of 10·2^57) fits int64, and exact sums of squares fit i128 below.
+constexpr std::int64_t kMaxDurationNs = std::int64_t{1} << 56;
+
+[[noreturn]] void damaged(const std::string& name, const std::string& what) {
+    throw Error(ErrorCode::malformed_input,
+                "'" + name + "': " + what +
+                    "; the export is damaged (re-export it with nsys export --type sqlite)",
+                {{"name", name}});
+}
 
 // round(sqrt(q / d)) half up, for q >= 0, d > 0, decided exactly with integers:
 // t is right iff d(2t−1)² <= 4q < d(2t+1)².
@@ -57,17 +70,27 @@ StatsRow summarize_durations(std::string name, std::vector<std::int64_t>& durati
     if (n == 0) {
         return row;
     }
+    if (durations.front() < -kMaxDurationNs || durations.back() > kMaxDurationNs) {
+        const std::int64_t worst =
+            durations.front() < -kMaxDurationNs ? durations.front() : durations.back();
+        damaged(row.name,
+                "a duration of " + std::to_string(worst) + " ns is outside ±2^56 ns (2.3 years)");
+    }
+    // The exact deviation multiplies n·Σx² by 400 and n(n−1) by a square near 4q: it is taken
+    // while n·Σx² <= 2^116 (1e6 values of 4 minutes each), in long double past that.
+    const i128 squares_limit = (static_cast<i128>(1) << 116) / static_cast<i128>(n);
     i128 sum = 0;
     i128 sum_squares = 0;
     bool squares_fit = true;
     for (const std::int64_t d : durations) {
         sum += d;
-        const i128 sq = static_cast<i128>(d) * d;
-        // Keep well inside 2^127 after the multiplications below.
-        if (sum_squares > (static_cast<i128>(1) << 100)) {
-            squares_fit = false;
+        if (squares_fit) {
+            sum_squares += static_cast<i128>(d) * d;
+            squares_fit = sum_squares <= squares_limit;
         }
-        sum_squares += sq;
+    }
+    if (sum > INT64_MAX || sum < INT64_MIN) {
+        damaged(row.name, std::to_string(n) + " durations sum past 2^63 ns");
     }
     row.total_ns = static_cast<std::int64_t>(sum);
     row.min_ns = durations.front();

@@ -1,5 +1,6 @@
 // Rows are computed exactly: even medians, sample deviations, half-away rounding in tenths.
 #include "cko/profile/nsys/stats_row.hpp"
+#include "cko/util/error.hpp"
 
 #include <gtest/gtest.h>
 
@@ -61,6 +62,43 @@ TEST(StatsRow, TimePercentIsOfTheReportTotal) {
     std::vector<StatsRow> zero(1);
     fill_time_percent(zero);
     EXPECT_FALSE(zero[0].time_percent_tenths.has_value());
+}
+
+TEST(StatsRow, RefusesDurationsNoIntervalHas) {
+    // Found by fuzz_nsys: two end − start values near 2^62 overflowed the median's tenths.
+    std::vector<std::int64_t> huge = {std::int64_t{1} << 62, std::int64_t{1} << 62};
+    try {
+        (void)summarize_durations("k", huge);
+        FAIL() << "a 146-year duration was summarised";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.code(), ErrorCode::malformed_input);
+        EXPECT_NE(std::string(e.what()).find("'k': a duration of 4611686018427387904 ns"),
+                  std::string::npos)
+            << e.what();
+    }
+    std::vector<std::int64_t> negative = {-(std::int64_t{1} << 60), 5};
+    EXPECT_THROW((void)summarize_durations("k", negative), Error);
+    // 2^56 itself is kept, with the exact median and deviation of two equal values.
+    std::vector<std::int64_t> edge = {std::int64_t{1} << 56, std::int64_t{1} << 56};
+    const StatsRow r = summarize_durations("k", edge);
+    EXPECT_EQ(r.med_tenths, (std::int64_t{1} << 56) * 10);
+    EXPECT_EQ(r.stddev_tenths, 0);
+}
+
+TEST(StatsRow, LongIntervalsKeepTheirDeviation) {
+    // 100 values of 2^55 + i: n·Σx² passes 2^116, so the deviation is taken in long double.
+    std::vector<std::int64_t> d;
+    for (std::int64_t i = 0; i < 100; ++i) {
+        d.push_back((std::int64_t{1} << 55) + i);
+    }
+    const StatsRow r = summarize_durations("k", d);
+    EXPECT_EQ(format_tenths(r.stddev_tenths), "29.0");  // of 0..99: 29.01
+    EXPECT_EQ(r.med_tenths, (std::int64_t{1} << 55) * 10 + 495);
+}
+
+TEST(StatsRow, RefusesATotalPastInt64) {
+    std::vector<std::int64_t> many(200, std::int64_t{1} << 56);
+    EXPECT_THROW((void)summarize_durations("k", many), Error);
 }
 
 }  // namespace
