@@ -5,8 +5,11 @@
 # with their GPU seconds per pair and to each verdict, and a torch.profiler trace of each.
 # Usage: CKO=<binary> OUT=<dir> bash scripts/device-validation.sh   (build-static/cko by default;
 # build-portable/cko from `make portable` reads the GPU through NVML instead of nvidia-smi)
-#   SKIP_NCU=1 / SKIP_SOFTMAX=1 / SKIP_TORCH=1 leave those parts out; VALIDATION_MAX_PAIRS (10) and
-#   VALIDATION_MIN_PAIRS (6) bound every torch comparison.
+#   SKIP_NCU=1 / SKIP_SOFTMAX=1 / SKIP_TORCH=1 leave those parts out; TORCH_WORKLOADS (default
+#   "layernorm serving ddp") and TRACE_WORKLOADS (default "torch-layernorm torch-serving", the
+#   standalone profile_trace.py runs) pick the torch parts; VALIDATION_COLLECT (default "ncu torch" for
+#   layernorm, "torch" for serving; "" for none) what `cko profile collect` profiles in each loop;
+#   VALIDATION_MAX_PAIRS (10) and VALIDATION_MIN_PAIRS (6) bound every torch comparison.
 # What comes back in $OUT (at most 8 files, each under 16 MiB): validation.log, summary.json,
 # outcomes.tgz (every outcome JSON, reports, stores) and profiles.tgz (ncu reports, torch traces).
 set -uo pipefail
@@ -71,7 +74,33 @@ echo "confirm: $conf"
 "$CKO" ls --root $root
 "$CKO" fsck --root $root | tail -n 2
 head -c 600 $(ls $root/invocations/*/monitor.jsonl | head -n1); echo
+
+step "cko profile collect ncu on the experiment's two subjects (one call each, kept as evidence)"
+for subject in reference candidate; do
+  timeout 300 "$CKO" profile collect ncu --root $root --experiment "$exp" --subject $subject --json \
+    > "$OUT/collect-ncu-softmax-$subject.json"; echo "collect $subject exit $?"
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); c=d["stored"]["collection"]
+print(d["stored"]["id"], c["invocation_id"], c["call"], c["case_id"], c["tool_version"], c["subject_label"], "correct" if c["subject_correct"] else "incorrect")
+for l in d.get("launches", [])[:4]: print("  ", l.get("kernel", {}).get("name", "?")[:40], len(l.get("facts", [])), "facts")' \
+    "$OUT/collect-ncu-softmax-$subject.json" 2>&1 | head -n 6
+done
+"$CKO" history --root $root | tail -n 12
+"$CKO" fsck --root $root | tail -n 1
+
+step "cko sass on the subjects' objects (nvcc -arch=sm_90 -c), sass diff, knowledge query with the H200 identity"
+make -s -C examples/cuda-softmax check 2>&1 | tail -n 3
+for s in original candidate; do
+  "$CKO" sass examples/cuda-softmax/build/$s.o --json > "$OUT/sass-$s.json"; echo "sass $s exit $?"
+  "$CKO" sass examples/cuda-softmax/build/$s.o | head -n 12
+done
+"$CKO" sass diff examples/cuda-softmax/build/original.o examples/cuda-softmax/build/candidate.o | head -n 30
+for f in collect-ncu-softmax-reference sass-original; do
+  "$CKO" knowledge query --doctor "$OUT/doctor.json" --facts "$OUT/$f.json" --json > "$OUT/knowledge-$f.json"
+  echo "knowledge query --facts $f exit $?"
+  "$CKO" knowledge query --doctor "$OUT/doctor.json" --facts "$OUT/$f.json" | head -n 25
+done
 tar czf "$OUT/gpu-artifacts.tgz" -C /tmp cko-gpu-art 2>/dev/null
+tar czf "$FINAL/outcomes.tgz" -C "$STAGE" outcomes  # kept as it goes: a later part may run out of time
 echo done
 
 fi
@@ -84,16 +113,26 @@ cp /tmp/trace.json.gz "$PROFILES/torch-trace.json.gz"
 
 if [ "${SKIP_TORCH:-0}" != 1 ]; then
   . scripts/validation-torch-loop.sh
+  workloads=" ${TORCH_WORKLOADS:-layernorm serving ddp} "
+  if [[ $workloads == *" layernorm "* ]]; then
   step "torch-layernorm: the whole loop (Triton fused, bfloat16 wrong result, A/A control)"
   python3 -c 'import torch, triton; print("torch", torch.__version__, "triton", triton.__version__, "cuda", torch.cuda.is_available())'
-  torch_loop torch-layernorm examples/torch-layernorm "$OUT" \
+  VALIDATION_COLLECT=${VALIDATION_COLLECT-ncu torch} torch_loop torch-layernorm examples/torch-layernorm "$OUT" \
     triton_fused=candidates/triton_fused half_precision=candidates/half_precision aa_control=control
+  tar czf "$FINAL/outcomes.tgz" -C "$STAGE" outcomes
+  fi
 
+  if [[ $workloads == *" serving "* ]]; then
   step "torch-serving: the whole loop (batched, torch.compile, A/A control)"
   python3 -c 'import transformers; print("transformers", transformers.__version__)'
-  torch_loop torch-serving examples/torch-serving "$OUT" batched=candidates/batched compiled=candidates/compiled aa_control=control
+  VALIDATION_COLLECT=${VALIDATION_COLLECT-torch} torch_loop torch-serving examples/torch-serving "$OUT" \
+    batched=candidates/batched compiled=candidates/compiled aa_control=control
+  tar czf "$FINAL/outcomes.tgz" -C "$STAGE" outcomes
+  fi
 
-  if [ "$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')" -ge 2 ]; then
+  if [[ $workloads != *" ddp "* ]]; then
+    :
+  elif [ "$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')" -ge 2 ]; then
     step "torch-ddp: the whole loop on two GPUs (big buckets, A/A control)"
     torch_loop torch-ddp examples/torch-ddp "$OUT" big_buckets=candidates/big_buckets aa_control=control
   else
@@ -101,7 +140,7 @@ if [ "${SKIP_TORCH:-0}" != 1 ]; then
   fi
 
   step "torch.profiler traces of torch-layernorm and torch-serving, and cko profile torch on them"
-  for w in torch-layernorm torch-serving; do
+  for w in ${TRACE_WORKLOADS-torch-layernorm torch-serving}; do
     timeout 300 python3 "examples/$w/profile_trace.py" "$PROFILES/$w-trace.json"; echo "$w trace exit $?"
     if [ -f "$PROFILES/$w-trace.json" ]; then
       "$CKO" profile torch "$PROFILES/$w-trace.json" | head -n 25

@@ -7,6 +7,9 @@
 # Usage: CKO=<binary> bash scripts/validation-torch-loop.sh NAME EXAMPLE_DIR OUTDIR LABEL=CANDIDATE_DIR|control ...
 # Budget: VALIDATION_MIN_PAIRS (6) and VALIDATION_MAX_PAIRS (10) replace the example's pairs;
 # VALIDATION_CASE=small measures the example's small case as `main` (a quick dry run on a CPU host).
+# VALIDATION_COLLECT="ncu torch" (either or both) then profiles one call of each subject of the first
+# candidate's experiment (`cko profile collect`; ncu limited to VALIDATION_NCU_LAUNCHES, default 30,
+# launches) and maps each torch trace per sample (`cko map --window 'cko:*'`).
 torch_loop() {
   local name=$1 example=$2 outdir=$3; shift 3
   local dir=$outdir/$name work
@@ -43,7 +46,7 @@ print("" if v is None else v)' "$1" "$2" 2>/dev/null; }
     rm -rf "$work"; return 0
   fi
   step_json baseline "$CKO" baseline --root "$root" --calls-per-case 2 --aa-pairs 6 --json
-  local spec label path exp champion_done=""
+  local spec label path exp champion_done="" first_exp=""
   for spec in "$@"; do
     label=${spec%%=*}; path=${spec#*=}
     if [ "$path" = control ]; then
@@ -55,6 +58,7 @@ print("" if v is None else v)' "$1" "$2" 2>/dev/null; }
     fi
     exp=$(jfield "$dir/new-$label.json" 'd["id"]')
     [ -n "$exp" ] || continue
+    [ -n "$first_exp" ] || [ "$path" = control ] || first_exp=$exp
     step_json "screen-$label" "$CKO" screen "$exp" --root "$root" --json
     local decision verdict
     decision=$(jfield "$dir/screen-$label.json" 'd["result"]["outputs"].get("decision")')
@@ -69,6 +73,26 @@ print("" if v is None else v)' "$1" "$2" 2>/dev/null; }
     fi
   done
   [ -z "$champion_done" ] || step_json audit "$CKO" audit --root "$root" --json
+  local tool subject trace
+  for tool in ${VALIDATION_COLLECT:-}; do
+    [ -n "$first_exp" ] || break
+    for subject in reference candidate; do
+      if [ "$tool" = ncu ]; then
+        step_json "collect-ncu-$subject" "$CKO" profile collect ncu --root "$root" --experiment "$first_exp" \
+          --subject "$subject" --ncu-arg=--launch-count --ncu-arg="${VALIDATION_NCU_LAUNCHES:-30}" --json
+      else
+        step_json "collect-$tool-$subject" "$CKO" profile collect "$tool" --root "$root" \
+          --experiment "$first_exp" --subject "$subject" --json
+      fi
+      if [ "$tool" = torch ]; then
+        trace=$(jfield "$dir/collect-torch-$subject.json" 'd["stored"]["collection"]["files"][0]["path"]')
+        if [ -n "$trace" ]; then
+          step_json "map-$subject" "$CKO" map "$root/$trace" --window 'cko:*' --json
+          "$CKO" map "$root/$trace" --window 'cko:*' > "$dir/map-$subject.txt" 2>&1 || true
+        fi
+      fi
+    done
+  done
   step_json history "$CKO" history --root "$root" --json
   "$CKO" report --root "$root" --out "$dir/report.html" > "$dir/report.out" 2>&1; echo "  $name report: exit $?"
   "$CKO" report --root "$root" --format md > "$dir/report.md" 2>&1 || true
