@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """A session driver speaking protocol v2 by hand: `session_driver.py BEHAVIOUR (--session | --request FILE)`.
 
-Behaviours: ok, hang_on_3, crash_on_3, exit_early_on_3, double_notice. Each session process writes
+Behaviours: ok, hang_on_3, crash_on_3, exit_early_on_3, double_notice, never_ready, exit_before_ready,
+bad_ready, slow_start_SECONDS (sleeps before its ready notice). Each session process writes
 its pid (and that of a child it keeps running, so that the test sees the whole group killed) to
 $SESSION_PIDS. The smoke calls of `cko target freeze` come as v1 one-process calls (--request).
 """
@@ -65,6 +66,15 @@ def main():
     note(child.pid)
     served = 0
     with open(os.environ["CKO_SESSION_REQUESTS"]) as requests, open(os.environ["CKO_SESSION_NOTICES"], "w") as notices:
+        if behaviour == "never_ready":
+            time.sleep(3600)
+        if behaviour == "exit_before_ready":
+            sys.stderr.write("session_driver: cannot start (planted)\n")
+            return 3
+        if behaviour.startswith("slow_start_"):  # a long import: before the ready notice
+            time.sleep(float(behaviour[len("slow_start_"):]))
+        notices.write(json.dumps({"ready": True} if behaviour != "bad_ready" else {"call": 1, "status": "done"}) + "\n")
+        notices.flush()
         while True:
             line = requests.readline()
             message = json.loads(line)

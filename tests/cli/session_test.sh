@@ -80,8 +80,9 @@ sessions "$tmp/ok/art" "$id" > "$tmp/ok.sessions"
 python3 - "$tmp/ok.sessions" "$tmp/ok/art/invocations/$id" <<'PY'
 import json, os, sys
 ev = [json.loads(l) for l in open(sys.argv[1])]
-assert [e["type"] for e in ev] == ["driver_session_started", "driver_session_ended"], ev
-start, end = ev
+assert [e["type"] for e in ev] == ["driver_session_started", "driver_session_ready", "driver_session_ended"], ev
+start, ready, end = ev
+assert ready["session"] == 1 and 0 <= ready["ready_s"] < 30, ready
 assert start["pid"] > 1 and start["start_ticks"] > 0 and start["argv"][-1] == "--session", start
 assert end["pid"] == start["pid"] and end["requests_served"] == 7, end
 assert end["process"]["exit_code"] == 0, end  # it left when asked
@@ -134,10 +135,11 @@ assert "killed by signal 9 before answering call 3" in r["reason"], r["reason"]'
 sessions "$tmp/crash/art" "$id" | python3 -c '
 import json, sys
 ev = [json.loads(l) for l in sys.stdin]
-assert [(e["type"], e["session"]) for e in ev] == [("driver_session_started", 1), ("driver_session_ended", 1),
-    ("driver_session_started", 2), ("driver_session_ended", 2)], ev
-assert ev[1]["requests_served"] == 2 and ev[1]["process"]["signal"] == 9, ev[1]
-assert ev[3]["requests_served"] == 1 and ev[0]["pid"] != ev[2]["pid"], ev'
+assert [(e["type"], e["session"]) for e in ev] == [("driver_session_started", 1), ("driver_session_ready", 1),
+    ("driver_session_ended", 1), ("driver_session_started", 2), ("driver_session_ready", 2),
+    ("driver_session_ended", 2)], ev
+assert ev[2]["requests_served"] == 2 and ev[2]["process"]["signal"] == 9, ev[2]
+assert ev[5]["requests_served"] == 1 and ev[0]["pid"] != ev[3]["pid"], ev'
 no_survivors crash_on_3
 
 # 4. Exits (status 0) on its 3rd request without answering: driver_failed, the baseline fails.
@@ -162,13 +164,80 @@ assert (r["state"], r["error"]["code"]) == ("failed", "invalid_driver_result"), 
 assert "more than one notice for call 1" in r["reason"] or "answered call 1 while call 2" in r["reason"], r["reason"]'
 no_survivors double_notice
 
+# 6. Never ready: each of the two starts waits its 3 s (limits.command_timeout_s), then is killed.
+: > "$SESSION_PIDS"
+session_target "$tmp/never" never_ready
+expect_rc 4 "$CKO" baseline --root "$tmp/never/art" --calls-per-case 1 --aa-pairs 6 --json
+id=$(inv_id)
+printf '%s' "$out" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)["result"]
+assert (r["state"], r["error"]["code"]) == ("timed_out", "timed_out"), r
+assert "the session driver was not ready within 3 s" in r["reason"] and "{\"ready\": true}" in r["reason"], r["reason"]'
+sessions "$tmp/never/art" "$id" | python3 -c '
+import json, sys
+ev = [json.loads(l) for l in sys.stdin]
+assert [e["type"] for e in ev] == ["driver_session_started", "driver_session_ended", "driver_session_start_failed",
+    "driver_session_started", "driver_session_ended"], ev
+assert ev[2]["error"]["code"] == "timed_out", ev[2]'
+no_survivors never_ready
+
+# 7. Exits before it is ready, and 8. a first notice that is not {"ready": true}.
+: > "$SESSION_PIDS"
+session_target "$tmp/noready" exit_before_ready
+expect_rc 3 "$CKO" baseline --root "$tmp/noready/art" --calls-per-case 1 --aa-pairs 6 --json
+printf '%s' "$out" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)["result"]
+assert (r["state"], r["error"]["code"]) == ("failed", "driver_failed"), r
+assert "exited with status 3 before it was ready" in r["reason"], r["reason"]
+assert "cannot start (planted)" in r["reason"], r["reason"]'
+: > "$SESSION_PIDS"
+session_target "$tmp/badready" bad_ready
+expect_rc 3 "$CKO" baseline --root "$tmp/badready/art" --calls-per-case 1 --aa-pairs 6 --json
+printf '%s' "$out" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)["result"]
+assert (r["state"], r["error"]["code"]) == ("failed", "invalid_driver_result"), r
+assert "first notice was {\"call\": 1" in r["reason"], r["reason"]'
+no_survivors bad_ready
+
+# 9. A GPU Target (the fake NVML): a driver whose start takes 1.5 s is ready before the GPU lock is
+# taken, so its start is no GPU time; the requests are (before: the first request waited 1.5 s).
+fake=${FAKE_NVML_LIBRARY:-$(dirname "$CKO")/src/cko/env/libfake_nvml.so}
+[ -f "$fake" ] || fail "fake NVML not found at $fake: build the fake_nvml target"
+u0=GPU-00000000-1111-2222-3333-444444444444
+printf 'driver=580.159.04\ncuda=13000\ncount=1\ngpu0.uuid=%s\ngpu0.name=NVIDIA H200\ngpu0.cc=9.0\ngpu0.sm_clock=1980\ngpu0.sm_clock_max=1980\ngpu0.util=0\ngpu0.reasons=1\n' "$u0" > "$tmp/gpu.state"
+withgpu() { env CKO_NVML_LIBRARY="$fake" FAKE_NVML_STATE="$tmp/gpu.state" CKO_NVIDIA_SMI=/nonexistent/nvidia-smi CKO_LOCK_DIR="$tmp/locks" "$@"; }
+: > "$SESSION_PIDS"
+mkdir -p "$tmp/slow"
+session_target "$tmp/slow0" slow_start_1.5 >/dev/null  # only for its files: refrozen below with a GPU
+cp -r "$tmp/slow0/original" "$tmp/slow0/cases" "$tmp/slow0/cko.toml" "$tmp/slow/"
+printf '[resources]\ngpus = ["%s"]\n' "$u0" >> "$tmp/slow/cko.toml"
+sed -i 's/^command_timeout_s = 3$/command_timeout_s = 10/' "$tmp/slow/cko.toml"
+expect_rc 0 withgpu "$CKO" target freeze --spec "$tmp/slow/cko.toml" --root "$tmp/slow/art"
+expect_rc 0 withgpu "$CKO" baseline --root "$tmp/slow/art" --calls-per-case 1 --aa-pairs 6 --json
+id=$(inv_id)
+printf '%s' "$out" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)["result"]
+assert r["state"] == "succeeded", r
+assert r["cost"]["wall_s"] > 1.5 and 0 < r["cost"]["gpu_s"] < 1.4, r["cost"]'
+python3 - "$tmp/slow/art/invocations/$id/events.jsonl" <<'PY'
+import json, sys
+types = [json.loads(l)["type"] for l in open(sys.argv[1])]
+assert types.index("driver_session_ready") < types.index("resource_acquired") < types.index("call_started"), types
+PY
+no_survivors slow_start
+
 # The stores stay consistent (every session log is ledgered) and every record, session events
 # included, validates against schemas/.
-for t in ok hang crash early double; do expect_rc 0 "$CKO" fsck --root "$tmp/$t/art"; done
+for t in ok hang crash early double never noready badready slow; do expect_rc 0 "$CKO" fsck --root "$tmp/$t/art"; done
 py=""
 for p in python3 /usr/bin/python3; do
   if "$p" -c 'import jsonschema' 2>/dev/null; then py=$p; break; fi
 done
 [ -n "$py" ] || fail "no python3 with jsonschema (apt-get install python3-jsonschema)"
-expect_rc 0 "$py" "$here/../schemas/validate_store.py" "$tmp/ok/art" "$tmp/crash/art" "$tmp/early/art" "$tmp/double/art" "$tmp/hang/art"
+expect_rc 0 "$py" "$here/../schemas/validate_store.py" "$tmp/ok/art" "$tmp/crash/art" "$tmp/early/art" "$tmp/double/art" "$tmp/hang/art" \
+  "$tmp/never/art" "$tmp/noready/art" "$tmp/badready/art" "$tmp/slow/art"
 echo "session: ok"

@@ -66,6 +66,7 @@ def test_a_session_serves_two_requests_in_one_process(tmp_path):
     log = open(tmp_path / "stderr.txt", "w")
     proc = subprocess.Popen([sys.executable, DRIVER, "--session"], env=env, stderr=log)
     answers = os.fdopen(nt, "r")
+    assert json.loads(answers.readline()) == {"ready": True}  # torch imported: cko may take the GPU now
     results = []
     for n in (1, 2):
         path, result = request(tmp_path, f"s{n}")

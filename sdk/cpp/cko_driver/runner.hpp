@@ -448,12 +448,13 @@ inline bool has_flag(int argc, char** argv, const std::string& flag) {
 
 }  // namespace detail
 
-// The session loop (driver protocol v2, capability `session`; PROTOCOL.md): one JSON line per
-// request from $CKO_SESSION_REQUESTS ({"call": N, "request": PATH}), run exactly as a one-process
-// call, answered by one line on $CKO_SESSION_NOTICES ({"call": N, "status": "done" | "failed",
-// "exit_code": C}); {"exit": true} ends it. The process, its loaded libraries, CUDA context and
-// timer stay; setup() and prepare() still run for every request, prepare() from that request's
-// snapshots (setup() may keep its inputs per case: PerCase above).
+// The session loop (driver protocol v2, capability `session`; PROTOCOL.md): {"ready": true} on
+// $CKO_SESSION_NOTICES once started, then one JSON line per request from $CKO_SESSION_REQUESTS
+// ({"call": N, "request": PATH}), run exactly as a one-process call, answered by one line on
+// $CKO_SESSION_NOTICES ({"call": N, "status": "done" | "failed", "exit_code": C}); {"exit": true}
+// ends it. The process, its loaded libraries, CUDA context and timer stay; setup() and prepare()
+// still run for every request, prepare() from that request's snapshots (setup() may keep its inputs
+// per case: PerCase above).
 inline int serve(Workload& workload, const Options& options = {}) {
     const char* in_path = std::getenv("CKO_SESSION_REQUESTS");
     const char* out_path = std::getenv("CKO_SESSION_NOTICES");
@@ -463,18 +464,22 @@ inline int serve(Workload& workload, const Options& options = {}) {
                      "(cko sets both)\n";
         return kExitBadRequest;
     }
+    std::FILE* in = std::fopen(in_path, "r");
+    std::FILE* out = std::fopen(out_path, "w");
+    if (!in || !out) {
+        std::cerr << "cko_driver: cannot open the session FIFOs: " << std::strerror(errno) << "\n";
+        return kExitDriverFailed;
+    }
+    // Ready: the process is up. cko waits for this before it takes the GPU locks, so nothing before
+    // it may touch a GPU; the timer (CUDA events, the context) is made after it.
+    std::fputs("{\"ready\": true}\n", out);
+    std::fflush(out);
     std::unique_ptr<Timer> owned;
     try {
         if (!options.custom_timer)
             owned = detail::make_timer(options);
     } catch (const std::exception& e) {
         std::cerr << "cko_driver: driver failed, no result written: " << e.what() << "\n";
-        return kExitDriverFailed;
-    }
-    std::FILE* in = std::fopen(in_path, "r");
-    std::FILE* out = std::fopen(out_path, "w");
-    if (!in || !out) {
-        std::cerr << "cko_driver: cannot open the session FIFOs: " << std::strerror(errno) << "\n";
         return kExitDriverFailed;
     }
     detail::SessionState session;

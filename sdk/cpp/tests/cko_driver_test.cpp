@@ -427,10 +427,12 @@ static void session_serves_requests_until_exit() {
     char buf[512] = {};
     const ssize_t n = read(nt, buf, sizeof buf - 1);
     const std::string got(buf, n > 0 ? static_cast<size_t>(n) : 0);
-    EXPECT(got ==
-           "{\"call\": 1, \"status\": \"done\", \"exit_code\": 0}\n{\"call\": 2, \"status\": "
-           "\"failed\", "
-           "\"exit_code\": 2}\n");
+    EXPECT(
+        got ==
+        "{\"ready\": true}\n{\"call\": 1, \"status\": \"done\", \"exit_code\": 0}\n{\"call\": 2, "
+        "\"status\": "
+        "\"failed\", "
+        "\"exit_code\": 2}\n");
     const Value result = f.result();
     const Value& first = at(result, "subjects").array.at(0);
     EXPECT(at(at(at(first, "measurements"), "primary"), "samples").array.size() == 3);

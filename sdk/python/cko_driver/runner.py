@@ -349,7 +349,8 @@ def serve(workload: Workload, *, timer="cpu", flush_l2: bool = False, warmup_s: 
           notices_path: Optional[str] = None) -> int:
     """The session loop (driver protocol v2, capability `session`; PROTOCOL.md).
 
-    Reads one JSON line per request from CKO_SESSION_REQUESTS ({"call": N, "request": PATH}), runs it
+    First writes {"ready": true} on CKO_SESSION_NOTICES (the imports are done; nothing before it touches
+    a GPU, since cko takes the GPU locks only then). Reads one JSON line per request from CKO_SESSION_REQUESTS ({"call": N, "request": PATH}), runs it
     exactly as a one-process call would (same result file, same checks) and answers with one line on
     CKO_SESSION_NOTICES: {"call": N, "status": "done"} once the result is written, or "failed" with
     the exit code a one-process call would have had. {"exit": true} ends the loop (exit 0). What
@@ -363,14 +364,18 @@ def serve(workload: Workload, *, timer="cpu", flush_l2: bool = False, warmup_s: 
         sys.stderr.write("cko_driver: invalid request: --session needs CKO_SESSION_REQUESTS and "
                          "CKO_SESSION_NOTICES (cko sets both)\n")
         return EXIT_BAD_REQUEST
-    try:
-        timer_impl = make_timer(timer, flush_l2)
-    except Exception as e:
-        sys.stderr.write(f"cko_driver: driver failed, no result written: {type(e).__name__}: {e}\n")
-        return EXIT_DRIVER_FAILED
     session = _Session()
     with open(requests_path, "r", encoding="utf-8") as requests, \
             open(notices_path, "w", encoding="utf-8") as notices:
+        # Ready: the imports are done. cko waits for this before it takes the GPU locks, so nothing
+        # before it may touch a GPU; the timer (CUDA events) is made after it.
+        notices.write(json.dumps({"ready": True}) + "\n")
+        notices.flush()
+        try:
+            timer_impl = make_timer(timer, flush_l2)
+        except Exception as e:
+            sys.stderr.write(f"cko_driver: driver failed, no result written: {type(e).__name__}: {e}\n")
+            return EXIT_DRIVER_FAILED
         while True:
             line = requests.readline()
             if not line:

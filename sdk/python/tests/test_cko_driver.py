@@ -370,6 +370,7 @@ def test_a_v1_driver_serves_a_session_unchanged(tmp_path):
     answers = os.fdopen(nt, "r")
     for n, path in ((1, first), (2, bad), (3, second)):
         os.write(rq, (json.dumps({"call": n, "request": str(path)}) + "\n").encode())
+    assert json.loads(answers.readline()) == {"ready": True}  # first, before any request is read
     got = [json.loads(answers.readline()) for _ in range(3)]
     os.write(rq, b'{"exit": true}\n')
     assert proc.wait(timeout=30) == 0
@@ -388,7 +389,9 @@ def _serve_in_process(tmp_path, workload, request_paths):
                                 for n, p in enumerate(request_paths, 1)) + '{"exit": true}\n')
     assert cko_driver.serve(workload, timer="cpu", warmup_s=0.0, requests_path=str(requests),
                             notices_path=str(notices)) == 0
-    return [json.loads(line) for line in notices.read_text().splitlines()]
+    lines = [json.loads(line) for line in notices.read_text().splitlines()]
+    assert lines[0] == {"ready": True}, lines
+    return lines[1:]
 
 
 def _counting_workload(keep, fail_setup_on=()):

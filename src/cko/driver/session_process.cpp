@@ -393,30 +393,109 @@ SessionProcess::Served SessionProcess::serve(const run::CallOutcome& call,
     return served;
 }
 
+std::optional<Error> SessionProcess::wait_ready(std::chrono::milliseconds timeout) {
+    const auto deadline = Clock::now() + timeout;
+    const auto fail = [&](ErrorCode code, const std::string& message) {
+        kill_and_join();
+        const std::string tail = tail_text(stderr_path_, 600);
+        return Error(code, tail.empty() ? message : message + "; stderr ends with: " + tail,
+                     Json{{"session", number_},
+                          {"session_dir", relative_dir_},
+                          {"stderr_tail", tail_text(stderr_path_, 2000)},
+                          {"process", result_.to_json()}});
+    };
+    const std::string expected =
+        "a session driver's first notice on CKO_SESSION_NOTICES is {\"ready\": true}, written "
+        "once it has started (imports done), before it reads a request (docs/PROTOCOL.md)";
+    while (true) {
+        std::optional<std::string> line = next_line();
+        if (!line && process_ended()) {
+            kill_and_join();
+            line = next_line();  // it may have said so just before it ended
+            if (!line) {
+                return fail(ErrorCode::driver_failed,
+                            fmt::format("the session driver {} before it was ready ({})",
+                                        how_it_ended(result_), expected));
+            }
+        }
+        if (line) {
+            Json parsed;
+            try {
+                parsed = Json::parse(*line);
+            } catch (const std::exception&) {
+                parsed = nullptr;
+            }
+            if (!parsed.is_object() || parsed.size() != 1 || !parsed.contains("ready") ||
+                parsed["ready"] != true) {
+                return fail(ErrorCode::invalid_driver_result,
+                            fmt::format("the session driver's first notice was {}: {}",
+                                        utf8_tail(*line, 200), expected));
+            }
+            if (process_ended()) {
+                return fail(ErrorCode::driver_failed,
+                            fmt::format("the session driver {} right after it was ready",
+                                        how_it_ended(result_)));
+            }
+            invocation_.event(
+                "driver_session_ready",
+                Json{{"session", number_},
+                     {"ready_s", std::chrono::duration<double>(Clock::now() - started_).count()}});
+            return std::nullopt;
+        }
+        if (pending_.size() > kMaxNoticeBytes) {
+            return fail(ErrorCode::invalid_driver_result,
+                        fmt::format("the session driver wrote more than {} bytes without a newline "
+                                    "on its notice channel before it was ready",
+                                    kMaxNoticeBytes));
+        }
+        if (invocation_.cancelled()) {
+            return fail(ErrorCode::interrupted,
+                        "cancelled while the session driver started; its process group was killed");
+        }
+        if (Clock::now() >= deadline) {
+            return fail(ErrorCode::timed_out,
+                        fmt::format("the session driver was not ready within {} s "
+                                    "(limits.command_timeout_s); its process group was killed: {}",
+                                    static_cast<double>(timeout.count()) / 1000.0, expected));
+        }
+        pollfd pfd{notices_fd_, POLLIN, 0};
+        (void)::poll(&pfd, 1, static_cast<int>(kTick.count()));
+    }
+}
+
 DriverSessions::DriverSessions(run::Invocation& invocation, DriverSpec driver,
                                std::function<void(pid_t)> on_spawn)
     : invocation_(invocation), driver_(std::move(driver)), on_spawn_(std::move(on_spawn)) {}
 
+std::optional<Error> DriverSessions::start() {
+    if (current_ && current_->alive()) {
+        return std::nullopt;
+    }
+    current_.reset();
+    if (started_ >= kMaxStarts) {
+        return Error(
+            ErrorCode::driver_failed,
+            fmt::format("the session driver failed {} times in this operation; it is not started "
+                        "again",
+                        started_));
+    }
+    try {
+        current_ = std::make_unique<SessionProcess>(invocation_, driver_, ++started_, on_spawn_);
+    } catch (const Error& e) {
+        return e;
+    }
+    if (auto error = current_->wait_ready(invocation_.limits().command)) {
+        current_.reset();  // records driver_session_ended
+        return error;
+    }
+    return std::nullopt;
+}
+
 CallReport DriverSessions::call(const Request& request) {
     CallReport report;
-    if (!current_ || !current_->alive()) {
-        current_.reset();
-        if (started_ >= kMaxStarts) {
-            report.error =
-                Error(ErrorCode::driver_failed,
-                      fmt::format(
-                          "the session driver failed {} times in this operation; it is not started "
-                          "again",
-                          started_));
-            return report;
-        }
-        try {
-            current_ =
-                std::make_unique<SessionProcess>(invocation_, driver_, ++started_, on_spawn_);
-        } catch (const Error& e) {
-            report.error = e;
-            return report;
-        }
+    if (auto error = start()) {
+        report.error = std::move(error);
+        return report;
     }
     std::chrono::milliseconds timeout{0};
     report.outcome = invocation_.begin_call(request.to_json(), timeout);

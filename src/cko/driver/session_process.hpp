@@ -43,6 +43,9 @@ public:
     // Sends the request of `call` (request.json already written) and waits for its notice until
     // `timeout`. Copies what the driver wrote to stdout/stderr meanwhile into the call directory.
     [[nodiscard]] Served serve(const run::CallOutcome& call, std::chrono::milliseconds timeout);
+    // Waits for the driver's first notice, {"ready": true}: its imports and process-wide setup
+    // are done. Records driver_session_ready (ready_s). On an error the session is dead (killed).
+    [[nodiscard]] std::optional<Error> wait_ready(std::chrono::milliseconds timeout);
     [[nodiscard]] bool alive() const { return !dead_; }
     [[nodiscard]] int requests_served() const noexcept { return served_; }
     [[nodiscard]] pid_t pid() const noexcept { return pid_; }
@@ -79,12 +82,16 @@ private:
     bool dead_ = false;
 };
 
-// The sessions of one operation: starts the first on demand and restarts a failed one once; a
-// third start is refused (driver_failed). Never outlives the operation that owns it.
+// The sessions of one operation: starts the first (or on demand) and restarts a failed one once;
+// a third start is refused (driver_failed). Never outlives the operation that owns it.
 class DriverSessions {
 public:
     DriverSessions(run::Invocation& invocation, DriverSpec driver,
                    std::function<void(pid_t)> on_spawn);
+    // Starts a session unless one is alive, and waits until it is ready. eval::Session calls it
+    // before taking the GPU locks, so a driver's start (imports) is not GPU time; a restart after a
+    // failure happens inside a call, under the locks.
+    [[nodiscard]] std::optional<Error> start();
     // One driver call through the session, judged exactly as call_driver judges a process.
     [[nodiscard]] CallReport call(const Request& request);
     [[nodiscard]] int started() const noexcept { return started_; }

@@ -361,7 +361,8 @@ ProfileCollectOutcome collect_profile(const Target& target, const ProfileCollect
         Measurement m;
         {
             // Locks, monitor and the materialized subjects live for the call only.
-            Session session(target, inv, reference, reference_label, candidate, o.experiment_id);
+            Session session(target, inv, reference, reference_label, candidate, o.experiment_id,
+                            Session::Calls::profiled);
             m = session.measure_profiled(case_id, o.subject, how);
         }
         const int call = m.calls.empty() ? 0 : m.calls.front();

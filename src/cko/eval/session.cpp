@@ -110,7 +110,8 @@ Json Measurement::to_json() const {
 
 Session::Session(const Target& target, run::Invocation& invocation,
                  const store::Snapshot& reference, std::string reference_label,
-                 const std::optional<store::Snapshot>& candidate, std::string candidate_label)
+                 const std::optional<store::Snapshot>& candidate, std::string candidate_label,
+                 Calls calls)
     : target_(target), invocation_(invocation), workspace_(invocation.dir() / "workspace") {
     const store::Store& store = target.store();
     store::materialize_snapshot(store, reference, workspace_ / "reference");
@@ -123,6 +124,17 @@ Session::Session(const Target& target, run::Invocation& invocation,
         const fs::path dest = workspace_ / "cases" / (id + ".json");
         store::materialize_snapshot(store, target.case_snapshot(id), dest);
         case_paths_[id] = dest.string();
+    }
+    // The session driver starts before the GPU locks: its imports need no GPU, so another
+    // operation may use the GPUs meanwhile, and no GPU second is counted for them. A start that
+    // fails is tried again by the first call (a session is started at most twice per operation).
+    if (target.spec().serves_sessions() && calls == Calls::measured) {
+        driver_sessions_ = std::make_unique<driver::DriverSessions>(
+            invocation_, target.driver(), [pid = session_pid_](pid_t p) { pid->store(p); });
+        if (const auto error = driver_sessions_->start()) {
+            invocation_.event("driver_session_start_failed",
+                              Json{{"error", error->to_json()["error"]}});
+        }
     }
     // With Slurm the GPUs are on a compute node and the job's allocation is their lock.
     auto gpus = target.spec().uses_slurm() ? std::vector<std::string>{} : target.gpu_uuids();
@@ -138,10 +150,6 @@ Session::Session(const Target& target, run::Invocation& invocation,
             invocation_.event("resource_acquired",
                               Json{{"gpu_uuid", uuid}, {"waited_ms", locks_->waited().count()}});
         }
-    }
-    if (target.spec().serves_sessions()) {
-        driver_sessions_ = std::make_unique<driver::DriverSessions>(
-            invocation_, target.driver(), [pid = session_pid_](pid_t p) { pid->store(p); });
     }
 }
 

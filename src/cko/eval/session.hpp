@@ -52,11 +52,15 @@ struct ProfiledCall {
 
 class Session {
 public:
+    // What the calls of this session are: measurements (a session driver is started before the
+    // GPU locks are taken) or profiled calls (always one process each, so no session is started).
+    enum class Calls { measured, profiled };
     // Materializes `reference` (and `candidate`, if any) read-only under the invocation's
-    // workspace, takes the Target's GPU locks, and keeps them until destroyed.
+    // workspace, starts the driver's session when it serves sessions (and waits until it is ready:
+    // its start is not GPU time), takes the Target's GPU locks, and keeps them until destroyed.
     Session(const Target& target, run::Invocation& invocation, const store::Snapshot& reference,
             std::string reference_label, const std::optional<store::Snapshot>& candidate,
-            std::string candidate_label);
+            std::string candidate_label, Calls calls = Calls::measured);
     ~Session();
     Session(const Session&) = delete;
     Session& operator=(const Session&) = delete;
