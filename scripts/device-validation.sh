@@ -81,7 +81,7 @@ for subject in reference candidate; do
     > "$OUT/collect-ncu-softmax-$subject.json"; echo "collect $subject exit $?"
   python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); c=d["stored"]["collection"]
 print(d["stored"]["id"], c["invocation_id"], c["call"], c["case_id"], c["tool_version"], c["subject_label"], "correct" if c["subject_correct"] else "incorrect")
-for l in d.get("launches", [])[:4]: print("  ", l.get("kernel", {}).get("name", "?")[:40], len(l.get("facts", [])), "facts")' \
+for l in d.get("launches", [])[:4]: print("  ", str(l.get("kernel", "?"))[:60], len(l.get("facts", [])), "facts")' \
     "$OUT/collect-ncu-softmax-$subject.json" 2>&1 | head -n 6
 done
 "$CKO" history --root $root | tail -n 12

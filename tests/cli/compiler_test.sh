@@ -44,6 +44,14 @@ expect_rc 0 "$CKO" sass diff "$fx/mix.sm_80.cuobjdump.sass" "$fx/mix.sm_80.nvdis
 expect_rc 0 "$CKO" sass diff "$fx/mix.sm_80.cuobjdump.sass" "$fx/mix.multi.cuobjdump.sass"
 contains "$out" "only in B: mma_f16 [sm_100a]"
 
+# A kernel in an anonymous namespace (as nvcc names one declared in an unnamed namespace): the
+# tables print its name, not the empty text before "(anonymous namespace)"'s parenthesis.
+sed 's/_Z9eval_polyPKfS0_Pfi/_ZN12_GLOBAL__N_19eval_polyEPKfS1_Pfi/g' "$fx/callee.sm_89.cuobjdump.sass" > "$tmp/anon.sass"
+expect_rc 0 "$CKO" sass "$tmp/anon.sass"
+contains "$out" "(anonymous namespace)::eval~ sm_89"
+expect_rc 0 "$CKO" sass diff "$fx/callee.sm_89.cuobjdump.sass" "$tmp/anon.sass"
+contains "$out" "only in B: (anonymous namespace)::eval_poly [sm_89]"
+
 # Triton cache: num_warps, num_stages, shared memory and target per kernel.
 expect_rc 0 "$CKO" triton "$fx/triton-cache" --no-sass --json
 [ "$(printf '%s' "$out" | field '[(k["name"], k["num_warps"], k["num_stages"], k["shared_bytes"], k["arch"]) for k in d["kernels"]]')" = \

@@ -5,6 +5,7 @@
 #include "cko/compiler/sass_signatures.hpp"
 #include "cko/compiler/text_input.hpp"
 #include "cko/compiler/triton_cache.hpp"
+#include "cko/util/demangled.hpp"
 #include "cko/util/error.hpp"
 #include "cko/verbs/verb.hpp"
 
@@ -25,7 +26,7 @@ void require_value(const std::string& value, const char* name, const char* usage
 }
 
 std::string shorten(const std::string& name, std::size_t width) {
-    const std::string base = name.substr(0, name.find('('));
+    const std::string base(without_parameter_list(name));
     return base.size() > width ? base.substr(0, width - 1) + "~" : base;
 }
 

@@ -4,6 +4,7 @@
 #include "cko/profile/ncu/ncu_diff.hpp"
 #include "cko/profile/ncu/ncu_roofline.hpp"
 #include "cko/profile/roofline.hpp"
+#include "cko/util/demangled.hpp"
 #include "cko/util/error.hpp"
 #include "cko/util/files.hpp"
 #include "cko/verbs/evidence.hpp"
@@ -40,7 +41,7 @@ struct ReportArgs {
 // The kernel's name without its parameter list, cut to 28 code points (27 and "~"): whole code
 // points, so a name with multi-byte characters stays valid UTF-8.
 std::string short_kernel(std::string_view kernel) {
-    const std::string_view name = kernel.substr(0, kernel.find('('));
+    const std::string_view name = without_parameter_list(kernel);
     std::size_t points = 0;
     std::size_t cut = name.size();  // where the 28th code point starts
     for (std::size_t i = 0; i < name.size(); ++i) {
