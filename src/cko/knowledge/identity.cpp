@@ -73,10 +73,14 @@ std::optional<Version> Version::parse(std::string_view text) {
         v.parts.push_back(*n);
         start = dot + 1;
     }
+    v.spelled = std::string(core);
     return v;
 }
 
 std::string Version::text() const {
+    if (!spelled.empty()) {
+        return spelled;  // "580.159.04", as the driver spells it, not "580.159.4"
+    }
     std::string out;
     for (std::size_t i = 0; i < parts.size(); ++i) {
         out += i == 0 ? "" : ".";

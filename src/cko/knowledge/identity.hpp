@@ -21,6 +21,7 @@ CKO_CLOSED_ENUM(ArchFamily, CKO_ARCH_FAMILIES, arch_family_name, arch_family_fro
 // A dotted numeric version ("13.0", "2.11.0+cu130" -> 2.11.0); ordering pads with zeros.
 struct Version {
     std::vector<int> parts;
+    std::string spelled;  // the numeric core as parsed ("580.159.04"); text() prints it
 
     [[nodiscard]] static std::optional<Version> parse(std::string_view text);
     [[nodiscard]] std::string text() const;
@@ -31,7 +32,11 @@ struct Version {
 struct ComputeCapability {
     int major = 0;
     int minor = 0;
-    [[nodiscard]] Version version() const { return Version{{major, minor}}; }
+    [[nodiscard]] Version version() const {
+        Version v;
+        v.parts = {major, minor};
+        return v;
+    }
     [[nodiscard]] std::string text() const;
 };
 

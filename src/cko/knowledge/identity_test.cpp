@@ -13,6 +13,9 @@ TEST(Identity, VersionsCompareNumericallyAndIgnoreLocalTails) {
     EXPECT_LT(*Version::parse("2.9"), *Version::parse("2.11.0+cu130"));
     EXPECT_EQ(*Version::parse("13.0"), *Version::parse("13"));
     EXPECT_EQ(Version::parse("2.11.0+cu130")->text(), "2.11.0");
+    // Printed as spelled (the H200's driver read "580.159.4" before), compared as numbers.
+    EXPECT_EQ(Version::parse("580.159.04")->text(), "580.159.04");
+    EXPECT_EQ(*Version::parse("580.159.04"), *Version::parse("580.159.4"));
     EXPECT_FALSE(Version::parse("latest").has_value());
     EXPECT_FALSE(Version::parse(".5").has_value());
 }
