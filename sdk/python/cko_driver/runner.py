@@ -1,6 +1,7 @@
 """run_driver(): the driver loop — request in, warm-up, timed samples (paired in order), checks, result out."""
 from __future__ import annotations
 
+import copy
 import json
 import math
 import os
@@ -272,7 +273,7 @@ class _Runner:
         else:  # a session reads the stable facts once
             if self.timer.name not in self.environment:
                 self.environment[self.timer.name] = collect_environment(self.timer.name)
-            env = json.loads(json.dumps(self.environment[self.timer.name]))
+            env = copy.deepcopy(self.environment[self.timer.name])  # the kept facts stay as read
         env["notes"] = list(self.notes)
         return {"format_version": RESULT_FORMAT, "subjects": subjects, "environment": env,
                 "artifacts": list_artifacts(self.req.output_dir, self.req.result_path)}
