@@ -47,7 +47,7 @@ TEST(Identity, ADoctorDocumentGivesComputeCapabilityCudaAndDriver) {
     EXPECT_EQ(id.arch, "sm_90");
     EXPECT_EQ(id.cc->text(), "9.0");
     EXPECT_EQ(id.cuda->text(), "13.0.88");
-    EXPECT_EQ(id.driver->text(), "580.159.3");
+    EXPECT_EQ(id.driver->text(), "580.159.03");  // as the driver spells it
 }
 
 TEST(Identity, GpusOfDifferentComputeCapabilitiesMustBeChosenBetween) {

@@ -16,6 +16,13 @@ std::vector<Param> evidence_params() {
         string_param("subject", "With --experiment: reference or candidate")};
 }
 
+std::vector<Param> with_evidence_params(std::vector<Param> params) {
+    for (Param& p : evidence_params()) {
+        params.push_back(std::move(p));
+    }
+    return params;
+}
+
 void store_if_asked(const Request& request, const std::string& kind, const Json& sources,
                     Outcome& outcome) {
     const std::string root = request.text("root");

@@ -12,6 +12,8 @@ namespace cko::verbs {
 
 // The three optional keys; `root` here has no default: without it nothing is stored.
 [[nodiscard]] std::vector<Param> evidence_params();
+// `params` followed by evidence_params().
+[[nodiscard]] std::vector<Param> with_evidence_params(std::vector<Param> params);
 
 // With `root`: stores the outcome's document (eval::store_profile) and adds `stored`
 // {id, path, sha256} to it and a line to the text. Without: nothing (and --experiment or

@@ -68,9 +68,7 @@ void add_map_verbs(std::vector<Verb>& table) {
         gantt,
         string_param("tool_version",
                      "torch version that wrote the traces (they do not record it)")};
-    for (Param& p : evidence_params()) {
-        params.push_back(std::move(p));
-    }
+    params = with_evidence_params(std::move(params));
     // Not read-only: with --root it writes a profile record.
     table.push_back(Verb{{"map"},
                          "Where the time goes: GPU busy/idle, idle attribution, overlap, exposed "

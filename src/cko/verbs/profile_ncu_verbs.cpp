@@ -447,9 +447,7 @@ void add_profile_ncu_verbs(std::vector<Verb>& table) {
     RequestDef ncu_def{
         {positional(string_param("file", "CSV from ncu --csv (--page raw or --page details)"))}};
     add_report_params(ncu_def);
-    for (Param& p : evidence_params()) {
-        ncu_def.params.push_back(std::move(p));
-    }
+    ncu_def.params = with_evidence_params(std::move(ncu_def.params));
     // Not read-only: with --root it writes a profile record.
     table.push_back(Verb{
         {"profile", "ncu"}, "Parse an Nsight Compute CSV export into facts", ncu_def, &ncu, false});

@@ -271,11 +271,11 @@ void add_profile_trace_verbs(std::vector<Verb>& table) {
     table.push_back(
         Verb{{"profile", "torch"},
              "Summarise PyTorch profiler (Kineto) traces, .json or .json.gz",
-             RequestDef{{required(positional(list_param("files", "Trace files (one per rank)"))),
-                         string_param("tool_version",
-                                      "torch version that wrote the traces (they do not "
-                                      "record it)"),
-                         top, evidence_params()[0], evidence_params()[1], evidence_params()[2]}},
+             RequestDef{with_evidence_params(
+                 {required(positional(list_param("files", "Trace files (one per rank)"))),
+                  string_param("tool_version",
+                               "torch version that wrote the traces (they do not record it)"),
+                  top})},
              &torch,
              false});  // with --root it writes a profile record
     Param nsys_top = integer_param("top", "Rows per report to print (default 20)", 20);
@@ -283,13 +283,13 @@ void add_profile_trace_verbs(std::vector<Verb>& table) {
     table.push_back(Verb{
         {"profile", "nsys"},
         "Summarise an Nsight Systems SQLite export like `nsys stats`",
-        RequestDef{
+        RequestDef{with_evidence_params(
             {required(positional(
                  string_param("file", "The .sqlite export (nsys export --type sqlite)"))),
              string_param("csv",
                           "Print one report as nsys stats CSV: cuda_gpu_kern_sum[:base|:mangled], "
                           "cuda_gpu_mem_time_sum, cuda_api_sum, nvtx_sum, cuda_sync_sum"),
-             nsys_top, evidence_params()[0], evidence_params()[1], evidence_params()[2]}},
+             nsys_top})},
         &nsys_summary,
         false});  // with --root it writes a profile record
 
