@@ -29,7 +29,8 @@ std::string tail_of(const fs::path& file, std::size_t max_bytes) {
 
 Error judge_process(const CallReport& report, std::chrono::milliseconds timeout) {
     const ProcessResult& p = report.outcome.process;
-    const std::string stderr_tail = tail_of(report.outcome.call_dir / "stderr.txt", 2000);
+    const std::string stderr_tail =
+        tail_of(report.outcome.call_dir / store::layout::kStderrFile, 2000);
     const Json details{{"call_dir", report.outcome.call_dir.string()},
                        {"process", p.to_json()},
                        {"stderr_tail", stderr_tail}};
@@ -96,7 +97,7 @@ CallReport call_driver(run::Invocation& invocation, const DriverSpec& driver,
 
 void judge_call(run::Invocation& invocation, const Request& request, CallReport& report) {
     const ProcessResult& p = report.outcome.process;
-    const fs::path result_path = report.outcome.output_dir / "result.json";
+    const fs::path result_path = report.outcome.output_dir / store::layout::kResultFile;
     std::error_code ec;
     const auto result_status = fs::symlink_status(result_path, ec);
     const bool has_result = fs::exists(result_status);

@@ -1,5 +1,6 @@
 // Driver protocol v1: request JSON and strict result validation with one error code per failure.
 #include "cko/driver/protocol.hpp"
+#include "cko/store/catalogue.hpp"
 
 #include "cko/util/error.hpp"
 #include "cko/util/files.hpp"
@@ -288,7 +289,8 @@ Result validate_result(const Request& request, const Json& result,
     std::set<std::string> declared;
     for (std::size_t i = 0; i < artifacts.size(); ++i) {
         const std::string where = json_path_append_index("$.artifacts", i);
-        bool safe = artifacts[i].is_string() && artifacts[i] != "result.json";
+        bool safe = artifacts[i].is_string() &&
+                    artifacts[i].get<std::string>() != store::layout::kResultFile;
         if (safe) {
             try {
                 (void)safe_join("/", artifacts[i].get<std::string>(), where);
@@ -306,7 +308,7 @@ Result validate_result(const Request& request, const Json& result,
     }
     std::set<std::string> present(output_files.begin(), output_files.end());
     for (const auto& name : present) {
-        if (name != "result.json" && !declared.contains(name)) {
+        if (name != store::layout::kResultFile && !declared.contains(name)) {
             throw Error(
                 ErrorCode::undeclared_output,
                 fmt::format("the driver left \"{}\" in its output directory without listing it in "

@@ -99,11 +99,10 @@ SessionProcess::SessionProcess(run::Invocation& invocation, const DriverSpec& dr
     fifo_dir_ = templ;
     requests_fd_ = open_fifo(fifo_dir_ / "requests");
     notices_fd_ = open_fifo(fifo_dir_ / "notices");
-    relative_dir_ = fmt::format("{}/driver/session-{:02d}", invocation.relative_dir(), number);
+    relative_dir_ = store::layout::session_dir(invocation.id(), number);
     make_directories(invocation.store().real_path_of(relative_dir_));
-    const fs::path dir = invocation.store().root() / relative_dir_;
-    stdout_path_ = dir / "stdout.txt";
-    stderr_path_ = dir / "stderr.txt";
+    stdout_path_ = invocation.store().root() / store::layout::call_stdout(relative_dir_);
+    stderr_path_ = invocation.store().root() / store::layout::call_stderr(relative_dir_);
 
     ProcessSpec ps;
     ps.argv = driver.argv;
@@ -187,9 +186,10 @@ SessionProcess::~SessionProcess() {
     std::error_code ec;
     fs::remove_all(fifo_dir_, ec);
     try {
-        for (const char* name : {"stdout.txt", "stderr.txt"}) {
-            if (fs::exists(invocation_.store().root() / relative_dir_ / name)) {
-                invocation_.store().ledger_file(relative_dir_ + "/" + name);
+        for (const std::string& rel : {store::layout::call_stdout(relative_dir_),
+                                       store::layout::call_stderr(relative_dir_)}) {
+            if (fs::exists(invocation_.store().root() / rel)) {
+                invocation_.store().ledger_file(rel);
             }
         }
         invocation_.event(
@@ -252,10 +252,12 @@ SessionProcess::Served SessionProcess::serve(const run::CallOutcome& call,
         // The driver flushed before it answered; what it wrote is in the pipes, maybe not yet in
         // the capture files (a timed-out wait still cuts what is there).
         (void)capture_.wait(std::chrono::seconds(2));
-        served.process.stdout_bytes = copy_slice(
-            stdout_path_, out_from, file_size_or_zero(stdout_path_), call.call_dir / "stdout.txt");
-        served.process.stderr_bytes = copy_slice(
-            stderr_path_, err_from, file_size_or_zero(stderr_path_), call.call_dir / "stderr.txt");
+        served.process.stdout_bytes =
+            copy_slice(stdout_path_, out_from, file_size_or_zero(stdout_path_),
+                       call.call_dir / store::layout::kStdoutFile);
+        served.process.stderr_bytes =
+            copy_slice(stderr_path_, err_from, file_size_or_zero(stderr_path_),
+                       call.call_dir / store::layout::kStderrFile);
         served.process.pid = pid_;
         served.process.wall =
             std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - started);
@@ -264,7 +266,7 @@ SessionProcess::Served SessionProcess::serve(const run::CallOutcome& call,
         kill_and_join();
         finish_logs();
         Json details = details_base;
-        details["stderr_tail"] = tail_text(call.call_dir / "stderr.txt", 2000);
+        details["stderr_tail"] = tail_text(call.call_dir / store::layout::kStderrFile, 2000);
         details["process"] = result_.to_json();
         served.error = Error(code, message, details);
         return served;
@@ -277,7 +279,9 @@ SessionProcess::Served SessionProcess::serve(const run::CallOutcome& call,
                                 how_it_ended(result_), call.number));
     }
     const std::string line =
-        Json{{"call", call.number}, {"request", (call.call_dir / "request.json").string()}}.dump() +
+        Json{{"call", call.number},
+             {"request", (call.call_dir / store::layout::kRequestFile).string()}}
+            .dump() +
         "\n";
     std::size_t written = 0;
     std::optional<std::string> notice;
@@ -380,7 +384,7 @@ SessionProcess::Served SessionProcess::serve(const run::CallOutcome& call,
     finish_logs();
     if (parsed["status"] == "failed") {
         Json details = details_base;
-        details["stderr_tail"] = tail_text(call.call_dir / "stderr.txt", 2000);
+        details["stderr_tail"] = tail_text(call.call_dir / store::layout::kStderrFile, 2000);
         const std::string message = parsed.value("message", "");
         const std::string tail = details["stderr_tail"].get<std::string>();
         served.error =

@@ -38,7 +38,7 @@ StandaloneOutcome run_standalone_call(const store::Store& store, const Standalon
     StandaloneOutcome out;
     out.invocation_id = inv.id();
     out.outputs = Json::object();
-    const fs::path workspace = inv.dir() / "workspace";
+    const fs::path workspace = inv.store().root() / store::layout::invocation_workspace(inv.id());
     try {
         Request request = call.request;
         for (std::size_t i = 0; i < snaps.size(); ++i) {

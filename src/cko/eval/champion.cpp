@@ -17,11 +17,11 @@
 namespace cko::eval {
 namespace {
 
-constexpr const char* kCurrent = "champion/current.json";
+constexpr std::string_view kCurrent = store::layout::kChampionCurrent;
 
 Json invocation_result(const store::Store& store, const std::string& id, const std::string& kind) {
     require_safe_name(id, kind + " id");
-    const std::string rel = "invocations/" + id + "/result.json";
+    const std::string rel = store::layout::invocation_result(id);
     if (!id.starts_with("inv-") || !store.exists(rel)) {
         throw Error(ErrorCode::not_found,
                     fmt::format("no finished {} invocation {} (see cko ls)", kind, id));
@@ -32,6 +32,29 @@ Json invocation_result(const store::Store& store, const std::string& id, const s
                                                          result.value("kind", "?"), kind));
     }
     return result;
+}
+
+store::SelectionRecord::Previous previous_of(const Champion& c) {
+    return {c.experiment_id.value_or("original"), c.digest, c.file_sha256};
+}
+
+// Names the selection by its content and swaps the pointer to it; the selection record is written
+// only if the swap happens (under the same lock). Returns the record as written.
+Json swap_champion(const store::Store& store, const Champion& current,
+                   store::SelectionRecord selection) {
+    selection.id = content_id("sel", selection.to_json());
+    const Json record = selection.to_json();
+    const Json experiment = selection.experiment_id ? Json(*selection.experiment_id) : Json();
+    store.swap_with_record(kCurrent, current.file_sha256,
+                           store::layout::selection_record(selection.id), record,
+                           [&](const store::RecordRef& ref) {
+                               return Json{{"format_version", "cko/champion-v1"},
+                                           {"id", "champion"},
+                                           {"experiment_id", experiment},
+                                           {"digest", selection.digest},
+                                           {"selection", ref.to_json()}};
+                           });
+    return record;
 }
 
 }  // namespace
@@ -45,8 +68,13 @@ Json Champion::to_json() const {
 Champion read_champion(const store::Store& store) {
     Champion c;
     if (!store.exists(kCurrent)) {
-        const Json target = store.read_record("target.json");
-        c.digest = target.at("original").at("digest");
+        const store::TargetRecord target = store::read_target_record(store);
+        if (!target.original) {
+            throw Error(ErrorCode::not_found,
+                        fmt::format("Target {} is diagnostic: it has no original and no champion",
+                                    target.id));
+        }
+        c.digest = target.original->digest;
         return c;
     }
     c.record = store.read_record(kCurrent);
@@ -55,15 +83,17 @@ Champion read_champion(const store::Store& store) {
     // The pointer is only as good as the selection record it cites (a hand-edited pointer is
     // refused).
     const Json& sel = c.record.at("selection");
-    const Json selection =
-        store.read_verified(store::RecordRef{sel.at("id"), sel.at("sha256"), sel.at("path")});
-    if (selection.at("digest") != c.record.at("digest") ||
-        selection.at("experiment_id") != c.record.at("experiment_id")) {
+    const store::RecordRef ref{sel.at("id"), sel.at("sha256"), sel.at("path")};
+    const store::SelectionRecord selection =
+        store::SelectionRecord::from_json(store.read_verified(ref), ref.path);
+    const Json selected = selection.experiment_id ? Json(*selection.experiment_id) : Json();
+    if (Json(selection.digest) != c.record.at("digest") ||
+        selected != c.record.at("experiment_id")) {
         throw Error(ErrorCode::invalid_record,
                     fmt::format("{} names {} but its selection record {} selected {}; the pointer "
                                 "was altered (run cko fsck)",
-                                kCurrent, c.record.at("digest").dump(),
-                                sel.at("path").get<std::string>(), selection.at("digest").dump()));
+                                kCurrent, c.record.at("digest").dump(), ref.path,
+                                Json(selection.digest).dump()));
     }
     if (!c.record.at("experiment_id").is_null()) {
         c.experiment_id = c.record.at("experiment_id").get<std::string>();
@@ -75,8 +105,8 @@ Json select_champion(const Target& target, const std::string& experiment_id,
                      const std::string& confirm_id,
                      const std::vector<std::string>& accepted_regressions) {
     const store::Store& store = target.store();
-    const Json experiment = load_experiment(store, experiment_id);
-    if (experiment.value("control", false)) {
+    const store::ExperimentRecord experiment = load_experiment(store, experiment_id);
+    if (experiment.is_control()) {
         throw Error(ErrorCode::not_eligible,
                     fmt::format("{} is an A/A control (its candidate is its base): it checks the "
                                 "instrument and can "
@@ -137,28 +167,15 @@ Json select_champion(const Target& target, const std::string& experiment_id,
                                 current.experiment_id.value_or("the original")),
                     Json{{"fix", "cko experiment new --base champion --candidate ..."}});
     }
-    Json selection{{"format_version", "cko/selection-v1"},
-                   {"experiment_id", experiment_id},
-                   {"confirm",
-                    {{"id", confirm_id},
-                     {"sha256", sha256_file_hex(
-                                    store.path_of("invocations/" + confirm_id + "/result.json"))}}},
-                   {"previous", current.to_json()},
-                   {"digest", experiment.at("candidate").at("digest")},
-                   {"accepted_regressions", regressed},
-                   {"selected_unix_s", unix_seconds_now()}};
-    selection["id"] = content_id("sel", selection);
-    // The selection record is written only if the swap happens (under the same lock).
-    store.swap_with_record(kCurrent, current.file_sha256,
-                           "champion/selections/" + selection["id"].get<std::string>() + ".json",
-                           selection, [&](const store::RecordRef& ref) {
-                               return Json{{"format_version", "cko/champion-v1"},
-                                           {"id", "champion"},
-                                           {"experiment_id", experiment_id},
-                                           {"digest", selection["digest"]},
-                                           {"selection", ref.to_json()}};
-                           });
-    return selection;
+    store::SelectionRecord selection;
+    selection.experiment_id = experiment_id;
+    selection.confirm = store::SelectionRecord::Confirm{
+        confirm_id, sha256_file_hex(store.path_of(store::layout::invocation_result(confirm_id)))};
+    selection.previous = previous_of(current);
+    selection.digest = experiment.candidate.digest;
+    selection.accepted_regressions = regressed;
+    selection.selected_unix_s = unix_seconds_now();
+    return swap_champion(store, current, std::move(selection));
 }
 
 Json export_champion(const Target& target, const std::filesystem::path& destination) {
@@ -219,23 +236,12 @@ Json restore_original(const Target& target, const std::string& audit_id,
     } else {
         why = Json{{"reason", reason}};
     }
-    Json selection{{"format_version", "cko/selection-v1"},
-                   {"experiment_id", nullptr},
-                   {"restore", why},
-                   {"previous", current.to_json()},
-                   {"digest", target.record().at("original").at("digest")},
-                   {"selected_unix_s", unix_seconds_now()}};
-    selection["id"] = content_id("sel", selection);
-    store.swap_with_record(kCurrent, current.file_sha256,
-                           "champion/selections/" + selection["id"].get<std::string>() + ".json",
-                           selection, [&](const store::RecordRef& ref) {
-                               return Json{{"format_version", "cko/champion-v1"},
-                                           {"id", "champion"},
-                                           {"experiment_id", nullptr},
-                                           {"digest", selection["digest"]},
-                                           {"selection", ref.to_json()}};
-                           });
-    return selection;
+    store::SelectionRecord selection;
+    selection.restore = why;
+    selection.previous = previous_of(current);
+    selection.digest = target.original().digest;
+    selection.selected_unix_s = unix_seconds_now();
+    return swap_champion(store, current, std::move(selection));
 }
 
 }  // namespace cko::eval

@@ -211,28 +211,27 @@ stats::Verdict judge_and_record(const Target& target, const ComparisonPlan& plan
     outputs["effect_text"] = describe_effect(j.deciding.hl, dir, spec.primary.name);
     // Secondary metrics: local results only, never a reason to select.
     Json local = Json::array();
-    if (!plan.experiment.is_null()) {
-        for (const auto& s : plan.experiment.at("secondary_metrics")) {
-            const auto found = r.constraint_d.find(s.at("name").get<std::string>());
+    if (plan.experiment) {
+        for (const auto& s : plan.experiment->secondary_metrics) {
+            const auto found = r.constraint_d.find(s.name);
             const auto est =
                 stats::estimate_paired(found == r.constraint_d.end() ? std::vector<double>{}
                                                                      : pooled_rounds(found->second),
                                        spec.confidence);
-            if (est.n >= plan.min_rounds &&
-                stats::log_to_pct(est.ci_low) >= s.at("threshold_pct").get<double>() &&
+            if (est.n >= plan.min_rounds && stats::log_to_pct(est.ci_low) >= s.threshold_pct &&
                 j.verdict != stats::Verdict::regressed) {
                 local.push_back(Json{
-                    {"metric", s.at("name")},
+                    {"metric", s.name},
                     {"estimate", est.to_json()},
                     {"note",
                      "local result: selecting on it needs a Target with this metric as primary"}});
             }
         }
-        const Json& bound = plan.experiment.at("gain_bound");
-        if (!bound.is_null() && stats::log_to_pct(j.deciding.hl) > bound.at("pct").get<double>()) {
+        const auto& bound = plan.experiment->gain_bound;
+        if (bound && stats::log_to_pct(j.deciding.hl) > bound->pct) {
             outputs["prediction_error"] = Json{{"measured_pct", stats::log_to_pct(j.deciding.hl)},
-                                               {"bound_pct", bound.at("pct")},
-                                               {"source", bound.at("source")},
+                                               {"bound_pct", bound->pct},
+                                               {"source", bound->source},
                                                {"note",
                                                 "the measured effect exceeds the pre-registered "
                                                 "upper bound: check the bound or the measurement"}};
@@ -302,12 +301,12 @@ OperationOutcome run_comparison(const Target& target, const CompareOptions& o,
     Rounds rounds;
     // A conservative-bound screen whose bound, cited from a stored map, is below the minimum
     // effect cannot pass: it is rejected without a single driver call.
-    const Json no_bound;
-    const Json& bound = plan.experiment.is_null() ? no_bound : plan.experiment.at("gain_bound");
-    const bool bound_rejects = o.kind == ComparisonKind::screen && !bound.is_null() &&
-                               plan.experiment.value("screen_design", "") == "conservative_bound" &&
-                               bound.value("source", "").rfind("map:", 0) == 0 &&
-                               bound.at("pct").get<double>() < plan.minimum_effect_pct;
+    const std::optional<store::ExperimentRecord::GainBound> bound =
+        plan.experiment ? plan.experiment->gain_bound : std::nullopt;
+    const bool bound_rejects = o.kind == ComparisonKind::screen && bound &&
+                               plan.experiment->screen_design == "conservative_bound" &&
+                               bound->source.rfind("map:", 0) == 0 &&
+                               bound->pct < plan.minimum_effect_pct;
     try {
         const auto problems = target.environment_problems();
         if (bound_rejects) {
@@ -315,9 +314,9 @@ OperationOutcome run_comparison(const Target& target, const CompareOptions& o,
             reason = fmt::format(
                 "the gain bound {}% cited from {} is below the minimum effect {}%: rejected "
                 "without measuring",
-                bound.at("pct").get<double>(), bound.value("source", ""), plan.minimum_effect_pct);
-            outputs["bound_rejection"] = Json{{"bound_pct", bound.at("pct")},
-                                              {"source", bound.at("source")},
+                bound->pct, bound->source, plan.minimum_effect_pct);
+            outputs["bound_rejection"] = Json{{"bound_pct", bound->pct},
+                                              {"source", bound->source},
                                               {"minimum_effect_pct", plan.minimum_effect_pct}};
         } else if (!problems.empty()) {
             rounds.infrastructure_failure = true;
@@ -326,11 +325,10 @@ OperationOutcome run_comparison(const Target& target, const CompareOptions& o,
         } else {
             Session session(target, inv, plan.reference, plan.reference_label, plan.candidate,
                             plan.candidate_label);
-            if (!plan.experiment.is_null()) {
+            if (plan.experiment) {
                 std::vector<CorrectnessGate> gates;
-                for (const auto& g : plan.experiment.at("extra_correctness_gates")) {
-                    gates.push_back(
-                        parse_correctness_gate(g.get<std::string>(), "extra_correctness_gates"));
+                for (const auto& g : plan.experiment->extra_correctness_gates) {
+                    gates.push_back(parse_correctness_gate(g, "extra_correctness_gates"));
                 }
                 session.add_correctness_gates(std::move(gates));
             }
@@ -365,7 +363,8 @@ OperationOutcome run_comparison(const Target& target, const CompareOptions& o,
         outputs["verdict"] = stats::verdict_name(verdict);
         bool positive = verdict == stats::Verdict::improved;
         if (o.kind == ComparisonKind::screen) {
-            const bool proxy = plan.experiment.value("screen_design", "") == "diagnostic_proxy";
+            const bool proxy =
+                plan.experiment && plan.experiment->screen_design == "diagnostic_proxy";
             const ScreenDecision decision =
                 screen_decision(verdict, rounds.infrastructure_failure, proxy);
             outputs["decision"] = screen_decision_name(decision);

@@ -20,9 +20,8 @@ namespace {
 void require_first_confirm(const Target& target, const CompareOptions& o) {
     std::vector<std::string> earlier;
     for (const auto& id : run::list_invocations(target.store())) {
-        const Json req = target.store().read_record("invocations/" + id + "/request.json");
-        if (req.value("kind", "") == "confirm" &&
-            req.at("request").value("experiment_id", "") == o.experiment_id) {
+        const store::InvocationRecord req = store::read_invocation_record(target.store(), id);
+        if (req.kind == "confirm" && req.request.value("experiment_id", "") == o.experiment_id) {
             earlier.push_back(id);
         }
     }
@@ -65,8 +64,8 @@ void require_first_confirm(const Target& target, const CompareOptions& o) {
     // Only the latest attempt may be retried (no fan-out of retries).
     if (earlier.back() != o.retry_of && earlier.size() > 1) {
         for (const auto& id : earlier) {
-            const Json req = target.store().read_record("invocations/" + id + "/request.json");
-            if (req.at("request").value("retry_of", "") == o.retry_of) {
+            const store::InvocationRecord req = store::read_invocation_record(target.store(), id);
+            if (req.request.value("retry_of", "") == o.retry_of) {
                 throw Error(ErrorCode::not_eligible,
                             fmt::format("{} was already retried by {}", o.retry_of, id));
             }
@@ -91,12 +90,13 @@ void resolve_subjects(const Target& target, const CompareOptions& o, ComparisonP
     p.experiment = load_experiment(target.store(), o.experiment_id);
     // The reference is what the experiment was frozen against: the original, or the champion of
     // that moment (its digest is in the experiment), never whatever is champion now.
-    const Json& base = p.experiment.at("base");
-    p.reference_kind = base.at("kind");
-    p.reference = store::load_snapshot(target.store(), base.at("digest").get<std::string>());
-    p.reference_label =
-        p.reference_kind == "champion" ? base.at("experiment_id").get<std::string>() : "original";
-    p.candidate = store::load_snapshot(target.store(), p.experiment.at("candidate").at("digest"));
+    const store::ExperimentRecord::Base& base = p.experiment->base;
+    p.reference_kind = base.kind;
+    p.reference = store::load_snapshot(target.store(), base.digest);
+    p.reference_label = p.reference_kind == "champion" && base.experiment_id
+                            ? *base.experiment_id
+                            : std::string("original");
+    p.candidate = store::load_snapshot(target.store(), p.experiment->candidate.digest);
     p.candidate_label = o.experiment_id;
 }
 
@@ -106,7 +106,7 @@ Json noise_notes(const Target& target, double minimum_effect_pct) {
     std::int64_t latest = -1;
     Json resolution;
     for (const auto& id : run::list_invocations(target.store())) {
-        const std::string rel = "invocations/" + id + "/result.json";
+        const std::string rel = store::layout::invocation_result(id);
         if (!target.store().exists(rel)) {
             continue;
         }
@@ -139,7 +139,7 @@ Json noise_notes(const Target& target, double minimum_effect_pct) {
 
 Json comparison_progress(const store::Store& store, const std::string& invocation_id) {
     require_safe_name(invocation_id, "invocation id");
-    std::ifstream in(store.path_of("invocations/" + invocation_id + "/events.jsonl"));
+    std::ifstream in(store.path_of(store::layout::invocation_events(invocation_id)));
     std::string line;
     Json last;
     while (std::getline(in, line)) {
@@ -221,9 +221,8 @@ ComparisonPlan plan_comparison(const Target& target, const CompareOptions& o) {
     }
     ComparisonPlan p;
     resolve_subjects(target, o, p);
-    p.minimum_effect_pct = p.experiment.is_null()
-                               ? spec.minimum_effect_pct
-                               : p.experiment.at("minimum_effect_pct").get<double>();
+    p.minimum_effect_pct =
+        p.experiment ? p.experiment->minimum_effect_pct : spec.minimum_effect_pct;
     p.min_rounds = static_cast<std::size_t>(spec.min_pairs);
     // A screen is a cheap look: at most half the formal budget of pairs (never below min_pairs).
     p.max_rounds = o.kind == ComparisonKind::screen
@@ -236,8 +235,7 @@ ComparisonPlan plan_comparison(const Target& target, const CompareOptions& o) {
         p.sequential =
             stats::SequentialPlan::early_decision(p.min_rounds, p.max_rounds, spec.confidence);
     }
-    require_budget(target,
-                   p.experiment.is_null() ? 0.0 : p.experiment.value("estimated_cost_s", 0.0));
+    require_budget(target, p.experiment ? p.experiment->estimated_cost_s : 0.0);
     p.reference_json = Json{
         {"label", p.reference_label}, {"digest", p.reference.digest}, {"kind", p.reference_kind}};
     p.candidate_json = Json{{"label", p.candidate_label}, {"digest", p.candidate.digest}};

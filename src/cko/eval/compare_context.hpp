@@ -19,7 +19,7 @@ struct ComparisonPlan {
     std::string reference_kind;   // original | champion
     store::Snapshot candidate;
     std::string candidate_label;
-    Json experiment;  // null for audits
+    std::optional<store::ExperimentRecord> experiment;  // none for audits
     Json reference_json;
     Json candidate_json;
     double minimum_effect_pct = 0;

@@ -55,26 +55,24 @@ bool in_scope(const TargetSpec& spec, const std::string& path) {
 // base is the same experiment whatever its story says.
 // The comparison contract: what a confirm tests besides the code (a stricter gate or another
 // minimum effect is a different question about the same candidate; a reworded hypothesis is not).
-Json contract_of(const Json& e) {
-    return Json{{"minimum_effect_pct", e.at("minimum_effect_pct")},
-                {"gates", e.at("extra_correctness_gates")},
-                {"secondary", e.at("secondary_metrics")},
-                {"claim_layer", e.at("claim_layer")},
-                {"control", e.value("control", false)}};
+bool same_contract(const store::ExperimentRecord& a, const store::ExperimentRecord& b) {
+    return a.minimum_effect_pct == b.minimum_effect_pct &&
+           a.extra_correctness_gates == b.extra_correctness_gates &&
+           a.secondary_metrics == b.secondary_metrics && a.claim_layer == b.claim_layer &&
+           a.is_control() == b.is_control();
 }
 
-void refuse_refreeze(const Target& target, const Json& record) {
+void refuse_refreeze(const Target& target, const store::ExperimentRecord& record) {
     const store::Store& store = target.store();
     for (const auto& id : list_experiments(store)) {
-        const Json e = store.read_record("experiments/" + id + ".json");
-        if (e.at("candidate").at("digest") != record.at("candidate").at("digest") ||
-            e.at("base").at("digest") != record.at("base").at("digest") ||
-            contract_of(e) != contract_of(record)) {
+        const store::ExperimentRecord e = store::read_experiment_record(store, id);
+        if (e.candidate.digest != record.candidate.digest || e.base.digest != record.base.digest ||
+            !same_contract(e, record)) {
             continue;
         }
         std::string confirmed;
         for (const auto& inv : run::list_invocations(store)) {
-            const std::string rel = "invocations/" + inv + "/result.json";
+            const std::string rel = store::layout::invocation_result(inv);
             if (!store.exists(rel)) {
                 continue;
             }
@@ -98,14 +96,14 @@ void refuse_refreeze(const Target& target, const Json& record) {
 
 std::vector<std::string> list_experiments(const store::Store& store) {
     std::vector<std::pair<std::int64_t, std::string>> found;
-    const std::filesystem::path dir = store.root() / "experiments";
+    const std::filesystem::path dir = store.root() / store::layout::kExperimentsDir;
     if (std::filesystem::is_directory(dir)) {
         for (const auto& entry : std::filesystem::directory_iterator(dir)) {
             const std::string name = entry.path().filename().string();
             if (entry.path().extension() == ".json" && name.starts_with("exp-")) {
                 const std::string id = entry.path().stem().string();
-                const Json e = store.read_record("experiments/" + name);
-                found.emplace_back(e.value("created_unix_s", std::int64_t{0}), id);
+                const store::ExperimentRecord e = store::read_experiment_record(store, id);
+                found.emplace_back(e.created_unix_s.value_or(0), id);
             }
         }
     }
@@ -345,72 +343,69 @@ Json create_experiment(const Target& target, const ExperimentSpec& given) {
                 fmt::join(outside, ", "), fmt::join(t.change_scope, ", ")),
             Json{{"outside", outside}, {"change_scope", t.change_scope}});
     }
-    Json secondary = Json::array();
-    for (const auto& s : spec.secondary) {
-        secondary.push_back(Json{{"name", s.name}, {"threshold_pct", s.threshold_pct}});
+    store::ExperimentRecord record;
+    record.target = {target.id(), sha256_file_hex(target.store().path_of(store::layout::kTarget))};
+    record.candidate =
+        store::SnapshotRefRecord::from_json(candidate.reference(), "(candidate)", "$.candidate");
+    record.base = {on_champion ? "champion" : "original",
+                   on_champion ? champion.experiment_id : std::nullopt, base_snap.digest};
+    record.changed_files = changes;
+    record.hypothesis = spec.hypothesis;
+    record.mechanism = spec.mechanism;
+    record.claim_layer = claim;
+    record.minimum_effect_pct = min_effect;
+    if (!spec.falsifier.empty()) {
+        record.falsifier = spec.falsifier;
     }
-    Json record{
-        {"format_version", "cko/experiment-v1"},
-        {"target",
-         {{"id", target.id()}, {"sha256", sha256_file_hex(target.store().path_of("target.json"))}}},
-        {"candidate", candidate.reference()},
-        {"base",
-         {{"kind", on_champion ? "champion" : "original"},
-          {"experiment_id", on_champion ? Json(*champion.experiment_id) : Json(nullptr)},
-          {"digest", base_snap.digest}}},
-        {"changed_files", changes},
-        {"hypothesis", spec.hypothesis},
-        {"mechanism", spec.mechanism},
-        {"claim_layer", claim},
-        {"minimum_effect_pct", min_effect},
-        {"falsifier", spec.falsifier.empty() ? Json(nullptr) : Json(spec.falsifier)},
-        {"no_falsifier_reason",
-         spec.no_falsifier_reason.empty() ? Json(nullptr) : Json(spec.no_falsifier_reason)},
-        {"failure_closes", spec.failure_closes},
-        {"screen_design", spec.screen_design},
-        {"estimated_cost_s", spec.estimated_cost_s},
-        {"gain_bound", spec.gain_bound_pct
-                           ? Json{{"pct", *spec.gain_bound_pct}, {"source", spec.gain_bound_source}}
-                           : Json(nullptr)},
-        {"extra_correctness_gates", spec.extra_correctness_gates},
-        {"secondary_metrics", secondary},
-        {"diagnostics_only", spec.diagnostics_only},
-        {"relationship", spec.relationship},
-        {"lifecycle", spec.lifecycle},
-        {"premises", spec.premises},
-        {"control", spec.control},
-        {"created_unix_s", unix_seconds_now()}};
+    if (!spec.no_falsifier_reason.empty()) {
+        record.no_falsifier_reason = spec.no_falsifier_reason;
+    }
+    record.failure_closes = spec.failure_closes;
+    record.screen_design = spec.screen_design;
+    record.estimated_cost_s = spec.estimated_cost_s;
+    if (spec.gain_bound_pct) {
+        record.gain_bound =
+            store::ExperimentRecord::GainBound{*spec.gain_bound_pct, spec.gain_bound_source};
+    }
+    record.extra_correctness_gates = spec.extra_correctness_gates;
+    for (const auto& s : spec.secondary) {
+        record.secondary_metrics.push_back({s.name, s.threshold_pct});
+    }
+    record.diagnostics_only = spec.diagnostics_only;
+    record.relationship = spec.relationship;
+    record.lifecycle = spec.lifecycle;
+    record.premises = spec.premises;
+    record.control = spec.control;
+    record.created_unix_s = unix_seconds_now();
     if (spec.control) {
         // A control's candidate is its base, loaded from the store (which keeps no source path):
         // the record names where the base came from, as every other candidate record does.
-        record["candidate"]["source"] =
-            on_champion ? target.store()
-                              .read_record("experiments/" + *champion.experiment_id + ".json")
-                              .at("candidate")
-                              .value("source", std::string())
-                        : target.record().at("original").value("source", std::string());
+        record.candidate.source =
+            on_champion ? store::read_experiment_record(target.store(), *champion.experiment_id)
+                              .candidate.source
+                        : target.record().original.value_or(store::SnapshotRefRecord{}).source;
     }
     refuse_refreeze(target, record);
-    record["id"] = content_id("exp", record);
-    const std::string rel = "experiments/" + record["id"].get<std::string>() + ".json";
+    record.id = content_id("exp", record.to_json());
+    const std::string rel = store::layout::experiment_record(record.id);
     if (target.store().exists(rel)) {
-        throw Error(ErrorCode::already_exists,
-                    fmt::format("experiment {} already exists with exactly this content",
-                                record["id"].get<std::string>()),
-                    Json{{"id", record["id"]}});
+        throw Error(
+            ErrorCode::already_exists,
+            fmt::format("experiment {} already exists with exactly this content", record.id),
+            Json{{"id", record.id}});
     }
-    target.store().write_record(rel, record);
-    return record;
+    const Json written = record.to_json();
+    target.store().write_record(rel, written);
+    return written;
 }
 
-Json load_experiment(const store::Store& store, const std::string& id) {
+store::ExperimentRecord load_experiment(const store::Store& store, const std::string& id) {
     require_safe_name(id, "experiment id");
-    const std::string rel = "experiments/" + id + ".json";
-    if (!id.starts_with("exp-") || !store.exists(rel)) {
+    if (!id.starts_with("exp-") || !store.exists(store::layout::experiment_record(id))) {
         throw Error(ErrorCode::not_found, fmt::format("no experiment {} (see cko ls)", id),
                     Json{{"id", id}});
     }
-    return store.read_record(rel);
+    return store::read_experiment_record(store, id);
 }
 
 }  // namespace cko::eval

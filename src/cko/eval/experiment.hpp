@@ -53,7 +53,8 @@ struct ExperimentSpec {
 // Experiment ids in the order they were frozen.
 [[nodiscard]] std::vector<std::string> list_experiments(const store::Store& store);
 
-[[nodiscard]] Json load_experiment(const store::Store& store, const std::string& id);
+[[nodiscard]] store::ExperimentRecord load_experiment(const store::Store& store,
+                                                      const std::string& id);
 
 // Files that differ between two snapshots ("+path" added, "-path" removed, "~path" changed).
 [[nodiscard]] std::vector<std::string> changed_files(const store::Snapshot& base,

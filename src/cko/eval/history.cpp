@@ -22,26 +22,25 @@ double number_or(const Json& j, const char* key, double fallback) {
     return it != j.end() && it->is_number() ? it->get<double>() : fallback;
 }
 
-Json comparison_entry(const Json& request, const Json& result) {
+Json comparison_entry(const store::InvocationRecord& request, const Json& result) {
     const Json& out = result.value("outputs", Json::object());
     const Json& cost = result.value("cost", Json::object());
-    Json e{{"type", request.value("kind", "?")},
-           {"id", result.value("id", "")},
-           {"t_unix_s", result.value("started_unix_ns", std::int64_t{0}) / 1000000000},
-           {"t_unix_ns", result.value("started_unix_ns", std::int64_t{0})},
-           {"state", result.value("state", "?")},
-           {"experiment_id",
-            out.value("experiment_id",
-                      request.value("request", Json::object()).value("experiment_id", ""))},
-           {"reference", out.value("reference", Json::object()).value("label", "")},
-           {"candidate", out.value("candidate", Json::object()).value("label", "")},
-           {"verdict", out.value("verdict", "")},
-           {"decision", out.value("decision", "")},
-           {"reason", result.value("reason", "")},
-           {"pairs", out.value("d", Json::array()).size()},
-           {"gpu_s", number_or(cost, "gpu_s", 0)},
-           {"wall_s", number_or(cost, "wall_s", 0)},
-           {"regressed_cases", out.value("regressed_cases", Json::array())}};
+    Json e{
+        {"type", request.kind},
+        {"id", result.value("id", "")},
+        {"t_unix_s", result.value("started_unix_ns", std::int64_t{0}) / 1000000000},
+        {"t_unix_ns", result.value("started_unix_ns", std::int64_t{0})},
+        {"state", result.value("state", "?")},
+        {"experiment_id", out.value("experiment_id", request.request.value("experiment_id", ""))},
+        {"reference", out.value("reference", Json::object()).value("label", "")},
+        {"candidate", out.value("candidate", Json::object()).value("label", "")},
+        {"verdict", out.value("verdict", "")},
+        {"decision", out.value("decision", "")},
+        {"reason", result.value("reason", "")},
+        {"pairs", out.value("d", Json::array()).size()},
+        {"gpu_s", number_or(cost, "gpu_s", 0)},
+        {"wall_s", number_or(cost, "wall_s", 0)},
+        {"regressed_cases", out.value("regressed_cases", Json::array())}};
     if (out.contains("estimate")) {
         e["effect_pct"] = out["estimate"].value("hl_pct", Json());
         e["ci_low_pct"] = out["estimate"].value("ci_low_pct", Json());
@@ -99,7 +98,7 @@ Json comparison_entry(const Json& request, const Json& result) {
                             {"ci_low_pct", out["nominal_estimate"].value("ci_low_pct", Json())},
                             {"ci_high_pct", out["nominal_estimate"].value("ci_high_pct", Json())}};
     }
-    if (request.value("kind", "") == "baseline" && out.contains("aa")) {
+    if (request.kind == "baseline" && out.contains("aa")) {
         e["verdict"] = out["aa"].value("verdict", "");
         e["pairs"] = out["aa"].value("pairs", 0);
         e["reference"] = "original";
@@ -131,63 +130,56 @@ Json comparison_entry(const Json& request, const Json& result) {
 
 Json target_history(const store::Store& store) {
     Json entries = Json::array();
-    Json target = store.exists("target.json") ? store.read_record("target.json") : Json::object();
+    std::optional<store::TargetRecord> target;
+    if (store.exists(store::layout::kTarget)) {
+        target = store::read_target_record(store);
+    }
     for (const auto& id : list_experiments(store)) {
-        const Json x = store.read_record("experiments/" + id + ".json");
-        entries.push_back(Json{{"type", "experiment"},
-                               {"id", id},
-                               {"t_unix_s", x.value("created_unix_s", std::int64_t{0})},
-                               {"hypothesis", x.value("hypothesis", "")},
-                               {"mechanism", x.value("mechanism", "")},
-                               {"control", x.value("control", false)},
-                               {"base", x.at("base").value("kind", "original")},
-                               {"base_experiment", x.at("base").value("experiment_id", Json())},
-                               {"changed_files", x.value("changed_files", Json::array())},
-                               {"claim_layer", x.value("claim_layer", "")},
-                               {"failure_closes", x.value("failure_closes", "")},
-                               {"minimum_effect_pct", x.value("minimum_effect_pct", Json())},
-                               {"relationship", x.value("relationship", "")},
-                               {"screen_design", x.value("screen_design", "")}});
+        const store::ExperimentRecord x = store::read_experiment_record(store, id);
+        entries.push_back(
+            Json{{"type", "experiment"},
+                 {"id", id},
+                 {"t_unix_s", x.created_unix_s.value_or(0)},
+                 {"hypothesis", x.hypothesis},
+                 {"mechanism", x.mechanism},
+                 {"control", x.is_control()},
+                 {"base", x.base.kind},
+                 {"base_experiment", x.base.experiment_id ? Json(*x.base.experiment_id) : Json()},
+                 {"changed_files", x.changed_files},
+                 {"claim_layer", x.claim_layer},
+                 {"failure_closes", x.failure_closes},
+                 {"minimum_effect_pct", x.minimum_effect_pct},
+                 {"relationship", x.relationship},
+                 {"screen_design", x.screen_design}});
     }
     for (const auto& id : run::list_invocations(store)) {
-        const std::string dir = "invocations/" + id;
-        if (!store.exists(dir + "/request.json")) {
-            continue;  // half-made: fsck reports it
-        }
-        const Json request = store.read_record(dir + "/request.json");
-        const std::string kind = request.value("kind", "");
+        const store::InvocationRecord request = store::read_invocation_record(store, id);
+        const std::string& kind = request.kind;
         if (kind != "screen" && kind != "confirm" && kind != "audit" && kind != "baseline") {
             continue;
         }
-        if (!store.exists(dir + "/result.json")) {
-            entries.push_back(
-                Json{{"type", kind},
-                     {"id", id},
-                     {"state", "running"},
-                     {"t_unix_s", request.value("created_unix_ns", std::int64_t{0}) / 1000000000},
-                     {"experiment_id",
-                      request.value("request", Json::object()).value("experiment_id", "")}});
+        if (!store.exists(store::layout::invocation_result(id))) {
+            entries.push_back(Json{{"type", kind},
+                                   {"id", id},
+                                   {"state", "running"},
+                                   {"t_unix_s", request.created_unix_ns / 1000000000},
+                                   {"experiment_id", request.request.value("experiment_id", "")}});
             continue;
         }
-        entries.push_back(comparison_entry(request, store.read_record(dir + "/result.json")));
+        entries.push_back(
+            comparison_entry(request, store.read_record(store::layout::invocation_result(id))));
     }
-    const std::filesystem::path selections = store.root() / "champion" / "selections";
-    if (std::filesystem::is_directory(selections)) {
-        for (const auto& f : std::filesystem::directory_iterator(selections)) {
-            if (f.path().extension() != ".json") {
-                continue;
-            }
-            const Json s = store.read_record("champion/selections/" + f.path().filename().string());
-            const bool restore = s.value("experiment_id", Json()).is_null();
-            entries.push_back(
-                Json{{"type", restore ? "restore" : "select"},
-                     {"id", s.value("id", "")},
-                     {"t_unix_s", s.value("selected_unix_s", std::int64_t{0})},
-                     {"experiment_id", restore ? Json("original") : s["experiment_id"]},
-                     {"confirm", s.value("confirm", Json::object()).value("id", "")},
-                     {"accepted_regressions", s.value("accepted_regressions", Json::array())},
-                     {"restore", s.value("restore", Json())}});
-        }
+    for (const auto& id : list_selections(store)) {
+        const store::SelectionRecord s = store::read_selection_record(store, id);
+        const bool restore = !s.experiment_id.has_value();
+        entries.push_back(Json{
+            {"type", restore ? "restore" : "select"},
+            {"id", s.id},
+            {"t_unix_s", s.selected_unix_s},
+            {"experiment_id", s.experiment_id.value_or("original")},
+            {"confirm", s.confirm ? s.confirm->id : std::string()},
+            {"accepted_regressions", s.accepted_regressions.value_or(std::vector<std::string>{})},
+            {"restore", s.restore.value_or(Json())}});
     }
     for (Json p : list_profiles(store)) {
         p["type"] = "profile";
@@ -215,10 +207,10 @@ Json target_history(const store::Store& store) {
         gpu += number_or(e, "gpu_s", 0);
         wall += number_or(e, "wall_s", 0);
     }
-    const Json spec = target.value("spec", Json::object());
+    const Json spec = target ? target->spec : Json::object();
     return Json{
         {"format_version", "cko/history-v1"},
-        {"target", target.value("id", "")},
+        {"target", target ? target->id : std::string()},
         {"name", spec.value("name", "")},
         {"metric", spec.value("objective", Json::object()).value("primary", Json::object())},
         {"minimum_effect_pct",

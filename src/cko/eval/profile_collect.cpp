@@ -112,7 +112,7 @@ std::string probe_version(const std::string& tool, const std::string& program) {
     return env::parse_tool_version(run.output);
 }
 
-Json load_experiment_named(const store::Store& store, const std::string& id) {
+store::ExperimentRecord load_experiment_named(const store::Store& store, const std::string& id) {
     if (id.empty()) {
         throw Error(ErrorCode::invalid_argument,
                     "--experiment is required: the experiment whose subject is profiled (see cko "
@@ -240,7 +240,7 @@ ProfileCollectOutcome collect_profile(const Target& target, const ProfileCollect
                                 o.tool, o.tool),
                     Json{{"field", "tool"}});
     }
-    const Json experiment = load_experiment_named(store, o.experiment_id);
+    const store::ExperimentRecord experiment = load_experiment_named(store, o.experiment_id);
     if (o.subject != "reference" && o.subject != "candidate") {
         throw Error(ErrorCode::invalid_argument,
                     o.subject.empty()
@@ -279,14 +279,12 @@ ProfileCollectOutcome collect_profile(const Target& target, const ProfileCollect
     require_budget(target, 0);
 
     // The experiment's two sides, as a screen of it sees them.
-    const Json& base = experiment.at("base");
-    const store::Snapshot reference =
-        store::load_snapshot(store, base.at("digest").get<std::string>());
-    const std::string reference_label = base.value("kind", "original") == "champion"
-                                            ? base.at("experiment_id").get<std::string>()
-                                            : "original";
-    const store::Snapshot candidate =
-        store::load_snapshot(store, experiment.at("candidate").at("digest").get<std::string>());
+    const store::ExperimentRecord::Base& base = experiment.base;
+    const store::Snapshot reference = store::load_snapshot(store, base.digest);
+    const std::string reference_label = base.kind == "champion" && base.experiment_id
+                                            ? *base.experiment_id
+                                            : std::string("original");
+    const store::Snapshot candidate = store::load_snapshot(store, experiment.candidate.digest);
     const bool is_candidate = o.subject == "candidate";
     const std::string label = is_candidate ? o.experiment_id : reference_label;
     const std::string digest = is_candidate ? candidate.digest : reference.digest;
@@ -312,7 +310,7 @@ ProfileCollectOutcome collect_profile(const Target& target, const ProfileCollect
                  {"subject", o.subject},        {"subject_label", label},
                  {"case_id", case_id},          {"tool", o.tool},
                  {"tool_version", tool_version}};
-    const std::string work_rel = inv.relative_dir() + "/profile";
+    const std::string work_rel = store::layout::invocation_profile_dir(inv.id());
     std::optional<Error> failure;
     run::InvocationState state = run::InvocationState::succeeded;
     std::string reason;
@@ -325,7 +323,7 @@ ProfileCollectOutcome collect_profile(const Target& target, const ProfileCollect
                                     fmt::join(problems, "; ")),
                         Json{{"problems", problems}});
         }
-        make_directories(store.real_path_of(inv.relative_dir()) / "profile");
+        make_directories(store.real_path_of(work_rel));
         const fs::path work_dir = store.real_path_of(work_rel);
         ProfiledCall how;
         fs::path output;
@@ -375,7 +373,7 @@ ProfileCollectOutcome collect_profile(const Target& target, const ProfileCollect
         run.output = output;
         run.work_dir = work_dir;
         if (call > 0) {
-            run.call_dir = store.root() / fmt::format("{}/driver/{:04d}", inv.relative_dir(), call);
+            run.call_dir = store.root() / store::layout::call_dir(inv.id(), call);
         }
         run.timeout = inv.limits().command;
         run.cancel = o.cancel;
@@ -405,7 +403,8 @@ ProfileCollectOutcome collect_profile(const Target& target, const ProfileCollect
                             Json{{"field", "profile.trace_path"}, {"path", output.string()}});
             }
             std::string said;
-            for (const char* stream : {"stderr.txt", "stdout.txt"}) {
+            for (const std::string_view stream :
+                 {store::layout::kStderrFile, store::layout::kStdoutFile}) {
                 const std::string tail = last_lines(run.call_dir / stream, 3);
                 if (!tail.empty()) {
                     said += fmt::format("; {} ends with: {}", stream, tail);

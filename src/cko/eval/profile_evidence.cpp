@@ -13,7 +13,7 @@
 namespace cko::eval {
 
 store::RecordRef store_profile(const store::Store& store, const ProfileEvidence& evidence) {
-    if (!store.exists("target.json")) {
+    if (!store.exists(store::layout::kTarget)) {
         throw Error(ErrorCode::not_found,
                     store.root().string() +
                         " has no frozen Target: run `cko target freeze` first, or drop --root",
@@ -34,21 +34,21 @@ store::RecordRef store_profile(const store::Store& store, const ProfileEvidence&
     if (!evidence.experiment.empty()) {
         (void)load_experiment(store, evidence.experiment);  // not_found when it does not exist
     }
-    const Json target = store.read_record("target.json");
-    const Json environment = target.value("environment", Json::object());
+    const store::TargetRecord target = store::read_target_record(store);
+    const Json& environment = target.environment;
     Json content{
         {"kind", evidence.kind},
         {"sources", evidence.sources},
         {"document", evidence.document},
         {"experiment_id", evidence.experiment.empty() ? Json() : Json(evidence.experiment)},
         {"subject", evidence.subject.empty() ? Json() : Json(evidence.subject)},
-        {"target", target.value("id", "")},
+        {"target", target.id},
         {"environment_sha256", sha256_hex(canonical_json(environment))}};
     if (!evidence.collection.is_null()) {
         content["collection"] = evidence.collection;
     }
     const std::string id = content_id("profile", content);
-    const std::string relative = "profiles/" + id + ".json";
+    const std::string relative = store::layout::profile_record(id);
     if (store.exists(relative)) {
         return store::RecordRef{id, sha256_file_hex(store.path_of(relative)), relative};
     }
@@ -61,7 +61,7 @@ store::RecordRef store_profile(const store::Store& store, const ProfileEvidence&
 
 std::vector<Json> list_profiles(const store::Store& store) {
     std::vector<Json> out;
-    const std::filesystem::path dir = store.root() / "profiles";
+    const std::filesystem::path dir = store.root() / store::layout::kProfilesDir;
     if (!std::filesystem::is_directory(dir)) {
         return out;
     }
@@ -70,7 +70,7 @@ std::vector<Json> list_profiles(const store::Store& store) {
         if (f.path().extension() != ".json" || name.front() == '.') {
             continue;
         }
-        const Json r = store.read_record("profiles/" + name);
+        const Json r = store.read_record(store::layout::profile_record(f.path().stem().string()));
         Json sources = Json::array();
         for (const auto& s : r.value("sources", Json::array())) {
             sources.push_back(Json{{"path", s.value("path", "")},
@@ -100,7 +100,7 @@ std::vector<Json> list_profiles(const store::Store& store) {
 }
 
 Json load_profile(const store::Store& store, const std::string& id) {
-    const std::string relative = "profiles/" + id + ".json";
+    const std::string relative = store::layout::profile_record(id);
     if (id.rfind("profile-", 0) != 0 || id.find('/') != std::string::npos ||
         !store.exists(relative)) {
         throw Error(ErrorCode::not_found, "no stored profile '" + id + "' (see `cko history`)",

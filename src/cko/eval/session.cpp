@@ -112,7 +112,9 @@ Session::Session(const Target& target, run::Invocation& invocation,
                  const store::Snapshot& reference, std::string reference_label,
                  const std::optional<store::Snapshot>& candidate, std::string candidate_label,
                  Calls calls)
-    : target_(target), invocation_(invocation), workspace_(invocation.dir() / "workspace") {
+    : target_(target),
+      invocation_(invocation),
+      workspace_(invocation.store().root() / store::layout::invocation_workspace(invocation.id())) {
     const store::Store& store = target.store();
     store::materialize_snapshot(store, reference, workspace_ / "reference");
     subjects_["reference"] = {std::move(reference_label), (workspace_ / "reference").string()};
@@ -237,12 +239,13 @@ Measurement Session::call(const std::string& case_id, driver::Mode mode,
     // The monitor reads this host's GPUs: with Slurm the driver runs elsewhere, so it records
     // host-only samples and says so (the node's identity is checked below instead).
     const bool slurm = spec.uses_slurm();
-    env::Monitor monitor(slurm ? std::vector<std::string>{} : gpus,
-                         invocation_.dir() / "monitor.jsonl", std::chrono::milliseconds(200),
-                         [self, driver_pid, session_pid = session_pid_](pid_t pid) {
-                             return pid == driver_pid->load() || pid == session_pid->load() ||
-                                    run::is_descendant_of(pid, self);
-                         });
+    env::Monitor monitor(
+        slurm ? std::vector<std::string>{} : gpus,
+        invocation_.store().root() / store::layout::invocation_monitor(invocation_.id()),
+        std::chrono::milliseconds(200), [self, driver_pid, session_pid = session_pid_](pid_t pid) {
+            return pid == driver_pid->load() || pid == session_pid->load() ||
+                   run::is_descendant_of(pid, self);
+        });
     monitor.start();
     const auto started = std::chrono::steady_clock::now();
     // A profiled call is its own process (the profiler wraps it), even for a session driver.
@@ -263,7 +266,7 @@ Measurement Session::call(const std::string& case_id, driver::Mode mode,
     }
     if (slurm && report.outcome.launch.is_object()) {
         if (const auto problem =
-                node_identity_problem(target_.record().at("environment"), report.outcome.launch)) {
+                node_identity_problem(target_.record().environment, report.outcome.launch)) {
             m.contamination.push_back(*problem);
         }
     }
@@ -284,7 +287,7 @@ Measurement Session::call(const std::string& case_id, driver::Mode mode,
                 m.driver_notes.push_back(note.get<std::string>());
             }
         }
-        m.stderr_tail = last_lines(report.outcome.call_dir / "stderr.txt", 5);
+        m.stderr_tail = last_lines(report.outcome.call_dir / store::layout::kStderrFile, 5);
     }
     return m;
 }
@@ -333,7 +336,7 @@ void require_budget(const Target& target, double planned_wall_s) {
     double wall = 0;
     double gpu = 0;
     for (const auto& id : run::list_invocations(target.store())) {
-        const std::string rel = "invocations/" + id + "/result.json";
+        const std::string rel = store::layout::invocation_result(id);
         if (target.store().exists(rel)) {
             const Json cost = target.store().read_record(rel).value("cost", Json::object());
             wall +=

@@ -177,7 +177,7 @@ namespace {
 // directory under $TMPDIR; returns it, or "" when there was nothing to keep.
 std::string keep_failed_freeze_logs(const fs::path& staging, const std::string& name) {
     std::error_code ec;
-    const fs::path invocations = staging / "invocations";
+    const fs::path invocations = staging / store::layout::kInvocationsDir;
     if (!fs::is_directory(invocations, ec) || fs::is_empty(invocations, ec)) {
         return "";
     }
@@ -185,7 +185,7 @@ std::string keep_failed_freeze_logs(const fs::path& staging, const std::string& 
         fs::temp_directory_path(ec) /
         fmt::format("cko-failed-freeze-{}-{}-{}", name, ::getpid(), unix_seconds_now());
     fs::create_directories(keep, ec);
-    fs::copy(invocations, keep / "invocations",
+    fs::copy(invocations, keep / store::layout::kInvocationsDir,
              fs::copy_options::recursive | fs::copy_options::skip_symlinks, ec);
     if (ec) {
         return "";
@@ -364,7 +364,9 @@ FreezeOutcome freeze_target(const FreezeOptions& options) {
             record["gpus"] = gpus;
         }
         record["id"] = content_id("tgt", record);
-        store.write_record("target.json", record);
+        // Written through its type: what lands in target.json is what TargetRecord reads back.
+        record = store::TargetRecord::from_json(record, store::layout::kTarget).to_json();
+        store.write_record(store::layout::kTarget, record);
         rename_no_replace(staging, final_root);
         fsync_directory(parent);
         outcome.target = record;
@@ -388,36 +390,31 @@ FreezeOutcome freeze_target(const FreezeOptions& options) {
     return outcome;
 }
 
-Target::Target(const store::Store& store, Json record, TargetSpec spec)
-    : store_(store),
-      record_(std::move(record)),
-      id_(record_.at("id").get<std::string>()),
-      spec_(std::move(spec)) {}
+Target::Target(const store::Store& store, store::TargetRecord record, TargetSpec spec)
+    : store_(store), record_(std::move(record)), id_(record_.id), spec_(std::move(spec)) {}
 
 Target Target::open(const store::Store& store) {
-    if (!store.exists("target.json")) {
-        throw Error(ErrorCode::not_found,
-                    fmt::format("{} holds no target.json; freeze one with `cko target freeze`",
-                                store.root().string()));
-    }
-    Json record = store.read_record("target.json");
+    store::TargetRecord record = store::read_target_record(store);
     // The spec as frozen (not the user's current cko.toml, which may have been edited since).
-    TargetSpec spec =
-        TargetSpec::from_json(record.at("spec"), record.at("spec_dir").get<std::string>());
-    if (record.contains("deadline_unix_s")) {
-        spec.deadline_unix_s = record.at("deadline_unix_s").get<std::int64_t>();
+    TargetSpec spec = TargetSpec::from_json(record.spec, record.spec_dir);
+    if (record.deadline_unix_s) {
+        spec.deadline_unix_s = *record.deadline_unix_s;
     }
     return Target(store, std::move(record), std::move(spec));
 }
 
 store::Snapshot Target::original() const {
-    return store::load_snapshot(store_, record_.at("original").at("digest").get<std::string>());
+    if (!record_.original) {
+        throw Error(ErrorCode::not_found,
+                    fmt::format("Target {} is diagnostic: it froze no original", id_));
+    }
+    return store::load_snapshot(store_, record_.original->digest);
 }
 
 store::Snapshot Target::case_snapshot(const std::string& case_id) const {
-    for (const auto& c : record_.at("cases")) {
-        if (c.at("id") == case_id) {
-            return store::load_snapshot(store_, c.at("snapshot").at("digest").get<std::string>());
+    for (const auto& c : record_.cases.value_or(std::vector<store::TargetRecord::Case>{})) {
+        if (c.id == case_id) {
+            return store::load_snapshot(store_, c.snapshot.digest);
         }
     }
     throw Error(ErrorCode::not_found,
@@ -437,7 +434,7 @@ driver::DriverSpec Target::driver() const {
 }
 
 std::vector<std::string> Target::gpu_uuids() const {
-    return record_.value("gpus", Json::array()).get<std::vector<std::string>>();
+    return record_.gpus.value_or(std::vector<std::string>{});
 }
 
 std::vector<std::string> Target::environment_problems(bool probe_tools) const {
@@ -456,7 +453,7 @@ std::vector<std::string> Target::environment_problems(bool probe_tools) const {
     env::ProbeOptions probe;
     probe.tools = probe_tools;
     if (const auto mismatch =
-            env::identity_mismatch(record_.at("environment"), env::probe_identity(probe))) {
+            env::identity_mismatch(record_.environment, env::probe_identity(probe))) {
         problems.push_back(*mismatch);
     }
     return problems;
@@ -464,7 +461,7 @@ std::vector<std::string> Target::environment_problems(bool probe_tools) const {
 
 std::vector<std::string> Target::driver_changes() const {
     std::vector<std::string> problems;
-    for (const auto& item : record_.value("driver_identity", Json::array())) {
+    for (const auto& item : record_.driver_identity.value_or(Json::array())) {
         const std::string path = item.at("path");
         std::string now;
         try {

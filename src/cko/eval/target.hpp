@@ -4,6 +4,7 @@
 #include "cko/driver/call.hpp"
 #include "cko/eval/target_spec.hpp"
 #include "cko/run/invocation.hpp"
+#include "cko/store/records.hpp"
 #include "cko/store/snapshot.hpp"
 #include "cko/store/store.hpp"
 #include "cko/util/error.hpp"
@@ -41,7 +42,7 @@ class Target {
 public:
     [[nodiscard]] static Target open(const store::Store& store);
 
-    [[nodiscard]] const Json& record() const noexcept { return record_; }
+    [[nodiscard]] const store::TargetRecord& record() const noexcept { return record_; }
     [[nodiscard]] const std::string& id() const noexcept { return id_; }
     [[nodiscard]] const store::Store& store() const noexcept { return store_; }
     [[nodiscard]] const TargetSpec& spec() const noexcept { return spec_; }
@@ -59,9 +60,9 @@ public:
     [[nodiscard]] std::vector<std::string> driver_changes() const;
 
 private:
-    Target(const store::Store& store, Json record, TargetSpec spec);
+    Target(const store::Store& store, store::TargetRecord record, TargetSpec spec);
     const store::Store& store_;
-    Json record_;
+    store::TargetRecord record_;
     std::string id_;
     TargetSpec spec_;
 };

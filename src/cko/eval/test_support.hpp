@@ -83,14 +83,9 @@ operation_timeout_s = 600
     }
 
     std::string digest_of(const std::string& experiment_id) const {
-        return load_experiment(*store_, experiment_id)
-            .at("candidate")
-            .at("digest")
-            .get<std::string>();
+        return load_experiment(*store_, experiment_id).candidate.digest;
     }
-    std::string original_digest() const {
-        return target_->record().at("original").at("digest").get<std::string>();
-    }
+    std::string original_digest() const { return target_->record().original->digest; }
 
     // A finished invocation of `kind` with the outputs the champion rules read (planted, not
     // measured).

@@ -2,6 +2,7 @@
 // resources (the store's records), progress notifications and cancellation.
 #include "cko/mcp/server.hpp"
 
+#include "cko/store/catalogue.hpp"
 #include "cko/util/error.hpp"
 #include "cko/verbs/frame.hpp"
 #include "cko/verbs/verb.hpp"
@@ -150,7 +151,7 @@ Json Server::resources_list() {
     };
     const verbs::Verb* ls = verbs::find_verb_by_tool_name("ls");
     for (const std::string& root : roots) {
-        if (!fs::is_regular_file(fs::path(root) / "store.json")) {
+        if (!fs::is_regular_file(fs::path(root) / store::layout::kStoreMarker)) {
             continue;
         }
         verbs::Context context;

@@ -6,6 +6,7 @@
 #include "cko/eval/history.hpp"
 #include "cko/report/termination.hpp"
 #include "cko/report/text.hpp"
+#include "cko/store/records.hpp"
 #include "cko/util/error.hpp"
 
 #include <fmt/format.h>
@@ -32,14 +33,14 @@ double number_or(const Json& j, const char* key, double fallback) {
     return it != j.end() && it->is_number() ? it->get<double>() : fallback;
 }
 
-Json target_section(const Json& t) {
-    const Json spec = t.value("spec", Json::object());
+Json target_section(const store::TargetRecord& t) {
+    const Json& spec = t.spec;
     const Json objective = spec.value("objective", Json::object());
-    const Json env = t.value("environment", Json::object());
+    const Json& env = t.environment;
     const Json host = env.value("host", Json::object());
     Json cases = Json::array();
-    for (const auto& c : t.value("cases", Json::array())) {
-        cases.push_back(text_of(c, "id"));
+    for (const auto& c : t.cases.value_or(std::vector<store::TargetRecord::Case>{})) {
+        cases.push_back(c.id);
     }
     Json gpus = Json::array();
     for (const auto& g : env.value("gpus", Json::array())) {
@@ -48,14 +49,15 @@ Json target_section(const Json& t) {
                             {"compute_capability", g.value("compute_capability", Json())}});
     }
     const Json limits = spec.value("limits", Json::object());
-    return Json{{"id", text_of(t, "id")},
+    const store::SnapshotRefRecord original = t.original.value_or(store::SnapshotRefRecord{});
+    return Json{{"id", t.id},
                 {"name", text_of(spec, "name")},
                 {"claim_layer", text_of(spec, "claim_layer")},
-                {"created_unix_s", t.value("created_unix_s", std::int64_t{0})},
+                {"created_unix_s", t.created_unix_s},
                 {"original",
-                 {{"source", text_of(t.value("original", Json::object()), "source")},
-                  {"digest", text_of(t.value("original", Json::object()), "digest")},
-                  {"file_count", t.value("original", Json::object()).value("file_count", 0)}}},
+                 {{"source", original.source},
+                  {"digest", original.digest},
+                  {"file_count", original.file_count}}},
                 {"change_scope", spec.value("change_scope", Json::array())},
                 {"cases", cases},
                 {"metric", objective.value("primary", Json::object())},
@@ -273,13 +275,13 @@ Json evidence_gaps(const Json& model, const Json& comparisons) {
 }  // namespace
 
 Json build_report_model(const store::Store& store, std::int64_t now_unix_s) {
-    if (!store.exists("target.json")) {
+    if (!store.exists(store::layout::kTarget)) {
         throw Error(
             ErrorCode::not_found,
             fmt::format("no Target is frozen in {}: nothing to report (cko target freeze first)",
                         store.root().string()));
     }
-    const Json target_record = store.read_record("target.json");
+    const store::TargetRecord target_record = store::read_target_record(store);
     const Json history = eval::target_history(store);
     Json model{{"format_version", "cko/report-v1"},
                {"generated_unix_s", now_unix_s},

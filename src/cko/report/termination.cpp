@@ -3,6 +3,7 @@
 
 #include "cko/eval/champion.hpp"
 #include "cko/eval/history.hpp"
+#include "cko/store/records.hpp"
 #include "cko/util/clock.hpp"
 #include "cko/util/error.hpp"
 #include "cko/util/sha256.hpp"
@@ -18,7 +19,7 @@ Json record_stop(const store::Store& store, const std::string& reason) {
             "cko stop needs --reason TEXT: why the optimization ends (goal reached, budget spent, "
             "no direction left...)");
     }
-    if (!store.exists("target.json")) {
+    if (!store.exists(store::layout::kTarget)) {
         throw Error(ErrorCode::not_found, fmt::format("no Target is frozen in {}: nothing to stop",
                                                       store.root().string()));
     }
@@ -32,7 +33,7 @@ Json record_stop(const store::Store& store, const std::string& reason) {
                 earlier->value("reason", "")),
             Json{{"stop", *earlier}});
     }
-    const Json target = store.read_record("target.json");
+    const store::TargetRecord target = store::read_target_record(store);
     const eval::Champion champion = eval::read_champion(store);
     const Json history = eval::target_history(store);
     Json record{
@@ -40,8 +41,7 @@ Json record_stop(const store::Store& store, const std::string& reason) {
         {"reason", reason},
         {"stopped_unix_s", unix_seconds_now()},
         {"target",
-         {{"id", target.value("id", "")},
-          {"sha256", sha256_file_hex(store.path_of("target.json"))}}},
+         {{"id", target.id}, {"sha256", sha256_file_hex(store.path_of(store::layout::kTarget))}}},
         {"champion",
          {{"experiment_id", champion.experiment_id ? Json(*champion.experiment_id) : Json()},
           {"digest", champion.digest}}},

@@ -10,7 +10,7 @@
 
 namespace cko::report {
 
-inline constexpr const char* kStopRecord = "stop.json";
+inline constexpr std::string_view kStopRecord = store::layout::kStop;
 
 // Writes stop.json (cko/stop-v1, create-once): the reason, when, the Target, the champion at that
 // moment and the cost spent so far. A second stop is refused (already_exists, naming the first).

@@ -129,18 +129,21 @@ Invocation Invocation::create(const store::Store& store, const std::string& kind
     // directory without its request and first event (a crash leaves a stale staging directory).
     const fs::path staging = store.stage_directory(inv.relative_dir());
     try {
-        make_directories(staging / "driver");
-        write_file_create_once(staging / "request.json",
-                               canonical_json(Json{{"format_version", "cko/invocation-request-v1"},
-                                                   {"id", id},
-                                                   {"kind", kind},
-                                                   {"created_unix_ns", now},
-                                                   {"owner", owner.to_json()},
-                                                   {"limits", limits.to_json()},
-                                                   {"request", request}}),
-                               0444);
-        append_line(staging / "events.jsonl", inv.event_line("created", Json{{"kind", kind}}));
-        store.publish_directory(staging, inv.relative_dir(), {"request.json"});
+        make_directories(staging / store::layout::kDriverDir);
+        store::InvocationRecord record;
+        record.id = id;
+        record.kind = kind;
+        record.created_unix_ns = now;
+        record.owner = {owner.pid, owner.start_ticks, owner.boot_id, owner.hostname};
+        record.limits = {seconds(limits.operation), seconds(limits.command),
+                         seconds(limits.resource_wait), seconds(limits.cleanup)};
+        record.request = request;
+        write_file_create_once(staging / store::layout::kRequestFile,
+                               canonical_json(record.to_json()), 0444);
+        append_line(staging / store::layout::kEventsFile,
+                    inv.event_line("created", Json{{"kind", kind}}));
+        store.publish_directory(staging, inv.relative_dir(),
+                                {std::string(store::layout::kRequestFile)});
     } catch (...) {
         remove_tree_forcibly(staging);
         throw;
@@ -165,24 +168,24 @@ bool Invocation::past_deadline() const {
 }
 
 void Invocation::event(const std::string& type, const Json& data) {
-    append_line(store_.real_path_of(relative_dir() + "/events.jsonl"), event_line(type, data));
+    append_line(store_.real_path_of(store::layout::invocation_events(id_)), event_line(type, data));
 }
 
 std::filesystem::path Invocation::next_output_dir() const {
-    return store_.root() / fmt::format("{}/driver/{:04d}", relative_dir(), calls_ + 1) / "out";
+    return store_.root() / store::layout::call_output_dir(store::layout::call_dir(id_, calls_ + 1));
 }
 
 CallOutcome Invocation::begin_call(const Json& request_in, std::chrono::milliseconds& timeout) {
     CallOutcome out;
     out.number = ++calls_;
-    out.relative_dir = fmt::format("{}/driver/{:04d}", relative_dir(), out.number);
+    out.relative_dir = store::layout::call_dir(id_, out.number);
     out.call_dir = store_.root() / out.relative_dir;
-    out.output_dir = out.call_dir / "out";
-    make_directories(store_.real_path_of(out.relative_dir + "/out"));
+    out.output_dir = store_.root() / store::layout::call_output_dir(out.relative_dir);
+    make_directories(store_.real_path_of(store::layout::call_output_dir(out.relative_dir)));
 
     Json request = request_in;
     request["output_dir"] = out.output_dir.string();
-    request["result_path"] = (out.output_dir / "result.json").string();
+    request["result_path"] = store::layout::driver_result(out.output_dir.string());
     const auto remaining = std::chrono::duration_cast<std::chrono::milliseconds>(
         deadline_ - std::chrono::steady_clock::now());
     timeout = std::max(std::chrono::milliseconds(1), std::min(limits_.command, remaining));
@@ -191,7 +194,7 @@ CallOutcome Invocation::begin_call(const Json& request_in, std::chrono::millisec
                             std::chrono::duration_cast<std::chrono::nanoseconds>(timeout).count()) /
         1e9;
     // The driver request has no id of its own (PROTOCOL.md): ledger it under the call's.
-    store_.write_file(out.relative_dir + "/request.json", canonical_json(request),
+    store_.write_file(store::layout::call_request(out.relative_dir), canonical_json(request),
                       fmt::format("{}-call-{}-request", id_, out.number));
     return out;
 }
@@ -203,12 +206,12 @@ CallOutcome Invocation::call(const CallSpec& spec) {
     ProcessSpec ps;
     ps.argv = spec.argv;
     ps.argv.push_back("--request");
-    ps.argv.push_back((out.call_dir / "request.json").string());
+    ps.argv.push_back((store_.root() / store::layout::call_request(out.relative_dir)).string());
     ps.working_dir = spec.working_dir;
     ps.env_allow = spec.env_allow;
     ps.env_set = spec.env_set;
-    ps.stdout_path = out.call_dir / "stdout.txt";
-    ps.stderr_path = out.call_dir / "stderr.txt";
+    ps.stdout_path = store_.root() / store::layout::call_stdout(out.relative_dir);
+    ps.stderr_path = store_.root() / store::layout::call_stderr(out.relative_dir);
     ps.output_cap_bytes = spec.output_cap_bytes;
     ps.timeout = timeout;
     ps.kill_grace = limits_.cleanup;
@@ -243,7 +246,7 @@ CallOutcome Invocation::call(const CallSpec& spec) {
             settle_slurm_job(*spec.slurm, job_name, out.call_dir, process, limits_.cleanup);
         Json record = out.launch;
         record["id"] = fmt::format("{}-call-{}-slurm", id_, out.number);
-        store_.write_record(out.relative_dir + "/slurm.json", record);
+        store_.write_record(store::layout::call_slurm(out.relative_dir), record);
         for (const auto& name : out.launch.at("files")) {
             store_.ledger_file(out.relative_dir + "/" + name.get<std::string>());
         }
@@ -257,14 +260,15 @@ void Invocation::end_call(CallOutcome& out, const ProcessResult& process) {
     // The driver may have replaced its output directory (or the call directory) with a link:
     // then nothing it left is read, listed, chmodded or ledgered.
     struct stat out_st {};
-    const fs::path checked_out = store_.real_path_of(out.relative_dir + "/out");
+    const fs::path checked_out =
+        store_.real_path_of(store::layout::call_output_dir(out.relative_dir));
     if (::lstat(checked_out.c_str(), &out_st) != 0 || !S_ISDIR(out_st.st_mode)) {
         const Error e(
             ErrorCode::symlink_refused,
             fmt::format(
                 "the driver replaced its output directory {} (with a link or a file); nothing in "
                 "it was read",
-                out.relative_dir + "/out"),
+                store::layout::call_output_dir(out.relative_dir)),
             Json{{"call_dir", out.relative_dir}});
         event("call_tampered", Json{{"call", out.number}, {"error", e.to_json()["error"]}});
         throw e;
@@ -277,14 +281,13 @@ void Invocation::end_call(CallOutcome& out, const ProcessResult& process) {
         }
     }
     std::sort(out.output_files.begin(), out.output_files.end());
-    store_.write_record(out.relative_dir + "/process.json",
+    store_.write_record(store::layout::call_process(out.relative_dir),
                         Json{{"format_version", "cko/process-v1"},
                              {"id", fmt::format("{}-call-{}", id_, out.number)},
                              {"process", out.process.to_json()},
                              {"output_files", out.output_files}});
-    for (const char* name : {"stdout.txt", "stderr.txt"}) {
-        store_.ledger_file(out.relative_dir + "/" + name);
-    }
+    store_.ledger_file(store::layout::call_stdout(out.relative_dir));
+    store_.ledger_file(store::layout::call_stderr(out.relative_dir));
     for (const auto& name : out.output_files) {
         // A name that cannot be a store path (non-UTF-8, spaces, links, hard links to a file
         // elsewhere) stays unledgered: the
@@ -292,7 +295,7 @@ void Invocation::end_call(CallOutcome& out, const ProcessResult& process) {
         struct stat st {};
         if (is_safe_relative_path(name) && ::lstat((out.output_dir / name).c_str(), &st) == 0 &&
             S_ISREG(st.st_mode) && st.st_nlink == 1) {
-            store_.ledger_file(out.relative_dir + "/out/" + name);
+            store_.ledger_file(store::layout::call_output_dir(out.relative_dir) + "/" + name);
         }
     }
     Json finished{{"call", out.number}, {"process", out.process.to_json()}};
@@ -321,8 +324,8 @@ store::RecordRef Invocation::finish(InvocationState state, const std::string& re
     if (error) {
         result["error"] = error->to_json()["error"];
     }
-    const auto ref = store_.write_record(relative_dir() + "/result.json", result);
-    store_.ledger_file(relative_dir() + "/events.jsonl");
+    const auto ref = store_.write_record(store::layout::invocation_result(id_), result);
+    store_.ledger_file(store::layout::invocation_events(id_));
     return ref;
 }
 
@@ -343,20 +346,20 @@ Json InvocationStatus::to_json() const {
 
 InvocationStatus invocation_status(const store::Store& store, const std::string& id) {
     require_invocation_id(id);
-    const std::string rel = "invocations/" + id;
-    if (!store.exists(rel + "/request.json")) {
+    if (!store.exists(store::layout::invocation_request(id))) {
         throw Error(ErrorCode::not_found,
                     fmt::format("no invocation {} in {} (see cko ls)", id, store.root().string()),
                     Json{{"id", id}});
     }
-    const Json request = store.read_record(rel + "/request.json");
+    const store::InvocationRecord request = store::read_invocation_record(store, id);
     InvocationStatus st;
     st.id = id;
-    st.kind = request.at("kind").get<std::string>();
-    st.owner = ProcessIdentity::from_json(request.at("owner"));
+    st.kind = request.kind;
+    st.owner = ProcessIdentity{static_cast<pid_t>(request.owner.pid), request.owner.start_ticks,
+                               request.owner.boot_id, request.owner.hostname};
     st.owner_alive = is_alive(st.owner);
-    if (store.exists(rel + "/result.json")) {
-        st.result = store.read_record(rel + "/result.json");
+    if (store.exists(store::layout::invocation_result(id))) {
+        st.result = store.read_record(store::layout::invocation_result(id));
         st.state = state_from_name(st.result.at("state").get<std::string>())
                        .value_or(InvocationState::lost);
         return st;
@@ -369,15 +372,14 @@ InvocationStatus detect_lost_invocation(const store::Store& store, const std::st
     if (st.state != InvocationState::running || st.owner_alive) {
         return st;
     }
-    const std::string rel = "invocations/" + id;
-    const Json request = store.read_record(rel + "/request.json");
+    const store::InvocationRecord request = store::read_invocation_record(store, id);
     char host[256] = {};
     ::gethostname(host, sizeof host - 1);
     if (st.owner.hostname != host) {
         return st;  // owned by another host (shared filesystem): not ours to declare lost
     }
     // The owner died without a result: kill whatever its calls left behind, then record `lost`.
-    const auto events = read_events(store.path_of(rel + "/events.jsonl"));
+    const auto events = read_events(store.path_of(store::layout::invocation_events(id)));
     for (const auto& ev : events) {
         // A session driver's group is named by its start event (its requests' call_started repeat
         // it).
@@ -399,18 +401,18 @@ InvocationStatus detect_lost_invocation(const store::Store& store, const std::st
         {"reason",
          fmt::format("owner process {} ended without a result; {} leftover process(es) killed",
                      st.owner.pid, st.leftovers_killed)},
-        {"started_unix_ns", request.at("created_unix_ns")},
+        {"started_unix_ns", request.created_unix_ns},
         {"finished_unix_ns", unix_nanoseconds_now()},
         {"cost", {{"wall_s", nullptr}, {"gpu_s", nullptr}, {"driver_calls", nullptr}}},
         {"outputs", Json::object()}};
     try {
-        store.write_record(rel + "/result.json", result);
+        store.write_record(store::layout::invocation_result(id), result);
     } catch (const Error& e) {
         if (e.code() != ErrorCode::already_exists) {  // another `status` got there first
             throw;
         }
     }
-    st.result = store.read_record(rel + "/result.json");
+    st.result = store.read_record(store::layout::invocation_result(id));
     st.state =
         state_from_name(st.result.at("state").get<std::string>()).value_or(InvocationState::lost);
     return st;
@@ -440,7 +442,7 @@ InvocationStatus wait_invocation(const store::Store& store, const std::string& i
 
 std::vector<std::string> list_invocations(const store::Store& store) {
     std::vector<std::string> ids;
-    const fs::path dir = store.real_path_of("invocations");
+    const fs::path dir = store.real_path_of(store::layout::kInvocationsDir);
     std::error_code ec;
     if (!fs::is_directory(fs::symlink_status(dir, ec))) {
         return ids;  // a root made by hand, or one whose layout a crash cut short: no invocations
@@ -451,7 +453,8 @@ std::vector<std::string> list_invocations(const store::Store& store) {
         // request (made by a cko from before staged creation, cut short) is not one; fsck notes it.
         std::error_code ec;
         if (name.starts_with("inv-") && entry.is_directory(ec) && !entry.is_symlink(ec) &&
-            fs::is_regular_file(fs::symlink_status(entry.path() / "request.json", ec))) {
+            fs::is_regular_file(
+                fs::symlink_status(entry.path() / store::layout::kRequestFile, ec))) {
             ids.push_back(name);
         }
     }

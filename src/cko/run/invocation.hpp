@@ -4,6 +4,7 @@
 
 #include "cko/run/owner.hpp"
 #include "cko/run/slurm_launcher.hpp"
+#include "cko/store/records.hpp"
 #include "cko/store/store.hpp"
 #include "cko/util/closed_enum.hpp"
 #include "cko/util/error.hpp"
@@ -70,7 +71,7 @@ public:
 
     [[nodiscard]] const std::string& id() const noexcept { return id_; }
     [[nodiscard]] std::filesystem::path dir() const;
-    [[nodiscard]] std::string relative_dir() const { return "invocations/" + id_; }
+    [[nodiscard]] std::string relative_dir() const { return store::layout::invocation_dir(id_); }
     [[nodiscard]] const Limits& limits() const noexcept { return limits_; }
     [[nodiscard]] const store::Store& store() const noexcept { return store_; }
     [[nodiscard]] const std::atomic<bool>* cancel_flag() const noexcept { return cancel_; }

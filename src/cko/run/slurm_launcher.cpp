@@ -2,6 +2,7 @@
 // queries.
 #include "cko/run/slurm_launcher.hpp"
 
+#include "cko/store/catalogue.hpp"
 #include "cko/util/error.hpp"
 #include "cko/util/files.hpp"
 
@@ -270,9 +271,9 @@ void wrap_in_slurm_job(const SlurmOptions& o, const std::string& job_name, const
     std::vector<std::string> argv = {batch ? "sbatch" : "srun", "--job-name=" + job_name,
                                      "--nodes=1", "--ntasks=1"};
     if (batch) {
-        argv.insert(argv.end(),
-                    {"--wait", "--parsable", "--output=" + (call_dir / "stdout.txt").string(),
-                     "--error=" + (call_dir / "stderr.txt").string()});
+        argv.insert(argv.end(), {"--wait", "--parsable",
+                                 "--output=" + (call_dir / store::layout::kStdoutFile).string(),
+                                 "--error=" + (call_dir / store::layout::kStderrFile).string()});
     } else {
         argv.insert(argv.end(), {"--quiet", "--kill-on-bad-exit=1"});
     }
@@ -291,22 +292,23 @@ void wrap_in_slurm_job(const SlurmOptions& o, const std::string& job_name, const
     argv.push_back("--time=" + (o.time_limit.empty() ? fmt::format("{}", minutes) : o.time_limit));
     argv.insert(argv.end(), o.extra_args.begin(), o.extra_args.end());
     const std::string cko = o.cko_path.empty() ? self_executable() : o.cko_path;
-    const std::string step = (call_dir / "slurm-step.txt").string();
-    const std::string doctor = (call_dir / "node-doctor.json").string();
+    const std::string step = (call_dir / store::layout::kSlurmStepFile).string();
+    const std::string doctor = (call_dir / store::layout::kNodeDoctorFile).string();
     if (batch) {
         // sbatch runs a script file with the arguments that follow it; the script is ours.
-        const fs::path script = call_dir / "job.sh";
+        const fs::path script = call_dir / store::layout::kJobScriptFile;
         write_file_create_once(
             script, std::string("#!/bin/sh\n# cko: one driver call as a batch job\n") + kStepScript,
             0555);
         argv.push_back(script.string());
         // The job writes the driver's output into the call's stdout.txt/stderr.txt; sbatch's own
         // (the job id) is captured beside them.
-        for (const char* name : {"stdout.txt", "stderr.txt"}) {
+        for (const std::string_view name :
+             {store::layout::kStdoutFile, store::layout::kStderrFile}) {
             write_file_create_once(call_dir / name, "", 0644);
         }
-        ps.stdout_path = call_dir / "submit-stdout.txt";
-        ps.stderr_path = call_dir / "submit-stderr.txt";
+        ps.stdout_path = call_dir / store::layout::kSubmitStdoutFile;
+        ps.stderr_path = call_dir / store::layout::kSubmitStderrFile;
     } else {
         argv.insert(argv.end(), {"/bin/sh", "-c", kStepScript, "cko-slurm-step"});
     }
@@ -376,11 +378,11 @@ Json settle_slurm_job(const SlurmOptions& o, const std::string& job_name, const 
              {"left_in_queue", false},
              {"lost", nullptr},
              {"node_identity", nullptr}};
-    const auto step = read_key_values(call_dir / "slurm-step.txt");
+    const auto step = read_key_values(call_dir / store::layout::kSlurmStepFile);
     std::string job_id = step.count("job_id") != 0 ? step.at("job_id") : "";
     if (job_id.empty() && o.submit == "sbatch") {
         try {  // --parsable: "<id>[;<cluster>]"
-            job_id = trim(read_file_capped(call_dir / "submit-stdout.txt", 4096));
+            job_id = trim(read_file_capped(call_dir / store::layout::kSubmitStdoutFile, 4096));
             job_id = job_id.substr(0, job_id.find(';'));
         } catch (const Error&) {
         }
@@ -422,8 +424,8 @@ Json settle_slurm_job(const SlurmOptions& o, const std::string& job_name, const 
     }
     // The node's identity, as `cko doctor --json` saw it inside the job.
     try {
-        const Json doctor =
-            read_json_file(call_dir / "node-doctor.json", JsonLimits{std::size_t{8} << 20, 64});
+        const Json doctor = read_json_file(call_dir / store::layout::kNodeDoctorFile,
+                                           JsonLimits{std::size_t{8} << 20, 64});
         rec["node_identity"] = doctor.at("identity");
     } catch (const std::exception& e) {
         rec["node_identity_problem"] =
@@ -463,11 +465,13 @@ Json settle_slurm_job(const SlurmOptions& o, const std::string& job_name, const 
     }
     rec["slurm_timeout"] = state == "TIMEOUT";
     Json files = Json::array();
-    for (const char* name : {"slurm-step.txt", "node-doctor.json", "node-doctor.json.partial",
-                             "job.sh", "submit-stdout.txt", "submit-stderr.txt"}) {
+    for (const std::string_view name :
+         {store::layout::kSlurmStepFile, store::layout::kNodeDoctorFile,
+          store::layout::kNodeDoctorPartialFile, store::layout::kJobScriptFile,
+          store::layout::kSubmitStdoutFile, store::layout::kSubmitStderrFile}) {
         std::error_code ec;
         if (fs::is_regular_file(fs::symlink_status(call_dir / name, ec))) {
-            files.push_back(name);
+            files.push_back(std::string(name));
         }
     }
     rec["files"] = files;

@@ -1,6 +1,7 @@
 // fsck: every ledgered file re-hashed, every snapshot payload checked against its manifest.
 #include "cko/store/fsck.hpp"
 
+#include "cko/store/records.hpp"
 #include "cko/store/snapshot.hpp"
 #include "cko/util/error.hpp"
 #include "cko/util/files.hpp"
@@ -21,21 +22,6 @@ struct LedgerLine {
     std::uint64_t size = 0;
 };
 
-// Files that are mutable by design or live outside the ledger's scope.
-bool is_unledgered_by_design(const std::string& rel) {
-    return rel == ".lock" || rel.starts_with(std::string(kLocksDir) + "/") ||
-           rel == std::string(kLedger) || rel == std::string(kStoreMarker) ||
-           rel == "champion/current.json" || rel == "handoff.md" ||
-           rel.ends_with("/events.jsonl") || rel.ends_with("/monitor.jsonl") ||
-           rel.find("/workspace/") != std::string::npos;
-}
-
-// What a driver left in (or in place of) its call's output directory: not evidence by itself.
-bool is_driver_output(const std::string& rel) {
-    return rel.starts_with("invocations/") && rel.find("/driver/") != std::string::npos &&
-           (rel.find("/out/") != std::string::npos || rel.ends_with("/out"));
-}
-
 // True if no component of `rel` below the root is a symlink: fsck never reads through one.
 bool inside_without_links(const Store& store, const std::string& rel) {
     try {
@@ -47,18 +33,18 @@ bool inside_without_links(const Store& store, const std::string& rel) {
 }
 
 void check_snapshot(const Store& store, const std::string& digest, FsckReport& report) {
-    const std::string dir = snapshot_dir(digest);
     Snapshot snap;
     try {
         snap = load_snapshot(store, digest);
     } catch (const Error& e) {
-        report.findings.push_back({"altered", dir + "/manifest.json", e.what(), true});
+        report.findings.push_back({"altered", layout::snapshot_manifest(digest), e.what(), true});
         return;
     }
     std::set<std::string> listed;
     std::error_code ec;
     for (const auto& e : snap.entries) {
-        const std::string rel = snap.kind == "file" ? dir + "/files" : dir + "/files/" + e.path;
+        const std::string files = layout::snapshot_files(digest);
+        const std::string rel = snap.kind == "file" ? files : files + "/" + e.path;
         listed.insert(rel);
         const fs::path p = store.root() / rel;
         if (!inside_without_links(store, rel) || !fs::is_regular_file(fs::symlink_status(p, ec))) {
@@ -75,8 +61,9 @@ void check_snapshot(const Store& store, const std::string& digest, FsckReport& r
         }
     }
     if (snap.kind == "directory" &&
-        fs::is_directory(fs::symlink_status(store.root() / dir / "files", ec))) {
-        for (const auto& entry : fs::recursive_directory_iterator(store.root() / dir / "files")) {
+        fs::is_directory(fs::symlink_status(store.root() / layout::snapshot_files(digest), ec))) {
+        for (const auto& entry :
+             fs::recursive_directory_iterator(store.root() / layout::snapshot_files(digest))) {
             const std::string rel = entry.path().lexically_relative(store.root()).string();
             if (!entry.is_directory() && !listed.contains(rel)) {
                 report.findings.push_back(
@@ -179,7 +166,7 @@ std::map<std::string, LedgerLine> read_ledger(const fs::path& root, FsckReport& 
 
 // The champion pointer must be backed by its selection record, byte for byte.
 void check_champion(const Store& store, FsckReport& report) {
-    const std::string rel = "champion/current.json";
+    const std::string rel(layout::kChampionCurrent);
     std::error_code ec;
     if (!fs::exists(fs::symlink_status(store.root() / rel, ec))) {
         return;
@@ -187,11 +174,13 @@ void check_champion(const Store& store, FsckReport& report) {
     try {
         const Json current = store.read_record(rel);
         const Json& sel = current.at("selection");
-        const Json selection = store.read_verified(RecordRef{sel.at("id").get<std::string>(),
-                                                             sel.at("sha256").get<std::string>(),
-                                                             sel.at("path").get<std::string>()});
-        if (selection.at("digest") != current.at("digest") ||
-            selection.at("experiment_id") != current.at("experiment_id")) {
+        const RecordRef ref{sel.at("id").get<std::string>(), sel.at("sha256").get<std::string>(),
+                            sel.at("path").get<std::string>()};
+        const SelectionRecord selection =
+            SelectionRecord::from_json(store.read_verified(ref), ref.path);
+        const Json selected = selection.experiment_id ? Json(*selection.experiment_id) : Json();
+        if (Json(selection.digest) != current.at("digest") ||
+            selected != current.at("experiment_id")) {
             throw Error(ErrorCode::invalid_record,
                         "its digest or experiment does not match its selection record");
         }
@@ -231,11 +220,11 @@ FsckReport fsck_store(const Store& store) {
     check_champion(store, report);
     // Snapshots carry their own manifest; everything else must be in the ledger or mutable by
     // design.
-    for (const auto& entry : fs::directory_iterator(root / "objects" / "sha256")) {
+    for (const auto& entry : fs::directory_iterator(root / layout::kObjectsDir)) {
         const std::string name = entry.path().filename().string();
         if (name.starts_with(".staging-")) {
-            report.findings.push_back(
-                {"stale_temp", "objects/sha256/" + name, "left by an interrupted snapshot", false});
+            report.findings.push_back({"stale_temp", layout::snapshot_dir(name),
+                                       "left by an interrupted snapshot", false});
             continue;
         }
         check_snapshot(store, name, report);
@@ -246,7 +235,7 @@ FsckReport fsck_store(const Store& store) {
         const std::string rel = it->path().lexically_relative(root).string();
         std::error_code ec;
         const auto status = it->symlink_status(ec);
-        if (rel == "objects") {
+        if (rel == layout::kObjectsTop) {
             it.disable_recursion_pending();
             continue;
         }
@@ -258,8 +247,8 @@ FsckReport fsck_store(const Store& store) {
             it.disable_recursion_pending();
             continue;
         }
-        if (fs::is_directory(status) && it.depth() == 1 && rel.starts_with("invocations/inv-") &&
-            !fs::exists(fs::symlink_status(it->path() / "request.json", ec))) {
+        if (fs::is_directory(status) && it.depth() == 1 && layout::is_invocation_dir(rel) &&
+            !fs::exists(fs::symlink_status(it->path() / layout::kRequestFile, ec))) {
             report.findings.push_back(
                 {"half_made", rel,
                  "an invocation directory without its request.json (cut short "
@@ -272,10 +261,10 @@ FsckReport fsck_store(const Store& store) {
             // anywhere else something tampered with the store.
             report.findings.push_back({"symlink", rel,
                                        "a symbolic link inside the store (never followed)",
-                                       !is_driver_output(rel)});
+                                       !layout::is_driver_output(rel)});
             continue;
         }
-        if (fs::is_directory(status) || ledger.contains(rel) || is_unledgered_by_design(rel)) {
+        if (fs::is_directory(status) || ledger.contains(rel) || layout::is_mutable_by_design(rel)) {
             continue;
         }
         if (name.find(".tmp-") != std::string::npos || name.ends_with(".cas-tmp")) {
@@ -292,7 +281,7 @@ FsckReport fsck_store(const Store& store) {
             }
         }
         // A driver's undeclared output (refused when its call was judged) is not evidence.
-        const bool driver_output = is_driver_output(rel);
+        const bool driver_output = layout::is_driver_output(rel);
         report.findings.push_back(
             {parses || driver_output ? "unledgered" : "unparsable", rel,
              driver_output ? "a driver output that was not ledgered (refused as undeclared, or "

@@ -184,10 +184,6 @@ void make_read_only(const fs::path& root) {
 
 }  // namespace
 
-std::string snapshot_dir(const std::string& digest) {
-    return "objects/sha256/" + digest;
-}
-
 Json Snapshot::reference() const {
     std::uint64_t total = 0;
     for (const auto& e : entries) {
@@ -213,7 +209,7 @@ Snapshot take_snapshot(const Store& store, const fs::path& source, const Snapsho
                     fmt::format("{} is a symbolic link; give the real path", source.string()),
                     Json{{"path", source.string()}});
     }
-    const fs::path objects = store.root() / "objects" / "sha256";
+    const fs::path objects = store.root() / layout::kObjectsDir;
     std::string staging_pattern = (objects / ".staging-XXXXXX").string();
     if (::mkdtemp(staging_pattern.data()) == nullptr) {
         throw Error(ErrorCode::io_error,
@@ -223,7 +219,7 @@ Snapshot take_snapshot(const Store& store, const fs::path& source, const Snapsho
     Snapshot snap;
     snap.source = real;
     try {
-        Walker walker{options, staging / "files", {}, {}};
+        Walker walker{options, staging / layout::kSnapshotFilesDir, {}, {}};
         if (S_ISDIR(st.st_mode)) {
             snap.kind = "directory";
             fs::create_directory(walker.payload);
@@ -239,15 +235,15 @@ Snapshot take_snapshot(const Store& store, const fs::path& source, const Snapsho
         const std::string manifest =
             canonical_json(manifest_json(snap.kind, snap.entries, options, walker.ignored));
         snap.digest = sha256_hex(manifest);
-        write_file_create_once(staging / "manifest.json", manifest, 0444);
+        write_file_create_once(staging / layout::kManifestFile, manifest, 0444);
         if (snap.kind == "directory") {
-            make_read_only(staging / "files");
+            make_read_only(staging / layout::kSnapshotFilesDir);
         }
         ::chmod(staging.c_str(), 0555);
         const fs::path final_dir = objects / snap.digest;
         try {
             rename_no_replace(staging, final_dir);
-            store.ledger_file(snapshot_dir(snap.digest) + "/manifest.json");
+            store.ledger_file(layout::snapshot_manifest(snap.digest));
         } catch (const Error& e) {
             if (e.code() != ErrorCode::already_exists) {
                 throw;
@@ -301,7 +297,7 @@ Snapshot load_snapshot(const Store& store, const std::string& digest) {
         throw Error(ErrorCode::invalid_argument,
                     fmt::format("\"{}\" is not a sha256 digest", digest));
     }
-    const fs::path manifest_path = store.root() / snapshot_dir(digest) / "manifest.json";
+    const fs::path manifest_path = store.root() / layout::snapshot_manifest(digest);
     const std::string bytes = read_file_capped(manifest_path, std::uint64_t{256} << 20);
     if (sha256_hex(bytes) != digest) {
         throw Error(
@@ -324,7 +320,7 @@ Snapshot load_snapshot(const Store& store, const std::string& digest) {
 
 void materialize_snapshot(const Store& store, const Snapshot& snapshot,
                           const fs::path& destination) {
-    const fs::path payload = store.real_path_of(snapshot_dir(snapshot.digest) + "/files");
+    const fs::path payload = store.real_path_of(layout::snapshot_files(snapshot.digest));
     if (fs::exists(fs::symlink_status(destination))) {
         throw Error(
             ErrorCode::already_exists,
@@ -370,7 +366,8 @@ void materialize_snapshot(const Store& store, const Snapshot& snapshot,
         for (const auto& e : snapshot.entries) {
             const fs::path to = destination / e.path;
             fs::create_directories(to.parent_path());
-            place(store.real_path_of(snapshot_dir(snapshot.digest) + "/files/" + e.path), to, e);
+            place(store.real_path_of(layout::snapshot_files(snapshot.digest) + "/" + e.path), to,
+                  e);
         }
         make_read_only(destination);
     } catch (...) {

@@ -54,6 +54,6 @@ struct Snapshot {
 void materialize_snapshot(const Store& store, const Snapshot& snapshot,
                           const std::filesystem::path& destination);
 
-[[nodiscard]] std::string snapshot_dir(const std::string& digest);  // "objects/sha256/<digest>"
+using layout::snapshot_dir;  // "objects/sha256/<digest>" (catalogue.hpp)
 
 }  // namespace cko::store

@@ -22,9 +22,6 @@ namespace cko::store {
 namespace fs = std::filesystem;
 namespace {
 
-constexpr const char* kLayoutDirs[] = {"objects/sha256", "experiments", "invocations",
-                                       "champion/selections"};
-
 fs::path resolved(const fs::path& p) {
     char buf[PATH_MAX];
     if (::realpath(p.c_str(), buf) == nullptr) {
@@ -117,7 +114,7 @@ Store Store::create(const fs::path& root) {
     const fs::path staging(staging_pattern);
     try {
         ::chmod(staging.c_str(), 0755);
-        for (const char* dir : kLayoutDirs) {
+        for (const std::string_view dir : layout::layout_dirs()) {
             fs::create_directories(staging / dir);
         }
         write_file_create_once(
@@ -144,7 +141,7 @@ Store Store::open_or_create(const fs::path& root) {
 }
 
 StoreLock Store::lock(std::chrono::milliseconds wait) const {
-    return StoreLock(root_ / ".lock", wait);
+    return StoreLock(root_ / layout::kLockFile, wait);
 }
 
 StoreLock Store::lock_named(std::string_view name, std::chrono::milliseconds wait) const {

@@ -2,6 +2,7 @@
 // time.
 #pragma once
 
+#include "cko/store/catalogue.hpp"
 #include "cko/util/json.hpp"
 
 #include <chrono>
@@ -108,9 +109,10 @@ private:
     std::filesystem::path root_;
 };
 
-inline constexpr std::string_view kStoreMarker = "store.json";
-inline constexpr std::string_view kLedger = "ledger.jsonl";
-inline constexpr std::string_view kLocksDir = ".locks";
+// The root's own files, named by the catalogue (catalogue.hpp).
+using layout::kLedger;
+using layout::kLocksDir;
+using layout::kStoreMarker;
 
 // One ledger line: {path, prev, sha256, size}, where prev is the sha256 of the previous line's
 // bytes (without its newline; "" for the first line), so that rewriting a record together with its

@@ -110,10 +110,15 @@ TEST_F(HardeningTest, SwapWithRecordWritesTheRecordOnlyWhenItSwaps) {
                     {"experiment_id", "exp-1"},
                     {"selection", ref.to_json()}};
     };
-    const Json sel{{"format_version", "cko/sel-v1"},
-                   {"id", "sel-1"},
-                   {"digest", "d1"},
-                   {"experiment_id", "exp-1"}};
+    // A selection record as the champion rules write it (fsck reads it through SelectionRecord).
+    const Json sel{
+        {"format_version", "cko/selection-v1"},
+        {"id", "sel-1"},
+        {"digest", "d1"},
+        {"experiment_id", "exp-1"},
+        {"confirm", {{"id", "inv-1"}, {"sha256", "s"}}},
+        {"previous", {{"champion", "original"}, {"digest", "d0"}, {"current_sha256", ""}}},
+        {"selected_unix_s", 1}};
     try {
         store_->swap_with_record("champion/current.json", "not-the-current-digest",
                                  "champion/selections/sel-1.json", sel, pointer);

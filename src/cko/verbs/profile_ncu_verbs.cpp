@@ -4,6 +4,7 @@
 #include "cko/profile/ncu/ncu_diff.hpp"
 #include "cko/profile/ncu/ncu_roofline.hpp"
 #include "cko/profile/roofline.hpp"
+#include "cko/store/catalogue.hpp"
 #include "cko/util/demangled.hpp"
 #include "cko/util/error.hpp"
 #include "cko/util/files.hpp"
@@ -379,7 +380,8 @@ Outcome collect_ncu_into_store(const Request& r, Context& context) {
     }
     eval::ProfileImport importer;
     importer.refusal = [](const eval::CollectedRun& run) -> std::optional<Error> {
-        for (const char* stream : {"stdout.txt", "stderr.txt"}) {
+        for (const std::string_view stream :
+             {store::layout::kStdoutFile, store::layout::kStderrFile}) {
             if (profile::ncu::says_counters_not_permitted(call_output(run.call_dir / stream))) {
                 return Error(ErrorCode::tool_failed,
                              "ncu was refused the GPU performance counters (ERR_NVGPUCTRPERM): "

@@ -81,9 +81,8 @@ Json list_store(const store::Store& s) {
             if (result.is_object()) {
                 t = result.value("started_unix_ns", std::int64_t{0});
                 j["verdict"] = result.value("outputs", Json::object()).value("verdict", "");
-            } else if (s.exists("invocations/" + id + "/request.json")) {
-                t = s.read_record("invocations/" + id + "/request.json")
-                        .value("created_unix_ns", std::int64_t{0});
+            } else {
+                t = store::read_invocation_record(s, id).created_unix_ns;
             }
             j["started_unix_ns"] = t;
             invocations.emplace_back(t, std::move(j));
@@ -99,14 +98,14 @@ Json list_store(const store::Store& s) {
     for (const auto& id : eval::list_experiments(s)) {
         out["experiments"].push_back(id);
     }
-    for (const auto& entry : fs::directory_iterator(s.root() / "objects" / "sha256")) {
+    for (const auto& entry : fs::directory_iterator(s.root() / store::layout::kObjectsDir)) {
         const std::string name = entry.path().filename().string();
         if (!name.starts_with(".")) {
             out["snapshots"].push_back(name);
         }
     }
-    if (s.exists("target.json")) {
-        out["target"] = s.read_record("target.json").value("id", "");
+    if (s.exists(store::layout::kTarget)) {
+        out["target"] = store::read_target_record(s).id;
     }
     return out;
 }
@@ -149,13 +148,10 @@ std::string resolve_id(const store::Store& s, const std::string& id) {
     for (const auto& e : eval::list_experiments(s)) {
         consider(e);
     }
-    const fs::path selections = s.root() / "champion" / "selections";
-    if (fs::is_directory(selections)) {
-        for (const auto& f : fs::directory_iterator(selections)) {
-            consider(f.path().stem().string());
-        }
+    for (const auto& sel : store::list_selections(s)) {
+        consider(sel);
     }
-    for (const auto& entry : fs::directory_iterator(s.root() / "objects" / "sha256")) {
+    for (const auto& entry : fs::directory_iterator(s.root() / store::layout::kObjectsDir)) {
         const std::string name = entry.path().filename().string();
         if (!name.starts_with(".")) {
             consider(name);
@@ -183,23 +179,24 @@ Json show_record(const store::Store& s, const std::string& given) {
     if (id.starts_with("inv-")) {
         const auto st = run::invocation_status(s, id);
         Json j = st.to_json();
-        j["request"] = s.read_record("invocations/" + id + "/request.json");
+        // show prints a record as it is stored (the typed readers check it where it is used).
+        j["request"] = s.read_record(store::layout::invocation_request(id));
         return j;
     }
     if (id.starts_with("exp-")) {
-        return s.read_record("experiments/" + id + ".json");
+        return s.read_record(store::layout::experiment_record(id));
     }
     if (id.starts_with("sel-")) {
-        return s.read_record("champion/selections/" + id + ".json");
+        return s.read_record(store::layout::selection_record(id));
     }
     if (id == "target") {
-        return s.read_record("target.json");
+        return s.read_record(store::layout::kTarget);
     }
     if (id == "champion") {
         return eval::read_champion(s).to_json();
     }
     (void)store::load_snapshot(s, id);
-    return s.read_record(store::snapshot_dir(id) + "/manifest.json");
+    return s.read_record(store::layout::snapshot_manifest(id));
 }
 
 // A few lines a person reads; --json gives the whole record.

@@ -55,16 +55,30 @@ public:
             "experiments/" + id + ".json",
             Json{{"format_version", "cko/experiment-v1"},
                  {"id", id},
+                 {"target", {{"id", "tgt-00000000000000aa"}, {"sha256", std::string(64, 't')}}},
                  {"created_unix_s", tick()},
                  {"hypothesis", hypothesis.empty() ? "hypothesis about " + mechanism : hypothesis},
                  {"mechanism", mechanism},
                  {"claim_layer", "kernel"},
                  {"failure_closes", failure_closes},
                  {"minimum_effect_pct", 5.0},
+                 {"falsifier", nullptr},
+                 {"no_falsifier_reason", "synthetic"},
+                 {"estimated_cost_s", 0.0},
+                 {"gain_bound", nullptr},
+                 {"extra_correctness_gates", Json::array()},
+                 {"secondary_metrics", Json::array()},
+                 {"diagnostics_only", Json::array()},
                  {"relationship", "implementation_equivalence"},
+                 {"lifecycle", "isolated_process"},
+                 {"premises", Json::array()},
+                 {"control", false},
                  {"screen_design", "conservative_bound"},
-                 {"base", {{"kind", "original"}, {"experiment_id", nullptr}}},
-                 {"candidate", {{"digest", std::string(64, 'c')}}},
+                 {"base",
+                  {{"kind", "original"},
+                   {"experiment_id", nullptr},
+                   {"digest", std::string(64, 'a')}}},
+                 {"candidate", snapshot_ref('c', "/src/candidate")},
                  {"changed_files", Json::array({"~k.cu"})}});
         return id;
     }
@@ -149,6 +163,16 @@ public:
                                  {"id", id},
                                  {"kind", kind},
                                  {"created_unix_ns", t * 1000000000},
+                                 {"owner",
+                                  {{"pid", 1},
+                                   {"start_ticks", 0},
+                                   {"boot_id", "synthetic"},
+                                   {"hostname", "bench-host"}}},
+                                 {"limits",
+                                  {{"operation_timeout_s", 3600.0},
+                                   {"command_timeout_s", 600.0},
+                                   {"resource_wait_timeout_s", 60.0},
+                                   {"cleanup_timeout_s", 10.0}}},
                                  {"request", {{"experiment_id", experiment}}}});
         store_.write_record(
             "invocations/" + id + "/result.json",
@@ -169,6 +193,14 @@ public:
 private:
     std::int64_t tick() { return t0 + 60 * ++clock_; }
 
+    static Json snapshot_ref(char digit, const std::string& source) {
+        return Json{{"digest", std::string(64, digit)},
+                    {"kind", "directory"},
+                    {"source", source},
+                    {"file_count", 1},
+                    {"total_bytes", 100}};
+    }
+
     static Json estimate(double hl_pct, double lo_pct, double hi_pct) {
         return Json{{"hl_pct", hl_pct},
                     {"ci_low_pct", lo_pct},
@@ -182,11 +214,15 @@ private:
             Json{{"format_version", "cko/target-v1"},
                  {"id", "tgt-00000000000000aa"},
                  {"created_unix_s", t0},
-                 {"original",
-                  {{"digest", std::string(64, 'a')},
-                   {"source", "/src/original"},
-                   {"file_count", 1}}},
-                 {"cases", Json::array({Json{{"id", "small"}}, Json{{"id", "large"}}})},
+                 {"created_by", "cko synthetic"},
+                 {"spec_sha256", std::string(64, 's')},
+                 {"spec_dir", "/src"},
+                 {"original", snapshot_ref('a', "/src/original")},
+                 {"cases",
+                  Json::array({Json{{"id", "small"},
+                                    {"snapshot", snapshot_ref('1', "/src/cases/small.json")}},
+                               Json{{"id", "large"},
+                                    {"snapshot", snapshot_ref('2', "/src/cases/large.json")}}})},
                  {"environment",
                   {{"host",
                     {{"hostname", "bench-host"},

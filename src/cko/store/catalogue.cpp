@@ -1,0 +1,133 @@
+// The store catalogue: the one place the artifact root's layout is spelled (see catalogue.hpp).
+#include "cko/store/catalogue.hpp"
+
+#include <fmt/format.h>
+
+namespace cko::store::layout {
+namespace {
+
+std::string join(std::string_view a, std::string_view b) {
+    std::string out(a);
+    out += '/';
+    out += b;
+    return out;
+}
+
+}  // namespace
+
+const std::vector<std::string_view>& layout_dirs() {
+    static const std::vector<std::string_view> dirs = {kObjectsDir, kExperimentsDir,
+                                                       kInvocationsDir, kSelectionsDir};
+    return dirs;
+}
+
+std::string experiment_record(std::string_view id) {
+    return fmt::format("{}/{}.json", kExperimentsDir, id);
+}
+
+std::string profile_record(std::string_view id) {
+    return fmt::format("{}/{}.json", kProfilesDir, id);
+}
+
+std::string selection_record(std::string_view id) {
+    return fmt::format("{}/{}.json", kSelectionsDir, id);
+}
+
+std::string snapshot_dir(std::string_view digest) {
+    return join(kObjectsDir, digest);
+}
+
+std::string snapshot_manifest(std::string_view digest) {
+    return join(snapshot_dir(digest), kManifestFile);
+}
+
+std::string snapshot_files(std::string_view digest) {
+    return join(snapshot_dir(digest), kSnapshotFilesDir);
+}
+
+std::string invocation_dir(std::string_view id) {
+    return join(kInvocationsDir, id);
+}
+
+std::string invocation_request(std::string_view id) {
+    return join(invocation_dir(id), kRequestFile);
+}
+
+std::string invocation_result(std::string_view id) {
+    return join(invocation_dir(id), kResultFile);
+}
+
+std::string invocation_events(std::string_view id) {
+    return join(invocation_dir(id), kEventsFile);
+}
+
+std::string invocation_monitor(std::string_view id) {
+    return join(invocation_dir(id), kMonitorFile);
+}
+
+std::string invocation_workspace(std::string_view id) {
+    return join(invocation_dir(id), kWorkspaceDir);
+}
+
+std::string invocation_profile_dir(std::string_view id) {
+    return join(invocation_dir(id), "profile");
+}
+
+std::string call_dir(std::string_view invocation_id, int number) {
+    return fmt::format("{}/{}/{:04d}", invocation_dir(invocation_id), kDriverDir, number);
+}
+
+std::string session_dir(std::string_view invocation_id, int number) {
+    return fmt::format("{}/{}/session-{:02d}", invocation_dir(invocation_id), kDriverDir, number);
+}
+
+std::string call_request(std::string_view call_dir) {
+    return join(call_dir, kRequestFile);
+}
+
+std::string call_output_dir(std::string_view call_dir) {
+    return join(call_dir, kCallOutputDir);
+}
+
+std::string call_process(std::string_view call_dir) {
+    return join(call_dir, "process.json");
+}
+
+std::string call_slurm(std::string_view call_dir) {
+    return join(call_dir, "slurm.json");
+}
+
+std::string call_stdout(std::string_view call_dir) {
+    return join(call_dir, kStdoutFile);
+}
+
+std::string call_stderr(std::string_view call_dir) {
+    return join(call_dir, kStderrFile);
+}
+
+std::string driver_result(std::string_view output_dir) {
+    return join(output_dir, kResultFile);
+}
+
+bool is_mutable_by_design(std::string_view rel) {
+    const std::string workspace = fmt::format("/{}/", kWorkspaceDir);
+    return rel == kLockFile || rel.starts_with(join(kLocksDir, "")) || rel == kLedger ||
+           rel == kStoreMarker || rel == kChampionCurrent || rel == kHandoff ||
+           rel.ends_with(join("", kEventsFile)) || rel.ends_with(join("", kMonitorFile)) ||
+           rel.find(workspace) != std::string_view::npos;
+}
+
+bool is_driver_output(std::string_view rel) {
+    const std::string driver = fmt::format("/{}/", kDriverDir);
+    const std::string out = join("", kCallOutputDir);
+    return rel.starts_with(join(kInvocationsDir, "")) &&
+           rel.find(driver) != std::string_view::npos &&
+           (rel.find(out + "/") != std::string_view::npos || rel.ends_with(out));
+}
+
+bool is_invocation_dir(std::string_view rel) {
+    return rel.starts_with(join(kInvocationsDir, "inv-")) &&
+           rel.find('/', kInvocationsDir.size() + 1) == std::string_view::npos;
+}
+
+}  // namespace cko::store::layout

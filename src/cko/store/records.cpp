@@ -1,0 +1,591 @@
+// Typed store records: strict readers and their writers (see records.hpp).
+#include "cko/store/records.hpp"
+
+#include "cko/store/catalogue.hpp"
+#include "cko/store/store.hpp"
+#include "cko/util/error.hpp"
+#include "cko/util/files.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <initializer_list>
+
+namespace cko::store {
+namespace {
+
+// Reads the members of one JSON object of a stored record; every problem is an invalid_record
+// error naming the file and the member's JSON path.
+class Fields {
+public:
+    Fields(const Json& j, std::string_view file, std::string where)
+        : j_(j), file_(file), where_(std::move(where)) {
+        if (!j_.is_object()) {
+            fail_at(where_, fmt::format("is {}, not an object", j_.type_name()));
+        }
+    }
+
+    // Refuses members the schema does not name (each schema here has additionalProperties false).
+    void only(std::initializer_list<std::string_view> known) const {
+        for (const auto& [key, value] : j_.items()) {
+            bool listed = false;
+            for (const auto k : known) {
+                listed = listed || k == key;
+            }
+            if (!listed) {
+                fail(key, "is not a member of this record");
+            }
+        }
+    }
+
+    [[nodiscard]] bool has(std::string_view key) const { return j_.contains(key); }
+
+    [[nodiscard]] const Json& member(std::string_view key) const {
+        const auto it = j_.find(key);
+        if (it == j_.end()) {
+            fail(key, "is missing");
+        }
+        return *it;
+    }
+
+    [[nodiscard]] std::string text(std::string_view key) const {
+        const Json& v = member(key);
+        if (!v.is_string()) {
+            wrong(key, v, "a string");
+        }
+        return v.get<std::string>();
+    }
+
+    [[nodiscard]] std::optional<std::string> text_or_null(std::string_view key) const {
+        const Json& v = member(key);
+        if (v.is_null()) {
+            return std::nullopt;
+        }
+        if (!v.is_string()) {
+            wrong(key, v, "a string or null");
+        }
+        return v.get<std::string>();
+    }
+
+    [[nodiscard]] std::int64_t integer(std::string_view key) const {
+        const Json& v = member(key);
+        if (!v.is_number_integer()) {
+            wrong(key, v, "an integer");
+        }
+        if (v.is_number_unsigned() && v.get<std::uint64_t>() > INT64_MAX) {
+            fail(key, "is past the range of a signed 64-bit integer");
+        }
+        return v.get<std::int64_t>();
+    }
+
+    [[nodiscard]] std::uint64_t natural(std::string_view key) const {
+        const Json& v = member(key);
+        if (!v.is_number_integer() ||
+            (v.is_number_integer() && !v.is_number_unsigned() && v.get<std::int64_t>() < 0)) {
+            wrong(key, v, "a non-negative integer");
+        }
+        return v.get<std::uint64_t>();
+    }
+
+    [[nodiscard]] double number(std::string_view key) const {
+        const Json& v = member(key);
+        if (!v.is_number()) {
+            wrong(key, v, "a number");
+        }
+        return v.get<double>();
+    }
+
+    [[nodiscard]] bool boolean(std::string_view key) const {
+        const Json& v = member(key);
+        if (!v.is_boolean()) {
+            wrong(key, v, "true or false");
+        }
+        return v.get<bool>();
+    }
+
+    [[nodiscard]] const Json& object(std::string_view key) const {
+        const Json& v = member(key);
+        if (!v.is_object()) {
+            wrong(key, v, "an object");
+        }
+        return v;
+    }
+
+    [[nodiscard]] const Json& array(std::string_view key) const {
+        const Json& v = member(key);
+        if (!v.is_array()) {
+            wrong(key, v, "an array");
+        }
+        return v;
+    }
+
+    [[nodiscard]] std::vector<std::string> texts(std::string_view key) const {
+        std::vector<std::string> out;
+        const Json& a = array(key);
+        for (std::size_t i = 0; i < a.size(); ++i) {
+            if (!a[i].is_string()) {
+                fail_at(fmt::format("{}.{}[{}]", where_, key, i),
+                        fmt::format("is {}, not a string", a[i].type_name()));
+            }
+            out.push_back(a[i].get<std::string>());
+        }
+        return out;
+    }
+
+    [[nodiscard]] Fields child(std::string_view key) const {
+        return Fields(object(key), file_, path(key));
+    }
+
+    [[nodiscard]] std::string path(std::string_view key) const {
+        return fmt::format("{}.{}", where_, key);
+    }
+
+    [[nodiscard]] std::string_view file() const { return file_; }
+
+    void format_version(std::string_view expected) const {
+        if (text("format_version") != expected) {
+            fail("format_version",
+                 fmt::format("is \"{}\", not \"{}\"", j_.at("format_version").get<std::string>(),
+                             expected));
+        }
+    }
+
+    [[noreturn]] void fail(std::string_view key, const std::string& problem) const {
+        fail_at(path(key), problem);
+    }
+
+private:
+    [[noreturn]] void wrong(std::string_view key, const Json& v, std::string_view expected) const {
+        fail(key, fmt::format("is {}, not {}", v.type_name(), expected));
+    }
+
+    [[noreturn]] void fail_at(const std::string& where, const std::string& problem) const {
+        throw Error(ErrorCode::invalid_record,
+                    fmt::format("{}: {} {} (a damaged or hand-edited record; run cko fsck)", file_,
+                                where, problem),
+                    Json{{"file", std::string(file_)}, {"field", where}});
+    }
+
+    const Json& j_;
+    std::string_view file_;
+    std::string where_;
+};
+
+Json optional_text(const std::optional<std::string>& s) {
+    return s ? Json(*s) : Json(nullptr);
+}
+
+}  // namespace
+
+SnapshotRefRecord SnapshotRefRecord::from_json(const Json& j, std::string_view file,
+                                               std::string_view where) {
+    const Fields f(j, file, std::string(where));
+    f.only({"digest", "kind", "source", "file_count", "total_bytes"});
+    return SnapshotRefRecord{f.text("digest"), f.text("kind"), f.text("source"),
+                             f.integer("file_count"), f.integer("total_bytes")};
+}
+
+Json SnapshotRefRecord::to_json() const {
+    return Json{{"digest", digest},
+                {"kind", kind},
+                {"source", source},
+                {"file_count", file_count},
+                {"total_bytes", total_bytes}};
+}
+
+// ---- target.json
+
+TargetRecord TargetRecord::from_json(const Json& j, std::string_view file) {
+    const Fields f(j, file, "$");
+    f.only({"format_version", "id", "spec", "spec_sha256", "spec_dir", "environment",
+            "created_unix_s", "created_by", "deadline_unix_s", "original", "cases",
+            "driver_identity", "gpus", "smoke", "submit_host_environment", "slurm_node",
+            "store_filesystem"});
+    f.format_version("cko/target-v1");
+    TargetRecord t;
+    t.id = f.text("id");
+    t.spec = f.object("spec");
+    t.spec_sha256 = f.text("spec_sha256");
+    t.spec_dir = f.text("spec_dir");
+    t.environment = f.object("environment");
+    t.created_unix_s = f.integer("created_unix_s");
+    t.created_by = f.text("created_by");
+    if (f.has("deadline_unix_s")) {
+        t.deadline_unix_s = f.integer("deadline_unix_s");
+    }
+    if (f.has("original")) {
+        t.original = SnapshotRefRecord::from_json(f.object("original"), file, f.path("original"));
+    }
+    if (f.has("cases")) {
+        t.cases.emplace();
+        const Json& cases = f.array("cases");
+        for (std::size_t i = 0; i < cases.size(); ++i) {
+            const Fields c(cases[i], file, fmt::format("$.cases[{}]", i));
+            c.only({"id", "snapshot"});
+            t.cases->push_back(
+                Case{c.text("id"),
+                     SnapshotRefRecord::from_json(c.object("snapshot"), file, c.path("snapshot"))});
+        }
+    }
+    if (f.has("driver_identity")) {
+        t.driver_identity = f.array("driver_identity");
+    }
+    if (f.has("gpus")) {
+        t.gpus = f.texts("gpus");
+    }
+    if (f.has("smoke")) {
+        t.smoke = f.texts("smoke");
+    }
+    if (f.has("submit_host_environment")) {
+        t.submit_host_environment = f.object("submit_host_environment");
+    }
+    if (f.has("slurm_node")) {
+        const Json& node = f.member("slurm_node");
+        if (!node.is_string() && !node.is_null()) {
+            f.fail("slurm_node", fmt::format("is {}, not a string or null", node.type_name()));
+        }
+        t.slurm_node = node;
+    }
+    if (f.has("store_filesystem")) {
+        t.store_filesystem = f.object("store_filesystem");
+    }
+    return t;
+}
+
+Json TargetRecord::to_json() const {
+    Json j{{"format_version", "cko/target-v1"}, {"spec", spec},
+           {"spec_sha256", spec_sha256},        {"spec_dir", spec_dir},
+           {"environment", environment},        {"created_unix_s", created_unix_s},
+           {"created_by", created_by}};
+    if (!id.empty()) {
+        j["id"] = id;
+    }
+    if (deadline_unix_s) {
+        j["deadline_unix_s"] = *deadline_unix_s;
+    }
+    if (original) {
+        j["original"] = original->to_json();
+    }
+    if (cases) {
+        j["cases"] = Json::array();
+        for (const auto& c : *cases) {
+            j["cases"].push_back(Json{{"id", c.id}, {"snapshot", c.snapshot.to_json()}});
+        }
+    }
+    if (driver_identity) {
+        j["driver_identity"] = *driver_identity;
+    }
+    if (gpus) {
+        j["gpus"] = *gpus;
+    }
+    if (smoke) {
+        j["smoke"] = *smoke;
+    }
+    if (submit_host_environment) {
+        j["submit_host_environment"] = *submit_host_environment;
+    }
+    if (slurm_node) {
+        j["slurm_node"] = *slurm_node;
+    }
+    if (store_filesystem) {
+        j["store_filesystem"] = *store_filesystem;
+    }
+    return j;
+}
+
+// ---- experiments/<id>.json
+
+ExperimentRecord ExperimentRecord::from_json(const Json& j, std::string_view file) {
+    const Fields f(j, file, "$");
+    f.only({"format_version",
+            "id",
+            "target",
+            "candidate",
+            "base",
+            "changed_files",
+            "hypothesis",
+            "mechanism",
+            "claim_layer",
+            "minimum_effect_pct",
+            "falsifier",
+            "no_falsifier_reason",
+            "failure_closes",
+            "screen_design",
+            "estimated_cost_s",
+            "gain_bound",
+            "extra_correctness_gates",
+            "secondary_metrics",
+            "diagnostics_only",
+            "relationship",
+            "lifecycle",
+            "premises",
+            "control",
+            "created_unix_s"});
+    f.format_version("cko/experiment-v1");
+    ExperimentRecord e;
+    e.id = f.text("id");
+    {
+        const Fields t = f.child("target");
+        t.only({"id", "sha256"});
+        e.target = TargetRef{t.text("id"), t.text("sha256")};
+    }
+    e.candidate = SnapshotRefRecord::from_json(f.object("candidate"), file, f.path("candidate"));
+    {
+        const Fields b = f.child("base");
+        b.only({"kind", "experiment_id", "digest"});
+        e.base = Base{b.text("kind"), b.text_or_null("experiment_id"), b.text("digest")};
+    }
+    e.changed_files = f.texts("changed_files");
+    e.hypothesis = f.text("hypothesis");
+    e.mechanism = f.text("mechanism");
+    e.claim_layer = f.text("claim_layer");
+    e.minimum_effect_pct = f.number("minimum_effect_pct");
+    e.falsifier = f.text_or_null("falsifier");
+    e.no_falsifier_reason = f.text_or_null("no_falsifier_reason");
+    e.failure_closes = f.text("failure_closes");
+    e.screen_design = f.text("screen_design");
+    e.estimated_cost_s = f.number("estimated_cost_s");
+    if (!f.member("gain_bound").is_null()) {
+        const Fields g = f.child("gain_bound");
+        g.only({"pct", "source"});
+        e.gain_bound = GainBound{g.number("pct"), g.text("source")};
+    }
+    e.extra_correctness_gates = f.texts("extra_correctness_gates");
+    const Json& secondary = f.array("secondary_metrics");
+    for (std::size_t i = 0; i < secondary.size(); ++i) {
+        const Fields s(secondary[i], file, fmt::format("$.secondary_metrics[{}]", i));
+        s.only({"name", "threshold_pct"});
+        e.secondary_metrics.push_back(Secondary{s.text("name"), s.number("threshold_pct")});
+    }
+    e.diagnostics_only = f.texts("diagnostics_only");
+    e.relationship = f.text("relationship");
+    e.lifecycle = f.text("lifecycle");
+    e.premises = f.texts("premises");
+    if (f.has("control")) {
+        e.control = f.boolean("control");
+    }
+    if (f.has("created_unix_s")) {
+        e.created_unix_s = f.integer("created_unix_s");
+    }
+    return e;
+}
+
+Json ExperimentRecord::to_json() const {
+    Json secondary = Json::array();
+    for (const auto& s : secondary_metrics) {
+        secondary.push_back(Json{{"name", s.name}, {"threshold_pct", s.threshold_pct}});
+    }
+    Json j{
+        {"format_version", "cko/experiment-v1"},
+        {"target", {{"id", target.id}, {"sha256", target.sha256}}},
+        {"candidate", candidate.to_json()},
+        {"base",
+         {{"kind", base.kind},
+          {"experiment_id", optional_text(base.experiment_id)},
+          {"digest", base.digest}}},
+        {"changed_files", changed_files},
+        {"hypothesis", hypothesis},
+        {"mechanism", mechanism},
+        {"claim_layer", claim_layer},
+        {"minimum_effect_pct", minimum_effect_pct},
+        {"falsifier", optional_text(falsifier)},
+        {"no_falsifier_reason", optional_text(no_falsifier_reason)},
+        {"failure_closes", failure_closes},
+        {"screen_design", screen_design},
+        {"estimated_cost_s", estimated_cost_s},
+        {"gain_bound", gain_bound ? Json{{"pct", gain_bound->pct}, {"source", gain_bound->source}}
+                                  : Json(nullptr)},
+        {"extra_correctness_gates", extra_correctness_gates},
+        {"secondary_metrics", secondary},
+        {"diagnostics_only", diagnostics_only},
+        {"relationship", relationship},
+        {"lifecycle", lifecycle},
+        {"premises", premises}};
+    if (!id.empty()) {
+        j["id"] = id;
+    }
+    if (control) {
+        j["control"] = *control;
+    }
+    if (created_unix_s) {
+        j["created_unix_s"] = *created_unix_s;
+    }
+    return j;
+}
+
+// ---- invocations/<id>/request.json
+
+InvocationRecord InvocationRecord::from_json(const Json& j, std::string_view file) {
+    const Fields f(j, file, "$");
+    f.only({"format_version", "id", "kind", "created_unix_ns", "owner", "limits", "request"});
+    f.format_version("cko/invocation-request-v1");
+    InvocationRecord r;
+    r.id = f.text("id");
+    r.kind = f.text("kind");
+    r.created_unix_ns = f.integer("created_unix_ns");
+    {
+        const Fields o = f.child("owner");
+        o.only({"pid", "start_ticks", "boot_id", "hostname"});
+        r.owner = Owner{o.integer("pid"), o.natural("start_ticks"), o.text("boot_id"),
+                        o.text("hostname")};
+    }
+    {
+        const Fields l = f.child("limits");
+        l.only({"operation_timeout_s", "command_timeout_s", "resource_wait_timeout_s",
+                "cleanup_timeout_s"});
+        r.limits = Limits{l.number("operation_timeout_s"), l.number("command_timeout_s"),
+                          l.number("resource_wait_timeout_s"), l.number("cleanup_timeout_s")};
+    }
+    r.request = f.object("request");
+    return r;
+}
+
+Json InvocationRecord::to_json() const {
+    return Json{{"format_version", "cko/invocation-request-v1"},
+                {"id", id},
+                {"kind", kind},
+                {"created_unix_ns", created_unix_ns},
+                {"owner",
+                 {{"pid", owner.pid},
+                  {"start_ticks", owner.start_ticks},
+                  {"boot_id", owner.boot_id},
+                  {"hostname", owner.hostname}}},
+                {"limits",
+                 {{"operation_timeout_s", limits.operation_timeout_s},
+                  {"command_timeout_s", limits.command_timeout_s},
+                  {"resource_wait_timeout_s", limits.resource_wait_timeout_s},
+                  {"cleanup_timeout_s", limits.cleanup_timeout_s}}},
+                {"request", request}};
+}
+
+// ---- champion/selections/<id>.json
+
+SelectionRecord SelectionRecord::from_json(const Json& j, std::string_view file) {
+    const Fields f(j, file, "$");
+    f.only({"format_version", "id", "experiment_id", "confirm", "restore", "previous", "digest",
+            "selected_unix_s", "accepted_regressions"});
+    f.format_version("cko/selection-v1");
+    SelectionRecord s;
+    s.id = f.text("id");
+    s.experiment_id = f.text_or_null("experiment_id");
+    if (f.has("confirm")) {
+        const Fields c = f.child("confirm");
+        c.only({"id", "sha256"});
+        s.confirm = Confirm{c.text("id"), c.text("sha256")};
+    }
+    if (f.has("restore")) {
+        const Fields r = f.child("restore");
+        r.only({"audit", "verdict", "reason"});
+        if (r.has("reason")) {
+            (void)r.text("reason");
+        } else {
+            (void)r.text("audit");
+            (void)r.text("verdict");
+        }
+        s.restore = f.object("restore");
+    }
+    if (s.confirm.has_value() == s.restore.has_value()) {
+        f.fail(s.confirm ? "restore" : "confirm",
+               "must be present exactly when the other is absent (a select has confirm, a "
+               "restore has restore)");
+    }
+    {
+        const Fields p = f.child("previous");
+        p.only({"champion", "digest", "current_sha256"});
+        s.previous = Previous{p.text("champion"), p.text("digest"), p.text("current_sha256")};
+    }
+    s.digest = f.text("digest");
+    s.selected_unix_s = f.integer("selected_unix_s");
+    if (f.has("accepted_regressions")) {
+        s.accepted_regressions = f.texts("accepted_regressions");
+    }
+    return s;
+}
+
+Json SelectionRecord::to_json() const {
+    Json j{{"format_version", "cko/selection-v1"},
+           {"experiment_id", optional_text(experiment_id)},
+           {"previous",
+            {{"champion", previous.champion},
+             {"digest", previous.digest},
+             {"current_sha256", previous.current_sha256}}},
+           {"digest", digest},
+           {"selected_unix_s", selected_unix_s}};
+    if (!id.empty()) {
+        j["id"] = id;
+    }
+    if (confirm) {
+        j["confirm"] = Json{{"id", confirm->id}, {"sha256", confirm->sha256}};
+    }
+    if (restore) {
+        j["restore"] = *restore;
+    }
+    if (accepted_regressions) {
+        j["accepted_regressions"] = *accepted_regressions;
+    }
+    return j;
+}
+
+// ---- reading from the store
+
+namespace {
+
+Json read_at(const Store& store, const std::string& rel, std::string_view what,
+             std::string_view id) {
+    if (!store.exists(rel)) {
+        throw Error(ErrorCode::not_found,
+                    fmt::format("no {} {} in {} (see cko ls)", what, id, store.root().string()),
+                    Json{{"id", std::string(id)}, {"path", rel}});
+    }
+    return store.read_record(rel);
+}
+
+}  // namespace
+
+TargetRecord read_target_record(const Store& store) {
+    const std::string rel(layout::kTarget);
+    if (!store.exists(rel)) {
+        throw Error(ErrorCode::not_found,
+                    fmt::format("{} holds no {}; freeze one with `cko target freeze`",
+                                store.root().string(), rel));
+    }
+    return TargetRecord::from_json(store.read_record(rel), rel);
+}
+
+ExperimentRecord read_experiment_record(const Store& store, std::string_view id) {
+    require_safe_name(std::string(id), "experiment id");
+    const std::string rel = layout::experiment_record(id);
+    return ExperimentRecord::from_json(read_at(store, rel, "experiment", id), rel);
+}
+
+InvocationRecord read_invocation_record(const Store& store, std::string_view id) {
+    require_safe_name(std::string(id), "invocation id");
+    const std::string rel = layout::invocation_request(id);
+    return InvocationRecord::from_json(read_at(store, rel, "invocation", id), rel);
+}
+
+SelectionRecord read_selection_record(const Store& store, std::string_view id) {
+    require_safe_name(std::string(id), "selection id");
+    const std::string rel = layout::selection_record(id);
+    return SelectionRecord::from_json(read_at(store, rel, "selection", id), rel);
+}
+
+std::vector<std::string> list_selections(const Store& store) {
+    std::vector<std::string> ids;
+    const std::filesystem::path dir = store.real_path_of(layout::kSelectionsDir);
+    std::error_code ec;
+    if (!std::filesystem::is_directory(std::filesystem::symlink_status(dir, ec))) {
+        return ids;
+    }
+    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+        const std::string name = entry.path().filename().string();
+        if (name.starts_with("sel-") && name.ends_with(".json")) {
+            ids.push_back(name.substr(0, name.size() - 5));
+        }
+    }
+    std::sort(ids.begin(), ids.end());
+    return ids;
+}
+
+}  // namespace cko::store

@@ -1,0 +1,416 @@
+// The typed records: round trips, strict readers (the member and the file named), and each
+// to_json checked against its schema in schemas/ by a small validator (type, const, enum, pattern,
+// required, additionalProperties false, items, local and cross-file $ref; the combinators oneOf,
+// allOf and if/then are left to tests/schemas/validate_store.py, which cli_schemas runs on the
+// records the verbs write through these types).
+#include "cko/store/records.hpp"
+#include "cko/store/catalogue.hpp"
+#include "cko/store/store.hpp"
+#include "cko/util/error.hpp"
+#include "cko/util/files.hpp"
+
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+#include <algorithm>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <regex>
+
+namespace cko::store {
+namespace {
+namespace fs = std::filesystem;
+
+const std::string kSha(64, 'a');
+const std::string kShaB(64, 'b');
+
+Json schema_file(const std::string& name) {
+    return read_json_file(fs::path(CKO_SOURCE_DIR) / "schemas" / (name + ".json"));
+}
+
+// Resolves "#/$defs/x" in `root` or "https://cko.dev/schemas/<file>#/$defs/x" in that file.
+std::pair<Json, Json> resolve(const Json& root, const std::string& ref) {
+    Json doc = root;
+    std::string pointer = ref;
+    if (!ref.starts_with("#")) {
+        const std::string prefix = "https://cko.dev/schemas/";
+        const auto hash = ref.find('#');
+        EXPECT_TRUE(ref.starts_with(prefix)) << ref;
+        doc = read_json_file(fs::path(CKO_SOURCE_DIR) / "schemas" /
+                             ref.substr(prefix.size(), hash - prefix.size()));
+        pointer = ref.substr(hash);
+    }
+    return {doc, doc.at(Json::json_pointer(pointer.substr(1)))};
+}
+
+bool of_type(const Json& v, const std::string& t) {
+    return (t == "object" && v.is_object()) || (t == "array" && v.is_array()) ||
+           (t == "string" && v.is_string()) || (t == "boolean" && v.is_boolean()) ||
+           (t == "null" && v.is_null()) || (t == "number" && v.is_number()) ||
+           (t == "integer" && v.is_number_integer());
+}
+
+// Paths whose documents a record keeps opaque (a Target's spec and environment identity: their own
+// writers and cli_schemas check them), not descended into.
+const std::vector<std::string> kOpaque = {"$.spec", "$.environment"};
+
+void validate(const Json& root, const Json& schema, const Json& v, const std::string& at,
+              std::vector<std::string>& problems) {
+    if (std::find(kOpaque.begin(), kOpaque.end(), at) != kOpaque.end()) {
+        return;
+    }
+    if (schema.contains("$ref")) {
+        const auto [doc, target] = resolve(root, schema["$ref"].get<std::string>());
+        validate(doc, target, v, at, problems);
+    }
+    if (schema.contains("type")) {
+        const Json types =
+            schema["type"].is_array() ? schema["type"] : Json::array({schema["type"]});
+        bool any = false;
+        for (const auto& t : types) {
+            any = any || of_type(v, t.get<std::string>());
+        }
+        if (!any) {
+            problems.push_back(at + ": not of type " + schema["type"].dump());
+            return;
+        }
+    }
+    if (schema.contains("const") && v != schema["const"]) {
+        problems.push_back(at + ": not " + schema["const"].dump());
+    }
+    if (schema.contains("enum")) {
+        bool listed = false;
+        for (const auto& e : schema["enum"]) {
+            listed = listed || e == v;
+        }
+        if (!listed) {
+            problems.push_back(at + ": " + v.dump() + " not in " + schema["enum"].dump());
+        }
+    }
+    if (schema.contains("pattern") && v.is_string() &&
+        !std::regex_search(v.get<std::string>(),
+                           std::regex(schema["pattern"].get<std::string>()))) {
+        problems.push_back(at + ": " + v.dump() + " does not match " + schema["pattern"].dump());
+    }
+    if (schema.contains("minLength") && v.is_string() &&
+        v.get<std::string>().size() < schema["minLength"].get<std::size_t>()) {
+        problems.push_back(at + ": shorter than minLength");
+    }
+    if (v.is_object()) {
+        for (const auto& r : schema.value("required", Json::array())) {
+            if (!v.contains(r.get<std::string>())) {
+                problems.push_back(at + ": required member " + r.get<std::string>() + " missing");
+            }
+        }
+        const Json properties = schema.value("properties", Json::object());
+        for (const auto& [key, value] : v.items()) {
+            if (properties.contains(key)) {
+                validate(root, properties[key], value, at + "." + key, problems);
+            } else if (schema.value("additionalProperties", Json(true)) == Json(false)) {
+                problems.push_back(at + ": member " + key + " is not allowed");
+            }
+        }
+    }
+    if (v.is_array() && schema.contains("items")) {
+        for (std::size_t i = 0; i < v.size(); ++i) {
+            validate(root, schema["items"], v[i], at + "[" + std::to_string(i) + "]", problems);
+        }
+    }
+}
+
+std::vector<std::string> problems_against(const std::string& schema_name, const Json& doc) {
+    const Json schema = schema_file(schema_name);
+    std::vector<std::string> problems;
+    validate(schema, schema, doc, "$", problems);
+    return problems;
+}
+
+SnapshotRefRecord ref(const std::string& digest) {
+    return SnapshotRefRecord{digest, "directory", "/src/original", 3, 4096};
+}
+
+TargetRecord sample_target() {
+    TargetRecord t;
+    t.id = "tgt-0123456789abcdef";
+    t.spec = Json{{"name", "saxpy"}};
+    t.spec_sha256 = kSha;
+    t.spec_dir = "/src";
+    t.environment = Json{{"host", {{"hostname", "h"}}}, {"gpus", Json::array()}};
+    t.created_unix_s = 1796116000;
+    t.created_by = "cko 0.1.0";
+    t.original = ref(kSha);
+    t.cases = std::vector<TargetRecord::Case>{{"small", ref(kShaB)}};
+    t.driver_identity = Json::array();
+    t.gpus = std::vector<std::string>{"GPU-1"};
+    t.smoke = std::vector<std::string>{"inv-0123456789abcdef"};
+    return t;
+}
+
+ExperimentRecord sample_experiment() {
+    ExperimentRecord e;
+    e.id = "exp-0123456789abcdef";
+    e.target = {"tgt-0123456789abcdef", kSha};
+    e.candidate = ref(kShaB);
+    e.base = {"original", std::nullopt, kSha};
+    e.changed_files = {"~saxpy.cpp"};
+    e.hypothesis = "rows are contiguous";
+    e.mechanism = "loop-order";
+    e.claim_layer = "kernel";
+    e.minimum_effect_pct = 5.0;
+    e.no_falsifier_reason = "known";
+    e.failure_closes = "mechanism";
+    e.screen_design = "conservative_bound";
+    e.estimated_cost_s = 12.5;
+    e.gain_bound = ExperimentRecord::GainBound{20.0, "map:profile-0123"};
+    e.extra_correctness_gates = {"max_abs_err<=1e-3"};
+    e.secondary_metrics = {{"peak_mem_bytes", 5.0}};
+    e.relationship = "implementation_equivalence";
+    e.lifecycle = "isolated_process";
+    e.control = false;
+    e.created_unix_s = 1796116060;
+    return e;
+}
+
+InvocationRecord sample_invocation() {
+    InvocationRecord r;
+    r.id = "inv-0123456789abcdef";
+    r.kind = "baseline";
+    r.created_unix_ns = 1796116000123456789;
+    r.owner = {4242, 987654321, "boot", "host"};
+    r.limits = {3600.0, 600.0, 60.0, 10.0};
+    r.request = Json{
+        {"target", "tgt-0123456789abcdef"}, {"calls_per_case", 3}, {"aa_pairs", 6}, {"seed", 1}};
+    return r;
+}
+
+SelectionRecord sample_select() {
+    SelectionRecord s;
+    s.id = "sel-0123456789abcdef";
+    s.experiment_id = "exp-0123456789abcdef";
+    s.confirm = SelectionRecord::Confirm{"inv-0123456789abcdef", kSha};
+    s.previous = {"original", kSha, ""};
+    s.digest = kShaB;
+    s.selected_unix_s = 1796116120;
+    s.accepted_regressions = std::vector<std::string>{};
+    return s;
+}
+
+SelectionRecord sample_restore() {
+    SelectionRecord s;
+    s.id = "sel-00000000000000ff";
+    s.restore = Json{{"reason", "the audit regressed"}};
+    s.previous = {"exp-0123456789abcdef", kShaB, kSha};
+    s.digest = kSha;
+    s.selected_unix_s = 1796116180;
+    return s;
+}
+
+// The error a reader gives for `j`; fails the test if it gives none.
+Error refusal(const std::function<void()>& read) {
+    try {
+        read();
+    } catch (const Error& e) {
+        return e;
+    }
+    ADD_FAILURE() << "the reader accepted it";
+    return Error(ErrorCode::internal, "accepted");
+}
+
+TEST(Records, RoundTripsAreExact) {
+    const TargetRecord t = sample_target();
+    EXPECT_EQ(TargetRecord::from_json(t.to_json(), "target.json"), t);
+    const ExperimentRecord e = sample_experiment();
+    EXPECT_EQ(ExperimentRecord::from_json(e.to_json(), "x"), e);
+    const InvocationRecord r = sample_invocation();
+    EXPECT_EQ(InvocationRecord::from_json(r.to_json(), "x"), r);
+    for (const SelectionRecord& s : {sample_select(), sample_restore()}) {
+        EXPECT_EQ(SelectionRecord::from_json(s.to_json(), "x"), s);
+    }
+    // JSON -> record -> JSON keeps every member, so a stored record reads back to its own bytes.
+    const Json stored = e.to_json();
+    EXPECT_EQ(canonical_json(ExperimentRecord::from_json(stored, "x").to_json()),
+              canonical_json(stored));
+    // A diagnostic Target: no original, cases, GPUs or smoke.
+    TargetRecord diag = sample_target();
+    diag.original.reset();
+    diag.cases.reset();
+    diag.driver_identity.reset();
+    diag.gpus.reset();
+    diag.smoke.reset();
+    EXPECT_FALSE(diag.to_json().contains("original"));
+    EXPECT_EQ(TargetRecord::from_json(diag.to_json(), "target.json"), diag);
+}
+
+TEST(Records, ToJsonValidatesAgainstItsSchema) {
+    EXPECT_EQ(problems_against("target-v1", sample_target().to_json()), std::vector<std::string>{});
+    EXPECT_EQ(problems_against("experiment-v1", sample_experiment().to_json()),
+              std::vector<std::string>{});
+    EXPECT_EQ(problems_against("invocation-request-v1", sample_invocation().to_json()),
+              std::vector<std::string>{});
+    EXPECT_EQ(problems_against("selection-v1", sample_select().to_json()),
+              std::vector<std::string>{});
+    EXPECT_EQ(problems_against("selection-v1", sample_restore().to_json()),
+              std::vector<std::string>{});
+}
+
+TEST(Records, TheSchemaCheckCanFail) {
+    Json e = sample_experiment().to_json();
+    e["surprise"] = 1;
+    e["base"]["kind"] = "elsewhere";
+    e.erase("hypothesis");
+    const auto problems = problems_against("experiment-v1", e);
+    ASSERT_EQ(problems.size(), 3u) << Json(problems).dump();
+    EXPECT_EQ(problems[0], "$: required member hypothesis missing");
+    Json inv = sample_invocation().to_json();
+    inv["owner"]["pid"] = "4242";
+    EXPECT_EQ(problems_against("invocation-request-v1", inv),
+              std::vector<std::string>{"$.owner.pid: not of type \"integer\""});
+    Json t = sample_target().to_json();
+    t["cases"][0]["snapshot"]["source"] = "relative/path";  // a cross-file $ref
+    EXPECT_EQ(problems_against("target-v1", t).size(), 1u);
+}
+
+TEST(Records, AMissingMemberIsRefusedNamingTheMemberAndTheFile) {
+    Json e = sample_experiment().to_json();
+    e.erase("mechanism");
+    const Error err =
+        refusal([&] { (void)ExperimentRecord::from_json(e, "experiments/exp-1.json"); });
+    EXPECT_EQ(err.code(), ErrorCode::invalid_record);
+    EXPECT_NE(std::string(err.what()).find("experiments/exp-1.json: $.mechanism is missing"),
+              std::string::npos)
+        << err.what();
+    EXPECT_EQ(err.details()["field"], "$.mechanism");
+    EXPECT_EQ(err.details()["file"], "experiments/exp-1.json");
+}
+
+TEST(Records, AWrongTypeIsRefusedNamingTheMember) {
+    Json r = sample_invocation().to_json();
+    r["limits"]["command_timeout_s"] = "600";
+    const Error a =
+        refusal([&] { (void)InvocationRecord::from_json(r, "invocations/x/request.json"); });
+    EXPECT_EQ(a.code(), ErrorCode::invalid_record);
+    EXPECT_EQ(a.details()["field"], "$.limits.command_timeout_s");
+    EXPECT_NE(std::string(a.what()).find("is string, not a number"), std::string::npos) << a.what();
+
+    Json t = sample_target().to_json();
+    t["cases"][0]["snapshot"]["file_count"] = 1.5;
+    const Error b = refusal([&] { (void)TargetRecord::from_json(t, "target.json"); });
+    EXPECT_EQ(b.details()["field"], "$.cases[0].snapshot.file_count");
+
+    Json s = sample_select().to_json();
+    s["experiment_id"] = 7;
+    const Error c = refusal([&] { (void)SelectionRecord::from_json(s, "sel.json"); });
+    EXPECT_EQ(c.details()["field"], "$.experiment_id");
+
+    Json g = sample_experiment().to_json();
+    g["changed_files"] = Json::array({"~a", 3});
+    const Error d = refusal([&] { (void)ExperimentRecord::from_json(g, "e.json"); });
+    EXPECT_EQ(d.details()["field"], "$.changed_files[1]");
+}
+
+TEST(Records, UnknownMembersAndOtherKindsAreRefused) {
+    Json e = sample_experiment().to_json();
+    e["surprise"] = true;
+    EXPECT_EQ(refusal([&] { (void)ExperimentRecord::from_json(e, "e"); }).details()["field"],
+              "$.surprise");
+    Json t = sample_target().to_json();
+    t["format_version"] = "cko/experiment-v1";
+    EXPECT_EQ(refusal([&] { (void)TargetRecord::from_json(t, "t"); }).details()["field"],
+              "$.format_version");
+    EXPECT_EQ(refusal([&] { (void)TargetRecord::from_json(Json::array(), "t"); }).code(),
+              ErrorCode::invalid_record);
+    // A selection is a select (confirm) or a restore, never both or neither.
+    Json both = sample_select().to_json();
+    both["restore"] = Json{{"reason", "x"}};
+    EXPECT_EQ(refusal([&] { (void)SelectionRecord::from_json(both, "s"); }).code(),
+              ErrorCode::invalid_record);
+    Json neither = sample_restore().to_json();
+    neither.erase("restore");
+    EXPECT_EQ(refusal([&] { (void)SelectionRecord::from_json(neither, "s"); }).code(),
+              ErrorCode::invalid_record);
+}
+
+class RecordsInAStore : public ::testing::Test {
+protected:
+    void SetUp() override {
+        dir_ = fs::temp_directory_path() / ("cko-records-" + std::to_string(::getpid()));
+        fs::remove_all(dir_);
+        fs::create_directories(dir_);
+        store_.emplace(Store::create(dir_ / "art"));
+    }
+    void TearDown() override {
+        store_.reset();
+        std::error_code ec;
+        for (const auto& e : fs::recursive_directory_iterator(dir_, ec)) {
+            fs::permissions(e.path(), fs::perms::owner_all, fs::perm_options::add, ec);
+        }
+        fs::remove_all(dir_, ec);
+    }
+    fs::path dir_;
+    std::optional<Store> store_;
+};
+
+TEST_F(RecordsInAStore, ReadersFindEachRecordWhereTheCatalogueSaysAndNameTheFile) {
+    const Store& s = *store_;
+    s.write_record(layout::kTarget, sample_target().to_json());
+    s.write_record(layout::experiment_record("exp-0123456789abcdef"),
+                   sample_experiment().to_json());
+    s.write_record(layout::invocation_request("inv-0123456789abcdef"),
+                   sample_invocation().to_json());
+    s.write_record(layout::selection_record("sel-0123456789abcdef"), sample_select().to_json());
+    s.write_record(layout::selection_record("sel-00000000000000ff"), sample_restore().to_json());
+    EXPECT_EQ(read_target_record(s), sample_target());
+    EXPECT_EQ(read_experiment_record(s, "exp-0123456789abcdef"), sample_experiment());
+    EXPECT_EQ(read_invocation_record(s, "inv-0123456789abcdef"), sample_invocation());
+    EXPECT_EQ(read_selection_record(s, "sel-0123456789abcdef"), sample_select());
+    EXPECT_EQ(list_selections(s),
+              (std::vector<std::string>{"sel-00000000000000ff", "sel-0123456789abcdef"}));
+    EXPECT_EQ(refusal([&] { (void)read_experiment_record(s, "exp-ffffffffffffffff"); }).code(),
+              ErrorCode::not_found);
+    EXPECT_EQ(refusal([&] { (void)read_experiment_record(s, "../target"); }).code(),
+              ErrorCode::unsafe_path);
+
+    Json damaged = sample_experiment().to_json();
+    damaged.erase("lifecycle");
+    damaged["id"] = "exp-00000000000000dd";
+    s.write_record(layout::experiment_record("exp-00000000000000dd"), damaged);
+    const Error e = refusal([&] { (void)read_experiment_record(s, "exp-00000000000000dd"); });
+    EXPECT_EQ(e.code(), ErrorCode::invalid_record);
+    EXPECT_EQ(e.details()["file"], "experiments/exp-00000000000000dd.json");
+    EXPECT_EQ(e.details()["field"], "$.lifecycle");
+}
+
+TEST(Catalogue, NamesTheLayout) {
+    EXPECT_EQ(layout::experiment_record("exp-1"), "experiments/exp-1.json");
+    EXPECT_EQ(layout::invocation_request("inv-1"), "invocations/inv-1/request.json");
+    EXPECT_EQ(layout::invocation_result("inv-1"), "invocations/inv-1/result.json");
+    EXPECT_EQ(layout::call_dir("inv-1", 7), "invocations/inv-1/driver/0007");
+    EXPECT_EQ(layout::session_dir("inv-1", 2), "invocations/inv-1/driver/session-02");
+    EXPECT_EQ(layout::call_output_dir(layout::call_dir("inv-1", 1)),
+              "invocations/inv-1/driver/0001/out");
+    EXPECT_EQ(layout::selection_record("sel-1"), "champion/selections/sel-1.json");
+    EXPECT_EQ(layout::snapshot_manifest("ab"), "objects/sha256/ab/manifest.json");
+    EXPECT_EQ(layout::profile_record("profile-1"), "profiles/profile-1.json");
+    EXPECT_TRUE(layout::is_driver_output("invocations/inv-1/driver/0001/out/x"));
+    EXPECT_TRUE(layout::is_driver_output("invocations/inv-1/driver/0001/out"));
+    EXPECT_FALSE(layout::is_driver_output("invocations/inv-1/driver/0001/process.json"));
+    EXPECT_TRUE(layout::is_mutable_by_design("champion/current.json"));
+    EXPECT_TRUE(layout::is_mutable_by_design("invocations/inv-1/events.jsonl"));
+    EXPECT_TRUE(layout::is_mutable_by_design(".locks/confirm-x.lock"));
+    EXPECT_FALSE(layout::is_mutable_by_design("invocations/inv-1/result.json"));
+    EXPECT_TRUE(layout::is_invocation_dir("invocations/inv-1"));
+    EXPECT_FALSE(layout::is_invocation_dir("invocations/inv-1/driver"));
+    // A new root has exactly these directories.
+    const fs::path dir = fs::temp_directory_path() / ("cko-layout-" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    const Store s = Store::create(dir / "art");
+    for (const auto d : layout::layout_dirs()) {
+        EXPECT_TRUE(fs::is_directory(s.root() / d)) << d;
+    }
+    fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace cko::store
