@@ -87,13 +87,20 @@ public:
         return byte_scan::find_json_special(text.data(), text.data() + text.size()) !=
                text.data() + text.size();
     }
-    // A double as fmt's shortest form (the facts' spelling since v2), null when not finite.
+    // A double as fmt's shortest form (the facts' spelling since v2), null when not finite. An
+    // integral value of magnitude below 1e15 (counts, bytes, nanoseconds) is its digits in fmt's
+    // form too (fixed notation up to 1e16, and such a double is the integer exactly), written
+    // without the float formatting.
     void number(double v) {
         if (!std::isfinite(v)) {
             raw("null");  // as nlohmann writes non-finite numbers
             return;
         }
         char* out = reserve(kNumberBytes);
+        if (v != 0 && std::fabs(v) < 1e15 && v == std::trunc(v)) {  // not 0: fmt keeps "-0"
+            commit(std::to_chars(out, out + kNumberBytes, static_cast<std::int64_t>(v)).ptr);
+            return;
+        }
         commit(fmt::format_to(out, FMT_COMPILE("{}"), v));
     }
     // A double as nlohmann's dump() writes it (members that came from DOMs in v2: scope, rules,

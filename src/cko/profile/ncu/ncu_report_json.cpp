@@ -313,10 +313,35 @@ public:
     struct Pieces {
         std::string before;  // {"id":"duration","value":
         std::string after;   // ,"unit":"ns","metric":"gpu__time_duration.sum"}
+        bool stall = false;  // a stall.* fact (for top_stalls)
     };
 
-    const Pieces& of(const LaunchFact& f) {
+    // The pieces of a launch's fact number `i`: launches of one kernel (every launch of a raw
+    // page) have the same facts in the same order, so the previous launch's i-th fact is tried
+    // first, by its strings' addresses, before the map.
+    const Pieces& of(const LaunchFact& f, std::size_t i) {
         const Key key{f.id.data(), f.id.size(), f.metric.data(), f.metric.size(), f.unit};
+        if (i < recent_.size() && recent_[i].first == key) {
+            return *recent_[i].second;
+        }
+        const Pieces& p = lookup(key, f);
+        if (i >= recent_.size()) {
+            recent_.resize(i + 1, {Key{}, nullptr});
+        }
+        recent_[i] = {key, &p};
+        return p;
+    }
+
+private:
+    struct Key {
+        const char* id = nullptr;
+        std::size_t id_size = 0;
+        const char* metric = nullptr;
+        std::size_t metric_size = 0;
+        BaseUnit unit = BaseUnit::count;
+        bool operator==(const Key&) const = default;
+    };
+    const Pieces& lookup(const Key& key, const LaunchFact& f) {
         const auto it = pieces_.find(key);
         if (it != pieces_.end()) {
             return it->second;
@@ -325,18 +350,9 @@ public:
         p.before = R"({"id":)" + json_string(f.id) + R"(,"value":)";
         p.after = R"(,"unit":)" + json_string(base_unit_name(f.unit)) + R"(,"metric":)" +
                   json_string(f.metric) + "}";
-        return pieces_.emplace(key, std::move(p)).first->second;
+        p.stall = f.id.starts_with("stall.");
+        return pieces_.emplace(key, std::move(p)).first->second;  // node-based: stays put
     }
-
-private:
-    struct Key {
-        const char* id;
-        std::size_t id_size;
-        const char* metric;
-        std::size_t metric_size;
-        BaseUnit unit;
-        bool operator==(const Key&) const = default;
-    };
     struct KeyHash {
         std::size_t operator()(const Key& k) const noexcept {
             const auto mix = [](std::size_t h, std::size_t v) {
@@ -359,6 +375,7 @@ private:
         return out.str();
     }
     std::unordered_map<Key, Pieces, KeyHash> pieces_;
+    std::vector<std::pair<Key, const Pieces*>> recent_;  // the last launch's, by fact number
 };
 
 void write_launch(JsonStream& js, MetricWriter& metrics, FactPieces& pieces,
@@ -384,17 +401,16 @@ void write_launch(JsonStream& js, MetricWriter& metrics, FactPieces& pieces,
     }
     js.raw(",\"facts\":[");
     std::vector<const LaunchFact*> stalls;
-    bool first = true;
-    for (const LaunchFact& f : launch.facts) {
-        if (!first) {
+    for (std::size_t i = 0; i < launch.facts.size(); ++i) {
+        if (i > 0) {
             js.put(',');
         }
-        first = false;
-        const FactPieces::Pieces& p = pieces.of(f);
+        const LaunchFact& f = launch.facts[i];
+        const FactPieces::Pieces& p = pieces.of(f, i);
         js.raw(p.before);
         js.number(f.value);
         js.raw(p.after);
-        if (f.id.starts_with("stall.")) {
+        if (p.stall) {
             stalls.push_back(&f);
         }
     }
