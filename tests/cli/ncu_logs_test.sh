@@ -20,7 +20,8 @@ d = json.load(sys.stdin)
 l = d["launches"]
 assert len(l) == 1 and l[0]["kernel"].startswith("scale_\ufffdnaive("), l[0]["kernel"]
 assert any("invalid UTF-8" in n for n in d["notes"]), d["notes"]
-assert len(l[0]["metrics"]) == 87 and len(l[0]["facts"]) == 48, (len(l[0]["metrics"]), len(l[0]["facts"]))
+assert len(l[0]["values"]) == 87 and len(l[0]["facts"]) == 48, (len(l[0]["values"]), len(l[0]["facts"]))
+assert len(d["metric_columns"][l[0]["columns"]]) == 87
 ' || fail "Latin-1 NCU JSON"
 
 # A long name of repaired bytes (U+FFFD is three bytes) is cut to 27 whole code points and "~" in

@@ -22,7 +22,32 @@ f={x["id"]:x["value"] for x in v["facts"]}
 assert abs(f["duration"]-132800)<1e-6 and f["dram.throughput"]==3.88e12, f
 assert 0.6 < v["roofline"]["bandwidth_pct_of_peak"]/100 < 0.95
 assert any(r["name"]=="HighPipeUtilization" for r in v["rules"])
-assert len(v["metrics"])==87 and v["unmodeled"]==3'
+assert len(v["values"])==87 and v["unmodeled"]==3
+cols=d["metric_columns"][v["columns"]]
+assert len(cols)==len(v["values"])
+m={(d["metric_keys"][k].get("section",""), d["metric_keys"][k]["name"]): (d["metric_units"][u], x) for (k,u),x in zip(cols,v["values"])}
+assert m[("GPU Speed Of Light Throughput","Duration")]==("us","132.80"), m[("GPU Speed Of Light Throughput","Duration")]'
+
+# The raw page as JSON: every metric cell of every row, read here with Python's csv module, is a
+# value of its launch, against the header's columns and the units row.
+expect_rc 0 "$CKO" profile ncu "$fx/ncu_raw.csv" --json
+printf '%s' "$out" > "$tmp/raw.json"
+python3 - "$tmp/raw.json" "$fx/ncu_raw.csv" <<'PY'
+import csv, json, sys
+d = json.load(open(sys.argv[1]))
+rows = [r for r in csv.reader(l for l in open(sys.argv[2]) if l.startswith('"'))]
+header, units, data = rows[0], rows[1], rows[2:]
+identity = {"ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Context", "Stream",
+            "Block Size", "Grid Size", "Device", "CC"}
+metric = [i for i, h in enumerate(header) if h not in identity]
+assert d["format_version"] == "cko/ncu-report-v3" and len(d["metric_columns"]) == 1
+cols = d["metric_columns"][0]
+assert [d["metric_keys"][k]["name"] for k, _ in cols] == [header[i] for i in metric]
+assert [d["metric_units"][u] for _, u in cols] == [units[i] for i in metric]
+assert len(d["launches"]) == len(data) == 7
+for launch, row in zip(d["launches"], data):
+    assert launch["columns"] == 0 and launch["values"] == [row[i] for i in metric], launch["id"]
+PY
 
 # --request works like the flags.
 printf '{"file": "%s", "json": true}' "$fx/ncu_raw.csv" > "$tmp/req.json"

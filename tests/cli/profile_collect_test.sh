@@ -33,7 +33,7 @@ contains "$(cat "$bin/argv.log")" "--version"
 python3 - "$tmp/ncu.json" "$root" "$exp" "$cand_digest" "$bin/argv.log" <<'PY'
 import hashlib, json, os, sys
 printed, root, exp, digest, log = json.load(open(sys.argv[1])), sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5]
-assert printed["format_version"] == "cko/ncu-report-v2" and len(printed["launches"]) == 7, printed.keys()
+assert printed["format_version"] == "cko/ncu-report-v3" and len(printed["launches"]) == 7, printed.keys()
 stored = printed.pop("stored")
 c = stored["collection"]
 inv = c["invocation_id"]

@@ -134,7 +134,7 @@ edit_doc "$docs/torch.json" 'd["traces"][0]["summary"]["flows"]["p99"] = 1' "$tm
 expect_rc 1 "$py" "$validate" --document "$tmp/bad-doctor.json"
 contains "$out" "\$.items[0].status: [doctor-v1] 'fine' is not one of"
 expect_rc 1 "$py" "$validate" --document "$tmp/bad-ncu.json"
-contains "$out" "\$.launches[1].unmodeled: [ncu-report-v2] '3' is not of type 'integer'"
+contains "$out" "\$.launches[1].unmodeled: [ncu-report-v3] '3' is not of type 'integer'"
 expect_rc 1 "$py" "$validate" --document "$tmp/bad-diff.json"
 contains "$out" "\$.unmatched[0].side: [ncu-diff-v1] 'C' is not one of"
 expect_rc 1 "$py" "$validate" --document "$tmp/bad-nsys.json"

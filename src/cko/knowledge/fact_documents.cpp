@@ -46,7 +46,8 @@ void add_sass_kernels(FactSet& set, const Json& doc, const std::string& file) {
 
 void add_fact_document(FactSet& set, const Json& doc, const std::string& file) {
     const std::string format = doc.is_object() ? text(doc, "format_version") : std::string();
-    if (format == "cko/ncu-report-v1" || format == "cko/ncu-report-v2") {
+    if (format == "cko/ncu-report-v1" || format == "cko/ncu-report-v2" ||
+        format == "cko/ncu-report-v3") {
         for (const Json& l : doc.value("launches", Json::array())) {
             const std::string scope =
                 l.contains("id") && l["id"].is_number_integer()

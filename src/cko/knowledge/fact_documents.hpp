@@ -22,7 +22,7 @@ struct FactSet {
     std::size_t outside_vocabulary = 0;  // facts of those documents no trigger can name
 };
 
-// Adds the facts of one document: cko/ncu-report-v1/v2 (profile ncu), cko/sass-report-v1 (sass),
+// Adds the facts of one document: cko/ncu-report-v1/v2/v3 (profile ncu), cko/sass-report-v1 (sass),
 // cko/ptxas-report-v1 (ptxas), cko/triton-cache-v1 (triton), or any document with a top-level
 // "facts" list of {id, value, unit} (a map). Throws unsupported_format naming those.
 void add_fact_document(FactSet& set, const Json& doc, const std::string& file);

@@ -98,6 +98,61 @@ inline bool json_special_in_16(const char* p, std::size_t n) noexcept {
 #endif
 }
 
+// Copies the n bytes at p to out while none is a backslash or a control character (below 0x20):
+// true when all were copied, false at the first such byte (out then holds a partial copy). A raw
+// page's metric cells copied as a JSON array's inside: quotes are the cells' own, so these are the
+// only bytes that would need an escape. Reads only [p, p + n); writes only [out, out + n).
+inline bool copy_json_plain_swar(const char* p, std::size_t n, char* out) noexcept {
+    std::size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const std::uint64_t w = load(p + i);
+        if ((bytes_equal(w, '\\') | bytes_below(w, 0x20)) != 0) {
+            return false;
+        }
+        std::memcpy(out + i, p + i, 8);
+    }
+    for (; i < n; ++i) {
+        const auto c = static_cast<unsigned char>(p[i]);
+        if (c == '\\' || c < 0x20) {
+            return false;
+        }
+        out[i] = p[i];
+    }
+    return true;
+}
+
+inline bool copy_json_plain(const char* p, std::size_t n, char* out) noexcept {
+#if defined(__SSE2__)
+    if (n < 16) {
+        return copy_json_plain_swar(p, n, out);
+    }
+    const auto plain = [](__m128i x) {
+        const __m128i control =
+            _mm_cmpeq_epi8(_mm_max_epu8(x, _mm_set1_epi8(0x1f)), _mm_set1_epi8(0x1f));
+        return _mm_movemask_epi8(_mm_or_si128(control, _mm_cmpeq_epi8(x, _mm_set1_epi8('\\')))) ==
+               0;
+    };
+    std::size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+        if (!plain(x)) {
+            return false;
+        }
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), x);
+    }
+    if (i < n) {  // the last 16 bytes, overlapping what was copied
+        const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + n - 16));
+        if (!plain(x)) {
+            return false;
+        }
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + n - 16), x);
+    }
+    return true;
+#else
+    return copy_json_plain_swar(p, n, out);
+#endif
+}
+
 // Bit i set where byte i of `w` is '"' (exact for every byte).
 inline std::uint64_t quote_bits_of_word(std::uint64_t w) noexcept {
     const std::uint64_t x = w ^ (kOnes * '"');

@@ -102,6 +102,7 @@ void CsvTokenizer::read_row(CsvRow& row) {
         quotes.seek(pos);
     }
     std::size_t count = 0;
+    bool plain = true;
     if (cells_.size() < 64) {
         cells_.resize(64);
     }
@@ -128,12 +129,14 @@ void CsvTokenizer::read_row(CsvRow& row) {
                 cells[count++] = escaped_cell(cursor, start, quote, row_offset, end);
                 quotes = cursor;
                 pos = end;
+                plain = false;
             } else {
                 check_length(quote - start, row_offset);
                 cells[count++] = std::string_view(data + start, quote - start);
                 pos = quote + 1;
             }
         } else {
+            plain = false;
             const std::size_t start = pos;
             while (pos < size && data[pos] != ',' && data[pos] != '\n' && data[pos] != '\r') {
                 ++pos;
@@ -168,6 +171,7 @@ void CsvTokenizer::read_row(CsvRow& row) {
     quotes_ = quotes;
     row.cells = std::span<const std::string_view>(cells, count);
     row.offset = row_offset;
+    row.plain = plain;
 }
 
 namespace {

@@ -23,6 +23,9 @@ struct CsvLimits {
 struct CsvRow {
     std::span<const std::string_view> cells;
     std::size_t offset = 0;  // byte offset of the row's first character
+    // Every cell was quoted and none held "" escapes: the row is `"c","c",...,"c"`, each cell
+    // viewing the text between its quotes.
+    bool plain = true;
 };
 
 // Splits text into CSV rows. NCU quotes every cell, so a line that does not start with '"' is not

@@ -214,5 +214,34 @@ TEST(FindJsonSpecial, SixteenByteCheckAgreesWithTheSearch) {
     }
 }
 
+// copy_json_plain copies a span exactly when no byte of it is a backslash or a control byte,
+// whatever its length and wherever the byte is, and never writes past the span.
+TEST(CopyJsonPlain, CopiesExactlyTheSpansWithoutBackslashesOrControlBytes) {
+    for (std::size_t n = 0; n <= 40; ++n) {
+        for (std::size_t at = 0; at <= n; ++at) {  // at == n: no special byte
+            for (const char special : {'\\', '\n', '\t', '\x01', '\x1f'}) {
+                std::string text(n, 'a');
+                for (std::size_t i = 0; i < n; ++i) {
+                    text[i] = "\",0123456789,\"xy"[i % 16];
+                }
+                if (at < n) {
+                    text[at] = special;
+                }
+                for (const bool vector : {false, true}) {
+                    std::string out(n + 8, '#');
+                    const bool copied =
+                        vector ? byte_scan::copy_json_plain(text.data(), n, out.data())
+                               : byte_scan::copy_json_plain_swar(text.data(), n, out.data());
+                    EXPECT_EQ(copied, at == n) << n << " " << at << " " << vector;
+                    if (copied) {
+                        EXPECT_EQ(out.substr(0, n), text);
+                    }
+                    EXPECT_EQ(out.substr(n), std::string(8, '#')) << n << " " << vector;
+                }
+            }
+        }
+    }
+}
+
 }  // namespace
 }  // namespace cko::profile::ncu

@@ -236,6 +236,11 @@ private:
         layout.keys = keys;
         layout.units = units;
         builder_.set_raw_layout(layout);
+        // The metric columns side by side: a plain row's metric cells are then one span of it.
+        bool side_by_side = !metric_columns.empty();
+        for (std::size_t m = 1; m < metric_columns.size(); ++m) {
+            side_by_side = side_by_side && metric_columns[m] == metric_columns[0] + m;
+        }
         while (tokenizer_.next(row_)) {
             check_row(header_.size());
             if (first && cell(row_.cells, columns_.id).empty()) {  // NCU's units row
@@ -263,7 +268,24 @@ private:
             const std::size_t launch = builder_.add_launch(launch_identity(row_.cells, columns_));
             report_.launches[launch].metric_rows.push_back(row_.offset);
             builder_.add_raw_row(launch, row_.cells, layout, row_.offset);
+            if (row_.plain && side_by_side) {
+                note_raw_values(report_.launches[launch], metric_columns);
+            }
             builder_.finish_launch(launch);  // a raw page's launch is its one row
+        }
+    }
+
+    // Where a plain row's metric cells lie, from the opening quote of the first to the closing
+    // quote of the last (NcuLaunch::raw_values_at).
+    void note_raw_values(NcuLaunch& launch, const std::vector<std::size_t>& metric_columns) const {
+        const char* const text = report_.text.data();
+        const std::string_view first = row_.cells[metric_columns.front()];
+        const std::string_view last = row_.cells[metric_columns.back()];
+        const auto begin = static_cast<std::size_t>(first.data() - 1 - text);
+        const auto end = static_cast<std::size_t>(last.data() + last.size() + 1 - text);
+        if (end - row_.offset < NcuLaunch::kValueAtUnknown) {
+            launch.raw_values_at = static_cast<std::uint32_t>(begin - row_.offset);
+            launch.raw_values_size = static_cast<std::uint32_t>(end - begin);
         }
     }
 

@@ -24,6 +24,7 @@ enum class Precision;  // roofline.hpp
 namespace cko::profile::ncu {
 
 inline constexpr std::string_view kNcuParserVersion = "cko-ncu-csv-1";
+inline constexpr std::string_view kNcuReportFormat = "cko/ncu-report-v3";  // the --json document
 
 enum class NcuLayout { raw, details };
 [[nodiscard]] std::string_view layout_name(NcuLayout layout) noexcept;  // "raw", "details"
@@ -80,6 +81,11 @@ struct NcuLaunch {
     // so --json reads that cell back rather than the whole row; kValueAtUnknown: read the row.
     std::vector<std::uint32_t> metric_value_at;
     static constexpr std::uint32_t kValueAtUnknown = 0xffffffffU;
+    // Raw page: where the row's metric cells lie as `"v","v",...,"v"` (every cell of the row
+    // quoted, none with "" escapes, the metric columns side by side), from the row's start, and
+    // how many bytes; --json copies them as the launch's values. kValueAtUnknown: not such a row.
+    std::uint32_t raw_values_at = kValueAtUnknown;
+    std::uint32_t raw_values_size = 0;
     std::size_t metric_count = 0;
     std::vector<LaunchFact> facts;  // sorted by id
     std::vector<RuleFinding> rules;
@@ -150,14 +156,15 @@ struct ReportJsonExtras {
     std::function<nlohmann::json(std::size_t launch)> launch;
 };
 
-// Writes the `cko/ncu-report-v2` document to `out` as it goes: no DOM of the whole report exists,
+// Writes the `cko/ncu-report-v3` document to `out` as it goes: no DOM of the whole report exists,
 // only one launch's small members at a time (ncu_report_json.cpp).
 void write_report_json(const NcuReport& report, std::ostream& out,
                        const ReportJsonExtras& extras = {});
 // The same document as a DOM, for tests and small reports: parsed from write_report_json, so
 // there is one printer. Launch JSON: {id, kernel, grid, block, scope, facts[], top_stalls[],
-// rules[], metrics[[key, unit, value]...], unmodeled}; key and unit index the report's
-// metric_keys ({name, section}) and metric_units.
+// rules[], columns, values[], unmodeled}; `values` holds each metric's text, aligned with the
+// report's metric_columns[columns], a list of [key, unit] indexing metric_keys ({name, section})
+// and metric_units. ncu_document.hpp reads metrics back by name.
 [[nodiscard]] nlohmann::json launch_to_json(const NcuReport& report, const NcuLaunch& launch);
 [[nodiscard]] nlohmann::json report_to_json(const NcuReport& report);
 

@@ -1,370 +1,168 @@
-// The `cko/ncu-report-v2` document written as it goes: per launch, facts and metrics go straight
-// from the report (and its text) to the output, never through a DOM.
+// The `cko/ncu-report-v3` document written as it goes: per launch, facts and metric values go
+// straight from the report (and its text) to the output, never through a DOM.
 #include "cko/profile/ncu/ncu_report.hpp"
 
 #include "cko/profile/ncu/byte_scan.hpp"
 #include "cko/profile/ncu/csv_tokenizer.hpp"
+#include "cko/profile/ncu/json_stream.hpp"
 #include "cko/profile/ncu/ncu_roofline.hpp"
 #include "cko/profile/roofline.hpp"
 
-#include <fmt/compile.h>
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <array>
-#include <charconv>
-#include <cmath>
-#include <cstring>
-#include <memory>
+#include <cstdint>
+#include <map>
 #include <optional>
 #include <ostream>
 #include <sstream>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 namespace cko::profile::ncu {
 namespace {
 
-// Why not nlohmann: a DOM of every metric of every launch costs ~700 bytes a metric, 10x a 100 MB
-// export (bench/ncu_verb_bench.cpp). Strings here are valid UTF-8 already (the parser repairs the
-// text first), so escaping is only quotes, backslashes and control characters. The buffer is a
-// plain array, not a std::string: a raw page's 13.7 million metrics per 100 MB are each a few
-// fixed-size copies into it, with one room check per row.
-class JsonStream {
-public:
-    explicit JsonStream(std::ostream& out)
-        : out_(out), buffer_(new char[kFlushBytes + kSlack]), capacity_(kFlushBytes + kSlack) {}
-    ~JsonStream() { flush(); }
-    JsonStream(const JsonStream&) = delete;
-    JsonStream& operator=(const JsonStream&) = delete;
-
-    // Room for `bytes` more; the caller then writes through tail() and commit().
-    char* reserve(std::size_t bytes) {
-        if (size_ + bytes > capacity_) {
-            flush();
-            if (bytes > capacity_) {
-                buffer_.reset(new char[bytes + kSlack]);
-                capacity_ = bytes + kSlack;
-            }
-        }
-        return buffer_.get() + size_;
-    }
-    void commit(char* end) {
-        size_ = static_cast<std::size_t>(end - buffer_.get());
-        maybe_flush();
-    }
-
-    void raw(std::string_view text) {
-        char* out = reserve(text.size());
-        std::memcpy(out, text.data(), text.size());
-        commit(out + text.size());
-    }
-    void put(char c) {
-        char* out = reserve(1);
-        *out = c;
-        commit(out + 1);
-    }
-    // A JSON string: quotes, backslashes and control characters escaped (\n, \r, \t, else
-    // \u00XX).
-    void string(std::string_view text) {
-        if (needs_escape(text)) {
-            escaped(text);
-            return;
-        }
-        char* out = reserve(text.size() + 2);
-        *out++ = '"';
-        std::memcpy(out, text.data(), text.size());
-        out += text.size();
-        *out++ = '"';
-        commit(out);
-    }
-    // A string as nlohmann's dump() writes it (\b and \f as such): for members that v2 printed
-    // from DOMs (scope, rules, extras), so they keep their bytes.
-    void dom_string(std::string_view text) {
-        if (needs_escape(text)) {
-            raw(nlohmann::json(std::string(text)).dump());
-        } else {
-            string(text);
-        }
-    }
-    [[nodiscard]] static bool needs_escape(std::string_view text) noexcept {
-        return byte_scan::find_json_special(text.data(), text.data() + text.size()) !=
-               text.data() + text.size();
-    }
-    // A double as fmt's shortest form (the facts' spelling since v2), null when not finite.
-    void number(double v) {
-        if (!std::isfinite(v)) {
-            raw("null");  // as nlohmann writes non-finite numbers
-            return;
-        }
-        char* out = reserve(kNumberBytes);
-        commit(fmt::format_to(out, FMT_COMPILE("{}"), v));
-    }
-    // A double as nlohmann's dump() writes it (members that came from DOMs in v2: scope, rules,
-    // roofline): its own Grisu2 to_chars ("100.0", "3.88e+12").
-    void dom_number(double v) {
-        if (!std::isfinite(v)) {
-            raw("null");
-            return;
-        }
-        char* out = reserve(kNumberBytes);
-        commit(nlohmann::detail::to_chars(out, out + kNumberBytes, v));
-    }
-    template <typename Int>
-    void integer(Int v) {
-        char* out = reserve(kNumberBytes);
-        commit(std::to_chars(out, out + kNumberBytes, v).ptr);
-    }
-    void optional_integer(const std::optional<std::int64_t>& v) {
-        if (v) {
-            integer(*v);
-        } else {
-            raw("null");
-        }
-    }
-    void dim3(const std::optional<std::array<std::int64_t, 3>>& d) {
-        if (!d) {
-            raw("null");
-            return;
-        }
-        for (std::size_t i = 0; i < 3; ++i) {
-            put(i == 0 ? '[' : ',');
-            integer((*d)[i]);
-        }
-        put(']');
-    }
-    void key(std::string_view name) {
-        string(name);
-        put(':');
-    }
-    // A DOM value, byte for byte as value.dump() would print it, without the string dump()
-    // builds: objects, arrays, numbers and strings that need no escape are written here,
-    // anything else goes through nlohmann.
-    void dom(const nlohmann::json& value) {
-        switch (value.type()) {
-        case nlohmann::json::value_t::null:
-            raw("null");
-            return;
-        case nlohmann::json::value_t::boolean:
-            raw(value.get<bool>() ? "true" : "false");
-            return;
-        case nlohmann::json::value_t::number_integer:
-            integer(value.get<std::int64_t>());
-            return;
-        case nlohmann::json::value_t::number_unsigned:
-            integer(value.get<std::uint64_t>());
-            return;
-        case nlohmann::json::value_t::number_float:
-            dom_number(value.get<double>());
-            return;
-        case nlohmann::json::value_t::string:
-            dom_string(value.get_ref<const std::string&>());
-            return;
-        case nlohmann::json::value_t::object: {
-            put('{');
-            bool first = true;
-            for (const auto& [name, member] : value.items()) {
-                if (!first) {
-                    put(',');
-                }
-                first = false;
-                dom_string(name);
-                put(':');
-                dom(member);
-            }
-            put('}');
-            return;
-        }
-        case nlohmann::json::value_t::array: {
-            put('[');
-            bool first = true;
-            for (const auto& member : value) {
-                if (!first) {
-                    put(',');
-                }
-                first = false;
-                dom(member);
-            }
-            put(']');
-            return;
-        }
-        default:
-            raw(value.dump());
-        }
-    }
-    void flush() {
-        out_.write(buffer_.get(), static_cast<std::streamsize>(size_));
-        size_ = 0;
-    }
-
-private:
-    static constexpr std::size_t kFlushBytes = std::size_t{1} << 20;
-    static constexpr std::size_t kSlack = 64;  // room past a write for fixed-size copies
-    static constexpr std::size_t kNumberBytes = 40;
-    void maybe_flush() {
-        if (size_ >= kFlushBytes) {
-            flush();
-        }
-    }
-    void escaped(std::string_view text) {
-        put('"');
-        std::size_t start = 0;
-        for (std::size_t i = 0; i < text.size(); ++i) {
-            const auto c = static_cast<unsigned char>(text[i]);
-            if (c >= 0x20 && c != '"' && c != '\\') {
-                continue;
-            }
-            raw(text.substr(start, i - start));
-            switch (c) {
-            case '"':
-                raw("\\\"");
-                break;
-            case '\\':
-                raw("\\\\");
-                break;
-            case '\n':
-                raw("\\n");
-                break;
-            case '\r':
-                raw("\\r");
-                break;
-            case '\t':
-                raw("\\t");
-                break;
-            default: {
-                char* out = reserve(8);
-                commit(fmt::format_to(out, "\\u{:04x}", c));
-            }
-            }
-            start = i + 1;
-        }
-        raw(text.substr(start));
-        put('"');
-    }
-    std::ostream& out_;
-    std::unique_ptr<char[]> buffer_;
-    std::size_t capacity_;
-    std::size_t size_ = 0;
-};
-
-// Every metric of every launch, read back from the text with one tokenizer for the whole report.
-// A raw page's metric cell becomes `[key,unit,"value"]`: the `[key,unit,` of each column is
-// formatted once, and the value is copied as it stands when it needs no escape (nearly always).
+// Every metric of every launch, as `columns` (which list of the report's metric_columns, the
+// [key, unit] of each) and `values` (each value's text as printed), read back from the text with
+// one tokenizer for the whole report. A raw page's launches share the header's columns; a details
+// page's launches are grouped by their (key, unit) sequence, in order of first use.
 class MetricWriter {
 public:
     explicit MetricWriter(const NcuReport& report)
         : report_(report), tokenizer_(report.text, CsvLimits{report.text.size() + 1}) {
         const MetricLayout& layout = report.metric_layout;
-        if (report.layout == NcuLayout::raw) {
-            prefixes_.reserve(layout.columns.size());
-            for (std::size_t m = 0; m < layout.columns.size(); ++m) {
-                Prefix p;
-                const std::string text = fmt::format(",[{},{},", layout.keys[m], layout.units[m]);
-                p.size = std::min(text.size(), sizeof p.text);
-                std::memcpy(p.text, text.data(), p.size);
-                prefixes_.push_back(p);
-                longest_prefix_ = std::max(longest_prefix_, text.size());
+        list_of_.reserve(report.launches.size());
+        std::map<Columns, std::uint32_t> known;
+        Columns columns;
+        for (const NcuLaunch& launch : report.launches) {
+            columns.clear();
+            if (!report.text.empty() && !launch.metric_rows.empty()) {
+                if (report.layout == NcuLayout::raw) {
+                    if (header_list_ == kNoList) {
+                        Columns header;
+                        for (std::size_t m = 0; m < layout.columns.size(); ++m) {
+                            header.emplace_back(layout.keys[m], layout.units[m]);
+                        }
+                        header_list_ = intern(known, header);
+                    }
+                    list_of_.push_back(header_list_);
+                    continue;
+                }
+                for (std::size_t row = 0; row < launch.metric_rows.size(); ++row) {
+                    const bool indexed =
+                        row < launch.metric_keys.size() && row < launch.metric_units.size();
+                    columns.emplace_back(indexed ? launch.metric_keys[row] : 0,
+                                         indexed ? launch.metric_units[row] : 0);
+                }
             }
+            list_of_.push_back(intern(known, columns));
         }
     }
 
-    void write(JsonStream& js, const NcuLaunch& launch) {
+    // The report's `metric_columns`: [[[key, unit], ...], ...].
+    void write_columns(JsonStream& js) const {
         js.put('[');
-        if (report_.text.empty()) {
+        for (std::size_t g = 0; g < lists_.size(); ++g) {
+            js.raw(g == 0 ? "[" : ",[");
+            for (std::size_t c = 0; c < lists_[g].size(); ++c) {
+                js.raw(c == 0 ? "[" : ",[");
+                js.integer(lists_[g][c].first);
+                js.put(',');
+                js.integer(lists_[g][c].second);
+                js.put(']');
+            }
             js.put(']');
+        }
+        js.put(']');
+    }
+
+    // `"columns":G,"values":[...]` of launch i.
+    void write(JsonStream& js, std::size_t i) {
+        const NcuLaunch& launch = report_.launches[i];
+        js.raw("\"columns\":");
+        js.integer(list_of_[i]);
+        js.raw(",\"values\":");
+        if (lists_[list_of_[i]].empty()) {
+            js.raw("[]");
+            return;
+        }
+        if (report_.layout == NcuLayout::raw) {
+            if (!copy_raw_values(js, launch)) {
+                write_raw_row(js, launch);
+            }
             return;
         }
         const MetricLayout& layout = report_.metric_layout;
-        bool first = true;
+        js.put('[');
         for (std::size_t r = 0; r < launch.metric_rows.size(); ++r) {
             // A details row is read back from its value cell on (its first cell then), not
             // from its start: the cells before it are a dozen names already known.
             const std::uint32_t value_at = r < launch.metric_value_at.size()
                                                ? launch.metric_value_at[r]
                                                : NcuLaunch::kValueAtUnknown;
-            const bool from_value =
-                report_.layout == NcuLayout::details && value_at != NcuLaunch::kValueAtUnknown;
+            const bool from_value = value_at != NcuLaunch::kValueAtUnknown;
             tokenizer_.seek(static_cast<std::size_t>(launch.metric_rows[r]) +
                             (from_value ? value_at : 0));
-            if (!tokenizer_.next(row_)) {
-                break;
+            if (r > 0) {
+                js.put(',');
             }
-            if (report_.layout == NcuLayout::raw) {
-                write_raw_row(js, first);
-                continue;
-            }
-            const bool indexed = r < launch.metric_keys.size() && r < launch.metric_units.size();
-            js.raw(first ? "[" : ",[");
-            first = false;
-            js.integer(indexed ? launch.metric_keys[r] : 0);
-            js.put(',');
-            js.integer(indexed ? launch.metric_units[r] : 0);
-            js.put(',');
-            js.string(cell(from_value ? 0 : layout.value));
-            js.put(']');
+            // A row that cannot be read again (never: it was read once) keeps its place.
+            js.string(tokenizer_.next(row_) ? cell(from_value ? 0 : layout.value)
+                                            : std::string_view());
         }
         js.put(']');
     }
 
 private:
-    // Longest prefix copied as 16 bytes, longest value as 32: fixed-size copies compile to a
-    // couple of vector moves, a memcpy call per metric was a fifth of the --json time.
-    struct Prefix {
-        char text[16];
-        std::size_t size = 0;
-    };
+    using Columns = std::vector<std::pair<std::uint32_t, std::uint32_t>>;
+    static constexpr std::uint32_t kNoList = 0xffffffffU;
 
-    // One raw row's metrics. Every value a fast copy takes lies in the row's own bytes, so the
-    // row's output fits in its bytes plus a prefix and `"]` per metric: room is asked for once per
-    // row (again after a metric written the slow way), and each metric is a few stores.
-    void write_raw_row(JsonStream& js, bool& first) {
-        const MetricLayout& layout = report_.metric_layout;
-        const std::string_view text = report_.text;
-        const char* const text_end = text.data() + text.size();
-        const std::size_t room = (tokenizer_.position() - row_.offset) +
-                                 layout.columns.size() * (longest_prefix_ + 3) + 64;
-        char* out = js.reserve(room);
-        for (std::size_t m = 0; m < layout.columns.size(); ++m) {
-            const std::string_view value = cell(layout.columns[m]);
-            const Prefix& prefix = prefixes_[m];
-            const std::less<const char*> before;  // a total order, also for scratch pointers
-            const bool in_text = !before(value.data(), text.data()) &&
-                                 !before(text_end, value.data() + value.size());
-            // Values of up to 16 bytes inside the text are checked 16 bytes at once.
-            const bool fast = in_text && prefix.size < sizeof prefix.text &&
-                              !(value.size() <= 16 && text_end - value.data() >= 16
-                                    ? byte_scan::json_special_in_16(value.data(), value.size())
-                                    : JsonStream::needs_escape(value));
-            if (!fast) [[unlikely]] {
-                // A value unescaped from "" (not in the row's bytes), a long prefix, or a value
-                // needing escapes: written piece by piece.
-                js.commit(out);
-                const std::string p = fmt::format(",[{},{},", layout.keys[m], layout.units[m]);
-                js.raw(std::string_view(p).substr(first ? 1 : 0));
-                js.string(value);
-                js.put(']');
-                first = false;
-                out = js.reserve(room);
-                continue;
-            }
-            if (first) {
-                std::memcpy(out, prefix.text + 1, sizeof prefix.text - 1);
-                out += prefix.size - 1;
-                first = false;
-            } else {
-                std::memcpy(out, prefix.text, sizeof prefix.text);
-                out += prefix.size;
-            }
-            *out++ = '"';
-            if (value.size() <= 32 && text_end - value.data() >= 32) {
-                std::memcpy(out, value.data(), 32);
-            } else {
-                std::memcpy(out, value.data(), value.size());
-            }
-            out += value.size();
-            *out++ = '"';
-            *out++ = ']';
+    std::uint32_t intern(std::map<Columns, std::uint32_t>& known, const Columns& columns) {
+        const auto [it, added] = known.emplace(columns, static_cast<std::uint32_t>(lists_.size()));
+        if (added) {
+            lists_.push_back(columns);
         }
+        return it->second;
+    }
+
+    // A raw row whose metric cells are `"v",...,"v"` (the parser saw every cell quoted, none
+    // with "" escapes, the metric columns side by side: NcuLaunch::raw_values_at) is already the
+    // JSON array's inside unless a value holds a backslash or a control character: copied as it
+    // stands, 16 bytes at a time, with that check on the way. False: not such a row.
+    bool copy_raw_values(JsonStream& js, const NcuLaunch& launch) {
+        if (launch.raw_values_at == NcuLaunch::kValueAtUnknown || launch.metric_rows.size() != 1) {
+            return false;
+        }
+        const std::uint64_t at = launch.metric_rows[0] + launch.raw_values_at;
+        const std::size_t size = launch.raw_values_size;
+        if (at > report_.text.size() || report_.text.size() - at < size) {
+            return false;
+        }
+        char* out = js.reserve(size + 2);
+        *out = '[';
+        if (!byte_scan::copy_json_plain(report_.text.data() + at, size, out + 1)) {
+            return false;  // nothing committed: the slow path writes over it
+        }
+        out += size + 1;
+        *out++ = ']';
         js.commit(out);
+        return true;
+    }
+
+    // Any other raw row: read again, each value written as a JSON string.
+    void write_raw_row(JsonStream& js, const NcuLaunch& launch) {
+        const MetricLayout& layout = report_.metric_layout;
+        js.put('[');
+        tokenizer_.seek(static_cast<std::size_t>(launch.metric_rows[0]));
+        const bool read = tokenizer_.next(row_);
+        for (std::size_t m = 0; m < layout.columns.size(); ++m) {
+            if (m > 0) {
+                js.put(',');
+            }
+            js.string(read ? cell(layout.columns[m]) : std::string_view());
+        }
+        js.put(']');
     }
 
     [[nodiscard]] std::string_view cell(std::size_t i) const {
@@ -374,8 +172,9 @@ private:
     const NcuReport& report_;
     CsvTokenizer tokenizer_;
     CsvRow row_;
-    std::vector<Prefix> prefixes_;
-    std::size_t longest_prefix_ = 0;
+    std::vector<Columns> lists_;
+    std::vector<std::uint32_t> list_of_;  // per launch, its list in lists_
+    std::uint32_t header_list_ = kNoList;
 };
 
 // `scope` as scope_to_json(scope).dump() prints it (members in nlohmann's sorted order), without
@@ -514,10 +313,35 @@ public:
     struct Pieces {
         std::string before;  // {"id":"duration","value":
         std::string after;   // ,"unit":"ns","metric":"gpu__time_duration.sum"}
+        bool stall = false;  // a stall.* fact (for top_stalls)
     };
 
-    const Pieces& of(const LaunchFact& f) {
+    // The pieces of a launch's fact number `i`: launches of one kernel (every launch of a raw
+    // page) have the same facts in the same order, so the previous launch's i-th fact is tried
+    // first, by its strings' addresses, before the map.
+    const Pieces& of(const LaunchFact& f, std::size_t i) {
         const Key key{f.id.data(), f.id.size(), f.metric.data(), f.metric.size(), f.unit};
+        if (i < recent_.size() && recent_[i].first == key) {
+            return *recent_[i].second;
+        }
+        const Pieces& p = lookup(key, f);
+        if (i >= recent_.size()) {
+            recent_.resize(i + 1, {Key{}, nullptr});
+        }
+        recent_[i] = {key, &p};
+        return p;
+    }
+
+private:
+    struct Key {
+        const char* id = nullptr;
+        std::size_t id_size = 0;
+        const char* metric = nullptr;
+        std::size_t metric_size = 0;
+        BaseUnit unit = BaseUnit::count;
+        bool operator==(const Key&) const = default;
+    };
+    const Pieces& lookup(const Key& key, const LaunchFact& f) {
         const auto it = pieces_.find(key);
         if (it != pieces_.end()) {
             return it->second;
@@ -526,18 +350,9 @@ public:
         p.before = R"({"id":)" + json_string(f.id) + R"(,"value":)";
         p.after = R"(,"unit":)" + json_string(base_unit_name(f.unit)) + R"(,"metric":)" +
                   json_string(f.metric) + "}";
-        return pieces_.emplace(key, std::move(p)).first->second;
+        p.stall = f.id.starts_with("stall.");
+        return pieces_.emplace(key, std::move(p)).first->second;  // node-based: stays put
     }
-
-private:
-    struct Key {
-        const char* id;
-        std::size_t id_size;
-        const char* metric;
-        std::size_t metric_size;
-        BaseUnit unit;
-        bool operator==(const Key&) const = default;
-    };
     struct KeyHash {
         std::size_t operator()(const Key& k) const noexcept {
             const auto mix = [](std::size_t h, std::size_t v) {
@@ -560,10 +375,11 @@ private:
         return out.str();
     }
     std::unordered_map<Key, Pieces, KeyHash> pieces_;
+    std::vector<std::pair<Key, const Pieces*>> recent_;  // the last launch's, by fact number
 };
 
 void write_launch(JsonStream& js, MetricWriter& metrics, FactPieces& pieces,
-                  const NcuLaunch& launch, const ReportJsonExtras& extras,
+                  const NcuLaunch& launch, std::size_t index, const ReportJsonExtras& extras,
                   const nlohmann::json& extra) {
     js.raw("{\"id\":");
     js.optional_integer(launch.scope.launch_id);
@@ -585,17 +401,16 @@ void write_launch(JsonStream& js, MetricWriter& metrics, FactPieces& pieces,
     }
     js.raw(",\"facts\":[");
     std::vector<const LaunchFact*> stalls;
-    bool first = true;
-    for (const LaunchFact& f : launch.facts) {
-        if (!first) {
+    for (std::size_t i = 0; i < launch.facts.size(); ++i) {
+        if (i > 0) {
             js.put(',');
         }
-        first = false;
-        const FactPieces::Pieces& p = pieces.of(f);
+        const LaunchFact& f = launch.facts[i];
+        const FactPieces::Pieces& p = pieces.of(f, i);
         js.raw(p.before);
         js.number(f.value);
         js.raw(p.after);
-        if (f.id.starts_with("stall.")) {
+        if (p.stall) {
             stalls.push_back(&f);
         }
     }
@@ -620,10 +435,10 @@ void write_launch(JsonStream& js, MetricWriter& metrics, FactPieces& pieces,
         }
         write_rule(js, launch.rules[i]);
     }
-    // [key, unit, "value"]: names and units once at the top (metric_keys, metric_units), so a
-    // metric costs its few value bytes plus `[key,unit,""]`, not its name and unit again.
-    js.raw("],\"metrics\":");
-    metrics.write(js, launch);
+    // The values against one list of columns for the report (or per group of launches): a
+    // metric costs its value's bytes and `"",`, not its key and unit again.
+    js.raw("],");
+    metrics.write(js, index);
     js.raw(",\"unmodeled\":");
     js.integer(launch.unmodeled);
     if (extras.roofline_device != nullptr) {
@@ -646,7 +461,7 @@ void write_launch(JsonStream& js, MetricWriter& metrics, FactPieces& pieces,
 
 void write_report_json(const NcuReport& report, std::ostream& out, const ReportJsonExtras& extras) {
     JsonStream js(out);
-    nlohmann::json head{{"format_version", "cko/ncu-report-v2"},
+    nlohmann::json head{{"format_version", std::string(kNcuReportFormat)},
                         {"source", source_to_json(report.source)},
                         {"layout", std::string(layout_name(report.layout))},
                         {"units_row", report.units_row},
@@ -688,15 +503,16 @@ void write_report_json(const NcuReport& report, std::ostream& out, const ReportJ
     text.pop_back();
     js.raw(text);
     js.raw(head.empty() ? "" : ",");
-    js.key("launches");
-    js.raw("[");
     MetricWriter metrics(report);
+    js.key("metric_columns");
+    metrics.write_columns(js);
+    js.raw(",\"launches\":[");
     FactPieces pieces;
     for (std::size_t i = 0; i < report.launches.size(); ++i) {
         if (i > 0) {
             js.put(',');
         }
-        write_launch(js, metrics, pieces, report.launches[i], extras,
+        write_launch(js, metrics, pieces, report.launches[i], i, extras,
                      extras.launch ? extras.launch(i) : nlohmann::json());
     }
     js.raw("]}\n");

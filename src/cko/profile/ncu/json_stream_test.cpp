@@ -1,0 +1,53 @@
+// JsonStream writes numbers as fmt's shortest form, integral values by their own fast path.
+#include "cko/profile/ncu/json_stream.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace cko::profile::ncu {
+namespace {
+
+std::string written(double v) {
+    std::ostringstream out;
+    {
+        JsonStream js(out);
+        js.number(v);
+    }
+    return out.str();
+}
+
+TEST(JsonStream, NumbersAreSpelledAsFmtSpellsThem) {
+    std::vector<double> values = {
+        0.0, -0.0, 0.5, -2.25, 1e-7, 3.88e12, 1e15, -1e15, 1e16, 9007199254740993.0, 1e300};
+    for (int i = -2000; i <= 2000; ++i) {
+        values.push_back(i);
+    }
+    for (int e = 0; e <= 17; ++e) {  // around each power of ten, to past the fast path's bound
+        const double p = std::pow(10.0, e);
+        for (const double v : {p - 1, p, p + 1, -p, std::nextafter(p, 0.0), p * 7 / 3}) {
+            values.push_back(v);
+        }
+    }
+    std::mt19937_64 rng(7);
+    for (int i = 0; i < 20000; ++i) {
+        const double magnitude = std::pow(10.0, static_cast<double>(rng() % 17));
+        values.push_back(
+            std::trunc(static_cast<double>(rng() % 1000000007) / 1000000007.0 * magnitude) *
+            (i % 2 == 0 ? 1 : -1));
+        values.push_back(static_cast<double>(rng() % 100000) / 100.0);
+    }
+    for (const double v : values) {
+        EXPECT_EQ(written(v), fmt::format("{}", v)) << v;
+    }
+    EXPECT_EQ(written(std::numeric_limits<double>::infinity()), "null");
+    EXPECT_EQ(written(std::nan("")), "null");
+}
+
+}  // namespace
+}  // namespace cko::profile::ncu
