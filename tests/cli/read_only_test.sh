@@ -63,6 +63,49 @@ expect_rc 0 "$CKO" show "$orphan" --root "$A" --json
 [ "$(printf '%s' "$out" | field 'd["state"]')" = running ] || fail "show changed the orphan's state: $out"
 [ "$(printf '%s' "$out" | field 'd["owner_alive"]')" = False ] || fail "the orphan's owner is alive: $out"
 
+# `cko mcp --read-only` offers ls, status and wait; through it they report the orphan as it stands
+# (running, owner gone) and declare nothing: they wrote its result before.
+python3 - "$CKO" "$A" "$orphan" > "$tmp/mcp.out" <<'PY'
+import json, subprocess, sys, time
+cko, root, orphan = sys.argv[1:]
+msgs = [{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18",
+         "capabilities": {}, "clientInfo": {"name": "read-only-test", "version": "0"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "ls", "arguments": {"root": root}}},
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "status", "arguments": {"root": root, "id": orphan}}},
+        {"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "wait", "arguments": {"root": root, "id": orphan, "timeout": 20}}},
+        {"jsonrpc": "2.0", "id": 5, "method": "resources/list", "params": {}}]
+p = subprocess.Popen([cko, "mcp", "--read-only", "--root", root], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+for m in msgs:
+    p.stdin.write(json.dumps(m) + "\n")
+p.stdin.flush()
+got, t0 = {}, time.time()
+while len(got) < 5:
+    line = p.stdout.readline()
+    if not line:
+        break
+    r = json.loads(line)
+    if "id" in r:
+        got[r["id"]] = r
+p.stdin.close()
+p.wait(timeout=30)
+assert sorted(got) == [1, 2, 3, 4, 5], got
+ls = got[2]["result"]["structuredContent"]
+mine = [i for i in ls["invocations"] if i["id"] == orphan]
+assert mine and mine[0]["state"] == "running" and mine[0]["owner_alive"] is False, mine
+st = got[3]["result"]["structuredContent"]
+assert st.get("state") == "running" and st.get("owner_alive") is False, got[3]
+w = got[4]["result"]
+assert w["isError"] and w["structuredContent"]["error"]["code"] == "still_running", w
+assert "its owner process is gone" in w["structuredContent"]["error"]["message"], w
+assert w["structuredContent"]["error"]["details"]["owner_alive"] is False, w
+assert time.time() - t0 < 15, "wait under --read-only waited for an owner that is gone"
+print("ok")
+PY
+[ "$(cat "$tmp/mcp.out")" = ok ] || fail "mcp --read-only: $(cat "$tmp/mcp.out")"
+state > "$tmp/after"
+diff "$tmp/before" "$tmp/after" > "$tmp/diff" || fail "cko mcp --read-only wrote to the store: $(cat "$tmp/diff")"
+
 # The explicit step: status declares it lost, writing its result (and ledger line), nothing else.
 expect_rc 3 "$CKO" status "$orphan" --root "$A" --json
 [ "$(field 'd["state"]' < "$A/invocations/$orphan/result.json")" = lost ] || fail "status did not record lost"

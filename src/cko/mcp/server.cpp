@@ -156,6 +156,7 @@ Json Server::resources_list() {
         }
         verbs::Context context;
         context.want_text = false;
+        context.read_only = options_.read_only;
         Json listing;
         try {
             listing = verbs::run_operation(*ls, Json{{"root", root}}, context).document;
@@ -213,6 +214,7 @@ Json Server::resources_read(const Json& params) {
     }
     verbs::Context context;
     context.want_text = false;
+    context.read_only = options_.read_only;
     const Json record = verbs::run_operation(*verbs::find_verb_by_tool_name("show"),
                                              Json{{"root", root}, {"id", id}}, context)
                             .document;
@@ -230,6 +232,7 @@ Json Server::call_tool(const Json& params, const std::shared_ptr<std::atomic<boo
     Json arguments = params.value("arguments", Json::object());
     verbs::Context context;
     context.cancel = cancel.get();
+    context.read_only = options_.read_only;
     auto progress_count = std::make_shared<int>(0);
     if (!progress_token.is_null()) {
         context.progress = [this, progress_token, progress_count](const std::string& line) {

@@ -428,12 +428,14 @@ InvocationStatus cancel_invocation(const store::Store& store, const std::string&
 }
 
 InvocationStatus wait_invocation(const store::Store& store, const std::string& id,
-                                 std::chrono::milliseconds timeout, const std::atomic<bool>* stop) {
+                                 std::chrono::milliseconds timeout, const std::atomic<bool>* stop,
+                                 bool declare_lost) {
     const auto deadline = std::chrono::steady_clock::now() + timeout;
     for (;;) {
-        InvocationStatus st = detect_lost_invocation(store, id);
-        if (st.state != InvocationState::running || std::chrono::steady_clock::now() >= deadline ||
-            (stop != nullptr && stop->load())) {
+        InvocationStatus st =
+            declare_lost ? detect_lost_invocation(store, id) : invocation_status(store, id);
+        if (st.state != InvocationState::running || (!declare_lost && !st.owner_alive) ||
+            std::chrono::steady_clock::now() >= deadline || (stop != nullptr && stop->load())) {
             return st;
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(50));

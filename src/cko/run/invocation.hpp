@@ -153,10 +153,12 @@ struct InvocationStatus {
 [[nodiscard]] InvocationStatus cancel_invocation(const store::Store& store, const std::string& id);
 
 // Polls until the invocation is terminal, `timeout` passes or `stop` is set (then state is still
-// running; stopping a wait leaves the operation alone).
+// running; stopping a wait leaves the operation alone). With `declare_lost` false it only reads:
+// an invocation whose owner is gone is returned at once, still running, owner_alive false.
 [[nodiscard]] InvocationStatus wait_invocation(const store::Store& store, const std::string& id,
                                                std::chrono::milliseconds timeout,
-                                               const std::atomic<bool>* stop = nullptr);
+                                               const std::atomic<bool>* stop = nullptr,
+                                               bool declare_lost = true);
 
 [[nodiscard]] std::vector<std::string> list_invocations(const store::Store& store);
 

@@ -66,7 +66,9 @@ int status_exit(const run::InvocationStatus& st) {
     }
 }
 
-Json list_store(const store::Store& s) {
+// `declare_lost`: ls is a step that declares `lost` (run::detect_lost_invocation), unless the
+// caller allows no writes (Context::read_only).
+Json list_store(const store::Store& s, bool declare_lost) {
     Json out{{"root", s.root().string()},
              {"invocations", Json::array()},
              {"experiments", Json::array()},
@@ -75,7 +77,8 @@ Json list_store(const store::Store& s) {
     for (const auto& id : run::list_invocations(s)) {
         try {
             Json j =
-                run::detect_lost_invocation(s, id).to_json();  // ls is a step that declares `lost`
+                (declare_lost ? run::detect_lost_invocation(s, id) : run::invocation_status(s, id))
+                    .to_json();
             const Json& result = j.value("result", Json());
             std::int64_t t = 0;
             if (result.is_object()) {
@@ -240,8 +243,8 @@ std::string show_text(const Json& j) {
     return printable_json(j) + "\n";
 }
 
-Outcome ls(const Request& r, Context& /*context*/) {
-    const Json j = list_store(store::Store::open(r.text("root")));
+Outcome ls(const Request& r, Context& context) {
+    const Json j = list_store(store::Store::open(r.text("root")), !context.read_only);
     return Outcome{list_text(j), j, 0, {}};
 }
 
@@ -255,10 +258,11 @@ Outcome fsck(const Request& r, Context& /*context*/) {
     return Outcome{report.to_text(), report.to_json(), report.damaged() ? 1 : 0, {}};
 }
 
-Outcome status(const Request& r, Context& /*context*/) {
+Outcome status(const Request& r, Context& context) {
     const store::Store store = store::Store::open(r.text("root"));
     const std::string id = r.text("id");
-    const auto st = run::detect_lost_invocation(store, id);
+    const auto st = context.read_only ? run::invocation_status(store, id)
+                                      : run::detect_lost_invocation(store, id);
     const Json progress =
         st.state == run::InvocationState::running ? eval::comparison_progress(store, id) : Json();
     return Outcome{status_text(st, progress), status_json(st, progress), status_exit(st), {}};
@@ -271,7 +275,15 @@ Outcome wait(const Request& r, Context& context) {
                            ? std::chrono::milliseconds(static_cast<std::int64_t>(timeout * 1000))
                            : std::chrono::milliseconds(std::chrono::hours(24 * 365));
     const store::Store store = store::Store::open(r.text("root"));
-    const auto st = run::wait_invocation(store, id, limit, context.cancel);
+    const auto st = run::wait_invocation(store, id, limit, context.cancel, !context.read_only);
+    if (st.state == run::InvocationState::running && !st.owner_alive && context.read_only) {
+        throw Error(ErrorCode::still_running,
+                    fmt::format("{} has no result and its owner process is gone: it is lost, but "
+                                "nothing is declared under --read-only (`cko status {}` declares "
+                                "it)",
+                                id, id),
+                    status_json(st, Json()));
+    }
     if (st.state == run::InvocationState::running) {
         // Not the operation's timeout: the operation goes on; exit 5 says so.
         throw Error(

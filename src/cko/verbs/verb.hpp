@@ -34,6 +34,10 @@ struct Context {
     std::function<void(const std::string& invocation_id)> announce;  // the invocation exists
     bool want_text = true;
     bool want_document = true;
+    // The caller allows no writes (`cko mcp --read-only`): ls, status and wait report an
+    // invocation whose owner is gone as it stands (running, owner_alive false) instead of
+    // declaring it lost, which writes its result.
+    bool read_only = false;
 
     void report_progress(const std::string& line) const {
         if (progress) {
