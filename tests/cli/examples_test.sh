@@ -19,5 +19,8 @@ for role in ("reference", "candidate"):
     assert s["correctness"]["metrics"]["max_rel_err"] <= 1e-6, s
     assert len(s["primary"]) == 3, s
 ' || fail "unexpected result from $driver"
+  # The call workspace (the materialized snapshots) goes with the call.
+  left=$(ls -d "$tmp"/art/invocations/*/workspace 2>/dev/null || true)
+  [ -z "$left" ] || fail "driver run left its workspace: $left"
 done
 expect_rc 0 "$CKO" fsck --root "$tmp/art"

@@ -230,6 +230,10 @@ assert types.index("driver_session_ready") < types.index("resource_acquired") < 
 PY
 no_survivors slow_start
 
+# Every operation above ended (succeeded, failed or timed out) and took its workspace with it.
+left=$(ls -d "$tmp"/*/art/invocations/*/workspace 2>/dev/null || true)
+[ -z "$left" ] || fail "an operation left its workspace: $left"
+
 # The stores stay consistent (every session log is ledgered) and every record, session events
 # included, validates against schemas/.
 for t in ok hang crash early double never noready badready slow; do expect_rc 0 "$CKO" fsck --root "$tmp/$t/art"; done

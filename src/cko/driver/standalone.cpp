@@ -1,6 +1,7 @@
 // A standalone driver call: the smallest complete use of store + runtime + protocol.
 #include "cko/driver/standalone.hpp"
 
+#include "cko/driver/workspace.hpp"
 #include "cko/run/gpu_lock.hpp"
 #include "cko/store/snapshot.hpp"
 #include "cko/util/files.hpp"
@@ -38,17 +39,13 @@ StandaloneOutcome run_standalone_call(const store::Store& store, const Standalon
     StandaloneOutcome out;
     out.invocation_id = inv.id();
     out.outputs = Json::object();
-    const fs::path workspace = inv.store().root() / store::layout::invocation_workspace(inv.id());
     try {
+        CallWorkspace workspace(store, inv.id());  // gone before the invocation finishes
         Request request = call.request;
         for (std::size_t i = 0; i < snaps.size(); ++i) {
-            const fs::path dest = workspace / request.subjects[i].role;
-            store::materialize_snapshot(store, snaps[i], dest);
-            request.subjects[i].path = dest.string();
+            request.subjects[i].path = workspace.add_subject(request.subjects[i].role, snaps[i]);
         }
-        const fs::path case_dest = workspace / "cases" / (call.request.case_id + ".json");
-        store::materialize_snapshot(store, case_snap, case_dest);
-        request.case_path = case_dest.string();
+        request.case_path = workspace.add_case(call.request.case_id, case_snap);
 
         std::optional<run::GpuLock> lock;
         if (!call.gpu_uuid.empty()) {
@@ -72,7 +69,6 @@ StandaloneOutcome run_standalone_call(const store::Store& store, const Standalon
         out.error = e;
         out.state = run::state_for_error(e);
     }
-    remove_tree_forcibly(workspace);
     inv.finish(out.state, out.error ? out.error->what() : "driver call produced a valid result",
                out.outputs, out.error);
     return out;

@@ -112,20 +112,15 @@ Session::Session(const Target& target, run::Invocation& invocation,
                  const store::Snapshot& reference, std::string reference_label,
                  const std::optional<store::Snapshot>& candidate, std::string candidate_label,
                  Calls calls)
-    : target_(target),
-      invocation_(invocation),
-      workspace_(invocation.store().root() / store::layout::invocation_workspace(invocation.id())) {
-    const store::Store& store = target.store();
-    store::materialize_snapshot(store, reference, workspace_ / "reference");
-    subjects_["reference"] = {std::move(reference_label), (workspace_ / "reference").string()};
+    : target_(target), invocation_(invocation), workspace_(target.store(), invocation.id()) {
+    subjects_["reference"] = {std::move(reference_label),
+                              workspace_.add_subject("reference", reference)};
     if (candidate) {
-        store::materialize_snapshot(store, *candidate, workspace_ / "candidate");
-        subjects_["candidate"] = {std::move(candidate_label), (workspace_ / "candidate").string()};
+        subjects_["candidate"] = {std::move(candidate_label),
+                                  workspace_.add_subject("candidate", *candidate)};
     }
     for (const auto& id : target.spec().case_ids) {
-        const fs::path dest = workspace_ / "cases" / (id + ".json");
-        store::materialize_snapshot(store, target.case_snapshot(id), dest);
-        case_paths_[id] = dest.string();
+        case_paths_[id] = workspace_.add_case(id, target.case_snapshot(id));
     }
     // The session driver starts before the GPU locks: its imports need no GPU, so another
     // operation may use the GPUs meanwhile, and no GPU second is counted for them. A start that
@@ -158,7 +153,6 @@ Session::Session(const Target& target, run::Invocation& invocation,
 // The driver session ends first (while its subjects still exist), then the workspace goes.
 Session::~Session() {
     driver_sessions_.reset();
-    remove_tree_forcibly(workspace_);
 }
 
 SubjectMeasurement Session::judge(const driver::SubjectResult& s) const {

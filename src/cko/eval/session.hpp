@@ -2,6 +2,7 @@
 #pragma once
 
 #include "cko/driver/session_process.hpp"
+#include "cko/driver/workspace.hpp"
 #include "cko/eval/target.hpp"
 #include "cko/run/gpu_set_lock.hpp"
 #include "cko/run/invocation.hpp"
@@ -88,7 +89,7 @@ private:
 
     const Target& target_;
     run::Invocation& invocation_;
-    std::filesystem::path workspace_;
+    driver::CallWorkspace workspace_;  // removed after the driver session (members in reverse)
     std::map<std::string, std::pair<std::string, std::string>> subjects_;  // role -> (label, path)
     std::map<std::string, std::string> case_paths_;
     std::unique_ptr<run::GpuSetLock> locks_;
