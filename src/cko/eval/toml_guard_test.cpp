@@ -23,7 +23,9 @@ TEST(TomlGuard, FuzzCrashInputsAreRefusedByName) {
     for (const auto& [text, code] :
          {std::pair<std::string_view, std::string_view>{"\xEF\xB9\xBFk#9c0Ta", "U+FE7F"},
           {"\xEF\xBB\xBEk#9 kocTa", "U+FEFE"},
-          {"nam\xC3\xA9 = 1\n", "U+00E9"}}) {
+          {"nam\xC3\xA9 = 1\n", "U+00E9"},
+          // A quote that opens no string (after '+'): toml++ classifies the U+00C8 after it.
+          {"xenvapllow=+'ow=o+\xC3\x88+", "U+00C8"}}) {
         const Error e = spec_error(text);
         EXPECT_EQ(e.code(), ErrorCode::invalid_spec);
         EXPECT_NE(std::string(e.what()).find(code), std::string::npos) << e.what();
@@ -31,7 +33,34 @@ TEST(TomlGuard, FuzzCrashInputsAreRefusedByName) {
     }
 }
 
+TEST(TomlGuard, ANonAsciiCharacterAfterABackslashIsRefused) {
+    // fuzz_target_spec: toml++ classified U+FCFF after the backslashes of a multi-line string.
+    for (const auto& [text, where] :
+         {std::pair<std::string_view, std::string_view>{"a = \"x\\\xC3\xA9\"\n", "/t/cko.toml:1:8"},
+          {"a = \"\"\"x\\  \n  \xEF\xB3\xBF\"\"\"\n", "/t/cko.toml:2:3"},
+          {"[\"\"\"_\\\\\\\\\\\\\\\xEF\xB3\xBF\\\"\"\"\"", "/t/cko.toml:1:"}}) {
+        try {
+            refuse_non_ascii_outside_strings(text, "/t/cko.toml");
+            ADD_FAILURE() << "not refused: " << text;
+        } catch (const Error& e) {
+            EXPECT_EQ(e.code(), ErrorCode::invalid_spec);
+            EXPECT_NE(std::string(e.what()).find(where), std::string::npos) << e.what();
+            EXPECT_NE(std::string(e.what()).find("follows a backslash"), std::string::npos)
+                << e.what();
+        }
+    }
+    EXPECT_NO_THROW(
+        refuse_non_ascii_outside_strings("a = \"\"\"x\\\n  y\xC3\xA9\"\"\"\n", "/t/cko.toml"));
+}
+
 TEST(TomlGuard, NonAsciiInStringsAndCommentsIsFine) {
+    // Every place TOML has a string: values, arrays over lines, inline tables, quoted and dotted
+    // keys, table headers.
+    EXPECT_NO_THROW(refuse_non_ascii_outside_strings(
+        "\"k\xC3\xA9\" = 1\na.\"\xC3\xA9\".b = 'x'\n[\"t\xC3\xA9\"]\n"
+        "arr = [\"\xC3\xA9\", '\xC3\xA9',\n  \"\xC3\xA9\"]\n"
+        "inl = { \"\xC3\xA9\" = \"\xC3\xA9\", b = '\xC3\xA9' }\n",
+        "/t/cko.toml"));
     EXPECT_NO_THROW(
         refuse_non_ascii_outside_strings("# caf\xC3\xA9 \xE2\x9D\xA4\xEF\xB8\x8F\n"
                                          "name = \"r\xC3\xA9sum\xC3\xA9 \\\" \xEF\xB9\xBF\"\n"
