@@ -386,5 +386,124 @@ TEST(NumberSuspects, PointsAtNothingInARowOfPlainNumbers) {
     }
 }
 
+// The tokenizer's rules written plainly, a byte at a time: rows, lines set aside, or the error.
+std::string tokenize_plainly(std::string_view text, std::size_t limit) {
+    std::string out;
+    std::size_t pos = 0;
+    const std::size_t size = text.size();
+    const auto check = [&](std::size_t n) {
+        if (n > limit) {
+            throw Error(ErrorCode::field_too_long, "long");
+        }
+    };
+    while (pos < size) {
+        if (text[pos] != '"') {
+            std::size_t end = text.find('\n', pos);
+            end = end == std::string_view::npos ? size : end;
+            std::string_view line = text.substr(pos, end - pos);
+            if (!line.empty() && line.back() == '\r') {
+                line.remove_suffix(1);
+            }
+            if (!line.empty()) {
+                out.append("line[").append(line).append("]\n");
+            }
+            pos = end == size ? size : end + 1;
+            continue;
+        }
+        out += "row:";
+        for (;;) {
+            std::string cell;
+            if (pos < size && text[pos] == '"') {
+                const std::size_t start = pos + 1;
+                std::size_t q = text.find('"', start);
+                if (q == std::string_view::npos) {
+                    throw Error(ErrorCode::truncated_input, "open");
+                }
+                std::size_t piece = start;
+                while (q + 1 < size && text[q + 1] == '"') {
+                    cell.append(text.substr(piece, q + 1 - piece));
+                    piece = q + 2;
+                    check(cell.size());
+                    q = text.find('"', q + 2);
+                    if (q == std::string_view::npos) {
+                        throw Error(ErrorCode::truncated_input, "open");
+                    }
+                }
+                cell.append(text.substr(piece, q - piece));
+                check(cell.size());
+                pos = q + 1;
+            } else {
+                const std::size_t start = pos;
+                while (pos < size && text[pos] != ',' && text[pos] != '\n' && text[pos] != '\r') {
+                    ++pos;
+                }
+                cell = std::string(text.substr(start, pos - start));
+                check(cell.size());
+            }
+            out.append("[").append(cell).append("]");
+            if (pos >= size) {
+                break;
+            }
+            if (text[pos] == ',') {
+                ++pos;
+                continue;
+            }
+            if (text[pos] == '\n' ||
+                (text[pos] == '\r' && pos + 1 < size && text[pos + 1] == '\n')) {
+                pos += text[pos] == '\n' ? 1 : 2;
+                break;
+            }
+            throw Error(ErrorCode::malformed_input, "after");
+        }
+        out += "\n";
+    }
+    return out;
+}
+
+std::string tokenize_fast(std::string_view text, std::size_t limit) {
+    CsvTokenizer tok(text, CsvLimits{limit});
+    CsvRow row;
+    std::string out;
+    std::size_t lines = 0;
+    while (tok.next(row)) {
+        // Lines set aside come in order: print those met before this row first.
+        for (; lines < tok.other_lines().size(); ++lines) {
+            out.append("line[").append(tok.other_lines()[lines]).append("]\n");
+        }
+        out += "row:";
+        for (const std::string_view c : row.cells) {
+            out.append("[").append(c).append("]");
+        }
+        out += "\n";
+    }
+    for (; lines < tok.other_lines().size(); ++lines) {
+        out.append("line[").append(tok.other_lines()[lines]).append("]\n");
+    }
+    return out;
+}
+
+// Random texts of quotes, commas, line breaks and letters, rows long enough to need more room
+// than the first 64 cells: the tokenizer answers as the plain rules do, rows or error.
+TEST(CsvTokenizer, AgreesWithTheRulesReadPlainlyOnRandomText) {
+    std::mt19937 random(11);
+    const std::string alphabet = "\"\"\"\",,,,a\n\rb";
+    for (int round = 0; round < 20000; ++round) {
+        std::string text;
+        const std::size_t n = random() % (round % 10 == 0 ? 600 : 90);
+        for (std::size_t i = 0; i < n; ++i) {
+            text += random() % 4 == 0 ? alphabet[random() % alphabet.size()] : "\",\""[i % 3];
+        }
+        const std::size_t limit = round % 3 == 0 ? 3 : 1000;
+        const auto answer = [&](auto tokenize) {
+            try {
+                return tokenize(text, limit);
+            } catch (const Error& e) {
+                return std::string("error ") + std::string(error_code_name(e.code()));
+            }
+        };
+        ASSERT_EQ(answer(tokenize_fast), answer(tokenize_plainly)) << text;
+    }
+}
+
 }  // namespace
 }  // namespace cko::profile::ncu
