@@ -277,12 +277,12 @@ inline NumberClasses number_classes(const char* p) noexcept {
 // of 63 bytes or more), and sometimes for a number too; it returns the offset to go on from
 // (offsets below it are not reported again). A cell of digits, one grouping of thousands
 // ("1,980,000") and an optional fraction is never reported. Returns false, having reported
-// nothing for certain, when the span's `","` separators are not `cells` - 1 (a cell that is just
-// ","): the caller then checks every cell.
+// nothing for certain, when a cell may be just "," (which looks like a separator between two
+// empty cells): the caller then checks every cell.
 //
 // 64 bytes at a time: byte classes as bitmaps; as no cell holds a quote, every quote is a cell's
-// and every comma between two quotes is a separator unless a cell is ",", which the count of
-// separators finds; each rule of plain_decimal_shape is then a few bit operations looking back
+// and every comma between two quotes is a separator unless a cell is ",", which the spacing of
+// the separators finds; each rule of plain_decimal_shape is then a few bit operations looking back
 // at most 4 bytes (the previous block's bits carried) and the digits after a dot are followed to
 // their end by one addition carried from block to block. A raw page's 550 number cells per row
 // then cost about what reading them costs, not a check each.
@@ -293,7 +293,9 @@ bool for_each_number_suspect(const char* p, std::size_t n, std::size_t cells, Su
     std::uint64_t prev_comma = 0;
     std::uint64_t prev_dot = 0;
     std::uint64_t carry = 0;  // the fraction's addition, carried
-    std::size_t separators = 0;
+    std::uint64_t prev_separator = 0;
+    std::uint64_t pairs = 0;  // separators two bytes apart: a cell that is just ","
+    std::uint64_t any_separator = 0;
     std::size_t resume = 0;
     const auto back = [](std::uint64_t now, std::uint64_t before, int s) {
         return (now << s) | (before >> (64 - s));
@@ -317,7 +319,8 @@ bool for_each_number_suspect(const char* p, std::size_t n, std::size_t cells, Su
         const std::uint64_t digit = k.digit;
         const std::uint64_t separator =
             k.comma & back(quote, prev_quote, 1) & ((quote >> 1) | (next_quote << 63)) & valid;
-        separators += static_cast<std::size_t>(std::popcount(separator));
+        pairs |= separator & back(separator, prev_separator, 2);
+        any_separator |= separator;
         const std::uint64_t comma = k.comma & ~separator;
         const std::uint64_t dot = k.dot;
         const std::uint64_t d1 = back(digit, prev_digit, 1);
@@ -355,11 +358,14 @@ bool for_each_number_suspect(const char* p, std::size_t n, std::size_t cells, Su
             }
         }
         prev_quote = quote;
+        prev_separator = separator;
         prev_digit = digit;
         prev_comma = comma;
         prev_dot = dot;
     }
-    return separators + 1 == cells;
+    // Two cells' separators are at least 3 bytes apart (`","` and an empty cell's `""`), and a
+    // cell "," sits 2 bytes from the separator before or after it, unless it is the only cell.
+    return pairs == 0 && (cells != 1 || any_separator == 0);
 }
 
 // The quotes of a text in order, one 64-byte block at a time: a block's bitmap is computed once

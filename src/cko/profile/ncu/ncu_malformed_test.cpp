@@ -299,11 +299,27 @@ TEST(NcuUnusual, RowsCheckedByTheBlockAndCellByCellCountTheSameUnmodeledValues) 
     ASSERT_GT(rows.size(), 3u);
     const std::vector<std::string>& header = rows[0];
     ASSERT_EQ(header[1], "Process ID");
-    const std::vector<std::string> odd = {
-        "-1",        "1e5",   "1,23", "1.",  ".5",       "1,2345",
-        "12,345.6",  "1.2.3", "+3",   "n/a", "N/A",      "text, comma",
-        "1,234,567", "0x10",  " 1",   "1 ",  "1,234,56", std::string(70, '1'),
-        "1.5e-3",    ""};
+    const std::vector<std::string> odd = {"-1",
+                                          "1e5",
+                                          "1,23",
+                                          "1.",
+                                          ".5",
+                                          "1,2345",
+                                          "12,345.6",
+                                          "1.2.3",
+                                          "+3",
+                                          "n/a",
+                                          "N/A",
+                                          "text, comma",
+                                          ",",
+                                          "1,234,567",
+                                          "0x10",
+                                          " 1",
+                                          "1 ",
+                                          "1,234,56",
+                                          std::string(70, '1'),
+                                          "1.5e-3",
+                                          ""};
     std::mt19937 random(7);
     for (std::size_t r = 2; r < rows.size(); ++r) {  // rows[1]: the units row
         for (std::size_t c = 11; c < header.size(); ++c) {
