@@ -226,6 +226,148 @@ inline std::uint64_t unusual_text_bits(const char* p, bool high) noexcept {
 #endif
 }
 
+// The bytes of 64 at p that a number check looks at: bit i of each mask for p[i].
+struct NumberClasses {
+    std::uint64_t quote = 0;
+    std::uint64_t digit = 0;
+    std::uint64_t comma = 0;
+    std::uint64_t dot = 0;
+};
+
+inline NumberClasses number_classes_swar(const char* p) noexcept {
+    NumberClasses k;
+    for (int i = 0; i < 64; ++i) {
+        const std::uint64_t bit = std::uint64_t{1} << i;
+        const char c = p[i];
+        k.quote |= c == '"' ? bit : 0;
+        k.digit |= c >= '0' && c <= '9' ? bit : 0;
+        k.comma |= c == ',' ? bit : 0;
+        k.dot |= c == '.' ? bit : 0;
+    }
+    return k;
+}
+
+inline NumberClasses number_classes(const char* p) noexcept {
+#if defined(__SSE2__)
+    NumberClasses k;
+    for (int i = 0; i < 4; ++i) {
+        const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * i));
+        const auto bits = [](__m128i m) {
+            return std::uint64_t{static_cast<std::uint32_t>(_mm_movemask_epi8(m))};
+        };
+        const int shift = 16 * i;
+        k.quote |= bits(_mm_cmpeq_epi8(x, _mm_set1_epi8('"'))) << shift;
+        k.comma |= bits(_mm_cmpeq_epi8(x, _mm_set1_epi8(','))) << shift;
+        k.dot |= bits(_mm_cmpeq_epi8(x, _mm_set1_epi8('.'))) << shift;
+        // Signed compares: bytes above 0x7f are negative, so never digits.
+        k.digit |= bits(_mm_and_si128(_mm_cmpgt_epi8(x, _mm_set1_epi8('0' - 1)),
+                                      _mm_cmplt_epi8(x, _mm_set1_epi8('9' + 1))))
+                   << shift;
+    }
+    return k;
+#else
+    return number_classes_swar(p);
+#endif
+}
+
+// The cells of `"c","c",...,"c"` (the n bytes at p: every cell quoted, none holding "" escapes,
+// as a plain raw row's metric cells are) that may not be numbers: `suspect(offset)` is called with
+// an offset inside or at the closing quote of every cell that is neither empty nor a number as
+// is_ncu_number decides (a sign, an exponent, "n/a", text, a misplaced separator or dot, a cell
+// of 63 bytes or more), and sometimes for a number too; it returns the offset to go on from
+// (offsets below it are not reported again). A cell of digits, one grouping of thousands
+// ("1,980,000") and an optional fraction is never reported. Returns false, having reported
+// nothing for certain, when a cell may be just "," (which looks like a separator between two
+// empty cells): the caller then checks every cell.
+//
+// 64 bytes at a time: byte classes as bitmaps; as no cell holds a quote, every quote is a cell's
+// and every comma between two quotes is a separator unless a cell is ",", which the spacing of
+// the separators finds; each rule of plain_decimal_shape is then a few bit operations looking back
+// at most 4 bytes (the previous block's bits carried) and the digits after a dot are followed to
+// their end by one addition carried from block to block. A raw page's 550 number cells per row
+// then cost about what reading them costs, not a check each.
+template <class Suspect>
+bool for_each_number_suspect(const char* p, std::size_t n, std::size_t cells, Suspect&& suspect) {
+    std::uint64_t prev_quote = 0;
+    std::uint64_t prev_digit = 0;
+    std::uint64_t prev_comma = 0;
+    std::uint64_t prev_dot = 0;
+    std::uint64_t carry = 0;  // the fraction's addition, carried
+    std::uint64_t prev_separator = 0;
+    std::uint64_t pairs = 0;  // separators two bytes apart: a cell that is just ","
+    std::uint64_t any_separator = 0;
+    std::size_t resume = 0;
+    const auto back = [](std::uint64_t now, std::uint64_t before, int s) {
+        return (now << s) | (before >> (64 - s));
+    };
+    for (std::size_t base = 0; base < n; base += 64) {
+        const std::size_t left = n - base;
+        NumberClasses k;
+        std::uint64_t valid = ~std::uint64_t{0};
+        std::uint64_t next_quote = 0;  // whether the byte after the block is a quote
+        if (left > 64) {
+            k = number_classes(p + base);
+            next_quote = p[base + 64] == '"' ? 1 : 0;
+        } else {
+            char tail[64];
+            std::memset(tail, '"', sizeof tail);  // past the end: quotes, never reported
+            std::memcpy(tail, p + base, left);
+            k = number_classes(tail);
+            valid = left == 64 ? valid : (std::uint64_t{1} << left) - 1;
+        }
+        const std::uint64_t quote = k.quote;
+        const std::uint64_t digit = k.digit;
+        const std::uint64_t separator =
+            k.comma & back(quote, prev_quote, 1) & ((quote >> 1) | (next_quote << 63)) & valid;
+        pairs |= separator & back(separator, prev_separator, 2);
+        any_separator |= separator;
+        const std::uint64_t comma = k.comma & ~separator;
+        const std::uint64_t dot = k.dot;
+        const std::uint64_t d1 = back(digit, prev_digit, 1);
+        // Not a digit, separator, dot or quote: a sign, an exponent, "n/a", text.
+        std::uint64_t v = ~(digit | k.comma | dot | quote);
+        // A separator: after a digit, not after four; then three digits and a separator, the
+        // dot or the cell's end.
+        v |= comma & (~d1 | (back(digit, prev_digit, 2) & back(digit, prev_digit, 3) &
+                             back(digit, prev_digit, 4)));
+        v |=
+            (back(comma, prev_comma, 1) | back(comma, prev_comma, 2) | back(comma, prev_comma, 3)) &
+            ~digit;
+        v |= back(comma, prev_comma, 4) & ~(comma | dot | quote);
+        // The dot: after a digit, before one, and only digits from there to the cell's end.
+        const std::uint64_t d_after = back(dot, prev_dot, 1);
+        v |= dot & ~d1;
+        v |= d_after & ~digit;
+        std::uint64_t sum = 0;
+        std::uint64_t sum2 = 0;
+        const bool over = __builtin_add_overflow(digit, d_after, &sum);
+        const bool over2 = __builtin_add_overflow(sum, carry, &sum2);
+        carry = over || over2 ? 1 : 0;
+        v |= sum2 & ~digit & ~quote;  // where a dot's digits end
+        // A cell of 63 bytes or more holds a whole 32-byte half without quotes.
+        v |= std::uint64_t{(quote & 0xffffffffULL) == 0} | std::uint64_t{(quote >> 32) == 0} << 32;
+        v &= valid;
+        if (resume > base) {
+            v &= resume - base >= 64 ? 0 : ~std::uint64_t{0} << (resume - base);
+        }
+        while (v != 0) {
+            const std::size_t at = base + static_cast<std::size_t>(std::countr_zero(v));
+            v &= v - 1;
+            if (at >= resume) {
+                resume = suspect(at);
+            }
+        }
+        prev_quote = quote;
+        prev_separator = separator;
+        prev_digit = digit;
+        prev_comma = comma;
+        prev_dot = dot;
+    }
+    // Two cells' separators are at least 3 bytes apart (`","` and an empty cell's `""`), and a
+    // cell "," sits 2 bytes from the separator before or after it, unless it is the only cell.
+    return pairs == 0 && (cells != 1 || any_separator == 0);
+}
+
 // The quotes of a text in order, one 64-byte block at a time: a block's bitmap is computed once
 // and each quote then costs a bit scan and a bit clear. A raw page has a quote every four bytes
 // or so; this replaces one search per cell. Invariant kept by the caller: every quote before the

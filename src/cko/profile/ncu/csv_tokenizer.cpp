@@ -114,6 +114,24 @@ void CsvTokenizer::read_row(CsvRow& row) {
             cells_.resize(room);
             cells = cells_.data();
         }
+        // The common cell first: quoted, no "" inside, a comma after. Nothing is taken until
+        // the cell is known to be one, so anything else (an escape, the row's last cell, an
+        // open quote, a long cell) is read below from the same place, as it was.
+        while (count != room && pos < size && data[pos] == '"') {
+            byte_scan::QuoteCursor ahead = quotes;
+            (void)ahead.pop();  // the opening quote, at pos
+            const std::size_t quote = ahead.pop();
+            if (quote + 1 >= size || data[quote + 1] != ',' ||
+                quote - pos > limits_.max_field_bytes) {
+                break;
+            }
+            cells[count++] = std::string_view(data + pos + 1, quote - pos - 1);
+            quotes = ahead;
+            pos = quote + 2;
+        }
+        if (count == room) {
+            continue;
+        }
         if (pos < size && data[pos] == '"') {
             const std::size_t start = pos + 1;
             (void)quotes.pop();  // the opening quote, at pos

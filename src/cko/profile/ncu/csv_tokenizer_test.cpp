@@ -1,9 +1,14 @@
 // The tokenizer: quoting, escapes, line endings and the lines it sets aside.
 #include "cko/profile/ncu/csv_tokenizer.hpp"
 
+#include "cko/profile/ncu/ncu_metrics.hpp"
 #include "cko/util/error.hpp"
 
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <random>
 
 namespace cko::profile::ncu {
 namespace {
@@ -240,6 +245,263 @@ TEST(CopyJsonPlain, CopiesExactlyTheSpansWithoutBackslashesOrControlBytes) {
                 }
             }
         }
+    }
+}
+
+TEST(NumberClasses, VectorAndWordVersionsAgreeOnEveryByte) {
+    std::array<char, 64> block{};
+    for (int start = 0; start < 256; start += 64) {
+        for (std::size_t i = 0; i < 64; ++i) {
+            block[i] = static_cast<char>(start + static_cast<int>(i));
+        }
+        const byte_scan::NumberClasses a = byte_scan::number_classes(block.data());
+        const byte_scan::NumberClasses b = byte_scan::number_classes_swar(block.data());
+        EXPECT_EQ(a.quote, b.quote);
+        EXPECT_EQ(a.digit, b.digit);
+        EXPECT_EQ(a.comma, b.comma);
+        EXPECT_EQ(a.dot, b.dot);
+    }
+}
+
+// Cells of `"c","c",...` and the cells for_each_number_suspect points at.
+struct SuspectRun {
+    std::string span;
+    std::vector<std::size_t> starts;  // each cell's first byte in span
+    std::vector<bool> reported;
+};
+
+SuspectRun run_suspects(const std::vector<std::string>& cells, std::size_t lead) {
+    SuspectRun r;
+    // `lead` bytes before the span, so that cells fall across 64-byte blocks every way.
+    std::string text(lead, 'x');
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+        text += i == 0 ? "\"" : ",\"";
+        r.starts.push_back(text.size() - lead);
+        text += cells[i];
+        text += '"';
+    }
+    r.span = text.substr(lead);
+    r.reported.assign(cells.size(), false);
+    const bool checked = byte_scan::for_each_number_suspect(
+        text.data() + lead, r.span.size(), cells.size(), [&](std::size_t at) {
+            EXPECT_LT(at, r.span.size());
+            const auto after = std::upper_bound(r.starts.begin() + 1, r.starts.end(), at);
+            const auto cell = static_cast<std::size_t>(after - 1 - r.starts.begin());
+            r.reported[cell] = true;
+            return r.starts[cell] + cells[cell].size() + 3;
+        });
+    // Told the count of separators is wrong: every cell is to be checked.
+    const bool comma_cell = std::find(cells.begin(), cells.end(), ",") != cells.end();
+    EXPECT_EQ(checked, !comma_cell);
+    if (!checked) {
+        r.reported.assign(cells.size(), true);
+    }
+    return r;
+}
+
+// Every cell that is neither empty nor a number (as is_ncu_number decides) is pointed at, with
+// cells made of the bytes numbers are made of, in every arrangement near the rules' edges: signs,
+// exponents, misplaced separators and dots, long cells, text.
+TEST(NumberSuspects, PointsAtEveryCellThatIsNotANumber) {
+    std::mt19937 random(20251201);
+    const std::string alphabet = "0123456789,,..-+eE a/\"";
+    const std::vector<std::string> pieces = {"1,980,000",
+                                             "2,230",
+                                             "52.88",
+                                             "0",
+                                             "384",
+                                             "n/a",
+                                             "-1",
+                                             "1e5",
+                                             "1,23",
+                                             "1.",
+                                             ".5",
+                                             "1,2345",
+                                             ",",
+                                             ",,",
+                                             "1,",
+                                             ",1",
+                                             "12,345.6",
+                                             "1.2.3",
+                                             "1,234.5,6",
+                                             "1234,567",
+                                             "+3",
+                                             "NVIDIA H200",
+                                             "",
+                                             std::string(62, '7'),
+                                             std::string(63, '7'),
+                                             std::string(64, '7'),
+                                             std::string(65, '7'),
+                                             "1," + std::string(60, '0'),
+                                             "0." + std::string(70, '5')};
+    std::size_t not_numbers = 0;
+    for (int round = 0; round < 4000; ++round) {
+        std::vector<std::string> cells;
+        const int count = 1 + static_cast<int>(random() % 12);
+        for (int c = 0; c < count; ++c) {
+            std::string cell;
+            if (random() % 2 == 0) {
+                cell = pieces[random() % pieces.size()];
+            } else {
+                const std::size_t n = random() % 12;
+                for (std::size_t i = 0; i < n; ++i) {
+                    // Mostly digits, the rest the bytes that make a number wrong.
+                    cell += random() % 3 != 0 ? static_cast<char>('0' + random() % 10)
+                                              : alphabet[10 + random() % (alphabet.size() - 11)];
+                }
+            }
+            cells.push_back(cell);
+        }
+        const SuspectRun r = run_suspects(cells, random() % 64);
+        for (std::size_t c = 0; c < cells.size(); ++c) {
+            if (!cells[c].empty() && !is_ncu_number(cells[c])) {
+                ++not_numbers;
+                EXPECT_TRUE(r.reported[c]) << "cell " << c << " '" << cells[c] << "' of " << r.span;
+            }
+        }
+    }
+    EXPECT_GT(not_numbers, 4000u);
+}
+
+// Rows of the numbers a raw page holds are not looked at one by one.
+TEST(NumberSuspects, PointsAtNothingInARowOfPlainNumbers) {
+    const std::vector<std::string> numbers = {"1,980,000",
+                                              "2,230",
+                                              "52.88",
+                                              "0",
+                                              "384",
+                                              "",
+                                              "590,680,286",
+                                              "100",
+                                              "0.01",
+                                              "123,456.75",
+                                              std::string(31, '9')};
+    for (std::size_t lead = 0; lead < 64; ++lead) {
+        std::vector<std::string> cells;
+        for (std::size_t i = 0; i < 200; ++i) {
+            cells.push_back(numbers[(i * 7 + lead) % numbers.size()]);
+        }
+        const SuspectRun r = run_suspects(cells, lead);
+        EXPECT_EQ(std::count(r.reported.begin(), r.reported.end(), true), 0) << lead;
+    }
+}
+
+// The tokenizer's rules written plainly, a byte at a time: rows, lines set aside, or the error.
+std::string tokenize_plainly(std::string_view text, std::size_t limit) {
+    std::string out;
+    std::size_t pos = 0;
+    const std::size_t size = text.size();
+    const auto check = [&](std::size_t n) {
+        if (n > limit) {
+            throw Error(ErrorCode::field_too_long, "long");
+        }
+    };
+    while (pos < size) {
+        if (text[pos] != '"') {
+            std::size_t end = text.find('\n', pos);
+            end = end == std::string_view::npos ? size : end;
+            std::string_view line = text.substr(pos, end - pos);
+            if (!line.empty() && line.back() == '\r') {
+                line.remove_suffix(1);
+            }
+            if (!line.empty()) {
+                out.append("line[").append(line).append("]\n");
+            }
+            pos = end == size ? size : end + 1;
+            continue;
+        }
+        out += "row:";
+        for (;;) {
+            std::string cell;
+            if (pos < size && text[pos] == '"') {
+                const std::size_t start = pos + 1;
+                std::size_t q = text.find('"', start);
+                if (q == std::string_view::npos) {
+                    throw Error(ErrorCode::truncated_input, "open");
+                }
+                std::size_t piece = start;
+                while (q + 1 < size && text[q + 1] == '"') {
+                    cell.append(text.substr(piece, q + 1 - piece));
+                    piece = q + 2;
+                    check(cell.size());
+                    q = text.find('"', q + 2);
+                    if (q == std::string_view::npos) {
+                        throw Error(ErrorCode::truncated_input, "open");
+                    }
+                }
+                cell.append(text.substr(piece, q - piece));
+                check(cell.size());
+                pos = q + 1;
+            } else {
+                const std::size_t start = pos;
+                while (pos < size && text[pos] != ',' && text[pos] != '\n' && text[pos] != '\r') {
+                    ++pos;
+                }
+                cell = std::string(text.substr(start, pos - start));
+                check(cell.size());
+            }
+            out.append("[").append(cell).append("]");
+            if (pos >= size) {
+                break;
+            }
+            if (text[pos] == ',') {
+                ++pos;
+                continue;
+            }
+            if (text[pos] == '\n' ||
+                (text[pos] == '\r' && pos + 1 < size && text[pos + 1] == '\n')) {
+                pos += text[pos] == '\n' ? 1 : 2;
+                break;
+            }
+            throw Error(ErrorCode::malformed_input, "after");
+        }
+        out += "\n";
+    }
+    return out;
+}
+
+std::string tokenize_fast(std::string_view text, std::size_t limit) {
+    CsvTokenizer tok(text, CsvLimits{limit});
+    CsvRow row;
+    std::string out;
+    std::size_t lines = 0;
+    while (tok.next(row)) {
+        // Lines set aside come in order: print those met before this row first.
+        for (; lines < tok.other_lines().size(); ++lines) {
+            out.append("line[").append(tok.other_lines()[lines]).append("]\n");
+        }
+        out += "row:";
+        for (const std::string_view c : row.cells) {
+            out.append("[").append(c).append("]");
+        }
+        out += "\n";
+    }
+    for (; lines < tok.other_lines().size(); ++lines) {
+        out.append("line[").append(tok.other_lines()[lines]).append("]\n");
+    }
+    return out;
+}
+
+// Random texts of quotes, commas, line breaks and letters, rows long enough to need more room
+// than the first 64 cells: the tokenizer answers as the plain rules do, rows or error.
+TEST(CsvTokenizer, AgreesWithTheRulesReadPlainlyOnRandomText) {
+    std::mt19937 random(11);
+    const std::string alphabet = "\"\"\"\",,,,a\n\rb";
+    for (int round = 0; round < 20000; ++round) {
+        std::string text;
+        const std::size_t n = random() % (round % 10 == 0 ? 600 : 90);
+        for (std::size_t i = 0; i < n; ++i) {
+            text += random() % 4 == 0 ? alphabet[random() % alphabet.size()] : "\",\""[i % 3];
+        }
+        const std::size_t limit = round % 3 == 0 ? 3 : 1000;
+        const auto answer = [&](auto tokenize) {
+            try {
+                return tokenize(text, limit);
+            } catch (const Error& e) {
+                return std::string("error ") + std::string(error_code_name(e.code()));
+            }
+        };
+        ASSERT_EQ(answer(tokenize_fast), answer(tokenize_plainly)) << text;
     }
 }
 

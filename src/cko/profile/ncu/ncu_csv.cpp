@@ -267,7 +267,7 @@ private:
             }
             const std::size_t launch = builder_.add_launch(launch_identity(row_.cells, columns_));
             report_.launches[launch].metric_rows.push_back(row_.offset);
-            builder_.add_raw_row(launch, row_.cells, layout, row_.offset);
+            builder_.add_raw_row(launch, row_.cells, layout, row_.offset, row_.plain);
             if (row_.plain && side_by_side) {
                 note_raw_values(report_.launches[launch], metric_columns);
             }

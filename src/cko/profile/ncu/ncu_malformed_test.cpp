@@ -1,5 +1,7 @@
 // Damaged or unusual exports: each gives its own error code and says where, or parses as it should.
+#include "cko/profile/ncu/csv_tokenizer.hpp"
 #include "cko/profile/ncu/ncu_csv.hpp"
+#include "cko/profile/ncu/ncu_metrics.hpp"
 #include "cko/util/error.hpp"
 #include "cko/util/files.hpp"
 #include "cko/util/sha256.hpp"
@@ -8,6 +10,7 @@
 
 #include <unistd.h>
 #include <filesystem>
+#include <random>
 
 namespace cko::profile::ncu {
 namespace {
@@ -278,6 +281,81 @@ TEST(NcuMalformed, ReadingAFileAnswersAsParsingItsText) {
         EXPECT_EQ(from_file, from_text);
     }
     std::filesystem::remove(path);
+}
+
+// A raw row whose cells are all quoted has its metric cells checked 64 bytes at a time
+// (ReportBuilder::add_raw_row); any other row cell by cell. Both must count and list the same
+// unmodeled values, in the same order: the fixture with values that are not numbers, or nearly
+// are, put in the unmodelled columns, read with every cell quoted and with one identity cell
+// unquoted (which sends each row the cell-by-cell way).
+TEST(NcuUnusual, RowsCheckedByTheBlockAndCellByCellCountTheSameUnmodeledValues) {
+    const std::string text = raw_text();
+    CsvTokenizer tok(text);
+    CsvRow row;
+    std::vector<std::vector<std::string>> rows;
+    while (tok.next(row)) {
+        rows.emplace_back(row.cells.begin(), row.cells.end());
+    }
+    ASSERT_GT(rows.size(), 3u);
+    const std::vector<std::string>& header = rows[0];
+    ASSERT_EQ(header[1], "Process ID");
+    const std::vector<std::string> odd = {"-1",
+                                          "1e5",
+                                          "1,23",
+                                          "1.",
+                                          ".5",
+                                          "1,2345",
+                                          "12,345.6",
+                                          "1.2.3",
+                                          "+3",
+                                          "n/a",
+                                          "N/A",
+                                          "text, comma",
+                                          ",",
+                                          "1,234,567",
+                                          "0x10",
+                                          " 1",
+                                          "1 ",
+                                          "1,234,56",
+                                          std::string(70, '1'),
+                                          "1.5e-3",
+                                          ""};
+    std::mt19937 random(7);
+    for (std::size_t r = 2; r < rows.size(); ++r) {  // rows[1]: the units row
+        for (std::size_t c = 11; c < header.size(); ++c) {
+            if (classify_metric("", header[c]).kind == MetricMeaning::Kind::none &&
+                random() % 8 == 0) {
+                rows[r][c] = odd[random() % odd.size()];
+            }
+        }
+    }
+    const auto write = [&](bool quote_process_id) {
+        std::string out;
+        for (std::size_t r = 0; r < rows.size(); ++r) {
+            for (std::size_t c = 0; c < rows[r].size(); ++c) {
+                out += c == 0 ? "" : ",";
+                const bool quoted = quote_process_id || r < 2 || c != 1;
+                out += quoted ? "\"" + rows[r][c] + "\"" : rows[r][c];
+            }
+            out += '\n';
+        }
+        return out;
+    };
+    const NcuReport block = parse_ncu_csv(write(true));
+    const NcuReport cells = parse_ncu_csv(write(false));
+    ASSERT_EQ(block.launches.size(), cells.launches.size());
+    std::size_t unmodeled = 0;
+    for (std::size_t i = 0; i < block.launches.size(); ++i) {
+        EXPECT_EQ(block.launches[i].unmodeled, cells.launches[i].unmodeled) << i;
+        unmodeled += block.launches[i].unmodeled;
+    }
+    EXPECT_GT(unmodeled, 7 * 30u);
+    ASSERT_EQ(block.unmodeled.size(), cells.unmodeled.size());
+    for (std::size_t i = 0; i < block.unmodeled.size(); ++i) {
+        EXPECT_EQ(block.unmodeled[i].name, cells.unmodeled[i].name) << i;
+        EXPECT_EQ(block.unmodeled[i].value, cells.unmodeled[i].value) << i;
+    }
+    EXPECT_EQ(report_to_json(block).dump(), report_to_json(cells).dump());
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Rows → launches → facts, with the unit checks that make a fact trustworthy.
 #include "cko/profile/ncu/report_builder.hpp"
 
+#include "cko/profile/ncu/byte_scan.hpp"
 #include "cko/util/error.hpp"
 
 #include <fmt/format.h>
@@ -142,22 +143,80 @@ void ReportBuilder::add_metric(std::size_t launch, std::uint32_t key, std::uint3
 
 void ReportBuilder::set_raw_layout(const MetricLayout& layout) {
     raw_plain_.resize(layout.columns.size());
+    raw_special_.clear();
+    raw_side_by_side_ = !layout.columns.empty();
     for (std::size_t m = 0; m < layout.columns.size(); ++m) {
         raw_plain_[m] = keys_[layout.keys[m]].meaning.kind == MetricMeaning::Kind::none &&
                         unit_conversions_[layout.units[m]].has_value();
+        if (raw_plain_[m] == 0) {
+            raw_special_.push_back(static_cast<std::uint32_t>(m));
+        }
+        raw_side_by_side_ = raw_side_by_side_ && layout.columns[m] == layout.columns.front() + m;
+    }
+}
+
+void ReportBuilder::note_if_not_number(std::size_t launch, std::uint32_t key, std::uint32_t unit,
+                                       std::string_view value) {
+    if (!value.empty() && !is_ncu_number(value) && !is_not_available(value)) {
+        note_unmodeled(launch, key, unit, value);
     }
 }
 
 void ReportBuilder::add_raw_row(std::size_t launch, std::span<const std::string_view> cells,
-                                const MetricLayout& layout, std::size_t row_offset) {
+                                const MetricLayout& layout, std::size_t row_offset, bool plain) {
     report_.launches[launch].metric_count += layout.columns.size();
     if (raw_plain_.size() != layout.columns.size()) {
         set_raw_layout(layout);
     }
+    const std::size_t columns = layout.columns.size();
+    if (plain && raw_side_by_side_) {
+        // One span `"v","v",...,"v"`: only the cells the block check points at are looked at
+        // one by one, merged in column order with the columns add_modeled reads (so the report's
+        // unmodeled list keeps its order).
+        const std::string_view* const metric = cells.data() + layout.columns.front();
+        const char* const span = metric[0].data() - 1;
+        const std::string_view last = metric[columns - 1];
+        const auto size = static_cast<std::size_t>(last.data() + last.size() + 1 - span);
+        suspects_.clear();
+        const bool checked =
+            byte_scan::for_each_number_suspect(span, size, columns, [&](std::size_t at) {
+                const char* const c = span + at;
+                const std::string_view* const after = std::upper_bound(
+                    metric + 1, metric + columns, c,
+                    [](const char* x, std::string_view v) { return x < v.data(); });
+                const auto m = static_cast<std::uint32_t>(after - 1 - metric);
+                if (suspects_.empty() || suspects_.back() != m) {
+                    suspects_.push_back(m);
+                }
+                // On from the next cell's first byte (past `","`).
+                return static_cast<std::size_t>(metric[m].data() + metric[m].size() + 3 - span);
+            });
+        if (!checked) {  // a cell that is just ",": every cell is checked
+            suspects_.resize(columns);
+            for (std::uint32_t m = 0; m < columns; ++m) {
+                suspects_[m] = m;
+            }
+        }
+        std::size_t s = 0;
+        const auto check_suspects_before = [&](std::size_t end) {
+            for (; s < suspects_.size() && suspects_[s] < end; ++s) {
+                const std::uint32_t m = suspects_[s];
+                if (raw_plain_[m] != 0) {
+                    note_if_not_number(launch, layout.keys[m], layout.units[m], metric[m]);
+                }
+            }
+        };
+        for (const std::uint32_t m : raw_special_) {
+            check_suspects_before(m);
+            add_modeled(launch, layout.keys[m], layout.units[m], metric[m], row_offset);
+        }
+        check_suspects_before(columns);
+        return;
+    }
     const std::string_view text = report_.text;
     // Values that are views of the text with 8 bytes after their start take the word-wide check.
     const char* const padded_end = text.size() >= 8 ? text.data() + text.size() - 8 : text.data();
-    for (std::size_t m = 0; m < layout.columns.size(); ++m) {
+    for (std::size_t m = 0; m < columns; ++m) {
         const std::uint32_t key = layout.keys[m];
         const std::uint32_t unit = layout.units[m];
         const std::string_view value = cells[layout.columns[m]];
