@@ -54,17 +54,78 @@ void refuse_non_ascii_outside_strings(std::string_view text,
             fmt::format("{}: the character U+{:04X} {}", where, code_point_at(text, at), what),
             {{"field", where}, {"fix", std::string(fix)}});
     };
-    // A quote opens a string only where TOML has one: a value (after '=', '[', ',' or '{', or at
-    // the start of a line inside an array) or a quoted key (at the start of a line, after '.', '['
-    // or '{' / ','). Elsewhere (`x = +'é'`) toml++ reads the quote as part of a bare value and
-    // classifies what follows, so what follows is outside a string here too.
-    char before = '\0';  // the last non-blank character of this line outside strings, or '\0'
-    const auto string_may_start = [&] {
-        return before == '\0' || before == '=' || before == '[' || before == ',' || before == '{' ||
-               before == '.';
+    // A quote opens a string only where TOML has one: not inside a bare token. toml++ reads a
+    // bare value (`+o='é`, `1."é"`, `+['é`) up to a value terminator (a blank, ',', ']', '}', '#',
+    // a newline) and classifies every character on the way, quotes included; so a quote inside
+    // one opens nothing here either, and what follows is outside a string. A bare key ends at '.'
+    // and '=' too; a bare value does not. `value` says whether the line's key has had its '='.
+    bool bare = false;   // inside a bare key or value token
+    bool value = false;  // past the key's '=' (or inside an array)
+    std::string nest;    // open '[' (array), '{' (inline table), 'h' (table header)
+    const auto string_may_start = [&] { return !bare; };
+    const auto structure = [&](char c) {  // a character outside strings, comments and blanks
+        const bool in_array = !nest.empty() && nest.back() == '[';
+        if (bare && value) {
+            if (c == ',' || c == ']' || c == '}') {
+                bare = false;  // a value terminator, then read as structure below
+            } else {
+                return;  // part of the bare value ('=', '.', '[', '{', quotes, ...)
+            }
+        }
+        if (bare && !value && (c == '.' || c == '=' || c == ']')) {
+            bare = false;  // a bare key ends
+        }
+        if (bare) {
+            return;
+        }
+        switch (c) {
+        case '=':
+            if (value) {
+                bare = true;  // `x = = ...`: toml++ reads on as a value
+            }
+            value = true;
+            break;
+        case '[':
+            if (!value && nest.empty()) {
+                nest.push_back('h');  // a table header: keys inside
+            } else if (!value && nest.back() == 'h') {
+                nest.push_back('h');  // [[array of tables]]
+            } else {
+                nest.push_back('[');
+                value = true;
+            }
+            break;
+        case '{':
+            nest.push_back('{');
+            value = false;  // a key first
+            break;
+        case ']':
+        case '}':
+            if (!nest.empty()) {
+                nest.pop_back();
+            }
+            value = !nest.empty() && nest.back() != 'h' ? nest.back() == '[' : value;
+            break;
+        case ',':
+            value = in_array;  // the next array element, or the next key of an inline table
+            break;
+        case '.':
+            break;  // a dotted key's dot (a value's is inside its bare token)
+        default:
+            bare = true;
+        }
     };
     const auto starts = [&](std::size_t i, std::string_view s) {
         return text.substr(i, s.size()) == s;
+    };
+    // A multi-line string's closing delimiter at i may come after up to two more quotes of the
+    // string (`""""` is a `"` and the delimiter): the index of its last quote.
+    const auto closing_end = [&](std::size_t i, char quote) {
+        std::size_t end = i + 2;
+        for (int extra = 0; extra < 2 && end + 1 < text.size() && text[end + 1] == quote; ++extra) {
+            ++end;
+        }
+        return end;
     };
     for (std::size_t i = 0; i < text.size(); ++i) {
         const char c = text[i];
@@ -73,7 +134,11 @@ void refuse_non_ascii_outside_strings(std::string_view text,
             line_start = i + 1;
             if (state == State::normal || state == State::comment || state == State::basic ||
                 state == State::literal) {
-                before = '\0';
+                bare = false;
+                if (nest.empty() || nest.back() == 'h') {
+                    nest.clear();
+                    value = false;  // a new line's key
+                }
             }
             if (state == State::comment || state == State::basic || state == State::literal) {
                 state = State::normal;  // single-line forms end at the line (toml++ reports that)
@@ -98,8 +163,11 @@ void refuse_non_ascii_outside_strings(std::string_view text,
                 refuse(i, "is outside a string or comment; TOML allows only ASCII there",
                        "quote the text (\"...\") or move it into a # comment");
             }
-            if (c != ' ' && c != '\t' && c != '\r' && state == State::normal) {
-                before = c;
+            if (c != ' ' && c != '\t' && c != '\r' && c != '#' && state == State::normal &&
+                static_cast<unsigned char>(c) < 0x80) {
+                structure(c);
+            } else if ((c == ' ' || c == '\t' || c == '\r') && state == State::normal) {
+                bare = false;  // a blank ends a bare token
             }
             break;
         case State::basic:
@@ -123,24 +191,20 @@ void refuse_non_ascii_outside_strings(std::string_view text,
                 ++i;  // the next byte is never a closing quote
             } else if (state == State::basic && c == '"') {
                 state = State::normal;
-                before = '"';
             } else if (state == State::multi_basic && starts(i, "\"\"\"")) {
                 state = State::normal;
-                before = '"';
-                i += 2;
+                i = closing_end(i, '"');
             }
             break;
         case State::literal:
             if (c == '\'') {
                 state = State::normal;
-                before = '\'';
             }
             break;
         case State::multi_literal:
             if (starts(i, "'''")) {
                 state = State::normal;
-                before = '\'';
-                i += 2;
+                i = closing_end(i, '\'');
             }
             break;
         case State::comment:

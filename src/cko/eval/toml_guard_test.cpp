@@ -25,7 +25,14 @@ TEST(TomlGuard, FuzzCrashInputsAreRefusedByName) {
           {"\xEF\xBB\xBEk#9 kocTa", "U+FEFE"},
           {"nam\xC3\xA9 = 1\n", "U+00E9"},
           // A quote that opens no string (after '+'): toml++ classifies the U+00C8 after it.
-          {"xenvapllow=+'ow=o+\xC3\x88+", "U+00C8"}}) {
+          {"xenvapllow=+'ow=o+\xC3\x88+", "U+00C8"},
+          // ... and one after a second '=' inside a bare value (toml++ reads on through it).
+          {"lo=+ozdzdnveo='ow+\xD5\x9E++'", "U+055E"},
+          {"x = 1.\"\xC3\xA9\"\n", "U+00E9"},
+          {"x = +['\xC3\xA9'\n", "U+00E9"},
+          // `""""` closes a multi-line string with one quote of it: what follows is outside.
+          {"lo=[\"\"\"\"\"\"\"\xEF\xB3\xBF", "U+FCFF"},
+          {"lo='''a'''''\xC3\xA9", "U+00E9"}}) {
         const Error e = spec_error(text);
         EXPECT_EQ(e.code(), ErrorCode::invalid_spec);
         EXPECT_NE(std::string(e.what()).find(code), std::string::npos) << e.what();
