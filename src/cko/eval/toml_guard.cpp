@@ -62,7 +62,6 @@ void refuse_non_ascii_outside_strings(std::string_view text,
     bool bare = false;   // inside a bare key or value token
     bool value = false;  // past the key's '=' (or inside an array)
     std::string nest;    // open '[' (array), '{' (inline table), 'h' (table header)
-    const auto string_may_start = [&] { return !bare; };
     const auto structure = [&](char c) {  // a character outside strings, comments and blanks
         const bool in_array = !nest.empty() && nest.back() == '[';
         if (bare && value) {
@@ -149,15 +148,15 @@ void refuse_non_ascii_outside_strings(std::string_view text,
         case State::normal:
             if (c == '#') {
                 state = State::comment;
-            } else if (string_may_start() && starts(i, "\"\"\"")) {
+            } else if (!bare && starts(i, "\"\"\"")) {
                 state = State::multi_basic;
                 i += 2;
-            } else if (string_may_start() && starts(i, "'''")) {
+            } else if (!bare && starts(i, "'''")) {
                 state = State::multi_literal;
                 i += 2;
-            } else if (string_may_start() && c == '"') {
+            } else if (!bare && c == '"') {
                 state = State::basic;
-            } else if (string_may_start() && c == '\'') {
+            } else if (!bare && c == '\'') {
                 state = State::literal;
             } else if (static_cast<unsigned char>(c) >= 0x80) {
                 refuse(i, "is outside a string or comment; TOML allows only ASCII there",

@@ -6,14 +6,10 @@
 #include "cko/util/error.hpp"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <limits>
 #include <map>
-#include <set>
-#include <tuple>
 #include <unordered_map>
-#include <unordered_set>
 
 namespace cko::timeline {
 using sweep_detail::PartInput;
