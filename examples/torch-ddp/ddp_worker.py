@@ -5,7 +5,7 @@ Reads the job file (subjects in order, samples, the case), and for every subject
 from the case's seed, wraps it with the subject's ddp_config.wrap(), trains check_steps steps on fixed
 batches and keeps the loss (the correctness evidence), then takes `samples` timed samples, subject after
 subject in the job's order (sample i of every subject back to back: pair i). A sample is the mean wall
-time of steps_per_sample training steps between barriers (CUDA synchronized). Rank 0 writes the result.
+time of steps_per_sample training steps between barriers (CUDA synchronized). Rank 0 writes the result; then every rank leaves at once (os._exit).
 """
 import importlib.util
 import json
@@ -110,7 +110,13 @@ def main():
         with open(tmp, "w") as f:
             json.dump(result, f)
         os.replace(tmp, job["result"])
-    dist.destroy_process_group()
+    dist.barrier()  # the result is on disk before any rank leaves
+    # The job is over; nothing a subject built is torn down in here. torch 1.13's gloo ProcessGroup can
+    # deadlock in its destructor (its thread waits for the GIL to free a comm hook's tensor while the main
+    # thread joins it), and a subject's atexit handler or non-daemon thread would hold the rank as well.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """torch-ddp driver (Python SDK): one DistributedDataParallel training job per request, launched with
-`python3 -m torch.distributed.run --nproc_per_node N` (the spelling torch 1.13 and 2.x both accept) (N from the case; NCCL on GPUs, gloo on the CPU).
+`python3 -m torch.distributed.run --nproc_per_node N` on a free local port (spellings torch 1.13 and 2.x
+both accept; N from the case; NCCL on GPUs, gloo on the CPU).
 
 The ranks (ddp_worker.py) time every subject's training steps, paired in the request's order, and train
 each subject check_steps steps from the same initial weights on fixed batches; the driver compares that
@@ -12,9 +13,12 @@ Usage (by cko): python3 driver.py --request <request.json>
 import json
 import os
 import shutil
+import signal
+import socket
 import subprocess
 import sys
 import tempfile
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "sdk", "python"))
@@ -46,29 +50,96 @@ def reference_loss(case, world):
     return loss.item()
 
 
-def launch(job, scratch, nproc, timeout_s):
-    """Runs the ranks; returns rank 0's result. Raises with the launcher's output when it fails."""
+def free_port():
+    """A TCP port on 127.0.0.1 that nothing listens on now (the kernel picks it)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+# Once rank 0 has written the result, the ranks get this long to leave before they are killed.
+EXIT_GRACE_S = 30.0
+
+
+def kill_group(proc):
+    """Ends torchrun, its ranks and whatever they started (one process group, started here)."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    proc.wait()
+
+
+def run_ranks(argv, scratch, env, result_path, timeout_s):
+    """One torchrun: returns (exit code or None when killed after the result, its output).
+
+    torchrun runs in a process group of its own with its output in a file, not a pipe: a rank that never
+    exits (torch 1.13's gloo ProcessGroup deadlocks in its destructor when a Python comm hook left tensors
+    for its thread to free) or a subject's leftover child holding the pipe would otherwise hold the driver
+    past the result. The group is killed on the deadline, EXIT_GRACE_S after the result, and at the end."""
+    log_path = os.path.join(scratch, "torchrun.log")
+    with open(log_path, "w") as log:
+        proc = subprocess.Popen(argv, cwd=scratch, env=env, stdin=subprocess.DEVNULL, stdout=log,
+                                stderr=subprocess.STDOUT, start_new_session=True)
+    deadline, result_seen, code = time.monotonic() + timeout_s, None, None
+    try:
+        while True:
+            try:
+                code = proc.wait(timeout=0.2)
+                break
+            except subprocess.TimeoutExpired:
+                pass
+            now = time.monotonic()
+            if result_seen is None and os.path.exists(result_path):
+                result_seen = now
+            if result_seen is not None and now - result_seen > EXIT_GRACE_S:
+                sys.stderr.write(f"torch-ddp: the ranks had not exited {EXIT_GRACE_S:.0f} s after rank 0 "
+                                 "wrote the result; killed them and kept the result\n")
+                break
+            if now > deadline:
+                kill_group(proc)
+                with open(log_path, errors="replace") as f:
+                    tail = f.read()[-3000:]
+                raise RuntimeError(f"torchrun did not finish within {timeout_s:.0f} s: {tail}")
+    finally:
+        kill_group(proc)  # ranks or their children left behind go with the group
+    with open(log_path, errors="replace") as f:
+        output = f.read()
+    sys.stderr.write(output[-20000:])
+    return code, output
+
+
+def launch(job, scratch, nproc, timeout_s, attempts=3):
+    """Runs the ranks; returns rank 0's result. Raises with the launcher's output when it fails.
+
+    The ranks meet at a port chosen here, not torchrun's --standalone: torch 1.13 spells that as the fixed
+    localhost:29400, so a second job on the host (two drivers at once, another user's torchrun) joined the
+    first one's rendezvous and waited for ever. A static rendezvous on a free port fails fast instead when
+    the port is taken between choosing and binding it; that is retried with another port."""
     job_path = os.path.join(scratch, "job.json")
     with open(job_path, "w") as f:
         json.dump(job, f)
-    # --redirects/--tee 2 (stderr to a log and the console, stdout untouched): torch 1.13 under Python 3.11
-    # (Debian's python3-torch) cannot parse its own default "0" (Std.from_str gives None for a zero flag).
-    argv = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", str(nproc),
-            "--redirects", "2", "--tee", "2", "--log_dir", os.path.join(scratch, "logs"),
-            os.path.join(HERE, "ddp_worker.py"), job_path]
     env = dict(os.environ, **CHILD_ENV)
-    proc = subprocess.run(argv, cwd=scratch, env=env, capture_output=True, text=True, timeout=timeout_s)
-    if proc.returncode != 0 or not os.path.exists(job["result"]):
-        raise RuntimeError(f"torchrun exited {proc.returncode}: {(proc.stdout + proc.stderr)[-3000:]}")
-    with open(job["result"]) as f:
-        return json.load(f)
+    for attempt in range(attempts):
+        # --redirects/--tee 2 (stderr to a log and the console, stdout untouched): torch 1.13 under Python
+        # 3.11 (Debian's python3-torch) cannot parse its own default "0" (Std.from_str gives None for 0).
+        argv = [sys.executable, "-m", "torch.distributed.run", "--nnodes", "1", "--node_rank", "0",
+                "--master_addr", "127.0.0.1", "--master_port", str(free_port()),
+                "--nproc_per_node", str(nproc), "--redirects", "2", "--tee", "2",
+                "--log_dir", os.path.join(scratch, f"logs-{attempt}"),
+                os.path.join(HERE, "ddp_worker.py"), job_path]
+        code, output = run_ranks(argv, scratch, env, job["result"], timeout_s)
+        if code in (0, None) and os.path.exists(job["result"]):
+            with open(job["result"]) as f:
+                return json.load(f)
+        if "address already in use" not in output.lower() or attempt + 1 == attempts:
+            raise RuntimeError(f"torchrun exited {code}: {output[-3000:]}")
 
 
 class DdpStep(Workload):
     """Each timed call hands the SDK the next step time the ranks measured (primary_value)."""
 
     def setup(self, request):
-        import time
         case = request.case.load_json()
         nproc = int(case["nproc"])
         if torch.cuda.is_available() and torch.cuda.device_count() < nproc:

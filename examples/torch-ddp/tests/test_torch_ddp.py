@@ -2,6 +2,7 @@
 their loss after the check steps matches the float64 single-process reference."""
 import json
 import os
+import socket
 import subprocess
 import sys
 
@@ -13,7 +14,7 @@ EXAMPLE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 THRESHOLD = 1e-4  # cko.toml [correctness]
 
 
-def request(tmp_path, candidate_path, samples=3):
+def request(tmp_path, candidate_path, samples=3, timeout=300):
     out = tmp_path / "out"
     req = {
         "format_version": "cko/driver-request-v1", "mode": "paired",
@@ -29,7 +30,7 @@ def request(tmp_path, candidate_path, samples=3):
     path.write_text(json.dumps(req))
     env = dict(os.environ, CUDA_VISIBLE_DEVICES="")  # gloo on the CPU even on a GPU host
     proc = subprocess.run([sys.executable, os.path.join(EXAMPLE, "driver.py"), "--request", str(path)],
-                          capture_output=True, text=True, timeout=300, cwd=EXAMPLE, env=env)
+                          capture_output=True, text=True, timeout=timeout, cwd=EXAMPLE, env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "2 ranks, backend gloo" in proc.stderr
     result = json.loads((out / "result.json").read_text())
@@ -76,3 +77,43 @@ def test_a_candidate_that_breaks_the_training_is_wrong_and_one_that_raises_is_an
     assert subjects["candidate"]["measurements"]["primary"]["samples"] == []
     assert any("no wrap today" in n for n in env["notes"]), env["notes"]
     assert subjects["reference"]["correctness"]["status"] == "passed"
+
+
+def test_another_job_on_torchruns_standalone_port_does_not_hang_the_ranks(tmp_path):
+    # torch 1.13's --standalone is the fixed localhost:29400: with another job listening there (in CI, the
+    # other torch-ddp test running at the same time) the ranks joined its rendezvous and waited for ever.
+    holder = socket.socket()
+    holder.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        holder.bind(("127.0.0.1", 29400))
+        holder.listen(8)
+    except OSError:
+        pass  # somebody else holds it already: the same condition
+    try:
+        subjects, _ = request(tmp_path, os.path.join(EXAMPLE, "candidates", "big_buckets"), samples=2, timeout=120)
+    finally:
+        holder.close()
+    assert all(s["correctness"]["status"] == "passed" for s in subjects.values()), subjects
+
+
+def test_a_subject_that_keeps_its_rank_alive_or_leaves_a_child_does_not_hold_the_job(tmp_path):
+    # A non-daemon thread keeps a rank's interpreter from exiting (as torch 1.13's gloo destructor deadlock
+    # did in CI), and a child holding the ranks' output kept the driver's pipe open: both held the driver
+    # until its caller's timeout. Now the ranks leave at once after the result and the group is killed.
+    marker = f"cko-ddp-straggler-{os.getpid()}"
+    lingering = tmp_path / "lingering"
+    lingering.mkdir()
+    (lingering / "ddp_config.py").write_text(
+        "import subprocess, threading, time\n"
+        "from torch.nn.parallel import DistributedDataParallel\n"
+        "def wrap(model, device_ids):\n"
+        "    threading.Thread(target=time.sleep, args=(3600,)).start()\n"
+        f"    subprocess.Popen(['/bin/sh', '-c', 'sleep 3600; : {marker}'])\n"
+        "    return DistributedDataParallel(model, device_ids=device_ids)\n")
+    try:
+        subjects, _ = request(tmp_path, str(lingering), samples=2, timeout=120)
+        assert all(s["correctness"]["status"] == "passed" for s in subjects.values()), subjects
+        left = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True).stdout.split()
+        assert left == [], f"the subject's children outlived the job: {left}"
+    finally:
+        subprocess.run(["pkill", "-9", "-f", marker])
