@@ -61,13 +61,62 @@ def free_port():
 EXIT_GRACE_S = 30.0
 
 
-def kill_group(proc):
-    """Ends torchrun, its ranks and whatever they started (one process group, started here)."""
+def adopt_orphans():
+    """Makes this process the Linux child subreaper: a rank's child left behind when its rank exits comes
+    back to the driver, not to init, so end_ranks() can still find it (Linux only; False elsewhere)."""
+    try:
+        import ctypes
+        return ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0) == 0  # PR_SET_CHILD_SUBREAPER
+    except (OSError, AttributeError):
+        return False
+
+
+def descendants(root):
+    """The pids below `root` now, read from /proc (empty where /proc cannot be read)."""
+    children = {}
+    try:
+        entries = [e for e in os.listdir("/proc") if e.isdigit()]
+    except OSError:
+        return []
+    for entry in entries:
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue  # gone meanwhile
+        children.setdefault(ppid, []).append(int(entry))
+    found, todo = [], [root]
+    while todo:
+        for pid in children.get(todo.pop(), []):
+            found.append(pid)
+            todo.append(pid)
+    return found
+
+
+def end_ranks(proc):
+    """Ends torchrun, its ranks and whatever they started. torch 2.x starts every rank in a session of
+    its own, so torchrun's process group is not enough: every process below the driver goes (after the
+    torchrun call only leftovers are there; adopt_orphans() brings back those whose parent has exited)."""
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
     proc.wait()
+    for _ in range(10):  # a process may fork while it is being killed: sweep until nothing is left
+        left = descendants(os.getpid())
+        if not left:
+            return
+        for pid in left:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        for pid in left:
+            try:
+                os.waitpid(pid, 0)  # our own children (adopted ones included); others are not ours to reap
+            except ChildProcessError:
+                pass
+        time.sleep(0.05)
 
 
 def run_ranks(argv, scratch, env, result_path, timeout_s):
@@ -76,7 +125,8 @@ def run_ranks(argv, scratch, env, result_path, timeout_s):
     torchrun runs in a process group of its own with its output in a file, not a pipe: a rank that never
     exits (torch 1.13's gloo ProcessGroup deadlocks in its destructor when a Python comm hook left tensors
     for its thread to free) or a subject's leftover child holding the pipe would otherwise hold the driver
-    past the result. The group is killed on the deadline, EXIT_GRACE_S after the result, and at the end."""
+    past the result. They are ended on the deadline, EXIT_GRACE_S after the result, and at the end."""
+    adopt_orphans()
     log_path = os.path.join(scratch, "torchrun.log")
     with open(log_path, "w") as log:
         proc = subprocess.Popen(argv, cwd=scratch, env=env, stdin=subprocess.DEVNULL, stdout=log,
@@ -97,12 +147,12 @@ def run_ranks(argv, scratch, env, result_path, timeout_s):
                                  "wrote the result; killed them and kept the result\n")
                 break
             if now > deadline:
-                kill_group(proc)
+                end_ranks(proc)
                 with open(log_path, errors="replace") as f:
                     tail = f.read()[-3000:]
                 raise RuntimeError(f"torchrun did not finish within {timeout_s:.0f} s: {tail}")
     finally:
-        kill_group(proc)  # ranks or their children left behind go with the group
+        end_ranks(proc)  # ranks or their children left behind go as well
     with open(log_path, errors="replace") as f:
         output = f.read()
     sys.stderr.write(output[-20000:])

@@ -99,7 +99,8 @@ def test_another_job_on_torchruns_standalone_port_does_not_hang_the_ranks(tmp_pa
 def test_a_subject_that_keeps_its_rank_alive_or_leaves_a_child_does_not_hold_the_job(tmp_path):
     # A non-daemon thread keeps a rank's interpreter from exiting (as torch 1.13's gloo destructor deadlock
     # did in CI), and a child holding the ranks' output kept the driver's pipe open: both held the driver
-    # until its caller's timeout. Now the ranks leave at once after the result and the group is killed.
+    # until its caller's timeout. Now the ranks leave at once after the result and everything below the
+    # driver is ended.
     marker = f"cko-ddp-straggler-{os.getpid()}"
     lingering = tmp_path / "lingering"
     lingering.mkdir()
@@ -108,7 +109,8 @@ def test_a_subject_that_keeps_its_rank_alive_or_leaves_a_child_does_not_hold_the
         "from torch.nn.parallel import DistributedDataParallel\n"
         "def wrap(model, device_ids):\n"
         "    threading.Thread(target=time.sleep, args=(3600,)).start()\n"
-        f"    subprocess.Popen(['/bin/sh', '-c', 'sleep 3600; : {marker}'])\n"
+        # In a session of its own, as torch 2.x starts every rank: killing torchrun's group misses it.
+        f"    subprocess.Popen(['/bin/sh', '-c', 'sleep 3600; : {marker}'], start_new_session=True)\n"
         "    return DistributedDataParallel(model, device_ids=device_ids)\n")
     try:
         subjects, _ = request(tmp_path, str(lingering), samples=2, timeout=120)
