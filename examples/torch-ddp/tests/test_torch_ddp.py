@@ -119,3 +119,33 @@ def test_a_subject_that_keeps_its_rank_alive_or_leaves_a_child_does_not_hold_the
         assert left == [], f"the subject's children outlived the job: {left}"
     finally:
         subprocess.run(["pkill", "-9", "-f", marker])
+
+
+def test_a_port_taken_between_choosing_and_binding_it_is_retried_with_another(tmp_path, monkeypatch):
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("cko_torch_ddp_driver", os.path.join(EXAMPLE, "driver.py"))
+    driver = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(driver)
+    holder = socket.socket()
+    holder.bind(("127.0.0.1", 0))
+    holder.listen(8)
+    ports = [holder.getsockname()[1]]
+    chosen = []
+
+    def first_the_taken_one():
+        chosen.append(ports.pop() if ports else real())
+        return chosen[-1]
+    real = driver.free_port
+    monkeypatch.setattr(driver, "free_port", first_the_taken_one)
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
+    case = json.load(open(os.path.join(EXAMPLE, "cases", "small.json")))
+    job = {"case": case, "order": ["candidate", "reference"], "samples": 1,
+           "paths": {"reference": os.path.join(EXAMPLE, "original"),
+                     "candidate": os.path.join(EXAMPLE, "candidates", "big_buckets")},
+           "result": str(tmp_path / "result.json")}
+    try:
+        measured = driver.launch(job, str(tmp_path), 2, 120)
+    finally:
+        holder.close()
+    assert len(chosen) == 2 and chosen[0] != chosen[1], chosen
+    assert measured["_world"] == 2 and len(measured["reference"]["samples"]) == 1, measured
