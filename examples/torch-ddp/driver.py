@@ -131,7 +131,7 @@ def run_ranks(argv, scratch, env, result_path, timeout_s):
     with open(log_path, "w") as log:
         proc = subprocess.Popen(argv, cwd=scratch, env=env, stdin=subprocess.DEVNULL, stdout=log,
                                 stderr=subprocess.STDOUT, start_new_session=True)
-    deadline, result_seen, code = time.monotonic() + timeout_s, None, None
+    deadline, result_seen, code, late = time.monotonic() + timeout_s, None, None, False
     try:
         while True:
             try:
@@ -147,14 +147,14 @@ def run_ranks(argv, scratch, env, result_path, timeout_s):
                                  "wrote the result; killed them and kept the result\n")
                 break
             if now > deadline:
-                end_ranks(proc)
-                with open(log_path, errors="replace") as f:
-                    tail = f.read()[-3000:]
-                raise RuntimeError(f"torchrun did not finish within {timeout_s:.0f} s: {tail}")
+                late = True
+                break
     finally:
         end_ranks(proc)  # ranks or their children left behind go as well
     with open(log_path, errors="replace") as f:
         output = f.read()
+    if late:
+        raise RuntimeError(f"torchrun did not finish within {timeout_s:.0f} s: {output[-3000:]}")
     sys.stderr.write(output[-20000:])
     return code, output
 

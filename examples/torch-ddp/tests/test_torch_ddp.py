@@ -149,3 +149,19 @@ def test_a_port_taken_between_choosing_and_binding_it_is_retried_with_another(tm
         holder.close()
     assert len(chosen) == 2 and chosen[0] != chosen[1], chosen
     assert measured["_world"] == 2 and len(measured["reference"]["samples"]) == 1, measured
+
+
+def test_ranks_past_the_deadline_are_ended_with_everything_they_started(tmp_path):
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("cko_torch_ddp_driver", os.path.join(EXAMPLE, "driver.py"))
+    driver = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(driver)
+    marker = f"cko-ddp-late-{os.getpid()}"
+    argv = ["/bin/sh", "-c", f"echo started; setsid sh -c 'sleep 300; : {marker}' & sleep 300"]
+    try:
+        with pytest.raises(RuntimeError, match="did not finish within 1 s: started"):
+            driver.run_ranks(argv, str(tmp_path), dict(os.environ), str(tmp_path / "result.json"), 1.0)
+        left = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True).stdout.split()
+        assert left == [], f"outlived the deadline: {left}"
+    finally:
+        subprocess.run(["pkill", "-9", "-f", marker])
