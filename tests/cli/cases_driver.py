@@ -2,10 +2,12 @@
 """A synthetic three-case workload for the loop tests, written with the Python SDK.
 
 Each subject directory holds model.json: {"factor": {case: speed-up}, "crash_on": case, "wrong_on":
-case, "error_on": case, "sleep_s": seconds}. A call's latency is BASE[case] / factor with a 0.3 %
+case, "error_on": case, "sleep_s": seconds, "failed_on": case, "wrong_if_exists": path}. A call's latency is BASE[case] / factor with a 0.3 %
 seeded jitter, so verdicts are known in advance; crash_on kills the driver with SIGSEGV while that
 subject runs (as a candidate's native code would), wrong_on reports a wrong result, error_on makes
-prepare fail the way a compile error does.
+prepare fail the way a compile error does, failed_on reports status "failed" with a metric inside
+the threshold (the driver's own check failed), wrong_if_exists reports a wrong result on every case
+once that file exists (so a subject can pass its baseline and fail later).
 """
 import json
 import os
@@ -42,7 +44,11 @@ def latency(state, _elapsed_ns):
 
 
 def check(state):
-    wrong = state["model"].get("wrong_on") == state["case"]
+    model = state["model"]
+    wrong = model.get("wrong_on") == state["case"] or (
+        "wrong_if_exists" in model and os.path.exists(model["wrong_if_exists"]))
+    if model.get("failed_on") == state["case"]:
+        return ("failed", {"max_rel_err": 0.0})
     return {"max_rel_err": 0.5 if wrong else 0.0}
 
 

@@ -97,5 +97,39 @@ TEST_F(ChampionTest, ACpuTargetIgnoresTheGpuBudget) {
     EXPECT_NO_THROW(require_budget(*target_, 0));
 }
 
+// A `mixed` confirm selects only when every regressed case is accepted by name: accepting one of
+// two, or a case that did not regress, is refused and names what is missing.
+TEST_F(ChampionTest, AMixedConfirmNeedsEveryRegressedCaseAcceptedByName) {
+    const std::string exp = experiment("kernel mixed\n");
+    run::Invocation inv = run::Invocation::create(*store_, "confirm", Json{{"experiment_id", exp}},
+                                                  run::Limits{}, nullptr);
+    (void)inv.finish(run::InvocationState::succeeded, "planted by the test",
+                     Json{{"experiment_id", exp},
+                          {"verdict", "mixed"},
+                          {"regressed_cases", {"b", "c"}},
+                          {"reference", {{"label", "x"}, {"digest", original_digest()}}}});
+    const std::string conf = inv.id();
+    std::string message;
+    EXPECT_EQ(code_of([&] { (void)select_champion(*target_, exp, conf); }, &message),
+              ErrorCode::not_eligible);
+    EXPECT_NE(message.find("cases b, c regressed"), std::string::npos) << message;
+    EXPECT_EQ(code_of([&] { (void)select_champion(*target_, exp, conf, {"b"}); }, &message),
+              ErrorCode::not_eligible);
+    EXPECT_NE(message.find("case c regressed"), std::string::npos) << message;
+    EXPECT_EQ(code_of([&] { (void)select_champion(*target_, exp, conf, {"a"}); }, &message),
+              ErrorCode::not_eligible);
+    EXPECT_EQ(code_of(
+                  [&] {
+                      (void)select_champion(*target_, exp, conf, {"b", "c", "a"});
+                  },
+                  &message),
+              ErrorCode::invalid_argument);
+    EXPECT_NE(message.find("has no regressed case a"), std::string::npos) << message;
+    EXPECT_EQ(champion(), "original");
+    const Json selection = select_champion(*target_, exp, conf, {"c", "b"});
+    EXPECT_EQ(selection.at("accepted_regressions"), Json::array({"b", "c"}));
+    EXPECT_EQ(champion(), exp);
+}
+
 }  // namespace
 }  // namespace cko::eval

@@ -66,6 +66,20 @@ TEST(Judge, OneCaseIsNeverMixed) {
     EXPECT_EQ(judge_comparison(in).verdict, stats::Verdict::improved);
 }
 
+TEST(Judge, TwoCasesAreEnoughForMixed) {
+    // Two cases, ×2.4 and a 20 % slowdown: pooled d ≈ (0.875 − 0.182) / 2 = 0.35, improved; the
+    // slow case's whole interval lies below 0, so the verdict is mixed, as with three cases.
+    JudgeInput in = three_cases(10);
+    in.case_ids = {"a", "c"};
+    for (auto& r : in.d) {
+        r = {r[0], r[2]};
+    }
+    const Judgement j = judge_comparison(in);
+    EXPECT_EQ(j.pooled_verdict, stats::Verdict::improved);
+    EXPECT_EQ(j.verdict, stats::Verdict::mixed);
+    EXPECT_EQ(j.regressed_cases, std::vector<std::string>{"c"});
+}
+
 TEST(Judge, ARegressedConstraintMakesTheVerdictRegressed) {
     JudgeInput in = three_cases(10, 25.0);
     in.constraints = {{"peak_mem", 2.0}};
@@ -97,6 +111,11 @@ TEST(Judge, ASequentialVerdictIsTakenAtTheLooksRepeatedLevelNotTheNominalOne) {
     EXPECT_DOUBLE_EQ(j.deciding.confidence, j.deciding_level);
     EXPECT_DOUBLE_EQ(j.nominal.confidence, 0.95);
     EXPECT_GE(j.deciding.ci_high - j.deciding.ci_low, j.nominal.ci_high - j.nominal.ci_low);
+    // Each case's interval is taken at the deciding look's level too, not at the nominal 95 %.
+    ASSERT_EQ(j.cases.size(), 3U);
+    for (const auto& c : j.cases) {
+        EXPECT_DOUBLE_EQ(c.estimate.confidence, j.deciding_level) << c.case_id;
+    }
 }
 
 TEST(Judge, BetweenLooksNothingIsDecided) {

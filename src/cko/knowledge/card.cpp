@@ -97,8 +97,14 @@ public:
         if (!r.min && !r.max) {
             fail(field, "needs \"min\", \"max\" or both");
         }
-        if (r.min && r.max && *r.max < *r.min) {
-            fail(field, "max is below min");
+        // A max compares only the parts it gives ("max": "3" holds 3.9), so min 3.1 with max 3 is
+        // the range 3.1 to every 3.x, not an empty one.
+        if (r.min && r.max) {
+            Version min_cut = *r.min;
+            min_cut.parts.resize(std::min(min_cut.parts.size(), r.max->parts.size()));
+            if (*r.max < min_cut) {
+                fail(field, "max is below min");
+            }
         }
         return r;
     }

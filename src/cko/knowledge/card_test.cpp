@@ -67,6 +67,11 @@ TEST(Card, EveryMistakeNamesTheCardAndTheField) {
     j = contract();
     j["identity"]["cuda"] = Json{{"min", "13.0"}, {"max", "12.0"}};
     EXPECT_NE(error_of(j).find("max is below min"), std::string::npos);
+    j["identity"]["cuda"] = Json{{"min", "12.5"}, {"max", "12.4"}};
+    EXPECT_NE(error_of(j).find("max is below min"), std::string::npos);
+    // A max compares only its own parts: 12.2 up to every 12.x is a range, not an empty one.
+    j["identity"]["cuda"] = Json{{"min", "12.2"}, {"max", "12"}};
+    EXPECT_NO_THROW((void)card_from_json(j, "t.json", 0));
 }
 
 TEST(Card, AHeuristicNeedsItsFalsifierAndCompetingExplanations) {

@@ -117,6 +117,33 @@ TEST_F(ReportModelTest, EveryExperimentGetsAConclusionAndTheChampionItsLineage) 
               std::string::npos);
 }
 
+// docs/report.md "Cost against the budget": wall and GPU seconds and driver calls summed over every
+// invocation (a failed one costs too), per kind and in total, the history's totals the same.
+TEST_F(ReportModelTest, CostTotalsSumEveryInvocationPerKindAndOverall) {
+    SyntheticStore s(dir_ / "art");
+    (void)s.baseline();  // 28 wall s, 0 GPU s, 10 calls
+    const std::string exp = s.experiment("loop-order");
+    s.next_cost = Json{{"wall_s", 12.0}, {"gpu_s", 2.5}, {"driver_calls", 7}};
+    (void)s.comparison("screen", exp, 0.9, "improved", "pass_to_confirm");
+    s.next_cost = Json{{"wall_s", 3.0}, {"gpu_s", 0.5}, {"driver_calls", 1}};
+    (void)s.comparison("screen", exp, 0.9, "improved", "pass_to_confirm");
+    s.next_cost = Json{{"wall_s", 30.0}, {"gpu_s", 6.25}, {"driver_calls", 21}};
+    (void)s.comparison("confirm", exp, 0.9, "improved");
+    const Json m = build_report_model(s.store(), 42);
+    const Json& cost = m["cost"];
+    EXPECT_DOUBLE_EQ(cost["wall_s"].get<double>(), 28 + 12 + 3 + 30);
+    EXPECT_DOUBLE_EQ(cost["gpu_s"].get<double>(), 2.5 + 0.5 + 6.25);
+    EXPECT_DOUBLE_EQ(cost["driver_calls"].get<double>(), 10 + 7 + 1 + 21);
+    EXPECT_DOUBLE_EQ(cost["by_kind"]["screen"]["wall_s"].get<double>(), 15);
+    EXPECT_DOUBLE_EQ(cost["by_kind"]["screen"]["gpu_s"].get<double>(), 3);
+    EXPECT_DOUBLE_EQ(cost["by_kind"]["screen"]["count"].get<double>(), 2);
+    EXPECT_DOUBLE_EQ(cost["by_kind"]["confirm"]["gpu_s"].get<double>(), 6.25);
+    EXPECT_DOUBLE_EQ(cost["by_kind"]["confirm"]["wall_s"].get<double>(), 30);
+    EXPECT_DOUBLE_EQ(cost["by_kind"]["baseline"]["wall_s"].get<double>(), 28);
+    EXPECT_DOUBLE_EQ(cost["by_kind"]["baseline"]["count"].get<double>(), 1);
+    EXPECT_FALSE(cost["by_kind"].contains("experiment"));  // freezing costs no driver time
+}
+
 TEST_F(ReportModelTest, AFreshTargetHasNoBaselineNoChampionAndSaysSo) {
     SyntheticStore s(dir_ / "art");
     const Json m = build_report_model(s.store(), 0);

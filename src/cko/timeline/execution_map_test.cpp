@@ -93,6 +93,28 @@ TEST(ExecutionMap, OverlappingTouchingAndZeroLengthIntervalsOnOneDevice) {
     EXPECT_EQ(item(w, ItemKind::category, "cuda_runtime").total_ns, 6);
 }
 
+// docs/map.md: an idle instant goes to `cpu_sync` when a CPU thread is in a sync call, before
+// `cpu_launch`, even when the sync runs inside a runtime call (a blocking cudaMemcpy that waits in
+// cudaStreamSynchronize) or on another thread of the source during a launch.
+TEST(ExecutionMap, IdleTimeInASyncGoesToSyncBeforeTheLaunchAroundIt) {
+    Timeline t;
+    const SourceId s = t.begin_source("hand");
+    t.add(s, gpu(0, 1), Category::compute_kernel, "A", 0, 10);
+    t.add(s, cpu(1), Category::cuda_runtime, "cudaMemcpy", 10, 40);  // idle [10,40) inside it
+    t.add(s, cpu(1), Category::sync, "cudaStreamSynchronize", 15, 25);
+    t.add(s, cpu(2), Category::sync, "cudaDeviceSynchronize", 30, 35);  // another thread
+    t.add(s, gpu(0, 1), Category::compute_kernel, "B", 40, 50);
+    t.end_source(s, std::nullopt);
+    const ExecutionMap map = compute_execution_map(t, MapOptions{});
+    const WindowMap& w = map.parts.at(0).windows.at(0);
+    EXPECT_EQ(w.gpu_idle_ns, 30);
+    // sync [15,25) + [30,35) = 15; the launch keeps the rest, [10,15) + [25,30) + [35,40) = 15.
+    EXPECT_EQ(w.idle.cpu_sync_ns, 15);
+    EXPECT_EQ(w.idle.cpu_launch_ns, 15);
+    EXPECT_EQ(w.idle.cpu_other_ns, 0);
+    EXPECT_EQ(w.idle.unrecorded_ns, 0);
+}
+
 TEST(ExecutionMap, AmdahlBoundOfExposedTime) {
     // A: 5 ns exposed of a 50 ns window. Removed: 10 %; 2x faster: 5 % (2.5 ns saved).
     EXPECT_DOUBLE_EQ(amdahl_gain_pct(5, 50, std::numeric_limits<double>::infinity()), 10.0);
@@ -234,6 +256,42 @@ TEST(ExecutionMap, WindowsPerAnnotationOccurrenceWithClippingAndNesting) {
                                   [](const Json& i) { return i["name"] == "fwd"; });
     ASSERT_NE(fwd, agg["items"].end());
     EXPECT_DOUBLE_EQ((*fwd)["total_ns"]["median"].get<double>(), 25.0);
+}
+
+// docs/map.md: intervals are clipped to the window; a zero-length interval belongs to it when it
+// lies in [start, end] (both ends); an interval of some length that only touches an edge does not;
+// an interval that starts long before the window and reaches into it does.
+TEST(ExecutionMap, WindowEdgesClipTouchAndIncludeZeroLengthEndpoints) {
+    Timeline t;
+    const SourceId s = t.begin_source("edges");
+    t.add(s, cpu(1), Category::annotation, "step", 100, 200);
+    t.add(s, gpu(0, 1), Category::compute_kernel, "long", 0, 150);     // from far before the window
+    t.add(s, gpu(0, 2), Category::compute_kernel, "before", 50, 100);  // touches the start
+    t.add(s, gpu(0, 2), Category::compute_kernel, "at_start", 100, 100);
+    t.add(s, gpu(0, 2), Category::compute_kernel, "at_end", 200, 200);
+    t.add(s, gpu(0, 2), Category::compute_kernel, "after", 200, 260);  // touches the end
+    t.add(s, gpu(0, 2), Category::compute_kernel, "beyond", 201, 201);
+    t.end_source(s, std::nullopt);
+    MapOptions o;
+    o.window = "step";
+    const ExecutionMap map = compute_execution_map(t, o);
+    const WindowMap& w = map.parts.at(0).windows.at(0);
+    EXPECT_EQ(w.start_ns, 100);
+    EXPECT_EQ(w.end_ns, 200);
+    EXPECT_EQ(w.gpu_busy_ns, 50);  // long, clipped to [100,150)
+    EXPECT_EQ(w.gpu_idle_ns, 50);
+    EXPECT_EQ(item(w, ItemKind::kernel, "long").count, 1);
+    EXPECT_EQ(item(w, ItemKind::kernel, "long").total_ns, 50);
+    EXPECT_EQ(item(w, ItemKind::kernel, "at_start").count, 1);
+    EXPECT_EQ(item(w, ItemKind::kernel, "at_end").count, 1);
+    for (const char* outside : {"before", "after", "beyond"}) {
+        const auto it = std::find_if(w.items.begin(), w.items.end(), [&](const ItemTime& i) {
+            return i.kind == ItemKind::kernel && i.name == outside;
+        });
+        EXPECT_TRUE(it == w.items.end() || it->count == 0) << outside;
+    }
+    // One idle gap, [150,200): the zero-length at_end does not split or shorten it.
+    EXPECT_EQ(w.idle_gaps, 1);
 }
 
 TEST(ExecutionMap, RanksAreSeparatePartsAndAPrefixSelectsWindows) {

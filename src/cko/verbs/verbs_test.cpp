@@ -263,6 +263,26 @@ TEST_F(VerbsTest, ProfileVerbsReadTheirFixtures) {
     EXPECT_EQ(error_of("profile_ncu", Json::object()), ErrorCode::usage);
 }
 
+// The CLI refuses `--timeout 0` for `profile collect ncu` (ncu killed before it starts); a
+// request or an MCP call must be refused the same way, by the table's exclusive minimum.
+TEST_F(VerbsTest, ProfileCollectNcuRefusesAZeroTimeoutFromARequestAsTheCliDoes) {
+    const Verb* verb = find_verb_by_tool_name("profile_collect_ncu");
+    ASSERT_NE(verb, nullptr);
+    EXPECT_EQ(verb->request.schema()["properties"]["timeout"]["exclusiveMinimum"], 0);
+    for (const double t : {0.0, -1.0}) {
+        try {
+            (void)verb->request.normalize(Json{{"command", Json::array({"true"})}, {"timeout", t}});
+            ADD_FAILURE() << "timeout " << t << " accepted";
+        } catch (const Error& e) {
+            EXPECT_EQ(e.code(), ErrorCode::invalid_request) << t;
+            EXPECT_NE(std::string(e.what()).find("\"timeout\""), std::string::npos) << e.what();
+        }
+    }
+    EXPECT_EQ(verb->request.normalize(Json{{"command", Json::array({"true"})}, {"timeout", 0.5}})
+                  .at("timeout"),
+              0.5);
+}
+
 TEST_F(VerbsTest, MapComputesAndKeepsItsDocumentOnlyWithARoot) {
     (void)run("map", Json{{"files", Json::array({fixture("torch/torch_trace.json")})}});
     EXPECT_EQ(document_["format_version"], "cko/map-v1");

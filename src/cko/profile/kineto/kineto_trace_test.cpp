@@ -93,6 +93,19 @@ TEST(KinetoTrace, CountsTheRealTorchTraceExactly) {
     const StreamStats& stream = s.streams.at({0, 7});
     EXPECT_EQ(stream.kernels.count + stream.memcpy.count + stream.memset.count, 40);
     EXPECT_EQ(stream.kernels.total_ns + stream.memcpy.total_ns + stream.memset.total_ns, 1855739);
+    // The document's busy_ns is the stream's kernels, copies and memsets (10 memsets of 1 ns or
+    // more on it): the same 1855739, not the kernels and copies alone.
+    ASSERT_GT(stream.memset.total_ns, 0);
+    bool seen = false;
+    const Json document = s.to_json();
+    for (const Json& row : document.at("streams")) {
+        if (row.at("device") == 0 && row.at("stream") == 7) {
+            EXPECT_EQ(row.at("busy_ns"), 1855739);
+            EXPECT_EQ(row.at("memset").at("count"), stream.memset.count);
+            seen = true;
+        }
+    }
+    EXPECT_TRUE(seen);
     EXPECT_EQ(s.annotations.at({"user_annotation", "layer"}).time.total_ns, 5854200);
     EXPECT_EQ(s.annotations.at({"gpu_user_annotation", "layer"}).time.total_ns, 2178080);
     EXPECT_EQ(s.unmodeled_phases.at("M"), 58);
@@ -185,6 +198,47 @@ TEST(KinetoTrace, BrokenFilesFailClosedWithTheirCode) {
         {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1}]})")),
               ErrorCode::missing_field);
     EXPECT_EQ(import_error(dir.path() / "missing.json"), ErrorCode::io_error);
+}
+
+// docs/profile-traces.md: only a negative dur is left out; a zero-length event is an event like any
+// other (counted, timed at 0, its instant bounds the span), and a launch flow whose start and
+// finish share a timestamp links with latency 0.
+TEST(KinetoTrace, ZeroDurationEventsCountEverywhereOnlyNegativeOnesAreLeftOut) {
+    TempDir dir;
+    const fs::path p = dir.write("zero.json", R"json({"schemaVersion": 1, "traceEvents": [
+        {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 10, "dur": 0,
+         "args": {"device": 0, "stream": 7, "correlation": 1}},
+        {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 12, "dur": 3,
+         "args": {"device": 0, "stream": 7, "correlation": 2}},
+        {"ph": "X", "cat": "gpu_memset", "name": "Memset (Device)", "pid": 0, "tid": 7, "ts": 20,
+         "dur": 0, "args": {"device": 0, "stream": 7, "bytes": 4}},
+        {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1,
+         "ts": 9, "dur": 0},
+        {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 30, "dur": -1},
+        {"ph": "s", "cat": "ac2g", "name": "launch", "id": 1, "pid": 1, "tid": 1, "ts": 10},
+        {"ph": "f", "cat": "ac2g", "name": "launch", "id": 1, "pid": 0, "tid": 7, "ts": 10,
+         "bp": "e"}]})json");
+    const TraceSummary s = import_kineto_trace(p, "2.11").summary;
+    EXPECT_EQ(s.complete_events, 5);
+    EXPECT_EQ(s.negative_durations, 1);
+    const DurationStats& k = s.kernels.at("k");
+    EXPECT_EQ(k.count, 2);
+    EXPECT_EQ(k.total_ns, 3000);
+    EXPECT_EQ(k.min_ns, 0);
+    EXPECT_EQ(k.max_ns, 3000);
+    EXPECT_EQ(s.kernel_time_ns, 3000);
+    EXPECT_EQ(s.memset.at("Memset (Device)").time.count, 1);
+    EXPECT_EQ(s.memset.at("Memset (Device)").bytes, 4);
+    EXPECT_EQ(s.runtime_calls.at("cudaLaunchKernel").count, 1);
+    const StreamStats& stream = s.streams.at({0, 7});
+    EXPECT_EQ(stream.kernels.count, 2);
+    EXPECT_EQ(stream.memset.count, 1);
+    // Span: the first start (9 us, the zero-length launch) to the last end (20 us, the zero-length
+    // memset); the negative event at 30 does not extend it.
+    EXPECT_EQ(s.to_json().at("span_ns"), 11000);
+    EXPECT_EQ(s.flows.linked, 1);
+    EXPECT_EQ(s.flows.launch_to_gpu.min_ns, 0);
+    EXPECT_EQ(s.flows.launch_to_gpu.max_ns, 0);
 }
 
 std::string rank_trace(int rank, int kernels) {

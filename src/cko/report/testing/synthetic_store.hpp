@@ -183,12 +183,16 @@ public:
                  {"reason", reason},
                  {"started_unix_ns", t * 1000000000},
                  {"finished_unix_ns", (t + 30) * 1000000000},
-                 {"cost", {{"wall_s", wall_s}, {"gpu_s", 0.0}, {"driver_calls", 10}}},
+                 {"cost", next_cost.is_null()
+                              ? Json{{"wall_s", wall_s}, {"gpu_s", 0.0}, {"driver_calls", 10}}
+                              : std::exchange(next_cost, Json())},
                  {"outputs", outputs}});
         return id;
     }
 
     static constexpr std::int64_t t0 = 1796116000;
+    // When set, the next invocation's cost ({wall_s, gpu_s, driver_calls}) instead of the default.
+    Json next_cost;
 
 private:
     std::int64_t tick() { return t0 + 60 * ++clock_; }
