@@ -455,6 +455,18 @@ def check_knowledge_cards():
     expect(doc, m, 1, int(m.group(1)), len(cards), "cards (cko knowledge query --json)")
     expect(doc, m, 2, int(m.group(2)), sum(c["kind"] == "contract" for c in cards), "contract cards")
     expect(doc, m, 3, int(m.group(3)), sum(c["kind"] == "heuristic" for c in cards), "heuristic cards")
+    m = anchor(doc, r"`cko map --json` \(`(cko/map-v\d+)`\) carries none yet, and `--facts` refuses it "
+                    r"\(`(\w+)`\)")
+    if m:
+        with tempfile.TemporaryDirectory(prefix="cko-doc-facts-map-") as tmp:
+            path = os.path.join(tmp, "map.json")
+            with open(path, "wb") as f:
+                f.write(cko("map", "tests/fixtures/torch/torch_trace.json", "--json").stdout)
+            with open(path, encoding="utf-8") as f:
+                expect(doc, m, 1, m.group(1), json.load(f)["format_version"], "format_version of cko map --json")
+            p = cko("knowledge", "query", "--facts", path, "--json", check=(0, 2))
+            code = json.loads(p.stdout)["error"]["code"] if p.returncode else "accepted"
+            expect(doc, m, 2, m.group(2), code, "knowledge query --facts on a cko map --json document")
 
 
 def check_mutants():
