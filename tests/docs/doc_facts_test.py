@@ -480,6 +480,47 @@ def check_mutants():
                "mutants of scripts/mutation-check.sh")
 
 
+# --- transcripts: `$ cko ...` blocks and the output the docs show -----------------------------------
+
+def check_transcripts():
+    """Each ```-block of `$ cko ...` lines on the repo's fixtures is run (in a scratch directory where
+    tests/ is the repository's); the lines the doc shows after a command (`...` elides) must be lines of
+    its real output, in order. Blocks that need a GPU or a store ($OUT, collect) are left out."""
+    with tempfile.TemporaryDirectory(prefix="cko-doc-facts-run-") as tmp:
+        os.symlink(os.path.join(REPO, "tests"), os.path.join(tmp, "tests"))
+        os.symlink(CKO, os.path.join(tmp, "cko"))
+        for doc in sorted(glob.glob("docs/*.md", root_dir=REPO)) + ["README.md"]:
+            text = read(doc)
+            for block in re.finditer(r"```[a-z]*\n(\$ cko .*?)```", text, re.S):
+                if re.search(r"\$OUT|profile collect", block.group(1)):
+                    continue
+                run_transcript(doc, text, block, tmp)
+
+
+def run_transcript(doc, text, block, tmp):
+    steps = []  # (line number, command, [shown output lines])
+    for offset, line in zip(re.finditer(r"^.*$", block.group(1), re.M), block.group(1).splitlines()):
+        if line.startswith("$ "):
+            steps.append((line_of(text, block.start(1) + offset.start()), line[2:].split("   #")[0], []))
+        elif steps:
+            steps[-1][2].append(line.rstrip())
+    for lineno, command, shown in steps:
+        p = subprocess.run(["bash", "-c", command], cwd=tmp, capture_output=True, timeout=120,
+                           env={**os.environ, "PATH": tmp + os.pathsep + os.environ["PATH"]})
+        real = [line.rstrip() for line in p.stdout.decode(errors="replace").splitlines()]
+        at = 0
+        for k, want in enumerate(shown):
+            if want.strip() in ("", "...") or want.strip().startswith("... "):
+                continue
+            try:
+                at = real.index(want, at) + 1
+            except ValueError:
+                near = real[min(at, len(real) - 1)] if real else "(no output)"
+                failures.append(f"{doc}:{lineno + 1 + k}: `{command}` does not print {want.strip()!r} "
+                                f"(here it prints {near.strip()!r}; exit {p.returncode})")
+                break
+
+
 # --- files and benchmarks the docs name -----------------------------------------------------------
 
 def check_named_files_and_benches():
@@ -502,7 +543,7 @@ def check_named_files_and_benches():
 def main():
     checks = [check_mcp, check_readme_tour, check_inline_commands, check_exit_codes, check_crash_counts,
               check_hostile_counts, check_race_counts, check_report_profiles, check_ncu_launch_fields, check_doctor_next_step,
-              check_knowledge_cards, check_mutants, check_named_files_and_benches]
+              check_knowledge_cards, check_mutants, check_transcripts, check_named_files_and_benches]
     try:
         for check in checks:
             before = len(failures)
