@@ -1,8 +1,18 @@
-// `cko mcp` answers: tools/list (every verb's schema, the goal is well under 50 ms) and ping,
-// through the server in process (no pipe), so the number is the server's own cost.
+// `cko mcp` answers: tools/list (every verb's schema, the goal is well under 50 ms) through the
+// server in process (no pipe), so the number is the server's own cost; and what a client waits
+// for: the binary started, initialize and tools/list answered over its stdio.
 #include "cko/mcp/server.hpp"
 
 #include <benchmark/benchmark.h>
+
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <string>
+#include <vector>
+
+extern char** environ;
 
 namespace {
 
@@ -30,5 +40,73 @@ void BM_ServerStartAndToolsList(benchmark::State& state) {
     state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_ServerStartAndToolsList)->Unit(benchmark::kMillisecond);
+
+// `cko mcp` as a client starts it: spawn the binary, send initialize, initialized and tools/list
+// on its stdin, read its stdout until the tools/list answer (id 2) has arrived, close stdin and
+// reap it. Wall time (the child's CPU is not this process's).
+void BM_ProcessStartToToolsList(benchmark::State& state) {
+    const std::string messages =
+        R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",)"
+        R"("capabilities":{},"clientInfo":{"name":"bench","version":"1"}}})"
+        "\n"
+        R"({"jsonrpc":"2.0","method":"notifications/initialized"})"
+        "\n"
+        R"({"jsonrpc":"2.0","id":2,"method":"tools/list"})"
+        "\n";
+    std::string binary = CKO_BINARY;
+    std::string verb = "mcp";
+    std::vector<char*> argv = {binary.data(), verb.data(), nullptr};
+    for (auto _ : state) {
+        int to_child[2];
+        int from_child[2];
+        if (pipe(to_child) != 0 || pipe(from_child) != 0) {
+            state.SkipWithError("pipe failed");
+            return;
+        }
+        posix_spawn_file_actions_t actions;
+        posix_spawn_file_actions_init(&actions);
+        posix_spawn_file_actions_adddup2(&actions, to_child[0], 0);
+        posix_spawn_file_actions_adddup2(&actions, from_child[1], 1);
+        posix_spawn_file_actions_addclose(&actions, to_child[1]);
+        posix_spawn_file_actions_addclose(&actions, from_child[0]);
+        pid_t pid = 0;
+        const int spawned =
+            posix_spawn(&pid, binary.c_str(), &actions, nullptr, argv.data(), environ);
+        posix_spawn_file_actions_destroy(&actions);
+        close(to_child[0]);
+        close(from_child[1]);
+        if (spawned != 0) {
+            state.SkipWithError("cannot start cko mcp");
+            return;
+        }
+        bool answered = write(to_child[1], messages.data(), messages.size()) ==
+                        static_cast<ssize_t>(messages.size());
+        // The answers come one a line; tools/list's is the second.
+        std::string out;
+        char buffer[65536];
+        int lines = 0;
+        while (answered && lines < 2) {
+            const ssize_t n = read(from_child[0], buffer, sizeof buffer);
+            if (n <= 0) {
+                answered = false;
+                break;
+            }
+            for (ssize_t i = 0; i < n; ++i) {
+                lines += buffer[i] == '\n' ? 1 : 0;
+            }
+            out.append(buffer, static_cast<std::size_t>(n));
+        }
+        close(to_child[1]);  // stdin ends: the server ends
+        close(from_child[0]);
+        int status = 0;
+        waitpid(pid, &status, 0);
+        if (!answered || out.find("\"id\":2") == std::string::npos) {
+            state.SkipWithError("cko mcp did not answer tools/list");
+            return;
+        }
+    }
+    state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_ProcessStartToToolsList)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace

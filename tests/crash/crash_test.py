@@ -228,6 +228,27 @@ def run_instant(world, op, stage, argv, how, n, workdir, expected):
     return rc
 
 
+def count_fault_points(world, tmp):
+    """How many fault points each operation has: one undisturbed run each, counted (CKO_FAULT_COUNT).
+    tests/docs/doc_facts_test.py calls it too, to check the counts docs/reliability.md states."""
+    points = {}
+    for name, stage, argv in world.operations():
+        work = tempfile.mkdtemp(prefix=f"count-{name}-", dir=tmp)
+        root = os.path.join(work, "art")
+        if stage:
+            copy_store(world.stage[stage], root)
+        count_file = os.path.join(work, "count")
+        cko(*[x if x != "ROOT" else root for x in argv], env={"CKO_FAULT_COUNT": count_file}, check=[0, 1])
+        points[name] = int(open(count_file).read().split()[-1])
+        remove(work)
+    return points
+
+
+def fault_stride(points, instants):
+    """Every stride-th fault point of each operation is killed: every point when they number <= instants."""
+    return max(1, sum(points.values()) // instants)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--instants", type=int, default=1000, help="fault-point kills to make, at least")
@@ -244,19 +265,9 @@ def main():
         sel_digest = champion_digest(world.stage["selected"])
         orig_digest = champion_digest(world.stage["confirmed"])
         expected = {"select": (sel_digest,), "restore": (orig_digest,), "freeze": (orig_digest,)}
-        # How many fault points each operation has (one undisturbed run each, counted).
-        points = {}
-        for name, stage, argv in ops:
-            work = tempfile.mkdtemp(prefix=f"count-{name}-", dir=tmp)
-            root = os.path.join(work, "art")
-            if stage:
-                copy_store(world.stage[stage], root)
-            count_file = os.path.join(work, "count")
-            cko(*[x if x != "ROOT" else root for x in argv], env={"CKO_FAULT_COUNT": count_file}, check=[0, 1])
-            points[name] = int(open(count_file).read().split()[-1])
-            remove(work)
+        points = count_fault_points(world, tmp)
         total = sum(points.values())
-        stride = max(1, total // a.instants) if not a.enospc else max(1, total // a.instants)
+        stride = fault_stride(points, a.instants)
         jobs = []
         for name, stage, argv in ops:
             for n in range(1, points[name] + 1, stride):
