@@ -3,14 +3,32 @@
 # --json parses, and with the fake NVML the fake GPU's UUID and compute capability show.
 . "$(dirname "$0")/lib.sh"
 
-# Whatever this machine has, doctor without --require-gpu has no blocker and answers as JSON.
+# Whatever this machine has, doctor without --require-gpu has no blocker and answers as JSON; the
+# GPU source is the one this host offers, found here as cko looks for it: NVML when
+# libnvidia-ml.so.1 loads and initialises, else nvidia-smi when it lists a GPU, else none.
 expect_rc 0 "$CKO" doctor --json
 printf '%s' "$out" | python3 -c '
-import json,sys
+import ctypes, json, os, subprocess, sys
+def host_gpu_source():
+    try:
+        if ctypes.CDLL("libnvidia-ml.so.1").nvmlInit_v2() == 0:
+            return "nvml"
+    except OSError:
+        pass
+    dirs = [p for p in os.environ.get("PATH", "").split(":") if p.startswith("/")]
+    dirs += [os.path.join(os.environ[v], "bin") for v in ("CUDA_HOME", "CUDA_PATH") if os.environ.get(v, "").startswith("/")]
+    for smi in [os.path.join(p, "nvidia-smi") for p in dirs + ["/usr/local/cuda/bin"]]:
+        if os.access(smi, os.X_OK):
+            p = subprocess.run([smi, "--query-gpu=uuid", "--format=csv,noheader"], capture_output=True, text=True, timeout=60)
+            return "nvidia-smi" if p.returncode == 0 and p.stdout.strip() else "none"
+    return "none"
 d=json.load(sys.stdin)
 assert d["format_version"]=="cko/doctor-v1" and d["ready"] is True, d
-assert d["identity"]["format_version"]=="cko/identity-v1", d["identity"]
-assert d["identity"]["gpu_source"] in ("nvml","nvidia-smi","none"), d["identity"]["gpu_source"]'
+ident=d["identity"]
+assert ident["format_version"]=="cko/identity-v1", ident
+want=host_gpu_source()
+assert ident["gpu_source"]==want, (ident["gpu_source"], "expected", want, ident.get("notes"))
+assert want!="none" or ident["gpus"]==[], ident["gpus"]'
 
 # No GPU reachable (both sources pointed at nothing): a clean warning, CPU work still possible.
 nogpu() { env CKO_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1 CKO_NVIDIA_SMI=/nonexistent/nvidia-smi "$@"; }

@@ -6,6 +6,7 @@
 #include "cko/store/snapshot.hpp"
 #include "cko/util/clock.hpp"
 #include "cko/util/error.hpp"
+#include "cko/util/fault.hpp"
 #include "cko/util/files.hpp"
 #include "cko/util/sha256.hpp"
 
@@ -77,8 +78,13 @@ Champion read_champion(const store::Store& store) {
         c.digest = target.original->digest;
         return c;
     }
-    c.record = store.read_record(kCurrent);
-    c.file_sha256 = sha256_file_hex(store.path_of(kCurrent));
+    // One read: the digest the swap will expect is that of the bytes decided on. Hashing the file
+    // again could hash a pointer another select/restore wrote meanwhile, and a swap expecting it
+    // would pass with a stale `previous` (two selections from one champion).
+    store::HashedRecord current = store.read_record_hashed(kCurrent);
+    fault_pause("champion-read");
+    c.record = std::move(current.value);
+    c.file_sha256 = std::move(current.sha256);
     c.digest = c.record.at("digest");
     // The pointer is only as good as the selection record it cites (a hand-edited pointer is
     // refused).

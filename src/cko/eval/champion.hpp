@@ -17,8 +17,8 @@ class Target;
 struct Champion {
     std::optional<std::string> experiment_id;  // empty: the original is the champion
     std::string digest;                        // snapshot digest of the champion's code
-    std::string file_sha256;                   // sha256 of champion/current.json ("" if absent)
-    Json record;                               // current.json (null if absent)
+    std::string file_sha256;                   // sha256 of the bytes parsed into `record`
+    Json record;                               // current.json (null if absent; file_sha256 "")
     [[nodiscard]] Json to_json() const;
 };
 

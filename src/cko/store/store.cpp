@@ -489,4 +489,12 @@ Json Store::read_record(std::string_view relative) const {
     return read_json_file(real_path_of(relative));
 }
 
+HashedRecord Store::read_record_hashed(std::string_view relative) const {
+    const fs::path p = real_path_of(relative);
+    const JsonLimits limits;
+    std::string bytes = read_file_capped(p, limits.max_bytes);
+    std::string sha256 = sha256_hex(bytes);
+    return HashedRecord{parse_json_strict(bytes, limits, p.string()), std::move(sha256)};
+}
+
 }  // namespace cko::store

@@ -22,6 +22,13 @@ struct RecordRef {
     [[nodiscard]] Json to_json() const;
 };
 
+// A record and the sha256 of the very bytes it was parsed from (the file is read once), so the
+// digest a compare-and-swap later expects is the digest of what the caller decided on.
+struct HashedRecord {
+    Json value;
+    std::string sha256;
+};
+
 // An exclusive flock on <root>/.lock, held for one write transaction.
 class StoreLock {
 public:
@@ -90,6 +97,9 @@ public:
                            const std::vector<std::string>& ledgered_files) const;
 
     [[nodiscard]] Json read_record(std::string_view relative) const;
+    // read_record of a file that may be replaced meanwhile (champion/current.json), with the
+    // sha256 of the bytes parsed: hashing the file in a second read could hash a newer pointer.
+    [[nodiscard]] HashedRecord read_record_hashed(std::string_view relative) const;
     // Reads the record `ref` names and checks that its bytes still hash to ref.sha256
     // (invalid_record otherwise): evidence one record cites is never used unverified.
     [[nodiscard]] Json read_verified(const RecordRef& ref) const;

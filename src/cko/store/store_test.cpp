@@ -84,6 +84,21 @@ TEST_F(StoreTest, CompareAndSwapReplacesOnlyTheExpectedVersion) {
     EXPECT_EQ(s.read_record("champion/current.json")["champion"], "exp-1");
 }
 
+// A pointer read once gives the digest of the very bytes parsed: what a swap decided on it expects,
+// and what makes a swap decided on an older read fail.
+TEST_F(StoreTest, AHashedReadGivesTheDigestOfTheBytesParsed) {
+    const Store s = Store::create(dir_ / "art");
+    const std::string v1 =
+        s.compare_and_swap("champion/current.json", "", Json{{"champion", "original"}});
+    const HashedRecord read = s.read_record_hashed("champion/current.json");
+    EXPECT_EQ(read.value["champion"], "original");
+    EXPECT_EQ(read.sha256, v1);
+    (void)s.compare_and_swap("champion/current.json", read.sha256, Json{{"champion", "exp-1"}});
+    EXPECT_THROW(
+        s.compare_and_swap("champion/current.json", read.sha256, Json{{"champion", "exp-2"}}),
+        Error);
+}
+
 TEST_F(StoreTest, TheLockIsExclusiveAndTimesOut) {
     const Store s = Store::create(dir_ / "art");
     std::atomic<bool> held{false};

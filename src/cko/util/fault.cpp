@@ -1,13 +1,15 @@
 // Fault points driven by CKO_FAULT_AT / CKO_ENOSPC_AT / CKO_FAULT_COUNT (tests/crash,
-// tests/hostile).
+// tests/hostile), and the pause point driven by CKO_FAULT_PAUSE (tests/crash/race_test.py).
 #include "cko/util/fault.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <thread>
 
 namespace cko {
 namespace {
@@ -17,6 +19,8 @@ struct FaultPlan {
     long enospc_at = 0;
     const char* count_file = nullptr;
     std::atomic<long> reached{0};
+    std::string pause_name;  // CKO_FAULT_PAUSE=<name>:<ms>; empty: no pause point sleeps
+    long pause_ms = 0;
 };
 
 void write_count();
@@ -31,6 +35,15 @@ FaultPlan& plan() {
         made->kill_at = number("CKO_FAULT_AT");
         made->enospc_at = number("CKO_ENOSPC_AT");
         made->count_file = std::getenv("CKO_FAULT_COUNT");  // NOLINT(concurrency-mt-unsafe)
+        // NOLINTNEXTLINE(concurrency-mt-unsafe): read once
+        if (const char* pause = std::getenv("CKO_FAULT_PAUSE"); pause != nullptr) {
+            const std::string spec(pause);
+            const std::size_t colon = spec.rfind(':');
+            if (colon != std::string::npos && colon > 0) {
+                made->pause_name = spec.substr(0, colon);
+                made->pause_ms = std::strtol(spec.c_str() + colon + 1, nullptr, 10);
+            }
+        }
         if (made->count_file != nullptr) {
             std::atexit(write_count);
         }
@@ -61,6 +74,13 @@ bool fault_point() noexcept {
         ::_exit(137);
     }
     return p.enospc_at == 0 || n < p.enospc_at;
+}
+
+void fault_pause(std::string_view name) noexcept {
+    const FaultPlan& p = plan();
+    if (p.pause_ms > 0 && name == p.pause_name) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(p.pause_ms));
+    }
 }
 
 }  // namespace cko

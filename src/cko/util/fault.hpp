@@ -1,6 +1,8 @@
-// Fault points for the crash and full-disk tests: the n-th durable write can end the process or
-// fail with ENOSPC.
+// Fault points for the crash, full-disk and race tests: the n-th durable write can end the process
+// or fail with ENOSPC; a named pause point can sleep to widen a race window.
 #pragma once
+
+#include <string_view>
 
 namespace cko {
 
@@ -14,5 +16,11 @@ namespace cko {
 //                         knows how many instants an operation has).
 // Returns false when the caller must fail the step with ENOSPC.
 [[nodiscard]] bool fault_point() noexcept;
+
+// Called between a read and the decision taken on it, where a second process could change what was
+// read (tests/crash/race_test.py widens the window to make a race happen every time). Inert
+// unless the environment names this point:
+//   CKO_FAULT_PAUSE=<name>:<ms>  the pause point called <name> sleeps <ms> milliseconds.
+void fault_pause(std::string_view name) noexcept;
 
 }  // namespace cko
