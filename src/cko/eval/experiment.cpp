@@ -263,9 +263,8 @@ Json create_experiment(const Target& target, const ExperimentSpec& given) {
             "layer");
     }
     const double min_effect = spec.minimum_effect_pct.value_or(t.minimum_effect_pct);
-    if (!(min_effect > 0)) {
-        bad("minimum_effect_pct", "must be positive",
-            "give the smallest gain worth having, in percent");
+    if (const std::string problem = minimum_effect_problem(min_effect); !problem.empty()) {
+        bad("minimum_effect_pct", problem, "give the smallest gain worth having, in percent");
     }
     if (spec.gain_bound_pct && spec.gain_bound_source.empty()) {
         bad("gain_bound_source", "missing",

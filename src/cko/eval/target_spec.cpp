@@ -136,6 +136,13 @@ bool TargetSpec::serves_sessions() const {
            std::find(capabilities.begin(), capabilities.end(), "session") != capabilities.end();
 }
 
+std::string minimum_effect_problem(double pct) {
+    if (pct > 0 && pct <= kMaxMinimumEffectPct) {
+        return "";
+    }
+    return fmt::format("{} is not in (0, {}]", pct, kMaxMinimumEffectPct);
+}
+
 bool correctness_passes(const std::string& op, double value, double threshold) {
     if (!std::isfinite(value)) {
         return false;
@@ -329,10 +336,9 @@ TargetSpec parse_target_spec(std::string_view text, const fs::path& spec_path) {
     s.primary = read_primary(objective);
     s.minimum_effect_pct = objective.number("minimum_effect_pct",
                                             "the smallest gain worth having, in percent, e.g. 2.0");
-    if (!(s.minimum_effect_pct > 0 && s.minimum_effect_pct < 1000)) {
-        bad("objective.minimum_effect_pct",
-            fmt::format("{} is not in (0, 1000)", s.minimum_effect_pct),
-            "give a positive percentage such as 0.5 or 5");
+    if (const std::string problem = minimum_effect_problem(s.minimum_effect_pct);
+        !problem.empty()) {
+        bad("objective.minimum_effect_pct", problem, "give a positive percentage such as 0.5 or 5");
     }
     s.max_case_regression_pct = objective.number(
         "max_case_regression_pct",

@@ -104,6 +104,11 @@ struct CorrectnessGate {
 // Whether a correctness metric value passes the rule.
 [[nodiscard]] bool correctness_passes(const std::string& op, double value, double threshold);
 
+// The one rule for a minimum effect, wherever it enters (the Target's spec, `experiment new`, a
+// request): a percentage in (0, 1000]. Returns what is wrong with `pct`, or "" when it is fine.
+inline constexpr double kMaxMinimumEffectPct = 1000;
+[[nodiscard]] std::string minimum_effect_problem(double pct);
+
 // The commented cko.toml that `cko init` writes.
 [[nodiscard]] std::string target_spec_template(const std::string& name);
 

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 namespace cko::eval {
 namespace {
 
@@ -164,6 +166,10 @@ INSTANTIATE_TEST_SUITE_P(
                 "objective.minimum_effect_pct"},
         BadSpec{"minimum_effect_pct = 0.5", "minimum_effect_pct = \"0.5\"",
                 "objective.minimum_effect_pct"},
+        BadSpec{"minimum_effect_pct = 0.5", "minimum_effect_pct = -2",
+                "objective.minimum_effect_pct"},
+        BadSpec{"minimum_effect_pct = 0.5", "minimum_effect_pct = 1000.5",
+                "objective.minimum_effect_pct"},
         BadSpec{"max_regression_pct = 2.0", "max_regression_pct = -1",
                 "objective.constraints[0].max_regression_pct"},
         BadSpec{"{ name = \"peak_mem_bytes\"", "{ name = \"latency_us\"",
@@ -220,6 +226,21 @@ TEST(TargetSpec, EveryUnknownKeyOfATableIsNamedAtOnce) {
         kGood, "confidence = 0.95\n", "confidense = 0.95\nmax_pair = 3\nconfidence = 0.95\n"));
     EXPECT_NE(msg.find("confidense (did you mean confidence?)"), std::string::npos) << msg;
     EXPECT_NE(msg.find("max_pair (did you mean max_pairs?)"), std::string::npos) << msg;
+}
+
+// One rule wherever a minimum effect enters: (0, 1000], the upper end included.
+TEST(TargetSpec, TheMinimumEffectRuleIsOneIntervalOpenAtZeroClosedAtAThousand) {
+    EXPECT_DOUBLE_EQ(
+        parse_target_spec(replace(kGood, "minimum_effect_pct = 0.5", "minimum_effect_pct = 1000"),
+                          "/t/cko.toml")
+            .minimum_effect_pct,
+        1000.0);
+    EXPECT_EQ(minimum_effect_problem(1000), "");
+    EXPECT_EQ(minimum_effect_problem(0.01), "");
+    EXPECT_NE(minimum_effect_problem(0), "");
+    EXPECT_NE(minimum_effect_problem(-1), "");
+    EXPECT_NE(minimum_effect_problem(1000.001), "");
+    EXPECT_NE(minimum_effect_problem(std::nan("")), "");
 }
 
 TEST(TargetSpec, ACaseRegressionToleranceIsReadAndBounded) {

@@ -5,6 +5,7 @@
 #include "cko/eval/experiment.hpp"
 #include "cko/eval/history.hpp"
 #include "cko/eval/judge.hpp"
+#include "cko/eval/target_spec.hpp"
 #include "cko/util/error.hpp"
 #include "cko/util/files.hpp"
 #include "cko/verbs/verb.hpp"
@@ -190,7 +191,7 @@ Outcome experiment_new(const Request& r, Context& /*context*/) {
     spec.mechanism = r.text("mechanism");
     spec.base = r.text("base");
     spec.claim_layer = r.text("claim_layer");
-    if (r.number("minimum_effect_pct") > 0) {
+    if (r.has("minimum_effect_pct")) {  // a value given is checked, never dropped
         spec.minimum_effect_pct = r.number("minimum_effect_pct");
     }
     spec.falsifier = r.text("falsifier");
@@ -298,6 +299,17 @@ Verb comparison_verb(const std::string& name, const std::string& summary, RunFn 
     return v;
 }
 
+// The experiment's own minimum effect: the request refuses what the Target's spec would (one rule,
+// eval::minimum_effect_problem), so a negative or zero value is named, never ignored.
+Param minimum_effect_param() {
+    Param p =
+        number_param("minimum_effect_pct", "Default: the Target's; a percentage in (0, 1000]");
+    p.minimum = 0;
+    p.exclusive_minimum = true;
+    p.maximum = eval::kMaxMinimumEffectPct;
+    return p;
+}
+
 }  // namespace
 
 void add_loop_verbs(std::vector<Verb>& table, std::vector<Group>& groups) {
@@ -347,7 +359,7 @@ void add_loop_verbs(std::vector<Verb>& table, std::vector<Group>& groups) {
             string_param("mechanism", "A short key for the mechanism, e.g. vectorized-loads"),
             string_param("base", "original or champion", "original"),
             string_param("claim_layer", "kernel, workload or serving (at most the Target's)"),
-            number_param("minimum_effect_pct", "Default: the Target's"),
+            minimum_effect_param(),
             string_param("falsifier", "The cheapest command that could prove the hypothesis wrong"),
             string_param("no_falsifier_reason", "Why no falsifier is needed"),
             string_param("failure_closes", "implementation, integration or mechanism"),

@@ -283,6 +283,26 @@ TEST_F(VerbsTest, ProfileCollectNcuRefusesAZeroTimeoutFromARequestAsTheCliDoes) 
               0.5);
 }
 
+// A negative, zero or oversized minimum_effect_pct given to `experiment new` is refused with the
+// key named, through the request as through the CLI and MCP (it was silently dropped when <= 0).
+TEST_F(VerbsTest, ExperimentNewRefusesAMinimumEffectOutsideTheTargetsRule) {
+    const Verb* verb = find_verb_by_tool_name("experiment_new");
+    ASSERT_NE(verb, nullptr);
+    for (const double m : {-1.0, 0.0, 1000.5}) {
+        try {
+            (void)verb->request.normalize(Json{{"candidate", "c"}, {"minimum_effect_pct", m}});
+            ADD_FAILURE() << "minimum_effect_pct " << m << " accepted";
+        } catch (const Error& e) {
+            EXPECT_EQ(e.code(), ErrorCode::invalid_request) << m;
+            EXPECT_NE(std::string(e.what()).find("\"minimum_effect_pct\""), std::string::npos)
+                << e.what();
+        }
+    }
+    EXPECT_EQ(verb->request.normalize(Json{{"candidate", "c"}, {"minimum_effect_pct", 1000}})
+                  .at("minimum_effect_pct"),
+              1000);
+}
+
 TEST_F(VerbsTest, MapComputesAndKeepsItsDocumentOnlyWithARoot) {
     (void)run("map", Json{{"files", Json::array({fixture("torch/torch_trace.json")})}});
     EXPECT_EQ(document_["format_version"], "cko/map-v1");
