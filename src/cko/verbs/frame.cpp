@@ -131,7 +131,7 @@ Json Outcome::materialized_document() const {
 
 Outcome run_operation(const Verb& verb, const Json& request, Context& context,
                       const std::function<void()>& before_run) {
-    const Request r(verb.request.normalize(request));
+    const Request r(verb.request, verb.request.normalize(request));
     if (verb.detachable && r.flag("detach")) {
         return run_detached(verb, r, context, before_run);
     }

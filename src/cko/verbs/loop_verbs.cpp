@@ -95,9 +95,15 @@ Outcome compare(const std::string& verb, const Request& r, Context& context) {
     c.kind = verb == "screen"    ? eval::ComparisonKind::screen
              : verb == "confirm" ? eval::ComparisonKind::confirm
                                  : eval::ComparisonKind::audit;
-    c.experiment_id = r.text("experiment");
-    c.retry_of = r.text("retry_of");
-    c.retry_reason = r.text("reason");
+    // Each kind reads the keys its row defines (comparison_verb): audit has no experiment, only
+    // confirm a retry.
+    if (c.kind != eval::ComparisonKind::audit) {
+        c.experiment_id = r.text("experiment");
+    }
+    if (c.kind == eval::ComparisonKind::confirm) {
+        c.retry_of = r.text("retry_of");
+        c.retry_reason = r.text("reason");
+    }
     c.seed = r.unsigned_integer("seed");
     c.cancel = context.cancel;
     c.progress = [&context](const std::string& line) { context.report_progress(line); };

@@ -253,8 +253,10 @@ Outcome report_result(NcuReport report, const ReportArgs& args, const Context& c
     return outcome;
 }
 
-ReportArgs report_args(const Request& r) {
-    return ReportArgs{r.text("file"), r.text("tool_version"), r.text("device"),
+// The report options add_report_params defines; `file` is the export read (`profile ncu`'s own
+// argument; a collection passes the export it made, or nothing yet).
+ReportArgs report_args(const Request& r, std::string file = {}) {
+    return ReportArgs{std::move(file), r.text("tool_version"), r.text("device"),
                       r.text("precision")};
 }
 
@@ -333,7 +335,7 @@ Outcome stored_report_result(NcuReport report, const ReportArgs& args, const Req
 }
 
 Outcome ncu(const Request& r, Context& context) {
-    const ReportArgs args = report_args(r);
+    const ReportArgs args = report_args(r, r.text("file"));
     require_argument(args.file, "FILE", "cko profile ncu FILE");
     NcuReport report = profile::ncu::read_ncu_report(args.file, parse_options(args));
     if (r.text("root").empty()) {

@@ -217,43 +217,60 @@ Json RequestDef::normalize(const Json& request) const {
     return out;
 }
 
+const Json* Request::find(const std::string& key) const {
+    if (def_ != nullptr && def_->find(key) == nullptr) {
+        throw Error(ErrorCode::internal,
+                    fmt::format("the verb reads request key \"{}\", which its definition does not "
+                                "have (a misspelt key in the verb's code)",
+                                key),
+                    Json{{"key", key}});
+    }
+    const auto it = json_.find(key);
+    return it == json_.end() ? nullptr : &*it;
+}
+
 bool Request::has(const std::string& key) const {
-    return json_.contains(key);
+    return find(key) != nullptr;
 }
 
 std::string Request::text(const std::string& key) const {
-    return json_.contains(key) ? json_[key].get<std::string>() : std::string();
+    const Json* v = find(key);
+    return v != nullptr ? v->get<std::string>() : std::string();
 }
 
 std::int64_t Request::integer(const std::string& key) const {
-    return json_.contains(key) ? json_[key].get<std::int64_t>() : 0;
+    const Json* v = find(key);
+    return v != nullptr ? v->get<std::int64_t>() : 0;
 }
 
 std::uint64_t Request::unsigned_integer(const std::string& key) const {
-    if (!json_.contains(key)) {
+    const Json* v = find(key);
+    if (v == nullptr) {
         return 0;
     }
-    if (json_[key].is_number_unsigned()) {
-        return json_[key].get<std::uint64_t>();
+    if (v->is_number_unsigned()) {
+        return v->get<std::uint64_t>();
     }
-    const std::int64_t v = json_[key].get<std::int64_t>();
-    if (v < 0) {
+    const std::int64_t n = v->get<std::int64_t>();
+    if (n < 0) {
         bad(key, "expected a non-negative integer");
     }
-    return static_cast<std::uint64_t>(v);
+    return static_cast<std::uint64_t>(n);
 }
 
 double Request::number(const std::string& key) const {
-    return json_.contains(key) ? json_[key].get<double>() : 0.0;
+    const Json* v = find(key);
+    return v != nullptr ? v->get<double>() : 0.0;
 }
 
 bool Request::flag(const std::string& key) const {
-    return json_.contains(key) && json_[key].get<bool>();
+    const Json* v = find(key);
+    return v != nullptr && v->get<bool>();
 }
 
 std::vector<std::string> Request::list(const std::string& key) const {
-    return json_.contains(key) ? json_[key].get<std::vector<std::string>>()
-                               : std::vector<std::string>{};
+    const Json* v = find(key);
+    return v != nullptr ? v->get<std::vector<std::string>>() : std::vector<std::string>{};
 }
 
 }  // namespace cko::verbs

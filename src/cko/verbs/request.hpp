@@ -57,10 +57,13 @@ struct RequestDef {
 };
 
 // A normalized request with typed access; a key that is absent yields its type's empty value.
+// Built with its definition, it refuses to read a key the definition does not have (error
+// [internal], naming the key): a misspelt key in a verb fails its first test instead of reading "".
 class Request {
 public:
     Request() = default;
     explicit Request(Json normalized) : json_(std::move(normalized)) {}
+    Request(const RequestDef& def, Json normalized) : json_(std::move(normalized)), def_(&def) {}
 
     [[nodiscard]] bool has(const std::string& key) const;
     [[nodiscard]] std::string text(const std::string& key) const;
@@ -72,7 +75,10 @@ public:
     [[nodiscard]] const Json& json() const noexcept { return json_; }
 
 private:
+    [[nodiscard]] const Json* find(const std::string& key) const;
+
     Json json_ = Json::object();
+    const RequestDef* def_ = nullptr;
 };
 
 }  // namespace cko::verbs

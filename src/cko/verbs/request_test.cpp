@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <functional>
+#include <vector>
 
 namespace cko::verbs {
 namespace {
@@ -49,6 +51,29 @@ TEST(RequestDef, NormalizeFillsDefaultsAndTheRootFromTheEnvironment) {
     EXPECT_EQ(r.text("id"), "inv-1");
     EXPECT_TRUE(r.list("env_allow").empty());
     EXPECT_FALSE(r.flag("detach"));
+}
+
+// A verb that reads a key its definition lacks (a misspelling in the verb's code) fails at once,
+// naming the key, instead of getting "" or 0 for it.
+TEST(RequestDef, ARequestBuiltWithItsDefinitionRefusesToReadAKeyItDoesNotHave) {
+    const RequestDef def = sample();
+    const Request r(def, def.normalize(Json{{"id", "inv-1"}}));
+    EXPECT_EQ(r.text("id"), "inv-1");
+    EXPECT_EQ(r.integer("samples"), 5);
+    EXPECT_FALSE(r.has("env_allow"));
+    for (const auto& read : std::vector<std::function<void()>>{
+             [&] { (void)r.text("idd"); }, [&] { (void)r.integer("sample"); },
+             [&] { (void)r.flag("detached"); }, [&] { (void)r.list("env_alow"); },
+             [&] { (void)r.has("root_dir"); }, [&] { (void)r.number("samples_"); }}) {
+        try {
+            read();
+            ADD_FAILURE() << "a key outside the definition was read";
+        } catch (const Error& e) {
+            EXPECT_EQ(e.code(), ErrorCode::internal);
+            EXPECT_NE(std::string(e.what()).find("its definition does not have"), std::string::npos)
+                << e.what();
+        }
+    }
 }
 
 TEST(RequestDef, AcceptsTheCliSpellingAndAScalarForAList) {
