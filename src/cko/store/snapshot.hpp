@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace cko::store {
@@ -40,10 +41,25 @@ struct Snapshot {
 [[nodiscard]] Snapshot take_snapshot(const Store& store, const std::filesystem::path& source,
                                      const SnapshotOptions& options = {});
 
-// The digest take_snapshot would give `source` now, without storing anything (to check whether
-// files frozen earlier were edited since).
+// The snapshot take_snapshot would give `source` now (digest, kind, entries), without storing
+// anything: to check whether files frozen earlier were edited since.
+[[nodiscard]] Snapshot snapshot_manifest_of(const std::filesystem::path& source,
+                                            const SnapshotOptions& options = {});
 [[nodiscard]] std::string snapshot_digest_of(const std::filesystem::path& source,
                                              const SnapshotOptions& options = {});
+
+// One file that differs between two snapshots of the same tree.
+struct EntryChange {
+    enum class Kind { appeared, changed, vanished };
+    std::string path;  // the entry's path ("" for a single-file snapshot's file)
+    Kind kind;
+};
+[[nodiscard]] std::string_view entry_change_name(EntryChange::Kind kind);
+
+// The files that appeared, changed (content or mode) or vanished from `before` to `after`, sorted
+// by path. Only files count: names the snapshots skipped (bytecode, VCS folders) never do.
+[[nodiscard]] std::vector<EntryChange> changed_entries(const Snapshot& before,
+                                                       const Snapshot& after);
 
 // Reads and checks a stored snapshot's manifest (digest must match its bytes).
 [[nodiscard]] Snapshot load_snapshot(const Store& store, const std::string& digest);
