@@ -388,7 +388,8 @@ void build_app(CLI::App& app) {
                        "Offer only the verbs that change nothing");
     mcp->app->add_option(
         "--root", mcp_options().root,
-        "Artifact root whose records resources/list offers (default $CKO_ROOT, else ./artifacts)");
+        "Default artifact root of every tool call (a call may name another), offered by "
+        "resources/list (default $CKO_ROOT, else ./artifacts)");
     verbs().push_back(std::move(mcp));
 }
 

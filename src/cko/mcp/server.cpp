@@ -35,7 +35,8 @@ const std::vector<std::string>& supported_protocols() {
     return versions;
 }
 
-Json build_tool_list(bool read_only) {
+// With `cko mcp --root R`, R is the default root of every tool (a call may still name another).
+Json build_tool_list(bool read_only, const std::string& default_root) {
     Json tools = Json::array();
     for (const verbs::Verb& v : verbs::verb_table()) {
         if (read_only && !v.read_only) {
@@ -46,10 +47,16 @@ Json build_tool_list(bool read_only) {
             description +=
                 " (long: pass detach=true to get the invocation id at once, then status/wait)";
         }
+        Json schema = v.request.schema();
+        const verbs::Param* root = v.request.find("root");
+        if (root != nullptr && root->root_default && !default_root.empty()) {
+            schema["properties"]["root"]["description"] =
+                fmt::format("Artifact root (default {}, the server's --root)", default_root);
+        }
         tools.push_back(Json{{"name", v.tool_name()},
                              {"title", "cko " + v.cli_name()},
                              {"description", description},
-                             {"inputSchema", v.request.schema()},
+                             {"inputSchema", std::move(schema)},
                              {"annotations",
                               {{"readOnlyHint", v.read_only},
                                {"destructiveHint", false},
@@ -86,7 +93,7 @@ std::string short_text(const std::string& text) {
 Server::Server(ServerOptions options, std::function<void(const Json&)> send)
     : options_(std::move(options)),
       send_(std::move(send)),
-      tools_(build_tool_list(options_.read_only)) {
+      tools_(build_tool_list(options_.read_only, options_.root)) {
     if (!options_.root.empty()) {
         roots_.insert(absolute_root(options_.root));
     }
@@ -230,6 +237,9 @@ Json Server::call_tool(const Json& params, const std::shared_ptr<std::atomic<boo
     const std::string name = params.value("name", "");
     const verbs::Verb* verb = verbs::find_verb_by_tool_name(name);
     Json arguments = params.value("arguments", Json::object());
+    if (arguments.is_null()) {
+        arguments = Json::object();
+    }
     verbs::Context context;
     context.cancel = cancel.get();
     context.read_only = options_.read_only;
@@ -259,7 +269,12 @@ Json Server::call_tool(const Json& params, const std::shared_ptr<std::atomic<boo
         }
     };
     try {
-        if (arguments.is_object() && verb != nullptr && verb->request.find("root") != nullptr) {
+        const verbs::Param* root = verb != nullptr ? verb->request.find("root") : nullptr;
+        if (root != nullptr && root->root_default && !options_.root.empty() &&
+            arguments.is_object() && arguments.value("root", Json()).is_null()) {
+            arguments["root"] = options_.root;  // the server's root, not ./artifacts of its cwd
+        }
+        if (arguments.is_object() && root != nullptr) {
             const Json normalized = verb->request.normalize(arguments);
             const std::lock_guard<std::mutex> lock(calls_mutex_);
             roots_.insert(absolute_root(normalized.value("root", "artifacts")));

@@ -20,7 +20,8 @@ inline constexpr const char* kLatestProtocol = "2025-06-18";
 
 struct ServerOptions {
     bool read_only = false;  // offer only the verbs that change nothing
-    std::string root;        // the artifact root whose records resources/list offers
+    // The default root of every tool call that names none, and a root resources/list offers.
+    std::string root;
 };
 
 // One server session. handle() takes one parsed message; replies and notifications go to `send`

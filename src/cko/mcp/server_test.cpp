@@ -1,11 +1,14 @@
 // The MCP server in process: one JSON-RPC message in, the replies a client would read out.
 #include "cko/mcp/server.hpp"
 
+#include "cko/store/store.hpp"
 #include "cko/verbs/verb.hpp"
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <chrono>
+#include <filesystem>
 #include <mutex>
 
 namespace cko::mcp {
@@ -24,8 +27,8 @@ protected:
         }
         return Json();
     }
-    Server make(bool read_only = false) {
-        return Server(ServerOptions{read_only, ""}, [this](const Json& m) {
+    Server make(bool read_only = false, std::string root = "") {
+        return Server(ServerOptions{read_only, std::move(root)}, [this](const Json& m) {
             const std::lock_guard<std::mutex> lock(mutex_);
             sent_.push_back(m);
         });
@@ -97,6 +100,37 @@ TEST_F(ServerTest, ToolsCallGivesTheOutcomeDocumentAndToolErrorsCarryCkosCode) {
     EXPECT_EQ(r["result"]["structuredContent"]["error"]["code"], "invalid_request");
     r = ask(s, request(4, "tools/call", {{"name", "no_such_tool"}}));
     EXPECT_EQ(r["error"]["code"], -32602);
+}
+
+TEST_F(ServerTest, TheServersRootIsEveryToolsDefaultRoot) {
+    // `cko mcp --root R`: a call without root works on R, not on ./artifacts of the server's
+    // working directory; a call may still name another root.
+    const auto dir =
+        std::filesystem::temp_directory_path() / ("cko-mcp-root-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    const std::string root = (dir / "art").string();
+    (void)store::Store::create(root);
+    Server s = make(false, root);
+    Json r = ask(s, request(1, "tools/call", {{"name", "ls"}, {"arguments", Json::object()}}));
+    EXPECT_EQ(r["result"]["isError"], false) << r.dump();
+    r = ask(s, request(2, "tools/call", {{"name", "ls"}}));
+    EXPECT_EQ(r["result"]["isError"], false) << r.dump();
+    r = ask(s, request(3, "tools/call",
+                       {{"name", "ls"}, {"arguments", {{"root", (dir / "other").string()}}}}));
+    EXPECT_EQ(r["result"]["isError"], true);
+    EXPECT_NE(r["result"]["content"][0]["text"].get<std::string>().find("other"), std::string::npos)
+        << r.dump();
+    // The schema says so.
+    for (const auto& tool : ask(s, request(4, "tools/list"))["result"]["tools"]) {
+        if (tool["name"] == "baseline") {
+            EXPECT_NE(
+                tool["inputSchema"]["properties"]["root"]["description"].get<std::string>().find(
+                    root),
+                std::string::npos);
+        }
+    }
+    std::filesystem::remove_all(dir);
 }
 
 TEST_F(ServerTest, ProtocolErrorsAreJsonRpcErrors) {
