@@ -79,6 +79,24 @@ cp "$T/bench/workload.py" "$tmp/workload.py"
 echo "# edited" >> "$T/bench/workload.py"
 expect_rc 3 "$CKO" baseline --root "$A" --json
 files_changed "$out" "bench/workload.py:changed"
+# The summary of the failed baseline says why, once, like any error (it printed only "failed").
+expect_rc 3 "$CKO" baseline --root "$A"
+contains "$out" ": failed"
+contains "$err" "cko: error[driver_changed]: driver files changed since the Target was frozen: bench/workload.py changed"
+[ "$(printf '%s\n' "$err" | grep -c 'error\[')" = 1 ] || fail "the failure was printed more than once: $err"
+# Over MCP (`cko mcp --root A`, a call naming no root) it is a tool error with the reason.
+(cd "$tmp" && printf '%s\n' \
+  '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}' \
+  '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"baseline","arguments":{}}}' \
+  | "$CKO" mcp --root "$A" > "$tmp/mcp.out")
+python3 - "$tmp/mcp.out" <<'PY' || fail "the failed baseline over MCP: $(cat "$tmp/mcp.out")"
+import json, sys
+r = [json.loads(l) for l in open(sys.argv[1])][-1]["result"]
+assert r["isError"] is True, r
+assert r["structuredContent"]["state"] == "failed", r["structuredContent"]
+assert r["structuredContent"]["error"]["code"] == "driver_changed", r["structuredContent"]["error"]
+assert "bench/workload.py changed" in r["content"][0]["text"], r["content"]
+PY
 expect_rc 0 "$CKO" experiment new --root "$A" --control --json
 aa=$(printf '%s' "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
 n_before=$(ls "$A/invocations" | wc -l)

@@ -455,6 +455,9 @@ int run_cli(int argc, char** argv) {
             }
         }
         std::cout.flush();
+        if (result.failure) {  // the document (with --json) holds it too; the line says why
+            print_error(*result.failure, false);
+        }
         return result.exit_code;
     } catch (const Error& e) {
         print_error(e, json_hint);

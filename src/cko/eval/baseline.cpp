@@ -177,6 +177,7 @@ OperationOutcome run_baseline(const Target& target, const BaselineOptions& optio
     inv.finish(state, reason, outputs, failure);
     out.state = std::string(run::state_name(state));
     out.outputs = outputs;
+    out.error = failure;
     return out;
 }
 

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <iostream>
 #include <string>
@@ -86,6 +87,47 @@ std::string short_text(const std::string& text) {
     return text.substr(0, cut) +
            fmt::format("\n… ({} bytes in all; structuredContent holds the whole document)\n",
                        text.size());
+}
+
+bool is_word_char(char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '-' || c == '_';
+}
+
+// Verbs phrase their errors for the command line (`--retry-of`); a tool's caller knows argument
+// names (`retry_of`). Each `--flag` of one of the verb's own parameters is written as its key;
+// any other text (another program's flags, `cko ...` command lines of other verbs) stays.
+std::string argument_spelling(std::string text, const verbs::RequestDef& request) {
+    for (const verbs::Param& p : request.params) {
+        const std::string flag = verbs::cli_option_name(p.key);
+        std::size_t at = 0;
+        while ((at = text.find(flag, at)) != std::string::npos) {
+            const std::size_t end = at + flag.size();
+            if ((at == 0 || !is_word_char(text[at - 1])) &&
+                (end == text.size() || !is_word_char(text[end]))) {
+                text.replace(at, flag.size(), p.key);
+                at += p.key.size();
+            } else {
+                at = end;
+            }
+        }
+    }
+    return text;
+}
+
+// The error as a tool's caller reads it: message and fix in argument names.
+Error for_tool_caller(const Error& e, const verbs::Verb* verb) {
+    if (verb == nullptr) {
+        return e;
+    }
+    Json details = e.details();
+    if (details.is_object() && details.contains("fix") && details["fix"].is_string()) {
+        details["fix"] = argument_spelling(details["fix"].get<std::string>(), verb->request);
+    }
+    return Error(e.code(), argument_spelling(e.what(), verb->request), std::move(details));
+}
+
+std::string error_line(const Error& e) {
+    return fmt::format("cko: error[{}]: {}", error_code_name(e.code()), e.what());
 }
 
 }  // namespace
@@ -287,19 +329,26 @@ Json Server::call_tool(const Json& params, const std::shared_ptr<std::atomic<boo
         std::string text = outcome.text.empty()
                                ? document.dump(2, ' ', false, Json::error_handler_t::replace)
                                : outcome.text;
-        return Json{{"content", Json::array({Json{{"type", "text"}, {"text", short_text(text)}}})},
+        if (outcome.failure) {
+            // The operation ran and failed: a tool error, with the invocation's document and
+            // the reason beside it (the summary alone says only "failed").
+            const Error e = for_tool_caller(*outcome.failure, verb);
+            document["error"] = verbs::error_document(e)["error"];
+            text = short_text(text);
+            text += fmt::format("{}{}", text.ends_with('\n') ? "" : "\n", error_line(e));
+        } else {
+            text = short_text(text);
+        }
+        return Json{{"content", Json::array({Json{{"type", "text"}, {"text", std::move(text)}}})},
                     {"structuredContent", std::move(document)},
-                    {"isError", false},
+                    {"isError", outcome.failure.has_value()},
                     {"_meta", {{"cko/exit_code", outcome.exit_code}}}};
-    } catch (const Error& e) {
-        return Json{
-            {"content",
-             Json::array({Json{{"type", "text"},
-                               {"text", fmt::format("cko: error[{}]: {}", error_code_name(e.code()),
-                                                    e.what())}}})},
-            {"structuredContent", verbs::error_document(e)},
-            {"isError", true},
-            {"_meta", {{"cko/exit_code", e.exit_code()}}}};
+    } catch (const Error& thrown) {
+        const Error e = for_tool_caller(thrown, verb);
+        return Json{{"content", Json::array({Json{{"type", "text"}, {"text", error_line(e)}}})},
+                    {"structuredContent", verbs::error_document(e)},
+                    {"isError", true},
+                    {"_meta", {{"cko/exit_code", e.exit_code()}}}};
     } catch (const std::exception& e) {
         const Error wrapped(ErrorCode::internal, fmt::format("internal error: {}", e.what()));
         return Json{{"content", Json::array({Json{{"type", "text"}, {"text", wrapped.what()}}})},

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <mutex>
 
 namespace cko::mcp {
@@ -131,6 +132,64 @@ TEST_F(ServerTest, TheServersRootIsEveryToolsDefaultRoot) {
         }
     }
     std::filesystem::remove_all(dir);
+}
+
+TEST_F(ServerTest, AFailedOperationIsAToolErrorWithItsReason) {
+    // The driver call runs, is recorded, and fails: a tool error whose document is still the
+    // invocation's, with the reason beside it (it was isError false, the text only "failed").
+    const auto dir =
+        std::filesystem::temp_directory_path() / ("cko-mcp-failed-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir / "ref");
+    { std::ofstream(dir / "case.json") << "{}\n"; }
+    { std::ofstream(dir / "ref" / "k.cu") << "// kernel\n"; }
+    Server s = make();
+    const Json args{{"root", (dir / "art").string()},
+                    {"case_file", (dir / "case.json").string()},
+                    {"reference", (dir / "ref").string()},
+                    {"argv", {"false"}}};
+    const Json r =
+        ask(s, request(1, "tools/call", {{"name", "driver_run"}, {"arguments", args}}))["result"];
+    EXPECT_EQ(r["isError"], true) << r.dump();
+    EXPECT_EQ(r["structuredContent"]["state"], "failed");
+    EXPECT_EQ(r["structuredContent"]["error"]["code"], "driver_failed");
+    EXPECT_EQ(r["structuredContent"]["error"], r["structuredContent"]["result"]["error"]);
+    const std::string text = r["content"][0]["text"];
+    EXPECT_NE(text.find("cko: error[driver_failed]: the driver exited with status 1"),
+              std::string::npos)
+        << text;
+    EXPECT_EQ(r["_meta"]["cko/exit_code"], 3);
+    // wait on it ends as the direct call did.
+    const Json w = ask(s, request(2, "tools/call",
+                                  {{"name", "wait"},
+                                   {"arguments",
+                                    {{"root", (dir / "art").string()},
+                                     {"id", r["structuredContent"]["id"]}}}}))["result"];
+    EXPECT_EQ(w["isError"], true) << w.dump();
+    EXPECT_EQ(w["structuredContent"]["error"]["code"], "driver_failed");
+    std::filesystem::remove_all(dir);
+}
+
+TEST_F(ServerTest, ErrorsNameArgumentsNotCommandLineFlags) {
+    // A verb's message says `--mode paired needs --candidate` on the command line; a tool caller
+    // passes `mode` and `candidate`.
+    Server s = make();
+    const Json args{{"root", "/nonexistent/cko"},
+                    {"case_file", "c.json"},
+                    {"reference", "ref"},
+                    {"mode", "paired"},
+                    {"capability", {"single_subject", "paired_in_process"}},
+                    {"argv", {"false"}}};
+    Json r =
+        ask(s, request(1, "tools/call", {{"name", "driver_run"}, {"arguments", args}}))["result"];
+    EXPECT_EQ(r["isError"], true);
+    EXPECT_EQ(r["structuredContent"]["error"]["message"], "mode paired needs candidate");
+    EXPECT_EQ(r["content"][0]["text"], "cko: error[invalid_argument]: mode paired needs candidate");
+    Json more = args;
+    more.erase("mode");
+    more["samples"] = 0;
+    r = ask(s, request(2, "tools/call", {{"name", "driver_run"}, {"arguments", more}}))["result"];
+    EXPECT_EQ(r["structuredContent"]["error"]["message"], "samples must be between 1 and 100000");
 }
 
 TEST_F(ServerTest, ProtocolErrorsAreJsonRpcErrors) {
