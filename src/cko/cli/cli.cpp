@@ -386,6 +386,11 @@ void build_app(CLI::App& app) {
     mcp_options().root = env != nullptr && *env != '\0' ? env : "artifacts";
     mcp->app->add_flag("--read-only", mcp_options().read_only,
                        "Offer only the verbs that change nothing");
+    mcp->app
+        ->add_option("--max-message-bytes", mcp_options().max_message_bytes,
+                     "Longest message (one line) read; a longer one is refused and discarded")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
     mcp->app->add_option(
         "--root", mcp_options().root,
         "Default artifact root of every tool call (a call may name another), offered by "

@@ -2,6 +2,7 @@
 // resources (the store's records), progress notifications and cancellation.
 #include "cko/mcp/server.hpp"
 
+#include "cko/mcp/line_reader.hpp"
 #include "cko/store/catalogue.hpp"
 #include "cko/util/error.hpp"
 #include "cko/verbs/frame.hpp"
@@ -9,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include <unistd.h>
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
@@ -458,8 +460,14 @@ void Server::handle_line(const std::string& line) {
     Json message;
     try {
         message = Json::parse(line);
-    } catch (const Json::exception& e) {
-        reply_error(Json(), kParseError, fmt::format("not JSON: {}", e.what()));
+    } catch (const Json::parse_error& e) {
+        // Where, never what: the parser's own message quotes the input it read, however long.
+        reply_error(Json(), kParseError,
+                    fmt::format("not JSON: parse error at byte {} of a {}-byte message", e.byte,
+                                line.size()));
+        return;
+    } catch (const Json::exception&) {
+        reply_error(Json(), kParseError, "not JSON");
         return;
     }
     if (message.is_array()) {  // a batch (2025-03-26); answered one by one
@@ -469,6 +477,15 @@ void Server::handle_line(const std::string& line) {
         return;
     }
     handle(message);
+}
+
+void Server::refuse_oversized_line() {
+    // The id is unknown (the message was not read): JSON-RPC answers such a request with id null.
+    reply_error(Json(), kInvalidRequest,
+                fmt::format("message refused: longer than {} bytes (cko mcp --max-message-bytes "
+                            "sets the limit); it was discarded unread",
+                            options_.max_message_bytes),
+                Json{{"max_message_bytes", options_.max_message_bytes}});
 }
 
 void Server::wait_idle() {
@@ -492,9 +509,19 @@ int serve_stdio(const ServerOptions& options) {
         std::cout << message.dump(-1, ' ', false, Json::error_handler_t::replace) << '\n';
         std::cout.flush();
     });
+    // Read with a cap: std::getline would hold a line of any length (a 300 MB one took 1.7 GB).
+    LineReader reader(STDIN_FILENO, options.max_message_bytes);
     std::string line;
-    while (std::getline(std::cin, line)) {
-        server.handle_line(line);
+    for (;;) {
+        const LineReader::Next next = reader.next(line);
+        if (next == LineReader::Next::end) {
+            break;
+        }
+        if (next == LineReader::Next::too_long) {
+            server.refuse_oversized_line();
+        } else {
+            server.handle_line(line);
+        }
     }
     server.shut_down();
     return 0;
