@@ -76,4 +76,53 @@ assert [x.get("result") for x in r[:2]] == [{}, {}], r
 assert r[2]["error"]["code"] == -32600 and r[2]["error"]["data"]["max_message_bytes"] > 0, r
 PY
 expect_rc 2 "$CKO" mcp --max-message-bytes 0
+
+# SIGTERM or SIGINT to `cko mcp` cancels the calls it runs: the driver is ended, the invocation is
+# `cancelled` (not left to be declared `lost`), the call is answered, and the server exits 4.
+mkdir -p "$tmp/ref"
+echo "// kernel" > "$tmp/ref/k.cu"
+echo '{}' > "$tmp/case.json"
+for sig in TERM INT; do
+  python3 - "$CKO" "$tmp" "$sig" <<'PY' || fail "SIG$sig to cko mcp did not cancel its running call"
+import json, os, signal, subprocess, sys, time
+
+cko, tmp, sig = sys.argv[1], sys.argv[2], sys.argv[3]
+root, pidfile = os.path.join(tmp, "art-" + sig), os.path.join(tmp, "driver-" + sig + ".pid")
+proc = subprocess.Popen([cko, "mcp", "--root", root], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+def send(m):
+    proc.stdin.write((json.dumps(m) + "\n").encode())
+    proc.stdin.flush()
+send({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+      "params": {"name": "driver_run", "_meta": {"progressToken": "p"},
+                 "arguments": {"case_file": os.path.join(tmp, "case.json"),
+                               "reference": os.path.join(tmp, "ref"),
+                               "argv": ["sh", "-c", f"echo $$ > {pidfile}; exec sleep 120"]}}})
+inv = None
+while inv is None:
+    m = json.loads(proc.stdout.readline())
+    text = m.get("params", {}).get("message", "")
+    if text.startswith("invocation "):
+        inv = text.split()[1]
+deadline = time.monotonic() + 30
+while not os.path.exists(pidfile) or not open(pidfile).read().strip():
+    assert time.monotonic() < deadline, "the driver never started"
+    time.sleep(0.05)
+driver = int(open(pidfile).read())
+proc.send_signal(getattr(signal, "SIG" + sig))
+rest = proc.stdout.read()
+rc = proc.wait(60)
+assert rc == 4, f"cko mcp ended with {rc} (a negative rc is the signal that killed it)"
+reply = [json.loads(l) for l in rest.splitlines() if b'"id":1' in l]
+assert reply and reply[0]["result"]["isError"] is True, rest[-500:]
+assert reply[0]["result"]["structuredContent"]["state"] == "cancelled", reply[0]["result"]
+st = json.loads(subprocess.run([cko, "status", inv, "--root", root, "--json"],
+                               capture_output=True).stdout)
+assert st["state"] == "cancelled", st["state"]
+try:
+    os.kill(driver, 0)
+    raise AssertionError(f"the driver {driver} still runs")
+except ProcessLookupError:
+    pass
+PY
+done
 echo "ok"

@@ -1,6 +1,7 @@
 // The capped line reader of the MCP stdio transport.
 #include "cko/mcp/line_reader.hpp"
 
+#include <poll.h>
 #include <unistd.h>
 #include <cerrno>
 
@@ -11,7 +12,8 @@ constexpr std::size_t kChunk = std::size_t{1} << 16;
 
 }  // namespace
 
-LineReader::LineReader(int fd, std::size_t max_line) : fd_(fd), max_line_(max_line) {}
+LineReader::LineReader(int fd, std::size_t max_line, int stop_fd)
+    : fd_(fd), max_line_(max_line), stop_fd_(stop_fd) {}
 
 bool LineReader::fill() {
     if (at_end_) {
@@ -20,6 +22,23 @@ bool LineReader::fill() {
     if (start_ > 0) {  // drop what was handed out before growing
         buffer_.erase(0, start_);
         start_ = 0;
+    }
+    while (stop_fd_ >= 0) {
+        pollfd fds[2] = {{fd_, POLLIN, 0}, {stop_fd_, POLLIN, 0}};
+        if (::poll(fds, 2, -1) < 0) {
+            if (errno == EINTR) {
+                continue;
+            }
+            break;  // read(2) below reports the problem
+        }
+        if ((fds[1].revents & POLLIN) != 0) {
+            stopped_ = true;
+            at_end_ = true;
+            return false;
+        }
+        if (fds[0].revents != 0) {
+            break;
+        }
     }
     const std::size_t old = buffer_.size();
     buffer_.resize(old + kChunk);
@@ -49,7 +68,7 @@ LineReader::Next LineReader::next(std::string& line) {
             start_ = 0;
             scanned_ = 0;
             if (!fill()) {
-                return Next::end;
+                return stopped_ ? Next::stopped : Next::end;
             }
             continue;
         }
@@ -70,6 +89,9 @@ LineReader::Next LineReader::next(std::string& line) {
             return Next::too_long;
         }
         if (!fill()) {
+            if (stopped_) {
+                return Next::stopped;
+            }
             if (buffer_.size() > start_) {  // a last line without '\n'
                 line.assign(buffer_, start_, std::string::npos);
                 buffer_.clear();

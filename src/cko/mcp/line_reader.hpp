@@ -12,9 +12,11 @@ namespace cko::mcp {
 // arrives.
 class LineReader {
 public:
-    enum class Next { line, too_long, end };
+    enum class Next { line, too_long, end, stopped };
 
-    LineReader(int fd, std::size_t max_line);
+    // With `stop_fd` (>= 0), next() also waits on it: once it is readable (a signal handler wrote
+    // to it), next() answers stopped.
+    LineReader(int fd, std::size_t max_line, int stop_fd = -1);
 
     // The next line without its '\n' (and without a '\r' before it: kept, JSON ignores it).
     [[nodiscard]] Next next(std::string& line);
@@ -24,11 +26,13 @@ private:
 
     int fd_;
     std::size_t max_line_;
+    int stop_fd_;
     std::string buffer_;
     std::size_t start_ = 0;    // where the unread part of buffer_ begins
     std::size_t scanned_ = 0;  // bytes after start_ known to hold no '\n'
     bool skipping_ = false;    // inside a too-long line: drop bytes up to its '\n'
     bool at_end_ = false;
+    bool stopped_ = false;
 };
 
 }  // namespace cko::mcp

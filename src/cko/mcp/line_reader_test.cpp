@@ -62,5 +62,23 @@ TEST(LineReaderTest, ALineOverTheCapIsRefusedOnceAndTheNextLineIsRead) {
     EXPECT_EQ(lines_of(big, 1000), std::vector<std::string>{"<too long>"});
 }
 
+TEST(LineReaderTest, AWriteToTheStopDescriptorEndsTheWaitForInput) {
+    int input[2];
+    int stop[2];
+    ASSERT_EQ(::pipe(input), 0);
+    ASSERT_EQ(::pipe(stop), 0);
+    ASSERT_EQ(::write(input[1], "one\n", 4), 4);
+    LineReader reader(input[0], 100, stop[0]);
+    std::string line;
+    EXPECT_EQ(reader.next(line), LineReader::Next::line);
+    EXPECT_EQ(line, "one");
+    std::thread signal_handler([&] { EXPECT_EQ(::write(stop[1], "x", 1), 1); });
+    EXPECT_EQ(reader.next(line), LineReader::Next::stopped);  // input stays open, unwritten
+    signal_handler.join();
+    for (const int fd : {input[0], input[1], stop[0], stop[1]}) {
+        ::close(fd);
+    }
+}
+
 }  // namespace
 }  // namespace cko::mcp
