@@ -118,4 +118,9 @@ files_changed "$out" "bench/__init__.py:vanished bench/extra.py:appeared"
 mv "$T/bench" "$tmp/bench-moved"
 expect_rc 3 "$CKO" screen "$aa" --root "$A" --json
 files_changed "$out" "bench/__init__.py:vanished bench/driver.py:vanished bench/workload.py:vanished"
+# An identity path that can no longer be read (a link now) changed, and says why.
+ln -s "$tmp/bench-moved" "$T/bench"
+expect_rc 3 "$CKO" screen "$aa" --root "$A" --json
+files_changed "$out" "bench:changed"
+contains "$out" "symbolic link"
 echo "ok"

@@ -476,7 +476,7 @@ std::vector<DriverFileChange> Target::driver_changes() const {
         if (!fs::exists(fs::symlink_status(source, ec))) {
             // The whole path is gone: each of its frozen files vanished.
             for (const auto& e : store::load_snapshot(store_, digest).entries) {
-                changes.push_back({file_path(e.path), "vanished", ""});
+                changes.push_back({file_path(e.path), store::EntryChangeKind::vanished, ""});
             }
             continue;
         }
@@ -484,23 +484,23 @@ std::vector<DriverFileChange> Target::driver_changes() const {
         try {
             now = store::snapshot_manifest_of(source);
         } catch (const Error& e) {
-            changes.push_back({path, "unreadable", e.what()});
+            changes.push_back({path, store::EntryChangeKind::changed, e.what()});
             continue;
         }
         if (now.digest == digest) {
             continue;
         }
         for (const auto& c : store::changed_entries(store::load_snapshot(store_, digest), now)) {
-            changes.push_back(
-                {file_path(c.path), std::string(store::entry_change_name(c.kind)), ""});
+            changes.push_back({file_path(c.path), c.kind, ""});
         }
     }
     return changes;
 }
 
 std::string DriverFileChange::describe() const {
+    const std::string_view change = store::entry_change_name(kind);
     return reason.empty() ? fmt::format("{} {}", path, change)
-                          : fmt::format("{} {}: {}", path, change, reason);
+                          : fmt::format("{} {} ({})", path, change, reason);
 }
 
 Error driver_changed_error(const std::vector<DriverFileChange>& changes,
@@ -509,7 +509,7 @@ Error driver_changed_error(const std::vector<DriverFileChange>& changes,
     Json files = Json::array();
     for (const auto& c : changes) {
         problems.push_back(c.describe());
-        files.push_back(Json{{"path", c.path}, {"change", c.change}});
+        files.push_back(Json{{"path", c.path}, {"change", store::entry_change_name(c.kind)}});
     }
     return Error(ErrorCode::driver_changed,
                  fmt::format("driver files changed since the Target was frozen: {}; {}; freeze a "

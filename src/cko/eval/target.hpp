@@ -40,9 +40,9 @@ struct FreezeOutcome {
 
 // One driver file that differs from the frozen identity.
 struct DriverFileChange {
-    std::string path;    // relative to the spec's directory: "bench/driver.py"
-    std::string change;  // "appeared", "changed", "vanished", or "unreadable"
-    std::string reason;  // why an identity path could not be read ("" otherwise)
+    std::string path;  // relative to the spec's directory: "bench/driver.py"
+    store::EntryChangeKind kind = store::EntryChangeKind::changed;
+    std::string reason;  // why an identity path can no longer be read ("" otherwise)
     [[nodiscard]] std::string describe() const;  // "bench/driver.py changed"
 };
 

@@ -302,18 +302,6 @@ std::string snapshot_digest_of(const fs::path& source, const SnapshotOptions& op
     return snapshot_manifest_of(source, options).digest;
 }
 
-std::string_view entry_change_name(EntryChange::Kind kind) {
-    switch (kind) {
-    case EntryChange::Kind::appeared:
-        return "appeared";
-    case EntryChange::Kind::changed:
-        return "changed";
-    case EntryChange::Kind::vanished:
-        return "vanished";
-    }
-    return "changed";
-}
-
 std::vector<EntryChange> changed_entries(const Snapshot& before, const Snapshot& after) {
     // Both lists are in walk order; compare them as maps so the result is sorted by path.
     std::map<std::string, const ManifestEntry*> was;
@@ -328,14 +316,14 @@ std::vector<EntryChange> changed_entries(const Snapshot& before, const Snapshot&
     for (const auto& [path, e] : was) {
         const auto it = now.find(path);
         if (it == now.end()) {
-            out.push_back({path, EntryChange::Kind::vanished});
+            out.push_back({path, EntryChangeKind::vanished});
         } else if (it->second->sha256 != e->sha256 || it->second->mode != e->mode) {
-            out.push_back({path, EntryChange::Kind::changed});
+            out.push_back({path, EntryChangeKind::changed});
         }
     }
     for (const auto& [path, e] : now) {
         if (was.count(path) == 0) {
-            out.push_back({path, EntryChange::Kind::appeared});
+            out.push_back({path, EntryChangeKind::appeared});
         }
     }
     std::sort(out.begin(), out.end(),

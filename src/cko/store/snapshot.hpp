@@ -2,10 +2,10 @@
 #pragma once
 
 #include "cko/store/store.hpp"
+#include "cko/util/closed_enum.hpp"
 
 #include <filesystem>
 #include <string>
-#include <string_view>
 #include <vector>
 
 namespace cko::store {
@@ -48,13 +48,14 @@ struct Snapshot {
 [[nodiscard]] std::string snapshot_digest_of(const std::filesystem::path& source,
                                              const SnapshotOptions& options = {});
 
-// One file that differs between two snapshots of the same tree.
+// How a file differs between two snapshots of the same tree.
+#define CKO_ENTRY_CHANGES(X) X(appeared) X(changed) X(vanished)
+CKO_CLOSED_ENUM(EntryChangeKind, CKO_ENTRY_CHANGES, entry_change_name, entry_change_from_name)
+
 struct EntryChange {
-    enum class Kind { appeared, changed, vanished };
     std::string path;  // the entry's path ("" for a single-file snapshot's file)
-    Kind kind;
+    EntryChangeKind kind;
 };
-[[nodiscard]] std::string_view entry_change_name(EntryChange::Kind kind);
 
 // The files that appeared, changed (content or mode) or vanished from `before` to `after`, sorted
 // by path. Only files count: names the snapshots skipped (bytecode, VCS folders) never do.

@@ -149,9 +149,9 @@ TEST_F(SnapshotTest, ChangedEntriesNamesEveryFileAndIgnoresSkippedNames) {
     const auto changes = changed_entries(frozen, snapshot_manifest_of(dir_ / "drv"));
     ASSERT_EQ(changes.size(), 3U);
     EXPECT_EQ(changes[0].path, "gone.py");
-    EXPECT_EQ(changes[0].kind, EntryChange::Kind::vanished);
+    EXPECT_EQ(changes[0].kind, EntryChangeKind::vanished);
     EXPECT_EQ(changes[1].path, "lib/util.py");
-    EXPECT_EQ(changes[1].kind, EntryChange::Kind::changed);
+    EXPECT_EQ(changes[1].kind, EntryChangeKind::changed);
     EXPECT_EQ(changes[2].path, "new.py");
     EXPECT_EQ(entry_change_name(changes[2].kind), "appeared");
 }
