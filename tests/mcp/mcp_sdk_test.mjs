@@ -132,6 +132,8 @@ const selection = await ok("champion_select", { root, experiment: exp.id, confir
 assert.match(selection.id, /^sel-/);
 const history = await ok("history", { root });
 assert.ok(JSON.stringify(history).includes(detached.id));
+// The server's --root is the default of a call that names none.
+assert.deepEqual(await ok("history", {}), history);
 
 // A second confirm on a second experiment, cancelled as soon as its invocation exists.
 const cand2 = path.join(tmp, "cand2");
@@ -160,6 +162,10 @@ assert.ok(cancelledId, "the confirm announced its invocation before it was cance
 const ended = await call("wait", { root, id: cancelledId, timeout: 120 });
 assert.equal(ended.structuredContent.state, "cancelled", JSON.stringify(ended.structuredContent));
 assert.equal(ended._meta["cko/exit_code"], 4);
+// An operation that did not succeed is a tool error with its reason, as the direct call's would be.
+assert.equal(ended.isError, true);
+assert.equal(ended.structuredContent.error.code, "interrupted", JSON.stringify(ended.structuredContent.error));
+assert.match(ended.content[0].text, /cko: error\[interrupted\]/);
 
 // Resources: the store's records.
 const { resources } = await client.listResources();

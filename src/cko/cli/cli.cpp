@@ -386,9 +386,15 @@ void build_app(CLI::App& app) {
     mcp_options().root = env != nullptr && *env != '\0' ? env : "artifacts";
     mcp->app->add_flag("--read-only", mcp_options().read_only,
                        "Offer only the verbs that change nothing");
+    mcp->app
+        ->add_option("--max-message-bytes", mcp_options().max_message_bytes,
+                     "Longest message (one line) read; a longer one is refused and discarded")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
     mcp->app->add_option(
         "--root", mcp_options().root,
-        "Artifact root whose records resources/list offers (default $CKO_ROOT, else ./artifacts)");
+        "Default artifact root of every tool call (a call may name another), offered by "
+        "resources/list (default $CKO_ROOT, else ./artifacts)");
     verbs().push_back(std::move(mcp));
 }
 
@@ -454,6 +460,9 @@ int run_cli(int argc, char** argv) {
             }
         }
         std::cout.flush();
+        if (result.failure) {  // the document (with --json) holds it too; the line says why
+            print_error(*result.failure, false);
+        }
         return result.exit_code;
     } catch (const Error& e) {
         print_error(e, json_hint);

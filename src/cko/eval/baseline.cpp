@@ -68,7 +68,11 @@ OperationOutcome run_baseline(const Target& target, const BaselineOptions& optio
     std::string reason = "baseline and A/A resolution measured";
     run::InvocationState state = run::InvocationState::succeeded;
     try {
-        const auto problems = target.validity_problems();
+        const auto changes = target.driver_changes();
+        if (!changes.empty()) {
+            throw driver_changed_error(changes, "nothing was measured");
+        }
+        const auto problems = target.environment_problems();
         if (!problems.empty()) {
             throw Error(
                 ErrorCode::environment_mismatch,
@@ -173,6 +177,7 @@ OperationOutcome run_baseline(const Target& target, const BaselineOptions& optio
     inv.finish(state, reason, outputs, failure);
     out.state = std::string(run::state_name(state));
     out.outputs = outputs;
+    out.error = failure;
     return out;
 }
 

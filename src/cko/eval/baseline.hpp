@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <functional>
+#include <optional>
 #include <string>
 
 namespace cko::eval {
@@ -24,6 +25,8 @@ struct OperationOutcome {
     std::string verdict;  // comparisons: the verdict; baseline: the A/A verdict
     Json outputs;
     int exit_code = 0;
+    // The error the invocation recorded when it did not succeed (failed, cancelled, timed out).
+    std::optional<Error> error = std::nullopt;
 };
 
 [[nodiscard]] OperationOutcome run_baseline(

@@ -380,6 +380,7 @@ OperationOutcome run_comparison(const Target& target, const CompareOptions& o,
     inv.finish(state, reason, outputs, failure);
     out.state = std::string(run::state_name(state));
     out.outputs = outputs;
+    out.error = failure;
     return out;
 }
 

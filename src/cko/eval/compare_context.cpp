@@ -214,10 +214,7 @@ ComparisonPlan plan_comparison(const Target& target, const CompareOptions& o) {
     // measured and nothing is decided.
     const auto changes = target.driver_changes();
     if (!changes.empty()) {
-        throw Error(ErrorCode::driver_changed,
-                    fmt::format("{}: nothing was measured", fmt::join(changes, "; ")),
-                    Json{{"problems", changes},
-                         {"fix", "restore the driver files, or freeze a new Target"}});
+        throw driver_changed_error(changes, "nothing was measured");
     }
     ComparisonPlan p;
     resolve_subjects(target, o, p);

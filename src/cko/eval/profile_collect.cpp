@@ -271,10 +271,7 @@ ProfileCollectOutcome collect_profile(const Target& target, const ProfileCollect
     }
     const auto changes = target.driver_changes();
     if (!changes.empty()) {
-        throw Error(ErrorCode::driver_changed,
-                    fmt::format("{}: nothing was profiled", fmt::join(changes, "; ")),
-                    Json{{"problems", changes},
-                         {"fix", "restore the driver files, or freeze a new Target"}});
+        throw driver_changed_error(changes, "nothing was profiled");
     }
     require_budget(target, 0);
 

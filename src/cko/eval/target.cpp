@@ -280,7 +280,6 @@ FreezeOutcome freeze_target(const FreezeOptions& options) {
                 spec.uses_slurm() ? std::vector<std::string>{} : select_gpus(spec, local_gpus);
             record["original"] = original.reference();
             record["cases"] = cases;
-            record["driver_identity"] = hash_identity_paths(store, spec);
 
             // The smoke: two samples of the original on every case, through the real driver.
             for (const auto& id : spec.case_ids) {
@@ -360,6 +359,11 @@ FreezeOutcome freeze_target(const FreezeOptions& options) {
                              {"fix", "make the original pass its rule"}});
                 }
             }
+            // The identity is taken after the smoke: the smoke runs the driver where every later
+            // call runs it (the spec's directory), and what the first run leaves in its own folder
+            // (Python's bytecode, a JIT-built extension) is the state later calls start from.
+            // Taken before, the smoke itself made the Target refuse every later call.
+            record["driver_identity"] = hash_identity_paths(store, spec);
             record["smoke"] = outcome.smoke_invocations;
             record["gpus"] = gpus;
         }
@@ -459,32 +463,61 @@ std::vector<std::string> Target::environment_problems(bool probe_tools) const {
     return problems;
 }
 
-std::vector<std::string> Target::driver_changes() const {
-    std::vector<std::string> problems;
+std::vector<DriverFileChange> Target::driver_changes() const {
+    std::vector<DriverFileChange> changes;
     for (const auto& item : record_.driver_identity.value_or(Json::array())) {
         const std::string path = item.at("path");
-        std::string now;
-        try {
-            now = store::snapshot_digest_of(spec_.base_dir / path);
-        } catch (const Error& e) {
-            now = e.what();
+        const std::string digest = item.at("snapshot").at("digest");
+        const fs::path source = spec_.base_dir / path;
+        const auto file_path = [&](const std::string& entry) {
+            return entry.empty() ? path : fmt::format("{}/{}", path, entry);
+        };
+        std::error_code ec;
+        if (!fs::exists(fs::symlink_status(source, ec))) {
+            // The whole path is gone: each of its frozen files vanished.
+            for (const auto& e : store::load_snapshot(store_, digest).entries) {
+                changes.push_back({file_path(e.path), store::EntryChangeKind::vanished, ""});
+            }
+            continue;
         }
-        if (now != item.at("snapshot").at("digest").get<std::string>()) {
-            problems.push_back(fmt::format(
-                "driver file {} changed since the Target was frozen; freeze a new Target "
-                "to measure with the edited driver",
-                path));
+        store::Snapshot now;
+        try {
+            now = store::snapshot_manifest_of(source);
+        } catch (const Error& e) {
+            changes.push_back({path, store::EntryChangeKind::changed, e.what()});
+            continue;
+        }
+        if (now.digest == digest) {
+            continue;
+        }
+        for (const auto& c : store::changed_entries(store::load_snapshot(store_, digest), now)) {
+            changes.push_back({file_path(c.path), c.kind, ""});
         }
     }
-    return problems;
+    return changes;
 }
 
-std::vector<std::string> Target::validity_problems(bool probe_tools) const {
-    std::vector<std::string> problems = environment_problems(probe_tools);
-    for (auto& p : driver_changes()) {
-        problems.push_back(std::move(p));
+std::string DriverFileChange::describe() const {
+    const std::string_view change = store::entry_change_name(kind);
+    return reason.empty() ? fmt::format("{} {}", path, change)
+                          : fmt::format("{} {} ({})", path, change, reason);
+}
+
+Error driver_changed_error(const std::vector<DriverFileChange>& changes,
+                           std::string_view consequence) {
+    std::vector<std::string> problems;
+    Json files = Json::array();
+    for (const auto& c : changes) {
+        problems.push_back(c.describe());
+        files.push_back(Json{{"path", c.path}, {"change", store::entry_change_name(c.kind)}});
     }
-    return problems;
+    return Error(ErrorCode::driver_changed,
+                 fmt::format("driver files changed since the Target was frozen: {}; {}; freeze a "
+                             "new Target to measure with the edited driver",
+                             fmt::join(problems, ", "), consequence),
+                 Json{{"files", files},
+                      {"problems", problems},
+                      {"fix", "restore the driver files, or freeze a new Target"}});
 }
 
 }  // namespace cko::eval

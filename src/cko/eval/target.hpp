@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace cko::eval {
@@ -37,6 +38,19 @@ struct FreezeOutcome {
 // leaves nothing at `root`.
 [[nodiscard]] FreezeOutcome freeze_target(const FreezeOptions& options);
 
+// One driver file that differs from the frozen identity.
+struct DriverFileChange {
+    std::string path;  // relative to the spec's directory: "bench/driver.py"
+    store::EntryChangeKind kind = store::EntryChangeKind::changed;
+    std::string reason;  // why an identity path can no longer be read ("" otherwise)
+    [[nodiscard]] std::string describe() const;  // "bench/driver.py changed"
+};
+
+// The driver_changed error of an operation refused because of `changes` (not empty); `consequence`
+// says what did not happen ("nothing was measured"). Details: files [{path, change}], problems.
+[[nodiscard]] Error driver_changed_error(const std::vector<DriverFileChange>& changes,
+                                         std::string_view consequence);
+
 // What later operations need from a frozen Target.
 class Target {
 public:
@@ -51,13 +65,12 @@ public:
     [[nodiscard]] driver::DriverSpec driver() const;
     [[nodiscard]] std::vector<std::string> gpu_uuids() const;
 
-    // Problems that make a measurement on this machine invalid: another host or GPU set, or driver
-    // files edited since the freeze. Empty when measurements may proceed.
-    [[nodiscard]] std::vector<std::string> validity_problems(bool probe_tools = false) const;
-    // The two halves: the machine (host, GPUs) differs from the frozen identity; driver or identity
-    // files changed since the freeze (an error of the Target, never a fact about a candidate).
+    // What makes a measurement on this machine invalid: the machine (host, GPUs) differs from the
+    // frozen identity. Empty when measurements may proceed.
     [[nodiscard]] std::vector<std::string> environment_problems(bool probe_tools = false) const;
-    [[nodiscard]] std::vector<std::string> driver_changes() const;
+    // Every file of `[driver] identity_paths` that appeared, changed or vanished since the freeze
+    // (an error of the Target, never a fact about a candidate). Empty when the driver is as frozen.
+    [[nodiscard]] std::vector<DriverFileChange> driver_changes() const;
 
 private:
     Target(const store::Store& store, store::TargetRecord record, TargetSpec spec);
@@ -81,7 +94,8 @@ struct SpecProblem {
 // The four runtime limits of the spec.
 [[nodiscard]] run::Limits limits_for(const TargetSpec& spec);
 
-// The driver files' digest as frozen: sha256 over the sorted (path, snapshot digest) list.
+// Snapshots every identity path into the store: [{path, snapshot}], the Target's driver_identity.
+// Each snapshot's stored manifest holds the per-file digests that driver_changes() compares.
 [[nodiscard]] Json hash_identity_paths(const store::Store& store, const TargetSpec& spec);
 
 }  // namespace cko::eval

@@ -2,6 +2,7 @@
 // resources (the store's records), progress notifications and cancellation.
 #include "cko/mcp/server.hpp"
 
+#include "cko/mcp/line_reader.hpp"
 #include "cko/store/catalogue.hpp"
 #include "cko/util/error.hpp"
 #include "cko/verbs/frame.hpp"
@@ -9,7 +10,11 @@
 
 #include <fmt/format.h>
 
+#include <fcntl.h>
+#include <unistd.h>
 #include <algorithm>
+#include <cctype>
+#include <csignal>
 #include <filesystem>
 #include <iostream>
 #include <string>
@@ -35,7 +40,8 @@ const std::vector<std::string>& supported_protocols() {
     return versions;
 }
 
-Json build_tool_list(bool read_only) {
+// With `cko mcp --root R`, R is the default root of every tool (a call may still name another).
+Json build_tool_list(bool read_only, const std::string& default_root) {
     Json tools = Json::array();
     for (const verbs::Verb& v : verbs::verb_table()) {
         if (read_only && !v.read_only) {
@@ -46,10 +52,16 @@ Json build_tool_list(bool read_only) {
             description +=
                 " (long: pass detach=true to get the invocation id at once, then status/wait)";
         }
+        Json schema = v.request.schema();
+        const verbs::Param* root = v.request.find("root");
+        if (root != nullptr && root->root_default && !default_root.empty()) {
+            schema["properties"]["root"]["description"] =
+                fmt::format("Artifact root (default {}, the server's --root)", default_root);
+        }
         tools.push_back(Json{{"name", v.tool_name()},
                              {"title", "cko " + v.cli_name()},
                              {"description", description},
-                             {"inputSchema", v.request.schema()},
+                             {"inputSchema", std::move(schema)},
                              {"annotations",
                               {{"readOnlyHint", v.read_only},
                                {"destructiveHint", false},
@@ -81,12 +93,53 @@ std::string short_text(const std::string& text) {
                        text.size());
 }
 
+bool is_word_char(char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '-' || c == '_';
+}
+
+// Verbs phrase their errors for the command line (`--retry-of`); a tool's caller knows argument
+// names (`retry_of`). Each `--flag` of one of the verb's own parameters is written as its key;
+// any other text (another program's flags, `cko ...` command lines of other verbs) stays.
+std::string argument_spelling(std::string text, const verbs::RequestDef& request) {
+    for (const verbs::Param& p : request.params) {
+        const std::string flag = verbs::cli_option_name(p.key);
+        std::size_t at = 0;
+        while ((at = text.find(flag, at)) != std::string::npos) {
+            const std::size_t end = at + flag.size();
+            if ((at == 0 || !is_word_char(text[at - 1])) &&
+                (end == text.size() || !is_word_char(text[end]))) {
+                text.replace(at, flag.size(), p.key);
+                at += p.key.size();
+            } else {
+                at = end;
+            }
+        }
+    }
+    return text;
+}
+
+// The error as a tool's caller reads it: message and fix in argument names.
+Error for_tool_caller(const Error& e, const verbs::Verb* verb) {
+    if (verb == nullptr) {
+        return e;
+    }
+    Json details = e.details();
+    if (details.is_object() && details.contains("fix") && details["fix"].is_string()) {
+        details["fix"] = argument_spelling(details["fix"].get<std::string>(), verb->request);
+    }
+    return Error(e.code(), argument_spelling(e.what(), verb->request), std::move(details));
+}
+
+std::string error_line(const Error& e) {
+    return fmt::format("cko: error[{}]: {}", error_code_name(e.code()), e.what());
+}
+
 }  // namespace
 
 Server::Server(ServerOptions options, std::function<void(const Json&)> send)
     : options_(std::move(options)),
       send_(std::move(send)),
-      tools_(build_tool_list(options_.read_only)) {
+      tools_(build_tool_list(options_.read_only, options_.root)) {
     if (!options_.root.empty()) {
         roots_.insert(absolute_root(options_.root));
     }
@@ -230,6 +283,9 @@ Json Server::call_tool(const Json& params, const std::shared_ptr<std::atomic<boo
     const std::string name = params.value("name", "");
     const verbs::Verb* verb = verbs::find_verb_by_tool_name(name);
     Json arguments = params.value("arguments", Json::object());
+    if (arguments.is_null()) {
+        arguments = Json::object();
+    }
     verbs::Context context;
     context.cancel = cancel.get();
     context.read_only = options_.read_only;
@@ -259,7 +315,12 @@ Json Server::call_tool(const Json& params, const std::shared_ptr<std::atomic<boo
         }
     };
     try {
-        if (arguments.is_object() && verb != nullptr && verb->request.find("root") != nullptr) {
+        const verbs::Param* root = verb != nullptr ? verb->request.find("root") : nullptr;
+        if (root != nullptr && root->root_default && !options_.root.empty() &&
+            arguments.is_object() && arguments.value("root", Json()).is_null()) {
+            arguments["root"] = options_.root;  // the server's root, not ./artifacts of its cwd
+        }
+        if (arguments.is_object() && root != nullptr) {
             const Json normalized = verb->request.normalize(arguments);
             const std::lock_guard<std::mutex> lock(calls_mutex_);
             roots_.insert(absolute_root(normalized.value("root", "artifacts")));
@@ -272,19 +333,26 @@ Json Server::call_tool(const Json& params, const std::shared_ptr<std::atomic<boo
         std::string text = outcome.text.empty()
                                ? document.dump(2, ' ', false, Json::error_handler_t::replace)
                                : outcome.text;
-        return Json{{"content", Json::array({Json{{"type", "text"}, {"text", short_text(text)}}})},
+        if (outcome.failure) {
+            // The operation ran and failed: a tool error, with the invocation's document and
+            // the reason beside it (the summary alone says only "failed").
+            const Error e = for_tool_caller(*outcome.failure, verb);
+            document["error"] = verbs::error_document(e)["error"];
+            text = short_text(text);
+            text += fmt::format("{}{}", text.ends_with('\n') ? "" : "\n", error_line(e));
+        } else {
+            text = short_text(text);
+        }
+        return Json{{"content", Json::array({Json{{"type", "text"}, {"text", std::move(text)}}})},
                     {"structuredContent", std::move(document)},
-                    {"isError", false},
+                    {"isError", outcome.failure.has_value()},
                     {"_meta", {{"cko/exit_code", outcome.exit_code}}}};
-    } catch (const Error& e) {
-        return Json{
-            {"content",
-             Json::array({Json{{"type", "text"},
-                               {"text", fmt::format("cko: error[{}]: {}", error_code_name(e.code()),
-                                                    e.what())}}})},
-            {"structuredContent", verbs::error_document(e)},
-            {"isError", true},
-            {"_meta", {{"cko/exit_code", e.exit_code()}}}};
+    } catch (const Error& thrown) {
+        const Error e = for_tool_caller(thrown, verb);
+        return Json{{"content", Json::array({Json{{"type", "text"}, {"text", error_line(e)}}})},
+                    {"structuredContent", verbs::error_document(e)},
+                    {"isError", true},
+                    {"_meta", {{"cko/exit_code", e.exit_code()}}}};
     } catch (const std::exception& e) {
         const Error wrapped(ErrorCode::internal, fmt::format("internal error: {}", e.what()));
         return Json{{"content", Json::array({Json{{"type", "text"}, {"text", wrapped.what()}}})},
@@ -394,8 +462,14 @@ void Server::handle_line(const std::string& line) {
     Json message;
     try {
         message = Json::parse(line);
-    } catch (const Json::exception& e) {
-        reply_error(Json(), kParseError, fmt::format("not JSON: {}", e.what()));
+    } catch (const Json::parse_error& e) {
+        // Where, never what: the parser's own message quotes the input it read, however long.
+        reply_error(Json(), kParseError,
+                    fmt::format("not JSON: parse error at byte {} of a {}-byte message", e.byte,
+                                line.size()));
+        return;
+    } catch (const Json::exception&) {
+        reply_error(Json(), kParseError, "not JSON");
         return;
     }
     if (message.is_array()) {  // a batch (2025-03-26); answered one by one
@@ -405,6 +479,15 @@ void Server::handle_line(const std::string& line) {
         return;
     }
     handle(message);
+}
+
+void Server::refuse_oversized_line() {
+    // The id is unknown (the message was not read): JSON-RPC answers such a request with id null.
+    reply_error(Json(), kInvalidRequest,
+                fmt::format("message refused: longer than {} bytes (cko mcp --max-message-bytes "
+                            "sets the limit); it was discarded unread",
+                            options_.max_message_bytes),
+                Json{{"max_message_bytes", options_.max_message_bytes}});
 }
 
 void Server::wait_idle() {
@@ -422,15 +505,60 @@ void Server::shut_down() {
     wait_idle();
 }
 
+namespace {
+
+// SIGTERM, SIGINT and SIGHUP end the server the way the end of its input does: running calls are
+// cancelled (their drivers ended, their invocations `cancelled`) and answered. Killed outright,
+// it left them to be declared `lost`. The handler only writes to a self-pipe the reader waits on.
+int g_stop_write_fd = -1;
+
+extern "C" void on_stop_signal(int /*sig*/) {
+    const char byte = 1;
+    [[maybe_unused]] const ssize_t n = ::write(g_stop_write_fd, &byte, 1);
+}
+
+// The read end of the self-pipe, or -1 when it cannot be made (then signals act as before).
+int install_stop_signals() {
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0) {
+        return -1;
+    }
+    g_stop_write_fd = fds[1];
+    // A handler, not SIG_IGN: exec resets it, so drivers start with the default dispositions.
+    struct sigaction sa {};
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    for (const int sig : {SIGTERM, SIGINT, SIGHUP}) {
+        ::sigaction(sig, &sa, nullptr);
+    }
+    return fds[0];
+}
+
+}  // namespace
+
 int serve_stdio(const ServerOptions& options) {
     std::ios::sync_with_stdio(false);
     Server server(options, [](const Json& message) {
         std::cout << message.dump(-1, ' ', false, Json::error_handler_t::replace) << '\n';
         std::cout.flush();
     });
+    // Read with a cap: std::getline would hold a line of any length (a 300 MB one took 1.7 GB).
+    LineReader reader(STDIN_FILENO, options.max_message_bytes, install_stop_signals());
     std::string line;
-    while (std::getline(std::cin, line)) {
-        server.handle_line(line);
+    for (;;) {
+        const LineReader::Next next = reader.next(line);
+        if (next == LineReader::Next::stopped) {
+            server.shut_down();
+            return static_cast<int>(ExitClass::interrupted);
+        }
+        if (next == LineReader::Next::end) {
+            break;
+        }
+        if (next == LineReader::Next::too_long) {
+            server.refuse_oversized_line();
+        } else {
+            server.handle_line(line);
+        }
     }
     server.shut_down();
     return 0;

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <cstddef>
 #include <functional>
 #include <map>
 #include <memory>
@@ -17,10 +18,15 @@
 namespace cko::mcp {
 
 inline constexpr const char* kLatestProtocol = "2025-06-18";
+// The longest message (one line of the stdio transport) the server reads: a longer one is refused
+// without being held (`cko mcp --max-message-bytes`).
+inline constexpr std::size_t kDefaultMaxMessageBytes = std::size_t{16} << 20;
 
 struct ServerOptions {
     bool read_only = false;  // offer only the verbs that change nothing
-    std::string root;        // the artifact root whose records resources/list offers
+    // The default root of every tool call that names none, and a root resources/list offers.
+    std::string root;
+    std::size_t max_message_bytes = kDefaultMaxMessageBytes;
 };
 
 // One server session. handle() takes one parsed message; replies and notifications go to `send`
@@ -36,6 +42,8 @@ public:
     void handle(const Json& message);
     // Handles one line of the stdio transport (a parse error is answered, not thrown).
     void handle_line(const std::string& line);
+    // Answers a line longer than max_message_bytes, which the transport discarded unread.
+    void refuse_oversized_line();
     // Cancels every running call and waits for them to end (end of input, shutdown).
     void shut_down();
     // Waits until no call runs (tests).

@@ -1,11 +1,15 @@
 // The MCP server in process: one JSON-RPC message in, the replies a client would read out.
 #include "cko/mcp/server.hpp"
 
+#include "cko/store/store.hpp"
 #include "cko/verbs/verb.hpp"
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <mutex>
 
 namespace cko::mcp {
@@ -24,8 +28,8 @@ protected:
         }
         return Json();
     }
-    Server make(bool read_only = false) {
-        return Server(ServerOptions{read_only, ""}, [this](const Json& m) {
+    Server make(bool read_only = false, std::string root = "") {
+        return Server(ServerOptions{read_only, std::move(root)}, [this](const Json& m) {
             const std::lock_guard<std::mutex> lock(mutex_);
             sent_.push_back(m);
         });
@@ -97,6 +101,95 @@ TEST_F(ServerTest, ToolsCallGivesTheOutcomeDocumentAndToolErrorsCarryCkosCode) {
     EXPECT_EQ(r["result"]["structuredContent"]["error"]["code"], "invalid_request");
     r = ask(s, request(4, "tools/call", {{"name", "no_such_tool"}}));
     EXPECT_EQ(r["error"]["code"], -32602);
+}
+
+TEST_F(ServerTest, TheServersRootIsEveryToolsDefaultRoot) {
+    // `cko mcp --root R`: a call without root works on R, not on ./artifacts of the server's
+    // working directory; a call may still name another root.
+    const auto dir =
+        std::filesystem::temp_directory_path() / ("cko-mcp-root-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    const std::string root = (dir / "art").string();
+    (void)store::Store::create(root);
+    Server s = make(false, root);
+    Json r = ask(s, request(1, "tools/call", {{"name", "ls"}, {"arguments", Json::object()}}));
+    EXPECT_EQ(r["result"]["isError"], false) << r.dump();
+    r = ask(s, request(2, "tools/call", {{"name", "ls"}}));
+    EXPECT_EQ(r["result"]["isError"], false) << r.dump();
+    r = ask(s, request(3, "tools/call",
+                       {{"name", "ls"}, {"arguments", {{"root", (dir / "other").string()}}}}));
+    EXPECT_EQ(r["result"]["isError"], true);
+    EXPECT_NE(r["result"]["content"][0]["text"].get<std::string>().find("other"), std::string::npos)
+        << r.dump();
+    // The schema says so.
+    for (const auto& tool : ask(s, request(4, "tools/list"))["result"]["tools"]) {
+        if (tool["name"] == "baseline") {
+            EXPECT_NE(
+                tool["inputSchema"]["properties"]["root"]["description"].get<std::string>().find(
+                    root),
+                std::string::npos);
+        }
+    }
+    std::filesystem::remove_all(dir);
+}
+
+TEST_F(ServerTest, AFailedOperationIsAToolErrorWithItsReason) {
+    // The driver call runs, is recorded, and fails: a tool error whose document is still the
+    // invocation's, with the reason beside it (it was isError false, the text only "failed").
+    const auto dir =
+        std::filesystem::temp_directory_path() / ("cko-mcp-failed-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir / "ref");
+    { std::ofstream(dir / "case.json") << "{}\n"; }
+    { std::ofstream(dir / "ref" / "k.cu") << "// kernel\n"; }
+    Server s = make();
+    const Json args{{"root", (dir / "art").string()},
+                    {"case_file", (dir / "case.json").string()},
+                    {"reference", (dir / "ref").string()},
+                    {"argv", {"false"}}};
+    const Json r =
+        ask(s, request(1, "tools/call", {{"name", "driver_run"}, {"arguments", args}}))["result"];
+    EXPECT_EQ(r["isError"], true) << r.dump();
+    EXPECT_EQ(r["structuredContent"]["state"], "failed");
+    EXPECT_EQ(r["structuredContent"]["error"]["code"], "driver_failed");
+    EXPECT_EQ(r["structuredContent"]["error"], r["structuredContent"]["result"]["error"]);
+    const std::string text = r["content"][0]["text"];
+    EXPECT_NE(text.find("cko: error[driver_failed]: the driver exited with status 1"),
+              std::string::npos)
+        << text;
+    EXPECT_EQ(r["_meta"]["cko/exit_code"], 3);
+    // wait on it ends as the direct call did.
+    const Json w = ask(s, request(2, "tools/call",
+                                  {{"name", "wait"},
+                                   {"arguments",
+                                    {{"root", (dir / "art").string()},
+                                     {"id", r["structuredContent"]["id"]}}}}))["result"];
+    EXPECT_EQ(w["isError"], true) << w.dump();
+    EXPECT_EQ(w["structuredContent"]["error"]["code"], "driver_failed");
+    std::filesystem::remove_all(dir);
+}
+
+TEST_F(ServerTest, ErrorsNameArgumentsNotCommandLineFlags) {
+    // A verb's message says `--mode paired needs --candidate` on the command line; a tool caller
+    // passes `mode` and `candidate`.
+    Server s = make();
+    const Json args{{"root", "/nonexistent/cko"},
+                    {"case_file", "c.json"},
+                    {"reference", "ref"},
+                    {"mode", "paired"},
+                    {"capability", {"single_subject", "paired_in_process"}},
+                    {"argv", {"false"}}};
+    Json r =
+        ask(s, request(1, "tools/call", {{"name", "driver_run"}, {"arguments", args}}))["result"];
+    EXPECT_EQ(r["isError"], true);
+    EXPECT_EQ(r["structuredContent"]["error"]["message"], "mode paired needs candidate");
+    EXPECT_EQ(r["content"][0]["text"], "cko: error[invalid_argument]: mode paired needs candidate");
+    Json more = args;
+    more.erase("mode");
+    more["samples"] = 0;
+    r = ask(s, request(2, "tools/call", {{"name", "driver_run"}, {"arguments", more}}))["result"];
+    EXPECT_EQ(r["structuredContent"]["error"]["message"], "samples must be between 1 and 100000");
 }
 
 TEST_F(ServerTest, ProtocolErrorsAreJsonRpcErrors) {

@@ -14,6 +14,7 @@
 #include <cerrno>
 #include <climits>
 #include <cstring>
+#include <map>
 
 namespace cko::store {
 namespace fs = std::filesystem;
@@ -269,7 +270,7 @@ Snapshot take_snapshot(const Store& store, const fs::path& source, const Snapsho
     return snap;
 }
 
-std::string snapshot_digest_of(const fs::path& source, const SnapshotOptions& options) {
+Snapshot snapshot_manifest_of(const fs::path& source, const SnapshotOptions& options) {
     struct stat st {};
     if (::lstat(source.c_str(), &st) != 0) {
         throw Error(ErrorCode::not_found,
@@ -282,14 +283,52 @@ std::string snapshot_digest_of(const fs::path& source, const SnapshotOptions& op
                     Json{{"path", source.string()}});
     }
     Walker walker{options, fs::path(), {}, {}};
-    std::string kind = "file";
+    Snapshot snap;
+    snap.source = source;
+    snap.kind = "file";
     if (S_ISDIR(st.st_mode)) {
-        kind = "directory";
+        snap.kind = "directory";
         walker.directory(source, "");
     } else {
         walker.file(source, "", st);
     }
-    return sha256_hex(canonical_json(manifest_json(kind, walker.entries, options, walker.ignored)));
+    snap.digest = sha256_hex(
+        canonical_json(manifest_json(snap.kind, walker.entries, options, walker.ignored)));
+    snap.entries = std::move(walker.entries);
+    return snap;
+}
+
+std::string snapshot_digest_of(const fs::path& source, const SnapshotOptions& options) {
+    return snapshot_manifest_of(source, options).digest;
+}
+
+std::vector<EntryChange> changed_entries(const Snapshot& before, const Snapshot& after) {
+    // Both lists are in walk order; compare them as maps so the result is sorted by path.
+    std::map<std::string, const ManifestEntry*> was;
+    std::map<std::string, const ManifestEntry*> now;
+    for (const auto& e : before.entries) {
+        was[e.path] = &e;
+    }
+    for (const auto& e : after.entries) {
+        now[e.path] = &e;
+    }
+    std::vector<EntryChange> out;
+    for (const auto& [path, e] : was) {
+        const auto it = now.find(path);
+        if (it == now.end()) {
+            out.push_back({path, EntryChangeKind::vanished});
+        } else if (it->second->sha256 != e->sha256 || it->second->mode != e->mode) {
+            out.push_back({path, EntryChangeKind::changed});
+        }
+    }
+    for (const auto& [path, e] : now) {
+        if (was.count(path) == 0) {
+            out.push_back({path, EntryChangeKind::appeared});
+        }
+    }
+    std::sort(out.begin(), out.end(),
+              [](const EntryChange& a, const EntryChange& b) { return a.path < b.path; });
+    return out;
 }
 
 Snapshot load_snapshot(const Store& store, const std::string& digest) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "cko/store/store.hpp"
+#include "cko/util/closed_enum.hpp"
 
 #include <filesystem>
 #include <string>
@@ -40,10 +41,26 @@ struct Snapshot {
 [[nodiscard]] Snapshot take_snapshot(const Store& store, const std::filesystem::path& source,
                                      const SnapshotOptions& options = {});
 
-// The digest take_snapshot would give `source` now, without storing anything (to check whether
-// files frozen earlier were edited since).
+// The snapshot take_snapshot would give `source` now (digest, kind, entries), without storing
+// anything: to check whether files frozen earlier were edited since.
+[[nodiscard]] Snapshot snapshot_manifest_of(const std::filesystem::path& source,
+                                            const SnapshotOptions& options = {});
 [[nodiscard]] std::string snapshot_digest_of(const std::filesystem::path& source,
                                              const SnapshotOptions& options = {});
+
+// How a file differs between two snapshots of the same tree.
+#define CKO_ENTRY_CHANGES(X) X(appeared) X(changed) X(vanished)
+CKO_CLOSED_ENUM(EntryChangeKind, CKO_ENTRY_CHANGES, entry_change_name, entry_change_from_name)
+
+struct EntryChange {
+    std::string path;  // the entry's path ("" for a single-file snapshot's file)
+    EntryChangeKind kind;
+};
+
+// The files that appeared, changed (content or mode) or vanished from `before` to `after`, sorted
+// by path. Only files count: names the snapshots skipped (bytecode, VCS folders) never do.
+[[nodiscard]] std::vector<EntryChange> changed_entries(const Snapshot& before,
+                                                       const Snapshot& after);
 
 // Reads and checks a stored snapshot's manifest (digest must match its bytes).
 [[nodiscard]] Snapshot load_snapshot(const Store& store, const std::string& digest);

@@ -128,3 +128,33 @@ TEST_F(SnapshotTest, DigestWithoutStoringMatchesTheSnapshotAndSeesEdits) {
 
 }  // namespace
 }  // namespace cko::store
+
+namespace cko::store {
+namespace {
+
+TEST_F(SnapshotTest, ChangedEntriesNamesEveryFileAndIgnoresSkippedNames) {
+    put(dir_ / "drv" / "driver.py", "print(1)\n");
+    put(dir_ / "drv" / "lib" / "util.py", "x = 1\n");
+    put(dir_ / "drv" / "gone.py", "\n");
+    const Store s = Store::create(dir_ / "art");
+    const Snapshot frozen = take_snapshot(s, dir_ / "drv");
+    // Bytecode changes the digest (the manifest lists what it skipped) but no file of the snapshot.
+    put(dir_ / "drv" / "__pycache__" / "driver.cpython-310.pyc", "bytecode");
+    EXPECT_NE(snapshot_digest_of(dir_ / "drv"), frozen.digest);
+    EXPECT_TRUE(changed_entries(frozen, snapshot_manifest_of(dir_ / "drv")).empty());
+
+    put(dir_ / "drv" / "lib" / "util.py", "x = 2\n");
+    put(dir_ / "drv" / "new.py", "\n");
+    fs::remove(dir_ / "drv" / "gone.py");
+    const auto changes = changed_entries(frozen, snapshot_manifest_of(dir_ / "drv"));
+    ASSERT_EQ(changes.size(), 3U);
+    EXPECT_EQ(changes[0].path, "gone.py");
+    EXPECT_EQ(changes[0].kind, EntryChangeKind::vanished);
+    EXPECT_EQ(changes[1].path, "lib/util.py");
+    EXPECT_EQ(changes[1].kind, EntryChangeKind::changed);
+    EXPECT_EQ(changes[2].path, "new.py");
+    EXPECT_EQ(entry_change_name(changes[2].kind), "appeared");
+}
+
+}  // namespace
+}  // namespace cko::store

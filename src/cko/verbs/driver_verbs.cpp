@@ -141,11 +141,7 @@ std::string summary(const driver::StandaloneOutcome& out) {
                             driver::correctness_status_name(s.status), s.primary.size(), median);
         }
     }
-    if (out.error) {
-        text +=
-            fmt::format("  error[{}]: {}\n", error_code_name(out.error->code()), out.error->what());
-    }
-    return text;
+    return text;  // an error is the outcome's failure, which the adapter prints
 }
 
 Outcome driver_run(const Request& r, Context& context) {
@@ -157,7 +153,9 @@ Outcome driver_run(const Request& r, Context& context) {
         [&context](const std::string& id) { context.announce_invocation(id); });
     context.report_progress("");
     Json j = run::invocation_status(store, out.invocation_id).to_json();
-    return Outcome{summary(out), j, out.error ? out.error->exit_code() : 0, {}};
+    Outcome outcome{summary(out), j, out.error ? out.error->exit_code() : 0, {}};
+    outcome.failure = out.error;
+    return outcome;
 }
 
 }  // namespace

@@ -44,7 +44,7 @@ std::string outcome_text(const std::string& verb, const eval::OperationOutcome& 
                             out["candidate"].value("label", "?"),
                             out["candidate"].value("digest", "").substr(0, 12));
     }
-    if (out.contains("reason")) {
+    if (out.contains("reason") && !o.error) {  // a failure's reason is its error, printed once
         text += fmt::format("  {}\n", out["reason"].get<std::string>());
     }
     const stats::Direction dir =
@@ -85,7 +85,9 @@ std::string outcome_text(const std::string& verb, const eval::OperationOutcome& 
 Outcome from_outcome(const std::string& verb, const eval::OperationOutcome& o,
                      const store::Store& store, const eval::TargetSpec& spec) {
     Json j = run::invocation_status(store, o.invocation_id).to_json();
-    return Outcome{outcome_text(verb, o, spec), j, o.exit_code, {}};
+    Outcome outcome{outcome_text(verb, o, spec), j, o.exit_code, {}};
+    outcome.failure = o.error;
+    return outcome;
 }
 
 Outcome compare(const std::string& verb, const Request& r, Context& context) {

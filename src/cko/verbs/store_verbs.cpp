@@ -66,6 +66,20 @@ int status_exit(const run::InvocationStatus& st) {
     }
 }
 
+// The error a terminal invocation recorded when it did not succeed.
+std::optional<Error> recorded_failure(const run::InvocationStatus& st) {
+    if (st.state == run::InvocationState::running || st.state == run::InvocationState::succeeded ||
+        !st.result.is_object()) {
+        return std::nullopt;
+    }
+    const Json& e = st.result.value("error", Json());
+    if (!e.is_object()) {  // `lost`: the owner ended without writing a result
+        return Error(ErrorCode::missing_result, st.result.value("reason", std::string("failed")));
+    }
+    return Error(error_code_from_name(e.value("code", "")).value_or(ErrorCode::internal),
+                 e.value("message", ""), e.value("details", Json::object()));
+}
+
 // `declare_lost`: ls is a step that declares `lost` (run::detect_lost_invocation), unless the
 // caller allows no writes (Context::read_only).
 Json list_store(const store::Store& s, bool declare_lost) {
@@ -293,7 +307,10 @@ Outcome wait(const Request& r, Context& context) {
                 timeout),
             status_json(st, eval::comparison_progress(store, id)));
     }
-    return Outcome{status_text(st, Json()), st.to_json(), status_exit(st), {}};
+    // As the direct call would have ended: a failure is reported as one.
+    Outcome outcome{status_text(st, Json()), st.to_json(), status_exit(st), {}};
+    outcome.failure = recorded_failure(st);
+    return outcome;
 }
 
 Outcome cancel(const Request& r, Context& /*context*/) {

@@ -2,10 +2,12 @@
 // Ninja's tool table. The CLI and the MCP server adapt the same rows.
 #pragma once
 
+#include "cko/util/error.hpp"
 #include "cko/verbs/request.hpp"
 
 #include <atomic>
 #include <functional>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -21,6 +23,11 @@ struct Outcome {
     // Set instead of `document` when the document is too large for a DOM (every metric of every
     // NCU launch): it writes the document as it goes.
     std::function<void(std::ostream&)> write_document;
+
+    // Set when the operation ran, recorded its invocation and did not succeed: the error that
+    // invocation recorded (`document` is still the invocation's). Each adapter reports it once in
+    // its own way: the CLI as `cko: error[code]: message` on stderr, MCP as a tool error.
+    std::optional<Error> failure = std::nullopt;
 
     // The document whatever way it was made (streamed documents are read back).
     [[nodiscard]] Json materialized_document() const;
