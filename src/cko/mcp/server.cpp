@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cctype>
 #include <csignal>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <string>
@@ -54,9 +55,14 @@ Json build_tool_list(bool read_only, const std::string& default_root) {
         }
         Json schema = v.request.schema();
         const verbs::Param* root = v.request.find("root");
-        if (root != nullptr && root->root_default && !default_root.empty()) {
+        // Only a root other than the table's own default ($CKO_ROOT, else ./artifacts) changes
+        // the description (the table's words stay true otherwise, for --request too).
+        const char* env = std::getenv("CKO_ROOT");
+        const std::string table_default = env != nullptr && *env != '\0' ? env : "artifacts";
+        if (root != nullptr && root->root_default && !default_root.empty() &&
+            default_root != table_default) {
             schema["properties"]["root"]["description"] =
-                fmt::format("Artifact root (default {}, the server's --root)", default_root);
+                fmt::format("Artifact root (default: the server's --root, here {})", default_root);
         }
         tools.push_back(Json{{"name", v.tool_name()},
                              {"title", "cko " + v.cli_name()},
