@@ -1,7 +1,7 @@
 // `cko self-check`: verifies the installation without a GPU.
 #include "cko/verbs/self_check.hpp"
 
-#include "cko/build_info.hpp"
+#include "cko/util/build_info.hpp"
 #include "cko/util/error.hpp"
 #include "cko/util/files.hpp"
 #include "cko/util/sha256.hpp"
@@ -29,7 +29,7 @@ CheckItem check_version(const fs::path& exe) {
         return item;
     }
     item.ok = true;
-    item.detail = fmt::format("cko {} at {} (sha256 {})", CKO_VERSION, exe.string(),
+    item.detail = fmt::format("cko {} at {} (sha256 {})", build_version(), exe.string(),
                               sha256_file_hex(exe).substr(0, 16));
     return item;
 }
@@ -201,10 +201,10 @@ fs::path find_data_dir() {
 
 SelfCheckReport run_self_check(const fs::path& data_dir, const fs::path& skill_dir) {
     SelfCheckReport report;
-    report.version = CKO_VERSION;
-    report.git_describe = kBuildDescribe;
-    report.git_tag = kBuildTag;
-    report.git_commit = kBuildCommit;
+    report.version = build_version();
+    report.git_describe = build_describe();
+    report.git_tag = build_tag();
+    report.git_commit = build_commit();
     report.executable = own_executable();
     report.data_dir = data_dir;
     report.checks.push_back(check_version(report.executable));
