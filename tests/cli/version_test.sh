@@ -2,7 +2,7 @@
 # The version comes from the git tag (cmake/CkoBuildInfo.cmake, docs/release.md): a scratch git repo
 # is tagged, committed to and dirtied, and the real CkoBuildInfo.cmake configured in a project of no
 # language at each step; then the built binary's version must follow its own `git describe` by
-# the same rules.
+# the same rules, and self-check must refuse a skill package of another release series.
 . "$(dirname "$0")/lib.sh"
 repo_root=$PWD
 field() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(eval(sys.argv[1]))' "$1"; }
@@ -69,4 +69,15 @@ else:  # at the tag
 expect_rc 0 "$CKO" --version
 contains "$out" "cko $(printf '%s' "$("$CKO" self-check --json)" | field 'd["version"]')"
 
+# A skill package of another release series: self-check fails (exit 3) and says what to install.
+cp -r "$repo_root/skills/cuda-kernel-optimizer" "$tmp/skill"
+expect_rc 0 "$CKO" self-check --skill "$tmp/skill"
+printf '99.1.0\n' > "$tmp/skill/VERSION"
+expect_rc 3 "$CKO" self-check --skill "$tmp/skill"
+contains "$out" "FAIL skill_package"
+contains "$out" "says the skill is for cko 99.1.0"
+contains "$out" "pip install 'cko==99.1.*'"
+rm "$tmp/skill/VERSION"
+expect_rc 3 "$CKO" self-check --skill "$tmp/skill"
+contains "$out" "VERSION"
 echo "version: ok"
