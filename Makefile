@@ -69,3 +69,13 @@ fuzz: deps
 
 clean:
 	rm -rf $(BUILD) $(STATIC_BUILD) $(PORTABLE_BUILD) build-fuzz
+
+# `make release`: from the one portable compile, dist/cko-VERSION-linux-x86_64.tar.gz (bin/cko,
+# share/cko, README), the wheel dist/cko-VERSION-py3-none-manylinux_2_36_x86_64.whl (cko on PATH,
+# share/cko, the cko_driver SDK) and dist/SHA256SUMS. VERSION comes from the git tag (v0.3.0 ->
+# 0.3.0; docs/release.md); self-check first refuses a skill package of another release series.
+.PHONY: release
+release: portable
+	$(PORTABLE_BUILD)/cko self-check
+	SOURCE_DATE_EPOCH=$${SOURCE_DATE_EPOCH:-$$(git log -1 --format=%ct 2>/dev/null || echo 315532800)} \
+	  python3 scripts/release.py --binary $(PORTABLE_BUILD)/cko --out dist

@@ -19,7 +19,6 @@ if(CKO_SANITIZE)
   endif()
 endif()
 target_compile_definitions(cko_flags INTERFACE
-  CKO_VERSION="${PROJECT_VERSION}"
   CKO_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 
 # cko_layer(<name> SOURCES ... DEPS ...): the static library cko_<name> for src/cko/<name>/.

@@ -3,6 +3,7 @@
 set -euo pipefail
 packages=(
   build-essential cmake pkg-config ccache file python3 python3-pytest python3-jsonschema
+  python3-venv  # the wheel test (tests/cli/release_test.sh) installs it into a fresh venv
   nlohmann-json3-dev libsimdjson-dev libsqlite3-dev libcli11-dev libfmt-dev libtomlplusplus-dev
   libssl-dev zlib1g-dev libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev

@@ -3,6 +3,7 @@
 #include "cko/cli/command.hpp"
 
 #include "cko/mcp/server.hpp"
+#include "cko/util/build_info.hpp"
 #include "cko/util/error.hpp"
 #include "cko/verbs/frame.hpp"
 #include "cko/verbs/verb.hpp"
@@ -351,7 +352,7 @@ mcp::ServerOptions& mcp_options() {
 }
 
 void build_app(CLI::App& app) {
-    app.set_version_flag("--version", std::string("cko ") + CKO_VERSION);
+    app.set_version_flag("--version", std::string("cko ") + build_version());
     app.require_subcommand(1);
     app.fallthrough(false);
     for (const verbs::Verb& row : verbs::verb_table()) {

@@ -5,6 +5,7 @@
 #include "cko/env/identity.hpp"
 #include "cko/run/gpu_lock.hpp"
 #include "cko/run/shared_fs.hpp"
+#include "cko/util/build_info.hpp"
 #include "cko/util/clock.hpp"
 #include "cko/util/error.hpp"
 #include "cko/util/files.hpp"
@@ -254,7 +255,7 @@ FreezeOutcome freeze_target(const FreezeOptions& options) {
                     {"spec_dir", spec.base_dir.string()},
                     {"environment", identity.to_json()},
                     {"created_unix_s", unix_seconds_now()},
-                    {"created_by", std::string("cko ") + CKO_VERSION}};
+                    {"created_by", std::string("cko ") + build_version()}};
         if (spec.deadline_unix_s) {
             record["deadline_unix_s"] = *spec.deadline_unix_s;
         }

@@ -4,6 +4,7 @@
 
 #include "cko/mcp/line_reader.hpp"
 #include "cko/store/catalogue.hpp"
+#include "cko/util/build_info.hpp"
 #include "cko/util/error.hpp"
 #include "cko/verbs/frame.hpp"
 #include "cko/verbs/verb.hpp"
@@ -183,7 +184,7 @@ Json Server::initialize(const Json& params) const {
         {"capabilities",
          {{"tools", {{"listChanged", false}}}, {"resources", {{"listChanged", false}}}}},
         {"serverInfo",
-         {{"name", "cko"}, {"title", "cuda-kernel-optimizer"}, {"version", CKO_VERSION}}},
+         {{"name", "cko"}, {"title", "cuda-kernel-optimizer"}, {"version", build_version()}}},
         {"instructions",
          "cko measures GPU kernel changes as evidence. The loop: doctor, target_freeze, baseline, "
          "experiment_new, screen, confirm, champion_select, history, report. Each tool is one cko "

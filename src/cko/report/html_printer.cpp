@@ -4,6 +4,7 @@
 
 #include "cko/report/effect_chart.hpp"
 #include "cko/report/text.hpp"
+#include "cko/util/build_info.hpp"
 
 #include <fmt/format.h>
 
@@ -320,7 +321,7 @@ std::string render_html(const Json& model) {
         "<code>{}</code> · cko {}</p></header>",
         e(t, "name"), kStyle, e(t, "name"), e(t, "id"),
         e(utc_text(model.value("generated_unix_s", std::int64_t{0}))), e(model, "root"),
-        CKO_VERSION);
+        build_version());
     s += fmt::format(
         "<section id=\"summary\"><h2>Summary</h2><div class=\"cards\">"
         "<div class=\"card\"><b>champion</b><span class=\"champion\">{}</span></div>"

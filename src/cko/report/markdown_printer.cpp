@@ -4,6 +4,7 @@
 
 #include "cko/report/text.hpp"
 #include "cko/stats/paired_estimate.hpp"
+#include "cko/util/build_info.hpp"
 
 #include <fmt/format.h>
 
@@ -74,7 +75,7 @@ std::string render_markdown(const Json& model) {
         fmt::format("# cko report: {}\n\nTarget `{}` · generated {} from `{}` · cko {}\n\n",
                     t.value("name", ""), t.value("id", ""),
                     utc_text(model.value("generated_unix_s", std::int64_t{0})),
-                    model.value("root", ""), CKO_VERSION);
+                    model.value("root", ""), build_version());
     s += fmt::format(
         "## Summary\n\n- **Champion:** `{}`\n- **Primary goal ({} layer):** {}\n- **Experiments:** "
         "{} · "

@@ -1,6 +1,7 @@
 // The evidence store: root creation, the write lock, create-once records and the ledger.
 #include "cko/store/store.hpp"
 
+#include "cko/util/build_info.hpp"
 #include "cko/util/error.hpp"
 #include "cko/util/fault.hpp"
 #include "cko/util/files.hpp"
@@ -120,7 +121,7 @@ Store Store::create(const fs::path& root) {
         write_file_create_once(
             staging / kStoreMarker,
             canonical_json(Json{{"format_version", "cko/store-v1"},
-                                {"created_by", std::string("cko ") + CKO_VERSION}}));
+                                {"created_by", std::string("cko ") + build_version()}}));
         write_file_create_once(staging / kLedger, "");
         rename_no_replace(staging, final_path);
         fsync_directory(real_parent);

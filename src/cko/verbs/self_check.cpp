@@ -1,15 +1,17 @@
 // `cko self-check`: verifies the installation without a GPU.
 #include "cko/verbs/self_check.hpp"
 
-#include "cko/build_info.hpp"
+#include "cko/util/build_info.hpp"
 #include "cko/util/error.hpp"
 #include "cko/util/files.hpp"
 #include "cko/util/sha256.hpp"
+#include "cko/util/utf8.hpp"
 #include "cko/verbs/verb.hpp"
 
 #include <fmt/format.h>
 
 #include <unistd.h>
+#include <cctype>
 #include <cstdlib>
 
 namespace cko::verbs {
@@ -29,7 +31,7 @@ CheckItem check_version(const fs::path& exe) {
         return item;
     }
     item.ok = true;
-    item.detail = fmt::format("cko {} at {} (sha256 {})", CKO_VERSION, exe.string(),
+    item.detail = fmt::format("cko {} at {} (sha256 {})", build_version(), exe.string(),
                               sha256_file_hex(exe).substr(0, 16));
     return item;
 }
@@ -66,8 +68,58 @@ CheckItem check_schemas(const fs::path& data_dir) {
     return item;
 }
 
-// The skill package: SKILL.md with the Agent Skills front matter, and every references/ file it
-// links to present (an installer that dropped a file leaves the agent without the formats).
+// "0.3" of "0.3.1", "0.3.0rc1" and "0.3.0.post2+g1a2b3c4", "1.0" of "1"; "" when `version` does
+// not start with a number. A skill package documents the verbs and flags of one release series,
+// which its patch releases keep.
+std::string release_series(std::string_view version) {
+    const auto digits_end = [version](std::size_t from) {
+        while (from < version.size() && version[from] >= '0' && version[from] <= '9') {
+            ++from;
+        }
+        return from;
+    };
+    const std::size_t major_end = digits_end(0);
+    if (major_end == 0) {
+        return "";
+    }
+    if (major_end < version.size() && version[major_end] == '.') {
+        if (const std::size_t minor_end = digits_end(major_end + 1); minor_end > major_end + 1) {
+            return std::string(version.substr(0, minor_end));
+        }
+    }
+    return std::string(version.substr(0, major_end)) + ".0";
+}
+
+// The skill's VERSION file names the cko release it was written for; a binary of another release
+// series may lack a verb or flag that the skill tells the agent to use.
+std::string skill_version_problem(const fs::path& skill_dir) {
+    const fs::path file = skill_dir / "VERSION";
+    std::string skill_version;
+    try {
+        skill_version = utf8_or_replaced(read_file_capped(file, 256));
+    } catch (const Error& e) {
+        return fmt::format("{}; install the skill package of cko {} (docs/release.md)", e.what(),
+                           build_version());
+    }
+    while (!skill_version.empty() &&
+           std::isspace(static_cast<unsigned char>(skill_version.back()))) {
+        skill_version.pop_back();
+    }
+    const std::string series = release_series(skill_version);
+    if (!series.empty() && series == release_series(build_version())) {
+        return "";
+    }
+    return fmt::format(
+        "{} says the skill is for cko {}, but this binary is cko {}: install a matching pair, "
+        "the cko of the skill's release (pip install 'cko=={}.*') or the skill package from this "
+        "binary's source (git {}); see docs/release.md",
+        file.string(), skill_version, build_version(), series.empty() ? "?" : series,
+        build_describe());
+}
+
+// The skill package: SKILL.md with the Agent Skills front matter, every references/ file it links
+// to present (an installer that dropped a file leaves the agent without the formats), and a
+// VERSION of this binary's release series.
 CheckItem check_skill(const fs::path& skill_dir) {
     CheckItem item{"skill_package", false, ""};
     const fs::path skill = skill_dir / "SKILL.md";
@@ -95,8 +147,13 @@ CheckItem check_skill(const fs::path& skill_dir) {
             ++references;
             at = end;
         }
+        if (std::string problem = skill_version_problem(skill_dir); !problem.empty()) {
+            item.detail = std::move(problem);
+            return item;
+        }
         item.ok = true;
-        item.detail = fmt::format("{} ({} reference link(s) present)", skill.string(), references);
+        item.detail = fmt::format("{} ({} reference link(s) present, for cko {})", skill.string(),
+                                  references, release_series(build_version()));
     } catch (const Error& e) {
         item.detail = fmt::format("{}; reinstall or set CKO_DATA_DIR", e.what());
     }
@@ -201,10 +258,10 @@ fs::path find_data_dir() {
 
 SelfCheckReport run_self_check(const fs::path& data_dir, const fs::path& skill_dir) {
     SelfCheckReport report;
-    report.version = CKO_VERSION;
-    report.git_describe = kBuildDescribe;
-    report.git_tag = kBuildTag;
-    report.git_commit = kBuildCommit;
+    report.version = build_version();
+    report.git_describe = build_describe();
+    report.git_tag = build_tag();
+    report.git_commit = build_commit();
     report.executable = own_executable();
     report.data_dir = data_dir;
     report.checks.push_back(check_version(report.executable));

@@ -1,6 +1,8 @@
 // The verb table assembled from each group's rows, and `cko help` (a verb like any other).
 #include "cko/verbs/verb.hpp"
 
+#include "cko/util/build_info.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -89,7 +91,7 @@ Outcome help(const Request& /*request*/, Context& /*context*/) {
     text += "\ncko mcp serves these verbs as Model Context Protocol tools over stdio.\n";
     return Outcome{
         text,
-        Json{{"format_version", "cko/help-v1"}, {"version", CKO_VERSION}, {"verbs", rows}},
+        Json{{"format_version", "cko/help-v1"}, {"version", build_version()}, {"verbs", rows}},
         0,
         {}};
 }
