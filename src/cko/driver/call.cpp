@@ -1,6 +1,8 @@
 // Driver calls: timeouts, exit status, missing or malformed results, each mapped to one error code.
 #include "cko/driver/call.hpp"
 
+#include "cko/driver/stderr_tail.hpp"
+
 #include "cko/util/files.hpp"
 #include "cko/util/utf8.hpp"
 
@@ -13,27 +15,15 @@ namespace cko::driver {
 namespace fs = std::filesystem;
 namespace {
 
-std::string tail_of(const fs::path& file, std::size_t max_bytes) {
-    std::ifstream in(file, std::ios::binary);
-    std::string text((std::istreambuf_iterator<char>(in)), {});
-    if (text.size() > max_bytes) {
-        // Cut on a character boundary; the bytes themselves may still be ill-formed (the Error
-        // that carries the tail replaces those).
-        text = "…" + std::string(utf8_tail(text, max_bytes));
-    }
-    while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) {
-        text.pop_back();
-    }
-    return text;
-}
+constexpr std::size_t kTailLines = 1000;  // the 2000 bytes bound it first
 
 Error judge_process(const CallReport& report, std::chrono::milliseconds timeout) {
     const ProcessResult& p = report.outcome.process;
-    const std::string stderr_tail =
-        tail_of(report.outcome.call_dir / store::layout::kStderrFile, 2000);
+    const std::string tail =
+        stderr_tail(report.outcome.call_dir / store::layout::kStderrFile, kTailLines, 2000);
     const Json details{{"call_dir", report.outcome.call_dir.string()},
                        {"process", p.to_json()},
-                       {"stderr_tail", stderr_tail}};
+                       {"stderr_tail", tail}};
     if (p.cancelled) {
         return Error(ErrorCode::interrupted,
                      "the driver call was cancelled; its process group was killed", details);
@@ -47,10 +37,10 @@ Error judge_process(const CallReport& report, std::chrono::milliseconds timeout)
     }
     const std::string how = p.exited ? fmt::format("exited with status {}", p.exit_code)
                                      : fmt::format("was killed by signal {}", p.signal);
-    return Error(ErrorCode::driver_failed,
-                 fmt::format("the driver {}{}", how,
-                             stderr_tail.empty() ? "" : "; stderr ends with: " + stderr_tail),
-                 details);
+    return Error(
+        ErrorCode::driver_failed,
+        fmt::format("the driver {}{}", how, tail.empty() ? "" : "; stderr ends with: " + tail),
+        details);
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 // Persistent driver sessions: start, serve one request at a time with its own deadline, kill.
 #include "cko/driver/session_process.hpp"
 
+#include "cko/driver/stderr_tail.hpp"
+
 #include "cko/run/owner.hpp"
 #include "cko/util/error.hpp"
 #include "cko/util/files.hpp"
@@ -47,18 +49,6 @@ std::uint64_t copy_slice(const fs::path& from_file, std::uint64_t from, std::uin
     std::ofstream out(dest, std::ios::binary | std::ios::trunc);
     out << bytes;
     return bytes.size();
-}
-
-std::string tail_text(const fs::path& file, std::size_t max_bytes) {
-    std::ifstream in(file, std::ios::binary);
-    std::string text((std::istreambuf_iterator<char>(in)), {});
-    if (text.size() > max_bytes) {
-        text = "…" + std::string(utf8_tail(text, max_bytes));
-    }
-    while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) {
-        text.pop_back();
-    }
-    return text;
 }
 
 int open_fifo(const fs::path& path) {
@@ -266,7 +256,8 @@ SessionProcess::Served SessionProcess::serve(const run::CallOutcome& call,
         kill_and_join();
         finish_logs();
         Json details = details_base;
-        details["stderr_tail"] = tail_text(call.call_dir / store::layout::kStderrFile, 2000);
+        details["stderr_tail"] =
+            stderr_tail(call.call_dir / store::layout::kStderrFile, 1000, 2000);
         details["process"] = result_.to_json();
         served.error = Error(code, message, details);
         return served;
@@ -317,7 +308,7 @@ SessionProcess::Served SessionProcess::serve(const run::CallOutcome& call,
                 fmt::format("the session driver {} before answering call {} (after {} request{}){}",
                             how_it_ended(result_), call.number, served_, served_ == 1 ? "" : "s",
                             [&] {
-                                const std::string tail = tail_text(stderr_path_, 600);
+                                const std::string tail = stderr_tail(stderr_path_, 1000, 600);
                                 return tail.empty() ? std::string() : "; stderr ends with: " + tail;
                             }()));
         }
@@ -384,7 +375,8 @@ SessionProcess::Served SessionProcess::serve(const run::CallOutcome& call,
     finish_logs();
     if (parsed["status"] == "failed") {
         Json details = details_base;
-        details["stderr_tail"] = tail_text(call.call_dir / store::layout::kStderrFile, 2000);
+        details["stderr_tail"] =
+            stderr_tail(call.call_dir / store::layout::kStderrFile, 1000, 2000);
         const std::string message = parsed.value("message", "");
         const std::string tail = details["stderr_tail"].get<std::string>();
         served.error =
@@ -401,11 +393,11 @@ std::optional<Error> SessionProcess::wait_ready(std::chrono::milliseconds timeou
     const auto deadline = Clock::now() + timeout;
     const auto fail = [&](ErrorCode code, const std::string& message) {
         kill_and_join();
-        const std::string tail = tail_text(stderr_path_, 600);
+        const std::string tail = stderr_tail(stderr_path_, 1000, 600);
         return Error(code, tail.empty() ? message : message + "; stderr ends with: " + tail,
                      Json{{"session", number_},
                           {"session_dir", relative_dir_},
-                          {"stderr_tail", tail_text(stderr_path_, 2000)},
+                          {"stderr_tail", stderr_tail(stderr_path_, 1000, 2000)},
                           {"process", result_.to_json()}});
     };
     const std::string expected =

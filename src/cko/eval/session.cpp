@@ -1,6 +1,8 @@
 // Measurement sessions: every driver call of baseline/screen/confirm/audit goes through here.
 #include "cko/eval/session.hpp"
 
+#include "cko/driver/stderr_tail.hpp"
+
 #include "cko/env/identity.hpp"
 #include "cko/env/monitor.hpp"
 #include "cko/run/owner.hpp"
@@ -23,34 +25,7 @@ namespace cko::eval {
 namespace fs = std::filesystem;
 
 std::string last_lines(const fs::path& file, std::size_t lines) {
-    constexpr std::size_t kMaxBytes = 1500;
-    std::string text;
-    try {
-        text = read_file_capped(file, 64ULL << 20);
-    } catch (const Error&) {
-        return "";
-    }
-    while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) {
-        text.pop_back();
-    }
-    std::size_t start = text.size();
-    for (std::size_t n = 0; n < lines && start > 0; ++n) {
-        const std::size_t nl = text.rfind('\n', start - 1);
-        start = nl == std::string::npos ? 0 : nl;
-        if (nl == std::string::npos) {
-            break;
-        }
-    }
-    std::string tail = text.substr(start == 0 ? 0 : start + 1);
-    if (tail.size() > kMaxBytes) {
-        // Cut after a newline or at an ASCII byte, never inside a UTF-8 sequence.
-        std::size_t cut = tail.size() - kMaxBytes;
-        while (cut < tail.size() && (static_cast<unsigned char>(tail[cut]) & 0xC0U) == 0x80U) {
-            ++cut;
-        }
-        tail = "…" + tail.substr(cut);
-    }
-    return tail;
+    return driver::stderr_tail(file, lines, 1500);
 }
 
 std::optional<std::string> node_identity_problem(const Json& frozen_identity, const Json& launch) {
