@@ -1,4 +1,4 @@
-# The front door: `make demo`, `make test`, `make bench`, `make static`, `make fuzz`.
+# The front door: `make demo` (cko alone, in build-demo/), `make test`, `make bench`, `make static`, `make fuzz`.
 BUILD        ?= build
 STATIC_BUILD ?= build-static
 JOBS         ?= $(shell nproc)
@@ -7,13 +7,18 @@ LAUNCHER     := $(if $(shell command -v ccache),-DCMAKE_CXX_COMPILER_LAUNCHER=cc
 CMAKE_FLAGS  ?=
 
 PORTABLE_BUILD ?= build-portable
+DEMO_BUILD     ?= build-demo
 
-.PHONY: all deps configure build test demo bench static portable sanitize fuzz clean
+.PHONY: all deps deps-demo configure build test demo demo-build bench static portable sanitize fuzz clean
 
 all: build
 
 deps:
 	@bash scripts/deps.sh
+
+# Only what `make demo` needs: no GoogleTest, Google Benchmark, torch, chromium, Slurm, clang, node.
+deps-demo:
+	@bash scripts/deps.sh --demo
 
 $(BUILD)/CMakeCache.txt:
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DCKO_WERROR=$(WERROR) $(LAUNCHER) $(CMAKE_FLAGS)
@@ -28,9 +33,16 @@ test: deps
 	@$(MAKE) --no-print-directory build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
-demo: deps
-	@$(MAKE) --no-print-directory build
-	CKO=$(CURDIR)/$(BUILD)/cko bash scripts/demo.sh
+# The demo's own build directory: the cko target only, no tests or benchmarks, so neither GoogleTest
+# nor Google Benchmark is needed; build/ (make build, make test) stays as it was.
+demo-build:
+	@[ -f $(DEMO_BUILD)/CMakeCache.txt ] || cmake -S . -B $(DEMO_BUILD) -DCMAKE_BUILD_TYPE=Release \
+	  -DCKO_WERROR=$(WERROR) $(LAUNCHER) -DCKO_BUILD_TESTS=OFF -DCKO_BUILD_BENCH=OFF $(CMAKE_FLAGS)
+	cmake --build $(DEMO_BUILD) -j $(JOBS) --target cko
+
+demo: deps-demo
+	@$(MAKE) --no-print-directory demo-build
+	CKO=$(CURDIR)/$(DEMO_BUILD)/cko bash scripts/demo.sh
 
 bench: deps
 	@$(MAKE) --no-print-directory build
@@ -68,7 +80,7 @@ fuzz: deps
 	FUZZ_SECONDS=$(FUZZ_SECONDS) bash scripts/fuzz.sh
 
 clean:
-	rm -rf $(BUILD) $(STATIC_BUILD) $(PORTABLE_BUILD) build-fuzz
+	rm -rf $(BUILD) $(STATIC_BUILD) $(PORTABLE_BUILD) $(DEMO_BUILD) build-fuzz
 
 # `make release`: from the one portable compile, dist/cko-VERSION-linux-x86_64.tar.gz (bin/cko,
 # share/cko, README), the wheel dist/cko-VERSION-py3-none-manylinux_2_36_x86_64.whl (cko on PATH,

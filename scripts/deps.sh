@@ -1,11 +1,18 @@
 #!/usr/bin/env bash
 # Installs the Debian packages cko builds and tests with; does nothing when all are present.
+# scripts/deps.sh --demo installs only what `make demo` needs: the compiler, cmake, the libraries
+# the cko binary links and python3 (scripts/demo.sh reads cko's JSON with it). Without --demo:
+# everything `make test` and `make bench` need as well.
 set -euo pipefail
-packages=(
-  build-essential cmake pkg-config ccache file python3 python3-pytest python3-jsonschema
-  python3-venv  # the wheel test (tests/cli/release_test.sh) installs it into a fresh venv
+demo_packages=(
+  build-essential cmake pkg-config ccache python3
   nlohmann-json3-dev libsimdjson-dev libsqlite3-dev libcli11-dev libfmt-dev libtomlplusplus-dev
-  libssl-dev zlib1g-dev libgtest-dev libgmock-dev libbenchmark-dev
+  libssl-dev zlib1g-dev
+)
+test_packages=(
+  file python3-pytest python3-jsonschema
+  python3-venv  # the wheel test (tests/cli/release_test.sh) installs it into a fresh venv
+  libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev
   slurm-wlm munge  # the Slurm launcher test (tests/cli/slurm_test.sh) starts a one-node cluster
   chromium  # the browser test of the HTML report (tests/cli/report_browser.sh), headless
@@ -13,6 +20,11 @@ packages=(
   nodejs    # the MCP SDK client test and the skills-install test (tests/mcp/, packages pinned in its lock file)
   clang-format-14  # scripts/format-check.sh
 )
+case "${1:-}" in
+  --demo) what="demo"; packages=("${demo_packages[@]}") ;;
+  "") what="all"; packages=("${demo_packages[@]}" "${test_packages[@]}") ;;
+  *) echo "usage: scripts/deps.sh [--demo]" >&2; exit 2 ;;
+esac
 missing=()
 for p in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
@@ -20,11 +32,11 @@ for p in "${packages[@]}"; do
   fi
 done
 # Debian ships npm as its own package; NodeSource's nodejs holds it (and conflicts with Debian's).
-if ! command -v npm >/dev/null 2>&1; then
+if [ "$what" = all ] && ! command -v npm >/dev/null 2>&1; then
   missing+=(npm)
 fi
 if [ ${#missing[@]} -eq 0 ]; then
-  echo "deps: all ${#packages[@]} packages present"
+  echo "deps: all ${#packages[@]} packages present ($what)"
   exit 0
 fi
 sudo=""
