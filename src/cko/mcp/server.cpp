@@ -384,12 +384,11 @@ void Server::start_tool_call(const Json& id, const Json& params) {
                                     : Json();
     auto cancel = std::make_shared<std::atomic<bool>>(false);
     const std::string key = id.dump();
-    {
-        const std::lock_guard<std::mutex> lock(calls_mutex_);
-        calls_[key] = Call{cancel, false};
-        ++running_;
-    }
-    std::thread([this, id, params, cancel, progress_token, key] {
+    std::unique_lock<std::mutex> lock(calls_mutex_);
+    join_finished(lock);
+    calls_[key] = Call{cancel, false};
+    ++running_;
+    std::thread thread([this, id, params, cancel, progress_token, key] {
         Json result = call_tool(params, cancel, progress_token);
         bool cancelled = false;
         {
@@ -401,9 +400,33 @@ void Server::start_tool_call(const Json& id, const Json& params) {
             reply(id, std::move(result));
         }
         const std::lock_guard<std::mutex> lock(calls_mutex_);
+        finished_.push_back(std::this_thread::get_id());
         --running_;
         idle_.notify_all();
-    }).detach();
+    });
+    const std::thread::id thread_id = thread.get_id();
+    threads_.emplace(thread_id, std::move(thread));
+}
+
+// Joins the threads of calls that have answered (they are past their last lock, so a join waits
+// only for their exit). Called with calls_mutex_ held; releases it while joining.
+void Server::join_finished(std::unique_lock<std::mutex>& lock) {
+    std::vector<std::thread> done;
+    for (const std::thread::id& finished : finished_) {
+        if (auto it = threads_.find(finished); it != threads_.end()) {
+            done.push_back(std::move(it->second));
+            threads_.erase(it);
+        }
+    }
+    finished_.clear();
+    if (done.empty()) {
+        return;
+    }
+    lock.unlock();
+    for (std::thread& t : done) {
+        t.join();
+    }
+    lock.lock();
 }
 
 void Server::handle(const Json& message) {
@@ -500,6 +523,7 @@ void Server::refuse_oversized_line() {
 void Server::wait_idle() {
     std::unique_lock<std::mutex> lock(calls_mutex_);
     idle_.wait(lock, [this] { return running_ == 0; });
+    join_finished(lock);
 }
 
 void Server::shut_down() {

@@ -13,6 +13,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace cko::mcp {
@@ -76,6 +77,13 @@ private:
     std::set<std::string> roots_;        // artifact roots the session used (offered as resources)
     std::condition_variable idle_;
     int running_ = 0;  // calls on their own threads
+    // The calls' threads, joined, never detached: a detached thread could still be tearing down
+    // its thread-local state (OpenSSL's among it) when the process exits, which LeakSanitizer
+    // reports and a destructor could race. A finished call's thread is joined when the next one
+    // starts; wait_idle and shut_down join them all.
+    std::map<std::thread::id, std::thread> threads_;
+    std::vector<std::thread::id> finished_;
+    void join_finished(std::unique_lock<std::mutex>& lock);
 };
 
 // Serves stdin/stdout until stdin ends; returns the process exit code.
