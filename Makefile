@@ -33,12 +33,19 @@ test: deps
 	@$(MAKE) --no-print-directory build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
-# The demo's own build directory: the cko target only, no tests or benchmarks, so neither GoogleTest
-# nor Google Benchmark is needed; build/ (make build, make test) stays as it was.
+# The demo's own build directory: the cko target only, no tests or benchmarks (so neither GoogleTest
+# nor Google Benchmark is needed), with Ninja and the unity build (cmake/CkoUnity.cmake): about 2.4
+# times less compiling than the file-by-file build that build/ (make build, make test) keeps. Should
+# the unity build fail (two files of a library with the same file-local name), the demo builds file
+# by file instead, slower; under CI that is an error, so that the clash gets fixed.
+DEMO_CONFIGURE := cmake -G Ninja -S . -B $(DEMO_BUILD) -DCMAKE_BUILD_TYPE=Release -DCKO_WERROR=$(WERROR) \
+  $(LAUNCHER) -DCKO_BUILD_TESTS=OFF -DCKO_BUILD_BENCH=OFF $(CMAKE_FLAGS)
 demo-build:
-	@[ -f $(DEMO_BUILD)/CMakeCache.txt ] || cmake -S . -B $(DEMO_BUILD) -DCMAKE_BUILD_TYPE=Release \
-	  -DCKO_WERROR=$(WERROR) $(LAUNCHER) -DCKO_BUILD_TESTS=OFF -DCKO_BUILD_BENCH=OFF $(CMAKE_FLAGS)
-	cmake --build $(DEMO_BUILD) -j $(JOBS) --target cko
+	@[ -f $(DEMO_BUILD)/build.ninja ] || $(DEMO_CONFIGURE) -DCKO_UNITY_BUILD=ON
+	@cmake --build $(DEMO_BUILD) -j $(JOBS) --target cko || { \
+	  grep -q '^CKO_UNITY_BUILD:BOOL=ON' $(DEMO_BUILD)/CMakeCache.txt && [ -z "$(CI)" ] || exit 1; \
+	  echo "demo: the unity build failed (above); building file by file instead" >&2; \
+	  $(DEMO_CONFIGURE) -DCKO_UNITY_BUILD=OFF && cmake --build $(DEMO_BUILD) -j $(JOBS) --target cko; }
 
 demo: deps-demo
 	@$(MAKE) --no-print-directory demo-build

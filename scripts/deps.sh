@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Installs the Debian packages cko builds and tests with; does nothing when all are present.
-# scripts/deps.sh --demo installs only what `make demo` needs: the compiler, cmake, the libraries
-# the cko binary links and python3 (scripts/demo.sh reads cko's JSON with it). Without --demo:
-# everything `make test` and `make bench` need as well.
+# scripts/deps.sh --demo installs only what `make demo` needs: the compiler, cmake and ninja, the
+# libraries the cko binary links and python3 (scripts/demo.sh reads cko's JSON with it). Without
+# --demo: everything `make test` and `make bench` need as well.
 set -euo pipefail
 demo_packages=(
-  build-essential cmake pkg-config ccache python3
+  build-essential cmake ninja-build pkg-config ccache python3
   nlohmann-json3-dev libsimdjson-dev libsqlite3-dev libcli11-dev libfmt-dev libtomlplusplus-dev
   libssl-dev zlib1g-dev
 )
