@@ -37,7 +37,8 @@ test: deps
 # nor Google Benchmark is needed), with Ninja and the unity build (cmake/CkoUnity.cmake): about 2.4
 # times less compiling than the file-by-file build that build/ (make build, make test) keeps. Should
 # the unity build fail (two files of a library with the same file-local name), the demo builds file
-# by file instead, slower; under CI that is an error, so that the clash gets fixed.
+# by file instead, slower; under CI that is an error, so that the clash gets fixed (and CI's
+# `make static` builds the same libraries unity, without a fallback).
 DEMO_CONFIGURE := cmake -G Ninja -S . -B $(DEMO_BUILD) -DCMAKE_BUILD_TYPE=Release -DCKO_WERROR=$(WERROR) \
   $(LAUNCHER) -DCKO_BUILD_TESTS=OFF -DCKO_BUILD_BENCH=OFF $(CMAKE_FLAGS)
 demo-build:
@@ -57,7 +58,7 @@ bench: deps
 
 static: deps
 	bash scripts/simdjson-source.sh $(STATIC_BUILD)/_deps
-	cmake -S . -B $(STATIC_BUILD) -DCMAKE_BUILD_TYPE=Release -DCKO_STATIC=ON $(LAUNCHER) \
+	cmake -S . -B $(STATIC_BUILD) -DCMAKE_BUILD_TYPE=Release -DCKO_STATIC=ON -DCKO_UNITY_BUILD=ON $(LAUNCHER) \
 	  -DCKO_SIMDJSON_SOURCE=$$(ls -d $(CURDIR)/$(STATIC_BUILD)/_deps/simdjson-*/ | head -n1)
 	cmake --build $(STATIC_BUILD) -j $(JOBS) --target cko
 	@file $(STATIC_BUILD)/cko | grep -q 'statically linked' || { echo "$(STATIC_BUILD)/cko is not static"; exit 1; }
@@ -69,7 +70,7 @@ static: deps
 # $(STATIC_BUILD)'s libraries (target cko-portable), copied to $(PORTABLE_BUILD)/cko.
 portable: deps
 	bash scripts/simdjson-source.sh $(STATIC_BUILD)/_deps
-	cmake -S . -B $(STATIC_BUILD) -DCMAKE_BUILD_TYPE=Release -DCKO_STATIC=ON $(LAUNCHER) \
+	cmake -S . -B $(STATIC_BUILD) -DCMAKE_BUILD_TYPE=Release -DCKO_STATIC=ON -DCKO_UNITY_BUILD=ON $(LAUNCHER) \
 	  -DCKO_SIMDJSON_SOURCE=$$(ls -d $(CURDIR)/$(STATIC_BUILD)/_deps/simdjson-*/ | head -n1)
 	cmake --build $(STATIC_BUILD) -j $(JOBS) --target cko-portable
 	install -D -m 755 $(STATIC_BUILD)/cko-portable $(PORTABLE_BUILD)/cko

@@ -1,9 +1,10 @@
-# The unity build (-DCKO_UNITY_BUILD=ON, what `make demo` configures): each layer library compiles
-# as a few merged translation units, so the heavy headers (nlohmann-json, fmt, CLI11, toml++) are
-# parsed and their templates compiled a few times instead of once per file: cko builds in well under
-# half the CPU time. Files whose file-local helpers share a name with another file's of the same
-# library are compiled on their own (cko_unity_skip below); .ci/run runs `make demo`, where a new
-# clash is an error (a user's `make demo` falls back to the file-by-file build).
+# The unity build (-DCKO_UNITY_BUILD=ON: `make demo`, `make static`, `make portable`): each layer
+# library compiles as a few merged translation units, so the heavy headers (nlohmann-json, fmt,
+# CLI11, toml++) are parsed and their templates compiled a few times instead of once per file: cko
+# builds in well under half the CPU time. Files whose file-local helpers share a name with another
+# file's of the same library are compiled on their own (cko_unity_skip below). CI's `make static`
+# builds the same libraries unity, where a new clash is an error (a user's `make demo` falls back
+# to the file-by-file build).
 function(cko_unity_skip target)
   get_target_property(_dir ${target} SOURCE_DIR)
   list(TRANSFORM ARGN PREPEND "${_dir}/")

@@ -60,14 +60,7 @@ struct ToolRun {
 };
 
 ToolRun run_tool(const std::vector<std::string>& argv, const SassInputOptions& options) {
-    const char* tmp = std::getenv("TMPDIR");  // NOLINT(concurrency-mt-unsafe)
-    std::string pattern =
-        ((tmp != nullptr && *tmp != '\0') ? fs::path(tmp) : fs::path("/tmp")) / "cko-sass-XXXXXX";
-    if (::mkdtemp(pattern.data()) == nullptr) {
-        throw Error(ErrorCode::io_error,
-                    "cannot create a temp directory for cuobjdump's output (set TMPDIR)");
-    }
-    const fs::path dir(pattern);
+    const fs::path dir = make_temp_dir("cko-sass");  // cuobjdump's output
     ToolRun run;
     try {
         ProcessSpec spec;

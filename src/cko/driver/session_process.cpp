@@ -76,17 +76,7 @@ std::string how_it_ended(const ProcessResult& p) {
 SessionProcess::SessionProcess(run::Invocation& invocation, const DriverSpec& driver, int number,
                                const std::function<void(pid_t)>& on_spawn)
     : invocation_(invocation), number_(number) {
-    std::string templ = (fs::path(std::getenv("TMPDIR") != nullptr && *std::getenv("TMPDIR") != '\0'
-                                      ? std::getenv("TMPDIR")
-                                      : "/tmp") /
-                         "cko-session-XXXXXX")
-                            .string();
-    if (::mkdtemp(templ.data()) == nullptr) {
-        throw Error(
-            ErrorCode::io_error,
-            fmt::format("cannot make a directory for the session FIFOs: {}", std::strerror(errno)));
-    }
-    fifo_dir_ = templ;
+    fifo_dir_ = make_temp_dir("cko-session");  // the session's FIFOs
     requests_fd_ = open_fifo(fifo_dir_ / "requests");
     notices_fd_ = open_fifo(fifo_dir_ / "notices");
     relative_dir_ = store::layout::session_dir(invocation.id(), number);

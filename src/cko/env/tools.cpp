@@ -2,6 +2,8 @@
 #include "cko/env/tools.hpp"
 
 #include "cko/env/host.hpp"
+#include "cko/util/error.hpp"
+#include "cko/util/files.hpp"
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -78,14 +80,13 @@ fs::path find_program(std::string_view name, const std::vector<fs::path>& dirs) 
 
 CapturedRun run_captured(const std::vector<std::string>& argv, std::chrono::milliseconds timeout) {
     CapturedRun run;
-    const char* tmp = std::getenv("TMPDIR");  // NOLINT(concurrency-mt-unsafe)
-    std::string pattern =
-        ((tmp != nullptr && *tmp != '\0') ? fs::path(tmp) : fs::path("/tmp")) / "cko-env-XXXXXX";
-    if (::mkdtemp(pattern.data()) == nullptr) {
-        run.error = "cannot create a temp directory for the output (set TMPDIR)";
+    fs::path dir;
+    try {
+        dir = make_temp_dir("cko-env");
+    } catch (const Error& e) {
+        run.error = e.what();
         return run;
     }
-    const fs::path dir(pattern);
     ProcessSpec spec;
     spec.argv = argv;
     spec.env_allow = {"PATH",      "HOME",

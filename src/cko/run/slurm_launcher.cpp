@@ -52,11 +52,12 @@ struct Query {
 Query slurm_query(const std::vector<std::string>& argv,
                   std::chrono::milliseconds timeout = std::chrono::seconds(15)) {
     Query q;
-    std::string pattern = (fs::temp_directory_path() / "cko-slurm-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr) {
+    fs::path dir;
+    try {
+        dir = make_temp_dir("cko-slurm");
+    } catch (const Error&) {
         return q;
     }
-    const fs::path dir(pattern);
     ProcessSpec ps;
     ps.argv = argv;
     ps.env_allow = kSlurmClientEnv;

@@ -105,6 +105,25 @@ std::string temp_name_for(const fs::path& path) {
 
 }  // namespace
 
+fs::path temp_base() {
+    const char* env = std::getenv("TMPDIR");  // NOLINT(concurrency-mt-unsafe)
+    return env != nullptr && *env != '\0' ? fs::path(env) : fs::path("/tmp");
+}
+
+fs::path make_temp_dir(std::string_view prefix) {
+    const fs::path base = temp_base();
+    std::string pattern = (base / fmt::format("{}-XXXXXX", prefix)).string();
+    if (::mkdtemp(pattern.data()) == nullptr) {
+        const int err = errno;
+        throw Error(ErrorCode::io_error,
+                    fmt::format("cannot create a directory in {}: {}; set TMPDIR to a writable "
+                                "folder",
+                                base.string(), std::strerror(err)),
+                    nlohmann::json{{"temp_dir", base.string()}});
+    }
+    return pattern;
+}
+
 void fsync_directory(const fs::path& dir) {
     durable_step("cannot fsync directory", dir);
     const Fd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));

@@ -47,6 +47,13 @@ private:
     std::size_t size_;
 };
 
+// The folder scratch directories go under: $TMPDIR when set and not empty, else /tmp.
+[[nodiscard]] std::filesystem::path temp_base();
+
+// A new private (0700) directory temp_base()/PREFIX-XXXXXX (mkdtemp). Throws io_error naming the
+// folder, the reason and the fix (set TMPDIR to a writable folder). The caller removes it.
+[[nodiscard]] std::filesystem::path make_temp_dir(std::string_view prefix);
+
 void fsync_directory(const std::filesystem::path& dir);
 
 // mkdir -p that reports failures as cko errors (io_error with the path and errno, e.g. ENOSPC)

@@ -7,6 +7,7 @@
 
 #include <sys/wait.h>
 #include <unistd.h>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -125,6 +126,35 @@ TEST_F(FilesTest, MappedFileHoldsTheBytesAndRefusesWhatReadCappedRefuses) {
     EXPECT_EQ(code_of(dir_ / "export.csv", data.size() - 1), ErrorCode::file_too_large);
     EXPECT_EQ(code_of(dir_ / "missing", 10), ErrorCode::not_found);
     EXPECT_EQ(code_of(dir_, 10), ErrorCode::io_error);  // a directory is not a regular file
+}
+
+TEST_F(FilesTest, MakeTempDirHonoursTmpdirAndNamesTheFixWhenItCannot) {
+    const char* saved = std::getenv("TMPDIR");
+    const std::string old = saved != nullptr ? saved : "";
+    ::setenv("TMPDIR", dir_.c_str(), 1);
+    const fs::path made = make_temp_dir("cko-unit");
+    EXPECT_EQ(made.parent_path(), dir_);
+    EXPECT_EQ(made.filename().string().rfind("cko-unit-", 0), 0U) << made;
+    EXPECT_EQ(fs::status(made).permissions() & fs::perms::all, fs::perms::owner_all);
+    EXPECT_NE(make_temp_dir("cko-unit"), made);
+    ::setenv("TMPDIR", "", 1);  // empty: /tmp, like unset
+    EXPECT_EQ(temp_base(), fs::path("/tmp"));
+    const fs::path missing = dir_ / "no-such-folder";
+    ::setenv("TMPDIR", missing.c_str(), 1);
+    try {
+        (void)make_temp_dir("cko-unit");
+        ADD_FAILURE() << "made a directory under a missing TMPDIR";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.code(), ErrorCode::io_error);
+        EXPECT_NE(std::string(e.what()).find(missing.string()), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("set TMPDIR"), std::string::npos) << e.what();
+        EXPECT_EQ(e.details()["temp_dir"], missing.string());
+    }
+    if (saved != nullptr) {
+        ::setenv("TMPDIR", old.c_str(), 1);
+    } else {
+        ::unsetenv("TMPDIR");
+    }
 }
 
 TEST(SafeNames, AcceptsTheAllowedAlphabetOnly) {

@@ -297,15 +297,11 @@ fs::path make_work_dir(const std::string& requested) {
         fs::create_directories(requested);
         return requested;
     }
-    const char* env = std::getenv("TMPDIR");
-    const fs::path base = env != nullptr && *env != '\0' ? fs::path(env) : fs::path("/tmp");
-    std::string pattern = (base / "cko-ncu-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr) {
-        throw Error(ErrorCode::io_error,
-                    fmt::format("cannot create a directory in {}; set TMPDIR or pass --out",
-                                base.string()));
+    try {
+        return make_temp_dir("cko-ncu");
+    } catch (const Error& e) {
+        throw Error(e.code(), fmt::format("{} (or pass --out)", e.what()), e.details());
     }
-    return pattern;
 }
 
 void require_argument(const std::string& value, const char* name, const char* usage) {

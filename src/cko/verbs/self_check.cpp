@@ -162,20 +162,19 @@ CheckItem check_skill(const fs::path& skill_dir) {
 
 CheckItem check_temp_dir() {
     CheckItem item{"temp_dir", false, ""};
-    const char* env = std::getenv("TMPDIR");
-    const fs::path base = env != nullptr && *env != '\0' ? fs::path(env) : fs::path("/tmp");
-    std::string pattern = (base / "cko-self-check-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr) {
-        item.detail = fmt::format("cannot create a directory in {}; set TMPDIR to a writable one",
-                                  base.string());
+    fs::path dir;
+    try {
+        dir = make_temp_dir("cko-self-check");
+    } catch (const Error& e) {
+        item.detail = e.what();
         return item;
     }
-    const fs::path dir(pattern);
     try {
         write_file_create_once(dir / "probe.json", "{}");
         item.ok = read_file_capped(dir / "probe.json", 16) == "{}";
-        item.detail = item.ok ? fmt::format("atomic write and read back in {}", base.string())
-                              : "read back differs from what was written";
+        item.detail =
+            item.ok ? fmt::format("atomic write and read back in {}", dir.parent_path().string())
+                    : "read back differs from what was written";
     } catch (const Error& e) {
         item.detail = e.what();
     }
