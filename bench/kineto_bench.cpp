@@ -43,14 +43,14 @@ fs::path bench_trace() {
 struct CountingSink : kineto::TraceSink {
     std::int64_t events = 0;
     void on_member(std::string_view, std::string_view) override {}
-    void on_event(std::string_view) override { ++events; }
+    void on_event(std::string_view, bool) override { ++events; }
 };
 struct ParsingSink : kineto::TraceSink {
     std::int64_t events = 0;
     kineto::TraceEventParser parser;
     kineto::TraceEvent event;
     void on_member(std::string_view, std::string_view) override {}
-    void on_event(std::string_view raw) override {
+    void on_event(std::string_view raw, bool) override {
         parser.parse(raw, static_cast<std::uint64_t>(events), event);
         ++events;
     }
