@@ -129,7 +129,8 @@ inline ContainerEnd find_container_end(const char* p, const char* limit) noexcep
                 if (block + i >= limit) {
                     return out;
                 }
-                const std::uint64_t upto = i == 63 ? ~std::uint64_t{0} : (std::uint64_t{2} << i) - 1;
+                const std::uint64_t upto =
+                    i == 63 ? ~std::uint64_t{0} : (std::uint64_t{2} << i) - 1;
                 out.ascii = ((high | (b.high & upto))) == 0;
                 out.end = block + i + 1;
                 return out;
