@@ -1,13 +1,13 @@
 // Throughput of `cko profile torch` on a synthetic Kineto trace (bench/gen_kineto_trace.py): the
-// whole verb as a user runs it (text and --json, in process, output discarded), and its phases,
-// each one including the ones before it: read, read+tokenize, +parse, +summarize (= the import).
+// whole verb as a user runs it (text and --json, a child process per run, stdout discarded: wall
+// and CPU MB/s, peak RSS / file), and its phases in process, each one including the ones before
+// it: read, read+tokenize, +parse, +summarize (= the import).
 // Set CKO_KINETO_BENCH_TRACE to a trace file (e.g. 512 MB); without it a 64 MB one is generated.
-#include "cko/cli/command.hpp"
+#include "child_process.hpp"
 #include "cko/profile/kineto/kineto_trace.hpp"
 #include "cko/profile/kineto/trace_event.hpp"
 #include "cko/profile/kineto/trace_reader.hpp"
 #include "cko/profile/kineto/trace_tokenizer.hpp"
-#include "verb_runner.hpp"
 
 #include <benchmark/benchmark.h>
 
@@ -43,14 +43,14 @@ fs::path bench_trace() {
 struct CountingSink : kineto::TraceSink {
     std::int64_t events = 0;
     void on_member(std::string_view, std::string_view) override {}
-    void on_event(std::string_view) override { ++events; }
+    void on_event(std::string_view, bool) override { ++events; }
 };
 struct ParsingSink : kineto::TraceSink {
     std::int64_t events = 0;
     kineto::TraceEventParser parser;
     kineto::TraceEvent event;
     void on_member(std::string_view, std::string_view) override {}
-    void on_event(std::string_view raw) override {
+    void on_event(std::string_view raw, bool) override {
         parser.parse(raw, static_cast<std::uint64_t>(events), event);
         ++events;
     }
@@ -119,28 +119,47 @@ void BM_KinetoPhase4Summarize(benchmark::State& state) {
 }
 BENCHMARK(BM_KinetoPhase4Summarize)->Unit(benchmark::kMillisecond)->UseRealTime();
 
-// The verb a user runs, whole, in process: `cko profile torch FILE [--json]`, output discarded.
+// The verb a user runs, whole: `cko profile torch FILE [--json]` as a child process, stdout to
+// /dev/null. CPU time is the child's user + system (getrusage), the figure that a loaded machine
+// changes least; $CKO_BENCH_BINARY times another build (before/after on one machine).
 void BM_ProfileTorchVerb(benchmark::State& state) {
     const fs::path path = bench_trace();
     if (path.empty()) {
         state.SkipWithError("could not generate the trace (python3 missing?)");
         return;
     }
-    std::vector<std::string> words = {"cko", "profile", "torch", path.string()};
+    std::vector<std::string> args = {cko::bench::cko_binary(CKO_BINARY), "profile", "torch",
+                                     path.string()};
     if (state.range(0) != 0) {
-        words.emplace_back("--json");
+        args.emplace_back("--json");
     }
-    const int rc = cko::bench::run_verb(state, words);
-    if (rc != 0) {
-        state.SkipWithError("cko profile torch failed");
+    std::vector<double> cpu;
+    long rss_kb = 0;
+    for (auto _ : state) {
+        const cko::bench::ChildRun r = cko::bench::run_child(args);
+        if (r.status != 0) {
+            state.SkipWithError("cko profile torch failed");
+            return;
+        }
+        state.SetIterationTime(r.seconds);
+        cpu.push_back(r.cpu_seconds);
+        rss_kb = std::max(rss_kb, r.max_rss_kb);
     }
-    state.SetBytesProcessed(static_cast<std::int64_t>(fs::file_size(path)) * state.iterations());
+    const auto bytes = static_cast<double>(fs::file_size(path));
+    const double cpu_median = cko::bench::median(cpu);
+    state.SetBytesProcessed(static_cast<std::int64_t>(bytes) * state.iterations());
+    state.counters["cpu_s_median"] = cpu_median;
+    state.counters["MB/s_cpu"] = bytes / 1e6 / cpu_median;
+    state.counters["file_MB"] = bytes / 1e6;
+    state.counters["peak_RSS_MB"] = static_cast<double>(rss_kb) * 1024 / 1e6;
+    state.counters["RSS_ratio"] = static_cast<double>(rss_kb) * 1024 / bytes;
 }
 BENCHMARK(BM_ProfileTorchVerb)
     ->ArgName("json")
     ->Arg(0)
     ->Arg(1)
     ->Unit(benchmark::kMillisecond)
-    ->UseRealTime();
+    ->UseManualTime()
+    ->Iterations(5);
 
 }  // namespace

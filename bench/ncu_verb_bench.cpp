@@ -1,26 +1,21 @@
 // The whole `cko profile ncu FILE [--json]` verb as a user runs it (read + parse + facts + output):
 // MB/s (wall and CPU), CPU and wall seconds per run, and peak RSS / file size, raw and details
-// pages at 15 MB and 100 MB built from the fixtures.
+// pages at 15 MB and 100 MB built from the fixtures; beside each, Python's csv.reader reading the
+// same file (x_csv_reader_*: how many times faster the whole verb is).
+#include "child_process.hpp"
 #include "cko/util/files.hpp"
 
 #include <benchmark/benchmark.h>
 
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <chrono>
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <string>
 #include <vector>
-
-extern char** environ;
 
 namespace {
 namespace fs = std::filesystem;
@@ -101,46 +96,9 @@ const fs::path& input(const std::string& page, std::size_t mb) {
     return made.emplace(key, path).first->second;
 }
 
-struct RunResult {
-    double seconds = 0;
-    double cpu_seconds = 0;  // user + system of the child
-    long max_rss_kb = 0;
-    int status = 0;
-};
-
-// Runs the cko binary with stdout to /dev/null; peak RSS from the child's rusage. The binary is
-// the build's, or $CKO_BENCH_BINARY (another build, to compare before and after on one machine).
-RunResult run_cko(const std::vector<std::string>& args) {
-    std::vector<char*> argv;
-    const char* other = std::getenv("CKO_BENCH_BINARY");
-    std::string binary = other != nullptr && *other != '\0' ? other : CKO_BINARY;
-    argv.push_back(binary.data());
-    std::vector<std::string> copy = args;
-    for (auto& a : copy) {
-        argv.push_back(a.data());
-    }
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-    const auto start = std::chrono::steady_clock::now();
-    pid_t pid = 0;
-    RunResult r;
-    if (posix_spawn(&pid, binary.c_str(), &actions, nullptr, argv.data(), environ) != 0) {
-        r.status = -1;
-        return r;
-    }
-    rusage usage{};
-    wait4(pid, &r.status, 0, &usage);
-    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    r.max_rss_kb = usage.ru_maxrss;
-    const auto secs = [](const timeval& t) {
-        return static_cast<double>(t.tv_sec) + t.tv_usec / 1e6;
-    };
-    r.cpu_seconds = secs(usage.ru_utime) + secs(usage.ru_stime);
-    posix_spawn_file_actions_destroy(&actions);
-    return r;
-}
+// The yardstick: Python's csv.reader only reading the same file, in the same process tree (so
+// the machine's load falls on both alike). The verb should be >= 5x faster (issue 21).
+const char* const kCsvReader = "import csv,sys; [0 for _ in csv.reader(open(sys.argv[1]))]";
 
 void BM_ProfileNcuVerb(benchmark::State& state, const std::string& page, std::size_t mb,
                        bool json) {
@@ -150,20 +108,42 @@ void BM_ProfileNcuVerb(benchmark::State& state, const std::string& page, std::si
     if (json) {
         args.emplace_back("--json");
     }
+    args.insert(args.begin(), cko::bench::cko_binary(CKO_BINARY));
+    const std::vector<std::string> yardstick = {"/usr/bin/python3", "-c", kCsvReader,
+                                                file.string()};
     long rss = 0;
     double cpu = 0;
     double wall = 0;
+    std::vector<double> verb_cpu;
+    std::vector<double> csv_cpu;
+    std::vector<double> verb_wall;
+    std::vector<double> csv_wall;
     for (auto _ : state) {
-        const RunResult r = run_cko(args);
+        const cko::bench::ChildRun r = cko::bench::run_child(args);
         if (r.status != 0) {
             state.SkipWithError("cko profile ncu failed");
+            return;
+        }
+        const cko::bench::ChildRun y = cko::bench::run_child(yardstick);
+        if (y.status != 0) {
+            state.SkipWithError("python3 csv.reader failed (python3 missing?)");
             return;
         }
         state.SetIterationTime(r.seconds);
         rss = std::max(rss, r.max_rss_kb);
         cpu += r.cpu_seconds;
         wall += r.seconds;
+        verb_cpu.push_back(r.cpu_seconds);
+        csv_cpu.push_back(y.cpu_seconds);
+        verb_wall.push_back(r.seconds);
+        csv_wall.push_back(y.seconds);
     }
+    // Times faster than csv.reader, from the medians (CPU time: load-independent; wall: what a
+    // user waits for, the verb's second thread included).
+    state.counters["csv_reader_cpu_s"] = cko::bench::median(csv_cpu);
+    state.counters["x_csv_reader_cpu"] = cko::bench::median(csv_cpu) / cko::bench::median(verb_cpu);
+    state.counters["x_csv_reader_wall"] =
+        cko::bench::median(csv_wall) / cko::bench::median(verb_wall);
     // Wall-clock MB/s depends on what else the machine runs; CPU-time MB/s much less so. CPU
     // time is user + system of both threads (the hash and text check run beside the parse), so
     // on an idle machine wall time is below it.

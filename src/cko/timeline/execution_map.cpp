@@ -9,7 +9,6 @@
 #include <cmath>
 #include <limits>
 #include <map>
-#include <unordered_map>
 
 namespace cko::timeline {
 using sweep_detail::PartInput;
@@ -100,15 +99,18 @@ ExecutionMap compute_execution_map(const Timeline& timeline, const MapOptions& o
         if (part_devices.empty()) {
             part_devices.emplace_back(std::nullopt);
         }
-        // Launch correlation ids of this source's CPU API calls, for linked_launches.
-        std::unordered_set<std::int64_t> launches;
+        // Launch correlation ids of this source's CPU API calls, for linked_launches: a sorted
+        // vector (8 bytes an id; a hash set took about 40).
+        std::vector<std::int64_t> launches;
         for (const Interval& iv : all) {
             if (lanes[iv.lane].source == s && iv.correlation >= 0 &&
                 (iv.category == Category::cuda_runtime || iv.category == Category::cuda_driver ||
                  iv.category == Category::sync)) {
-                launches.insert(iv.correlation);
+                launches.push_back(iv.correlation);
             }
         }
+        std::sort(launches.begin(), launches.end());
+        launches.erase(std::unique(launches.begin(), launches.end()), launches.end());
         for (const auto& device : part_devices) {
             if (options.device && device != options.device) {
                 continue;
@@ -141,7 +143,8 @@ ExecutionMap compute_execution_map(const Timeline& timeline, const MapOptions& o
                 }
                 in.work.push_back(i);
                 in.max_duration = std::max(in.max_duration, iv.end_ns - iv.start_ns);
-                if (gpu && iv.correlation >= 0 && launches.count(iv.correlation) != 0) {
+                if (gpu && iv.correlation >= 0 &&
+                    std::binary_search(launches.begin(), launches.end(), iv.correlation)) {
                     ++part.linked_launches;
                 }
                 if (!gpu && iv.category == Category::annotation && !options.window.empty() &&

@@ -3,8 +3,10 @@
 
 #include "cko/util/closed_enum.hpp"
 
+#include <array>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -135,8 +137,19 @@ private:
             return std::hash<std::string_view>{}(s);
         }
     };
+    static constexpr std::size_t kRecentNames = 64;
+    static std::size_t recent_slot(std::string_view text) noexcept;
+
     std::vector<Source> sources_;
     std::vector<Lane> lanes_;
+    LaneId last_lane_ = 0;  // the lane the last lane() call answered
+    // Name ids by recent_slot(); a slot is trusted only after comparing the text.
+    std::array<NameId, kRecentNames> recent_names_ = make_recent_names();
+    static constexpr std::array<NameId, kRecentNames> make_recent_names() {
+        std::array<NameId, kRecentNames> a{};
+        a.fill(std::numeric_limits<NameId>::max());
+        return a;
+    }
     std::map<std::tuple<SourceId, LaneKey>, LaneId> lane_index_;
     std::vector<std::string> names_;
     std::unordered_map<std::string, NameId, StringHash, std::equal_to<>> name_index_;

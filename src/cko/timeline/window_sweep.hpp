@@ -1,5 +1,7 @@
 // One window's sweep (execution_map.cpp cuts the windows): the busy union, idle attribution,
 // overlap, exposed time per item and the Gantt rows, from a part's intervals sorted by start.
+// The sweep streams: intervals are taken in start order and their ends come from a heap of the
+// open ones, so it holds only what is open at an instant (no per-interval copies, no sort).
 #pragma once
 
 #include "cko/timeline/execution_map.hpp"
@@ -7,8 +9,10 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <map>
+#include <queue>
 #include <set>
 #include <tuple>
 #include <unordered_map>
@@ -127,11 +131,10 @@ public:
         WindowMap m;
         m.start_ns = ws;
         m.end_ns = we;
-        collect(in, ws, we);
-        sweep(m, ws, we);
+        sweep(m, in, ws, we);
         report_items(m);
         if (gantt_) {
-            gantt(m, ws, we);
+            gantt(m, in, ws, we);
         }
         gpu_names_.reset();
         annotations_.reset();
@@ -147,29 +150,52 @@ private:
         std::uint32_t index;
     };
 
-    void collect(const PartInput& in, std::int64_t ws, std::int64_t we) {
-        clipped_.clear();
-        const auto& all = t_.intervals();
-        // Candidates start no earlier than ws − the longest interval of the part.
-        const std::int64_t from = ws - in.max_duration;
-        auto it =
-            std::lower_bound(in.work.begin(), in.work.end(), from,
-                             [&](std::uint32_t i, std::int64_t v) { return all[i].start_ns < v; });
-        for (; it != in.work.end() && all[*it].start_ns <= we; ++it) {
-            const Interval& iv = all[*it];
-            const bool zero = iv.start_ns == iv.end_ns;
-            // A zero-length interval belongs to the window it lies in (its end point included).
-            const bool inside = zero ? (iv.start_ns >= ws && iv.start_ns <= we)
-                                     : (iv.start_ns < we && iv.end_ns > ws);
-            if (inside) {
-                clipped_.push_back(
-                    Clipped{std::max(iv.start_ns, ws), std::min(iv.end_ns, we), *it});
-            }
+    // The part's intervals that meet [ws, we], in start order, clipped to it: a zero-length
+    // interval belongs to the window it lies in (its end point included).
+    class Candidates {
+    public:
+        Candidates(const Timeline& t, const PartInput& in, std::int64_t ws, std::int64_t we)
+            : all_(t.intervals()), end_(in.work.end()), ws_(ws), we_(we) {
+            // Candidates start no earlier than ws − the longest interval of the part.
+            const std::int64_t from = ws - in.max_duration;
+            it_ = std::lower_bound(
+                in.work.begin(), in.work.end(), from,
+                [&](std::uint32_t i, std::int64_t v) { return all_[i].start_ns < v; });
+            advance();
         }
-    }
+        [[nodiscard]] bool done() const { return done_; }
+        [[nodiscard]] const Clipped& current() const { return current_; }
+        void next() {
+            ++it_;
+            advance();
+        }
 
-    void apply(const Clipped& c, bool open, std::int64_t at) {
-        const Interval& iv = t_.intervals()[c.index];
+    private:
+        void advance() {
+            for (; it_ != end_ && all_[*it_].start_ns <= we_; ++it_) {
+                const Interval& iv = all_[*it_];
+                const bool zero = iv.start_ns == iv.end_ns;
+                const bool inside = zero ? (iv.start_ns >= ws_ && iv.start_ns <= we_)
+                                         : (iv.start_ns < we_ && iv.end_ns > ws_);
+                if (inside) {
+                    current_ = Clipped{std::max(iv.start_ns, ws_), std::min(iv.end_ns, we_), *it_};
+                    return;
+                }
+            }
+            done_ = true;
+        }
+
+        const std::vector<Interval>& all_;
+        std::vector<std::uint32_t>::const_iterator it_;
+        std::vector<std::uint32_t>::const_iterator end_;
+        std::int64_t ws_;
+        std::int64_t we_;
+        Clipped current_{};
+        bool done_ = false;
+    };
+
+    void apply(std::uint32_t index, bool open, std::int64_t at) {
+        const Interval& iv = t_.intervals()[index];
         const Category cat = iv.category;
         const int d = open ? 1 : -1;
         const auto step = [&](Family& f, std::size_t id) {
@@ -185,7 +211,6 @@ private:
             comm_active_ += cat == Category::communication_kernel ? d : 0;
             memory_active_ += is_memory_op(cat) ? d : 0;
             step(gpu_names_, iv.name);
-            gpu_names_.at(iv.name).category = cat;
             step(categories_, static_cast<std::size_t>(cat));
             gpu_categories_open_ +=
                 open && categories_.acc(static_cast<std::size_t>(cat)).active == 1;
@@ -273,42 +298,56 @@ private:
         }
     }
 
-    void sweep(WindowMap& m, std::int64_t ws, std::int64_t we) {
-        events_.clear();
-        for (std::uint32_t i = 0; i < clipped_.size(); ++i) {
-            events_.push_back(Event{clipped_[i].start, i, true});
-            events_.push_back(Event{clipped_[i].end, i, false});
-            // Totals and counts do not depend on the sweep order.
-            const Interval& iv = t_.intervals()[clipped_[i].index];
-            const std::int64_t len = clipped_[i].end - clipped_[i].start;
-            Family& f = is_gpu_work(iv.category)   ? gpu_names_
-                        : is_cpu_work(iv.category) ? categories_
-                                                   : annotations_;
-            const std::size_t id =
-                is_cpu_work(iv.category) ? static_cast<std::size_t>(iv.category) : iv.name;
-            ItemAcc& a = f.at(id);
-            ++a.count;
-            a.total_ns += len;
-            if (is_gpu_work(iv.category)) {
-                ItemAcc& c = categories_.at(static_cast<std::size_t>(iv.category));
-                ++c.count;
-                c.total_ns += len;
-            }
+    // Counts and totals of one interval (they do not depend on the sweep order).
+    void count(const Clipped& c) {
+        const Interval& iv = t_.intervals()[c.index];
+        const std::int64_t len = c.end - c.start;
+        Family& f = is_gpu_work(iv.category)   ? gpu_names_
+                    : is_cpu_work(iv.category) ? categories_
+                                               : annotations_;
+        const std::size_t id =
+            is_cpu_work(iv.category) ? static_cast<std::size_t>(iv.category) : iv.name;
+        ItemAcc& a = f.at(id);
+        ++a.count;
+        a.total_ns += len;
+        if (is_gpu_work(iv.category)) {
+            a.category = iv.category;
+            ItemAcc& cat = categories_.at(static_cast<std::size_t>(iv.category));
+            ++cat.count;
+            cat.total_ns += len;
         }
-        // Ends before starts at the same instant: touching intervals do not overlap.
-        std::sort(events_.begin(), events_.end(), [](const Event& a, const Event& b) {
-            return a.time != b.time ? a.time < b.time : a.open < b.open;
-        });
+    }
+
+    // Instant by instant: at each time, first the intervals that end there (touching intervals
+    // do not overlap), then those that start there. A zero-length interval opens and closes at
+    // one instant with no time between, so it changes nothing but its counts.
+    void sweep(WindowMap& m, const PartInput& in, std::int64_t ws, std::int64_t we) {
         category_exposed_.assign(kCategoryCount, 0);
         gpu_active_ = compute_active_ = comm_active_ = memory_active_ = 0;
         cpu_work_active_ = sync_active_ = api_active_ = gpu_categories_open_ = 0;
         in_gap_ = false;
+        open_ = {};
+        constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::max();
+        Candidates next(t_, in, ws, we);
         std::int64_t at = ws;
-        for (std::size_t i = 0; i < events_.size();) {
-            const std::int64_t t = events_[i].time;
+        while (true) {
+            const std::int64_t start = next.done() ? kNever : next.current().start;
+            const std::int64_t end = open_.empty() ? kNever : open_.top().first;
+            const std::int64_t t = std::min(start, end);
+            if (t == kNever) {
+                break;
+            }
             measure(m, at, t);
-            for (; i < events_.size() && events_[i].time == t; ++i) {
-                apply(clipped_[events_[i].clipped], events_[i].open, t);
+            for (; !open_.empty() && open_.top().first == t; open_.pop()) {
+                apply(open_.top().second, false, t);
+            }
+            for (; !next.done() && next.current().start == t; next.next()) {
+                const Clipped& c = next.current();
+                count(c);
+                if (c.end > c.start) {
+                    apply(c.index, true, t);
+                    open_.emplace(c.end, c.index);
+                }
             }
             at = t;
         }
@@ -351,7 +390,7 @@ private:
         });
     }
 
-    void gantt(WindowMap& m, std::int64_t ws, std::int64_t we) {
+    void gantt(WindowMap& m, const PartInput& in, std::int64_t ws, std::int64_t we) {
         const std::size_t cols = options_.gantt_columns;
         const std::int64_t span = we - ws;
         if (cols == 0 || span <= 0) {
@@ -362,7 +401,8 @@ private:
             return ws + static_cast<std::int64_t>(static_cast<i128>(span) * static_cast<i128>(c) /
                                                   static_cast<i128>(cols));
         };
-        for (const Clipped& c : clipped_) {
+        for (Candidates next(t_, in, ws, we); !next.done(); next.next()) {
+            const Clipped& c = next.current();
             const Interval& iv = t_.intervals()[c.index];
             if (iv.category == Category::annotation || c.end == c.start) {
                 continue;
@@ -427,20 +467,15 @@ private:
         }
     }
 
-    struct Event {
-        std::int64_t time;
-        std::uint32_t clipped;
-        bool open;
-    };
-
     const Timeline& t_;
     const MapOptions& options_;
     Family gpu_names_;
     Family annotations_;
     Family categories_;
     std::vector<std::int64_t> category_exposed_;
-    std::vector<Clipped> clipped_;
-    std::vector<Event> events_;
+    // The open intervals of the sweep, (clipped end, index), the earliest end on top.
+    using Open = std::pair<std::int64_t, std::uint32_t>;
+    std::priority_queue<Open, std::vector<Open>, std::greater<>> open_;
     bool gantt_ = false;
     int gpu_active_ = 0, compute_active_ = 0, comm_active_ = 0, memory_active_ = 0;
     int cpu_work_active_ = 0, sync_active_ = 0, api_active_ = 0, gpu_categories_open_ = 0;

@@ -69,8 +69,8 @@ public:
         }
     }
 
-    void on_event(std::string_view raw_event) override {
-        if (!is_valid_utf8(raw_event)) {
+    void on_event(std::string_view raw_event, bool ascii) override {
+        if (!ascii && !is_valid_utf8(raw_event)) {
             // Latin-1 bytes in a name or an arg: repaired to U+FFFD (the JSON stays valid, the
             // bytes were inside strings) and counted for the notes; simdjson refuses bad UTF-8.
             const std::string_view fixed = repairs.repaired(raw_event, repaired_event_);

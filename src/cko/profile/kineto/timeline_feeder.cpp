@@ -9,7 +9,10 @@
 #include "cko/profile/utf8_repair.hpp"
 #include "cko/util/error.hpp"
 
+#include <cstdint>
 #include <map>
+#include <optional>
+#include <vector>
 
 namespace cko::profile::kineto {
 namespace {
@@ -64,8 +67,8 @@ public:
         }
     }
 
-    void on_event(std::string_view raw_event) override {
-        if (!is_valid_utf8(raw_event)) {
+    void on_event(std::string_view raw_event, bool ascii) override {
+        if (!ascii && !is_valid_utf8(raw_event)) {
             const std::string_view fixed = repairs.repaired(raw_event, repaired_event_);
             const std::size_t length = fixed.size();
             repaired_event_.append(TraceTokenizer::kPadding, ' ');
@@ -106,9 +109,11 @@ private:
         camel_case += meaning.spelling == CategorySpelling::camel_case;
         tl::Category category = tl::Category::cpu_op;
         bool gpu = false;
+        std::optional<tl::NameId> name;  // interned early where the category needs it
         switch (meaning.category) {
         case EventCategory::kernel:
-            category = tl::kernel_category(e.name);
+            name = out_.name(e.name);
+            category = kernel_category(*name, e.name);
             gpu = true;
             break;
         case EventCategory::gpu_memcpy:
@@ -156,11 +161,26 @@ private:
         iv.end_ns = *e.ts_ns + *e.dur_ns;
         iv.correlation = e.correlation.value_or(-1);
         iv.lane = out_.lane(source_, key);
-        iv.name = out_.name(e.name);
+        iv.name = name ? *name : out_.name(e.name);
         iv.category = category;
         out_.interval(iv);
         ++intervals;
     }
+
+    // A kernel's category is a function of its name, looked at once per name (names run to
+    // hundreds of bytes and repeat for every launch).
+    tl::Category kernel_category(tl::NameId name, std::string_view text) {
+        if (name >= kernel_category_.size()) {
+            kernel_category_.resize(name + 1, kUnknown);
+        }
+        std::uint8_t& known = kernel_category_[name];
+        if (known == kUnknown) {
+            known = static_cast<std::uint8_t>(tl::kernel_category(text));
+        }
+        return static_cast<tl::Category>(known);
+    }
+    static constexpr std::uint8_t kUnknown = 0xff;
+    std::vector<std::uint8_t> kernel_category_;  // by name id
 
     std::string path_;
     tl::TimelineSink& out_;

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <span>
 #include <vector>
 
 namespace cko::profile::kineto {
@@ -59,7 +60,12 @@ ReadResult stream_trace_file(const std::filesystem::path& path, TraceTokenizer& 
     std::unique_ptr<InflateStream> inflater;
     bool first = true;
     while (true) {
-        const std::size_t got = std::fread(raw.data(), 1, raw.size(), file.get());
+        // A plain trace is read straight into the tokenizer's buffer (no copy of every chunk);
+        // the first chunk, and every chunk of a gzip file, goes through `raw`.
+        const bool direct = !first && !result.gzip;
+        const std::span<char> room =
+            direct ? tokenizer.prepare(chunk_bytes) : std::span<char>(raw.data(), raw.size());
+        const std::size_t got = std::fread(room.data(), 1, room.size(), file.get());
         if (got == 0) {
             if (std::ferror(file.get()) != 0) {
                 throw Error(ErrorCode::io_error, "read error on " + path.string(),
@@ -67,7 +73,7 @@ ReadResult stream_trace_file(const std::filesystem::path& path, TraceTokenizer& 
             }
             break;
         }
-        hash.update(std::string_view(raw.data(), got));
+        hash.update(std::string_view(room.data(), got));
         result.file_bytes += got;
         if (first) {
             result.gzip = got >= 2 && static_cast<unsigned char>(raw[0]) == 0x1f &&
@@ -77,8 +83,12 @@ ReadResult stream_trace_file(const std::filesystem::path& path, TraceTokenizer& 
             }
         }
         if (!result.gzip) {
-            check_text(std::string_view(raw.data(), got), path, first);
-            tokenizer.feed(std::string_view(raw.data(), got));
+            check_text(std::string_view(room.data(), got), path, first);
+            if (direct) {
+                tokenizer.commit(got);
+            } else {
+                tokenizer.feed(std::string_view(raw.data(), got));
+            }
             result.json_bytes += got;
             first = false;
             continue;

@@ -1,24 +1,13 @@
 // A string- and nesting-aware splitter of Kineto traces into members and events.
 #include "cko/profile/kineto/trace_tokenizer.hpp"
 
+#include "cko/profile/kineto/container_scan.hpp"
 #include "cko/util/error.hpp"
 
-#include <array>
 #include <cstring>
 
 namespace cko::profile::kineto {
 namespace {
-
-// 1: quote, 2: opening bracket, 3: closing bracket, 0: anything else.
-constexpr std::array<std::uint8_t, 256> kByteClass = [] {
-    std::array<std::uint8_t, 256> table{};
-    table[static_cast<unsigned char>('"')] = 1;
-    table[static_cast<unsigned char>('{')] = 2;
-    table[static_cast<unsigned char>('[')] = 2;
-    table[static_cast<unsigned char>('}')] = 3;
-    table[static_cast<unsigned char>(']')] = 3;
-    return table;
-}();
 
 bool is_space(char c) {
     return c == ' ' || c == '\n' || c == '\r' || c == '\t';
@@ -45,25 +34,9 @@ const char* skip_string(const char* p, const char* end) {
 }
 
 // p points at '{' or '['; returns just past the matching close, or nullptr when incomplete.
+// [p, end) is followed by the tokenizer's padding (spaces), as find_container_end needs.
 const char* skip_container(const char* p, const char* end) {
-    int depth = 0;
-    while (p < end) {
-        const std::uint8_t k = kByteClass[static_cast<unsigned char>(*p++)];
-        if (k == 0) {
-            continue;
-        }
-        if (k == 1) {
-            p = skip_string(p, end);
-            if (p == nullptr) {
-                return nullptr;
-            }
-        } else if (k == 2) {
-            ++depth;
-        } else if (--depth == 0) {
-            return p;
-        }
-    }
-    return nullptr;
+    return container_scan::find_container_end(p, end).end;
 }
 
 // A scalar (number, literal) ends at a delimiter; nullptr when the buffer ends first.
@@ -227,11 +200,12 @@ void TraceTokenizer::process() {
             if (*p != '{' || after_element_) {
                 fail("traceEvents holds something other than comma-separated objects");
             }
-            const char* event_end = skip_container(p, end);
-            if (event_end == nullptr) {
+            const container_scan::ContainerEnd event = container_scan::find_container_end(p, end);
+            if (event.end == nullptr) {
                 return;
             }
-            sink_.on_event(std::string_view(p, event_end - p));
+            const char* event_end = event.end;
+            sink_.on_event(std::string_view(p, event_end - p), event.ascii);
             ++events_;
             p = event_end;
             after_element_ = true;

@@ -18,8 +18,9 @@ public:
     virtual ~TraceSink() = default;
     // A top-level member other than traceEvents, with its raw JSON value text.
     virtual void on_member(std::string_view key, std::string_view raw_value) = 0;
-    // One element of traceEvents (always a JSON object), as raw text.
-    virtual void on_event(std::string_view raw_event) = 0;
+    // One element of traceEvents (always a JSON object), as raw text. `ascii`: no byte of it is
+    // above 0x7f, so it is valid UTF-8 without a check (false: it may or may not be).
+    virtual void on_event(std::string_view raw_event, bool ascii) = 0;
 };
 
 // Why not simdjson over the whole file: on-demand needs the whole document in memory plus its

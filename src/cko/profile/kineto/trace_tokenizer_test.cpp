@@ -17,7 +17,7 @@ struct Recorder : TraceSink {
     void on_member(std::string_view key, std::string_view raw) override {
         members.push_back(std::string(key) + "=" + std::string(raw));
     }
-    void on_event(std::string_view raw) override { events.emplace_back(raw); }
+    void on_event(std::string_view raw, bool /*ascii*/) override { events.emplace_back(raw); }
 };
 
 const std::string kTrace =
