@@ -88,7 +88,9 @@ import json, sys
 o = json.loads(sys.argv[1])["result"]["outputs"]
 assert o["verdict"] == "improved", o["verdict"]
 assert o["constraints"]["p99_ms"]["status"] == "ok", o["constraints"]' "even: not improved"
-# The per-case constraint table in the history, the human confirm line, the report and the handoff.
+conf_even=$(printf '%s' "$out" | field 'd["id"]')
+expect_rc 0 "$CKO" champion select --root "$S/art" --experiment "$even" --confirm "$conf_even"
+# The per-case constraint table in the history, the report and the handoff.
 expect_rc 0 "$CKO" history --root "$S/art" --json
 check '
 import json, sys
@@ -99,6 +101,8 @@ assert k["pooled_status"] == "ok" and [p["status"] for p in k["per_case"]] == ["
 assert c["constraint_regressions"] == [{"case_id": "light", "constraint": "p99_ms"}], c' "history: no per-case constraint table"
 expect_rc 0 "$CKO" report --root "$S/art" --format md
 contains "$out" "  - case \`light\`: regressed"
+expect_rc 0 "$CKO" handoff --root "$S/art"
+contains "$out" "constraint p99_ms on case \`light\`: ok"
 
 # 2. Latency, two cases, noise 0.05 %, minimum effect 1 %: a copy 0.1 % slower is an instance
 # effect (before [18]: `regressed`), a 3 % slowdown is a regression, 1 % slower cannot be decided.
