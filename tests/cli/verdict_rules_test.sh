@@ -158,3 +158,12 @@ b = o["instrument_bias"]
 assert b["decides"] and b["verdict_without_bias"] == "improved" and b["source"].startswith("baseline inv-"), b
 assert any("biased instrument" in n for n in o["notes"]), o["notes"]
 assert "decides this verdict" in o["reason"], o["reason"]' "biased: the carried bias did not decide"
+
+# 4. Every record of the three roots against the JSON Schemas (the new fields included).
+repo="$(cd "$(dirname "$0")/../.." && pwd)"
+py=""
+for p in ${CKO_SCHEMA_PYTHON:-} /usr/bin/python3 python3; do
+  if "$p" -c 'import jsonschema' 2>/dev/null; then py=$p; break; fi
+done
+[ -n "$py" ] || fail "no python3 with jsonschema (install python3-jsonschema: scripts/deps.sh)"
+expect_rc 0 "$py" "$repo/tests/schemas/validate_store.py" "$S/art" "$L/art" "$B/art"
