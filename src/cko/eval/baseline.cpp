@@ -1,6 +1,7 @@
 // Baseline: per-case median/MAD/CV of the original, then an A/A run giving the resolution.
 #include "cko/eval/baseline.hpp"
 
+#include "cko/eval/judge.hpp"
 #include "cko/eval/session.hpp"
 #include "cko/stats/stats.hpp"
 #include "cko/util/error.hpp"
@@ -119,6 +120,7 @@ OperationOutcome run_baseline(const Target& target, const BaselineOptions& optio
         // round over every case, and its d is the mean over the cases.
         std::mt19937_64 order_rng(seed);
         std::vector<double> d;
+        std::vector<std::vector<double>> case_d(spec.case_ids.size());
         Json orders = Json::array();
         for (int i = 0; i < aa_pairs; ++i) {
             double sum = 0;
@@ -141,9 +143,11 @@ OperationOutcome run_baseline(const Target& target, const BaselineOptions& optio
                     throw *m.error;
                 }
                 require_clean(m);
-                sum +=
+                const double case_aa =
                     stats::paired_log_ratio(m.subjects.at("reference").primary_median(),
                                             m.subjects.at("candidate").primary_median(), direction);
+                case_d[c].push_back(case_aa);
+                sum += case_aa;
             }
             d.push_back(sum / static_cast<double>(spec.case_ids.size()));
         }
@@ -157,6 +161,25 @@ OperationOutcome run_baseline(const Target& target, const BaselineOptions& optio
                              {"orders", orders},
                              {"estimate", aa.to_json()},
                              {"verdict", stats::verdict_name(aa_verdict)}};
+        // The two subjects are separately materialized copies of the original (the session's
+        // workspace holds one per role), so an instance effect (placement, build) shows here. An
+        // interval that excludes zero, pooled or of one case, is a biased instrument; later
+        // verdicts read it from this record (compare_context.cpp).
+        std::vector<std::pair<std::string, stats::PairedEstimate>> per_case;
+        if (spec.case_ids.size() > 1) {
+            Json per_case_json = Json::object();
+            for (std::size_t c = 0; c < spec.case_ids.size(); ++c) {
+                per_case.emplace_back(spec.case_ids[c],
+                                      stats::estimate_paired(case_d[c], spec.confidence));
+                per_case_json[spec.case_ids[c]] = per_case.back().second.to_json();
+            }
+            outputs["aa"]["per_case"] = per_case_json;
+        }
+        const InstrumentCheck check = check_instrument(aa, per_case);
+        outputs["instrument_check"] = check.to_json();
+        if (check.biased) {
+            reason += "; " + check.statement;
+        }
         outputs["resolution"] = resolution.to_json();
         out.verdict = std::string(stats::verdict_name(aa_verdict));
     } catch (const Contaminated& c) {

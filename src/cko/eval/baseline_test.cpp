@@ -40,6 +40,11 @@ TEST_F(BaselineTest, MeasuresTheOriginalThenAnAaRunOfTheAskedPairs) {
     EXPECT_EQ(aa.at("verdict"), "equivalent");
     EXPECT_EQ(out.verdict, "equivalent");
     EXPECT_EQ(out.outputs.at("resolution").at("n"), 6);
+    // The instrument check of [18]: an interval of exactly 0 does not exclude zero.
+    const Json& check = out.outputs.at("instrument_check");
+    EXPECT_EQ(check.at("biased"), false);
+    EXPECT_EQ(check.at("intervals").size(), 1u);  // one case: the pooled interval only
+    EXPECT_EQ(check.at("intervals")[0].at("scope"), "pooled");
     const Json result = store_->read_record("invocations/" + out.invocation_id + "/result.json");
     EXPECT_EQ(result.at("kind"), "baseline");
     EXPECT_EQ(result.at("cost").at("driver_calls"),

@@ -148,10 +148,27 @@ Json select_champion(const Target& target, const std::string& experiment_id,
                 Json{{"regressed_cases", regressed}, {"field", "accept_regression"}});
         }
     } else if (verdict != "improved") {
+        // Say what made it so when the record knows: a constraint broken on a case (never
+        // acceptable by --accept-regression), or an instrument bias that decided.
+        std::string why;
+        for (const auto& r : out.value("constraint_regressions", Json::array())) {
+            why += fmt::format("; constraint {} regressed on case {}", r.value("constraint", "?"),
+                               r.value("case_id", "?"));
+        }
+        const Json bias = out.value("instrument_bias", Json::object());
+        if (bias.value("decides", false)) {
+            why +=
+                fmt::format("; the biased instrument (±{:.3f} %, {}) decided it: `{}` without it",
+                            bias.value("bound_pct", 0.0), bias.value("source", "?"),
+                            bias.value("verdict_without_bias", "?"));
+        }
         throw Error(
             ErrorCode::not_eligible,
-            fmt::format("confirm {} gave `{}`; only an `improved` confirm can select a champion",
-                        confirm_id, verdict.empty() ? "no verdict" : verdict));
+            fmt::format("confirm {} gave `{}`{}; only an `improved` confirm can select a "
+                        "champion",
+                        confirm_id, verdict.empty() ? "no verdict" : verdict, why),
+            Json{{"verdict", verdict},
+                 {"constraint_regressions", out.value("constraint_regressions", Json::array())}});
     }
     for (const auto& c : accepted_regressions) {
         if (std::find(regressed.begin(), regressed.end(), c) == regressed.end()) {

@@ -131,5 +131,51 @@ TEST_F(ChampionTest, AMixedConfirmNeedsEveryRegressedCaseAcceptedByName) {
     EXPECT_EQ(champion(), exp);
 }
 
+// Issue [18]: a constraint broken on one case makes the confirm `regressed`; select refuses it,
+// names the case and the constraint, and --accept-regression cannot wave it through.
+TEST_F(ChampionTest, AConstraintBrokenOnACaseIsRefusedByNameAndCannotBeAccepted) {
+    const std::string exp = experiment("kernel p99\n");
+    run::Invocation inv = run::Invocation::create(*store_, "confirm", Json{{"experiment_id", exp}},
+                                                  run::Limits{}, nullptr);
+    (void)inv.finish(
+        run::InvocationState::succeeded, "planted by the test",
+        Json{{"experiment_id", exp},
+             {"verdict", "regressed"},
+             {"pooled_verdict", "improved"},
+             {"regressed_cases", Json::array()},
+             {"constraint_regressions", {{{"case_id", "light"}, {"constraint", "p99_ms"}}}},
+             {"reference", {{"label", "x"}, {"digest", original_digest()}}}});
+    std::string message;
+    EXPECT_EQ(code_of([&] { (void)select_champion(*target_, exp, inv.id()); }, &message),
+              ErrorCode::not_eligible);
+    EXPECT_NE(message.find("constraint p99_ms regressed on case light"), std::string::npos)
+        << message;
+    EXPECT_EQ(code_of([&] { (void)select_champion(*target_, exp, inv.id(), {"light"}); }),
+              ErrorCode::not_eligible);
+    EXPECT_EQ(champion(), "original");
+}
+
+TEST_F(ChampionTest, AVerdictTheInstrumentBiasDecidedSaysSo) {
+    const std::string exp = experiment("kernel biased\n");
+    run::Invocation inv = run::Invocation::create(*store_, "confirm", Json{{"experiment_id", exp}},
+                                                  run::Limits{}, nullptr);
+    (void)inv.finish(run::InvocationState::succeeded, "planted by the test",
+                     Json{{"experiment_id", exp},
+                          {"verdict", "inconclusive"},
+                          {"instrument_bias",
+                           {{"bound_pct", 0.8},
+                            {"source", "baseline inv-1"},
+                            {"decides", true},
+                            {"verdict_without_bias", "improved"},
+                            {"note", "n"}}},
+                          {"reference", {{"label", "x"}, {"digest", original_digest()}}}});
+    std::string message;
+    EXPECT_EQ(code_of([&] { (void)select_champion(*target_, exp, inv.id()); }, &message),
+              ErrorCode::not_eligible);
+    EXPECT_NE(message.find("biased instrument (±0.800 %, baseline inv-1) decided it"),
+              std::string::npos)
+        << message;
+}
+
 }  // namespace
 }  // namespace cko::eval

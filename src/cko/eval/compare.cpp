@@ -197,6 +197,8 @@ stats::Verdict judge_and_record(const Target& target, const ComparisonPlan& plan
     in.min_pairs = plan.min_rounds;
     in.confidence = spec.confidence;
     in.plan = plan.sequential;
+    in.instrument_bias = plan.instrument_bias;
+    in.control = plan.experiment && plan.experiment->is_control();
     const Judgement j = judge_comparison(in);
     const Json jj = j.to_json();
     outputs["estimate"] = jj["deciding"]["estimate"];
@@ -207,6 +209,13 @@ stats::Verdict judge_and_record(const Target& target, const ComparisonPlan& plan
     outputs["per_case"] = jj["cases"];
     outputs["regressed_cases"] = jj["regressed_cases"];
     outputs["constraints"] = jj["constraints"];
+    outputs["constraint_regressions"] = jj["constraint_regressions"];
+    outputs["thresholds"] = jj["thresholds"];
+    for (const char* key : {"instrument_bias", "instrument_check"}) {
+        if (jj.contains(key)) {
+            outputs[key] = jj[key];
+        }
+    }
     const stats::Direction dir = direction_of(spec.primary.direction);
     outputs["effect_text"] = describe_effect(j.deciding.hl, dir, spec.primary.name);
     // Secondary metrics: local results only, never a reason to select.
@@ -252,6 +261,12 @@ stats::Verdict judge_and_record(const Target& target, const ComparisonPlan& plan
     }
     if (!j.constraint_reason.empty()) {
         reason += "; " + j.constraint_reason;
+    }
+    if (!j.instrument_note.empty()) {
+        reason += "; " + j.instrument_note;
+    }
+    if (j.instrument_check && j.instrument_check->biased) {
+        reason += "; " + j.instrument_check->statement;
     }
     return j.verdict;
 }

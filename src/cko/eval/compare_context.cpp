@@ -135,6 +135,36 @@ Json noise_notes(const Target& target, double minimum_effect_pct) {
     return notes;
 }
 
+// The latest A/A check of the Target: a baseline's, or a control experiment's comparison. Its
+// bias (if it found one) applies to every later verdict until a newer check finds none.
+std::optional<InstrumentBias> latest_instrument_bias(const Target& target) {
+    std::int64_t latest = -1;
+    std::optional<InstrumentBias> bias;
+    for (const auto& id : run::list_invocations(target.store())) {
+        const std::string rel = store::layout::invocation_result(id);
+        if (!target.store().exists(rel)) {
+            continue;
+        }
+        const Json result = target.store().read_record(rel);
+        const Json& outputs = result.value("outputs", Json());
+        if (result.value("state", "") != "succeeded" || !outputs.is_object() ||
+            !outputs.contains("instrument_check")) {
+            continue;
+        }
+        const std::int64_t started = result.value("started_unix_ns", std::int64_t{0});
+        if (started > latest) {
+            latest = started;
+            const std::string kind = result.value("kind", "?");
+            bias =
+                carried_bias(outputs["instrument_check"],
+                             kind == "baseline" ? "baseline " + id
+                                                : fmt::format("{} {} of control {}", kind, id,
+                                                              outputs.value("experiment_id", "?")));
+        }
+    }
+    return bias;
+}
+
 }  // namespace
 
 Json comparison_progress(const store::Store& store, const std::string& invocation_id) {
@@ -237,6 +267,13 @@ ComparisonPlan plan_comparison(const Target& target, const CompareOptions& o) {
         {"label", p.reference_label}, {"digest", p.reference.digest}, {"kind", p.reference_kind}};
     p.candidate_json = Json{{"label", p.candidate_label}, {"digest", p.candidate.digest}};
     p.notes = noise_notes(target, p.minimum_effect_pct);
+    p.instrument_bias = latest_instrument_bias(target);
+    if (p.instrument_bias) {
+        p.notes.push_back(fmt::format(
+            "biased instrument: the latest A/A check ({}) found identical code differ by up to "
+            "±{:.3f} %; the verdict must hold with its interval widened by that much",
+            p.instrument_bias->source, stats::log_to_pct(p.instrument_bias->bound_log)));
+    }
     p.load_at_start = load_average_now();
     p.request =
         Json{{"target", target.id()},
@@ -251,7 +288,8 @@ ComparisonPlan plan_comparison(const Target& target, const CompareOptions& o) {
              {"minimum_effect_pct", p.minimum_effect_pct},
              {"sequential", spec.sequential},
              {"driver_mode", spec.serves_sessions() ? "session" : "process"},
-             {"plan", p.sequential ? p.sequential->to_json() : Json(nullptr)}};
+             {"plan", p.sequential ? p.sequential->to_json() : Json(nullptr)},
+             {"instrument_bias", p.instrument_bias ? p.instrument_bias->to_json() : Json(nullptr)}};
     if (!o.retry_of.empty()) {
         p.request["retry_of"] = o.retry_of;
         p.request["retry_reason"] = o.retry_reason;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "cko/eval/compare.hpp"
+#include "cko/eval/judge.hpp"
 #include "cko/eval/session.hpp"
 #include "cko/stats/sequential.hpp"
 
@@ -28,7 +29,9 @@ struct ComparisonPlan {
     std::uint64_t seed = 0;
     std::optional<stats::SequentialPlan> sequential;
     Json notes = Json::array();  // what is known about noise before measuring
-    double load_at_start = 0;    // 1-minute load average
+    // The latest A/A check's instance effect (baseline or control), carried into the verdict.
+    std::optional<InstrumentBias> instrument_bias;
+    double load_at_start = 0;  // 1-minute load average
     Json request;
 };
 

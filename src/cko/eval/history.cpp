@@ -87,11 +87,35 @@ Json comparison_entry(const store::InvocationRecord& request, const Json& result
             continue;
         }
         const Json est = c.value("estimate", Json::object());
-        e["constraints"][name] = Json{{"status", c.value("status", "")},
-                                      {"max_regression_pct", c.value("max_regression_pct", Json())},
-                                      {"effect_pct", est.value("hl_pct", Json())},
-                                      {"ci_low_pct", est.value("ci_low_pct", Json())},
-                                      {"ci_high_pct", est.value("ci_high_pct", Json())}};
+        // Per case (stores written before [18] have the pooled status only).
+        Json cases_of_constraint = Json::array();
+        const Json per_case_of = c.value("per_case", Json::array());
+        for (const auto& pc : per_case_of) {
+            if (!pc.is_object()) {
+                continue;
+            }
+            const Json pe = pc.value("estimate", Json::object());
+            cases_of_constraint.push_back(Json{{"case_id", pc.value("case_id", "")},
+                                               {"status", pc.value("status", "")},
+                                               {"effect_pct", pe.value("hl_pct", Json())},
+                                               {"ci_low_pct", pe.value("ci_low_pct", Json())},
+                                               {"ci_high_pct", pe.value("ci_high_pct", Json())}});
+        }
+        e["constraints"][name] =
+            Json{{"status", c.value("status", "")},
+                 {"pooled_status", c.value("pooled_status", c.value("status", ""))},
+                 {"max_regression_pct", c.value("max_regression_pct", Json())},
+                 {"effect_pct", est.value("hl_pct", Json())},
+                 {"ci_low_pct", est.value("ci_low_pct", Json())},
+                 {"ci_high_pct", est.value("ci_high_pct", Json())},
+                 {"per_case", cases_of_constraint},
+                 {"regressed_cases", c.value("regressed_cases", Json::array())}};
+    }
+    e["constraint_regressions"] = out.value("constraint_regressions", Json::array());
+    for (const char* key : {"thresholds", "instrument_bias", "instrument_check"}) {
+        if (out.contains(key)) {
+            e[key] = out[key];
+        }
     }
     if (out.contains("nominal_estimate")) {
         e["nominal"] = Json{{"confidence", out["nominal_estimate"].value("confidence", Json())},
@@ -105,6 +129,9 @@ Json comparison_entry(const store::InvocationRecord& request, const Json& result
         e["candidate"] = "original (A/A check)";
         e["resolution"] = out.value("resolution", Json()).value("statement", "");
         e["resolution_facts"] = out.value("resolution", Json());
+        if (out.contains("instrument_check")) {
+            e["instrument_check"] = out["instrument_check"];
+        }
         e["d"] = out["aa"].value("d", Json::array());
         const Json& aa = out["aa"].value("estimate", Json::object());
         e["effect_pct"] = aa.value("hl_pct", Json());

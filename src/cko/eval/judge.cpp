@@ -52,6 +52,121 @@ bool at_look(const stats::SequentialPlan& plan, std::size_t rounds) {
     return std::find(sizes.begin(), sizes.end(), rounds) != sizes.end();
 }
 
+Json InstrumentBias::to_json() const {
+    return Json{{"bound_pct", stats::log_to_pct(bound_log)}, {"source", source}};
+}
+
+Json ConstraintJudgement::to_json() const {
+    Json per_case = Json::array();
+    for (const auto& c : cases) {
+        per_case.push_back(Json{{"case_id", c.case_id},
+                                {"status", stats::constraint_status_name(c.status)},
+                                {"estimate", c.estimate.to_json()}});
+    }
+    return Json{{"estimate", pooled.to_json()},
+                {"pooled_status", stats::constraint_status_name(pooled_status)},
+                {"status", stats::constraint_status_name(status)},
+                {"max_regression_pct", max_regression_pct},
+                {"per_case", per_case},
+                {"regressed_cases", regressed_cases}};
+}
+
+Json InstrumentCheck::to_json() const {
+    return Json{{"biased", biased},
+                {"bias_bound_pct", stats::log_to_pct(bound_log)},
+                {"biased_scopes", biased_scopes},
+                {"intervals", intervals},
+                {"statement", statement}};
+}
+
+InstrumentCheck check_instrument(
+    const stats::PairedEstimate& pooled,
+    const std::vector<std::pair<std::string, stats::PairedEstimate>>& cases) {
+    InstrumentCheck check;
+    const auto look_at = [&](const std::string& scope, const stats::PairedEstimate& e) {
+        const bool usable = e.n > 0 && e.confidence_reached();
+        const bool excludes_zero = usable && (e.ci_low > 0 || e.ci_high < 0);
+        const auto pct = [](double x) {
+            return std::isfinite(x) ? Json(stats::log_to_pct(x)) : Json(nullptr);
+        };
+        check.intervals.push_back(Json{{"scope", scope},
+                                       {"estimate_pct", pct(e.hl)},
+                                       {"ci_low_pct", pct(e.ci_low)},
+                                       {"ci_high_pct", pct(e.ci_high)},
+                                       {"excludes_zero", excludes_zero}});
+        if (excludes_zero) {
+            check.biased = true;
+            check.biased_scopes.push_back(scope);
+            check.bound_log =
+                std::max({check.bound_log, std::fabs(e.ci_low), std::fabs(e.ci_high)});
+        }
+    };
+    look_at("pooled", pooled);
+    if (cases.size() > 1) {
+        for (const auto& [id, e] : cases) {
+            look_at(id, e);
+        }
+    }
+    check.statement =
+        check.biased
+            ? fmt::format(
+                  "biased instrument: identical code in two materialized copies differs ({} "
+                  "interval{} exclude{} zero), by up to ±{:.3f} %; every later verdict of the "
+                  "Target is read with its intervals widened by that much",
+                  fmt::join(check.biased_scopes, ", "), check.biased_scopes.size() == 1 ? "" : "s",
+                  check.biased_scopes.size() == 1 ? "s" : "", stats::log_to_pct(check.bound_log))
+            : "the A/A intervals include zero: no instance effect resolved";
+    return check;
+}
+
+std::optional<InstrumentBias> carried_bias(const Json& check, std::string source) {
+    if (!check.is_object() || !check.value("biased", false)) {
+        return std::nullopt;
+    }
+    return InstrumentBias{stats::pct_to_log(check.value("bias_bound_pct", 0.0)), std::move(source)};
+}
+
+namespace {
+
+stats::PairedEstimate widened(stats::PairedEstimate e, double by) {
+    e.ci_low -= by;
+    e.ci_high += by;
+    return e;
+}
+
+ConstraintJudgement judge_constraint(const JudgeInput& in, const ConstraintRule& rule,
+                                     double level) {
+    const auto found = in.constraint_d.find(rule.name);
+    const std::vector<std::vector<double>> empty;
+    const auto& rounds = found == in.constraint_d.end() ? empty : found->second;
+    require_rectangular(rounds, in.case_ids.size(), "constraint " + rule.name);
+    ConstraintJudgement cj;
+    cj.name = rule.name;
+    cj.max_regression_pct = rule.max_regression_pct;
+    cj.pooled = stats::estimate_paired(pooled_rounds(rounds), level);
+    cj.pooled_status = stats::classify_constraint(cj.pooled, rule.max_regression_pct, in.min_pairs);
+    bool all_ok = cj.pooled_status == stats::ConstraintStatus::ok;
+    for (std::size_t c = 0; c < in.case_ids.size(); ++c) {
+        CaseConstraint cc;
+        cc.case_id = in.case_ids[c];
+        cc.estimate = stats::estimate_paired(column(rounds, c), level);
+        cc.status = stats::classify_constraint(cc.estimate, rule.max_regression_pct, in.min_pairs);
+        all_ok = all_ok && cc.status == stats::ConstraintStatus::ok;
+        if (cc.status == stats::ConstraintStatus::regressed) {
+            cj.regressed_cases.push_back(cc.case_id);
+        }
+        cj.cases.push_back(std::move(cc));
+    }
+    const bool regressed =
+        cj.pooled_status == stats::ConstraintStatus::regressed || !cj.regressed_cases.empty();
+    cj.status = regressed ? stats::ConstraintStatus::regressed
+                : all_ok  ? stats::ConstraintStatus::ok
+                          : stats::ConstraintStatus::inconclusive;
+    return cj;
+}
+
+}  // namespace
+
 Judgement judge_comparison(const JudgeInput& in) {
     if (in.case_ids.empty()) {
         throw Error(ErrorCode::invalid_argument, "a comparison needs at least one case");
@@ -74,44 +189,78 @@ Judgement judge_comparison(const JudgeInput& in) {
         j.pooled_verdict = stats::classify(j.nominal, in.minimum_effect_pct, in.min_pairs);
     }
     j.verdict = j.pooled_verdict;
+    j.verdict_without_bias = j.pooled_verdict;
+
+    // A carried instrument bias: the verdict must hold with the interval widened by its bound.
+    const double bias = in.instrument_bias ? in.instrument_bias->bound_log : 0.0;
+    j.instrument_bias = in.instrument_bias;
+    if (in.instrument_bias && j.pooled_verdict != stats::Verdict::inconclusive) {
+        const stats::Verdict with_bias =
+            stats::classify(widened(j.deciding, bias), in.minimum_effect_pct, in.min_pairs);
+        j.bias_decides = with_bias != j.pooled_verdict;
+    }
+    if (in.instrument_bias) {
+        j.instrument_note =
+            j.bias_decides ? fmt::format(
+                                 "the instrument's bias (±{:.3f} %, {}) decides this verdict: "
+                                 "`{}` does not hold with the interval widened by it, so the "
+                                 "verdict is `inconclusive`",
+                                 stats::log_to_pct(bias), in.instrument_bias->source,
+                                 stats::verdict_name(j.pooled_verdict))
+                           : fmt::format(
+                                 "the instrument is biased (±{:.3f} %, {}); this verdict holds "
+                                 "with the interval widened by that much",
+                                 stats::log_to_pct(bias), in.instrument_bias->source);
+    }
+    if (j.bias_decides) {
+        j.verdict = stats::Verdict::inconclusive;
+    }
 
     // Per case, at the same level as the pooled decision: a case is regressed when its whole
-    // interval lies below −tolerance.
-    const double tolerance = stats::pct_to_log(in.case_regression_tolerance_pct);
+    // interval, widened by any instrument bias, lies below −max(minimum effect, case tolerance).
+    // A smaller slowdown is what two materialized copies of identical code may show (issue [18]).
+    j.regression_threshold_pct = in.minimum_effect_pct;
+    j.case_threshold_pct = std::max(in.minimum_effect_pct, in.case_regression_tolerance_pct);
+    const double threshold = stats::pct_to_log(j.case_threshold_pct);
+    std::vector<std::pair<std::string, stats::PairedEstimate>> case_estimates;
     for (std::size_t c = 0; c < in.case_ids.size(); ++c) {
         CaseJudgement cj;
         cj.case_id = in.case_ids[c];
         cj.estimate = stats::estimate_paired(column(in.d, c), j.deciding_level);
         cj.verdict = stats::classify(cj.estimate, in.minimum_effect_pct, in.min_pairs);
         cj.regressed = cj.estimate.n >= in.min_pairs && cj.estimate.confidence_reached() &&
-                       cj.estimate.ci_high < -tolerance;
+                       cj.estimate.ci_high + bias < -threshold;
         if (cj.regressed) {
             j.regressed_cases.push_back(cj.case_id);
         }
+        case_estimates.emplace_back(cj.case_id, cj.estimate);
         j.cases.push_back(std::move(cj));
     }
     if (in.case_ids.size() > 1 && !j.regressed_cases.empty() &&
         j.verdict == stats::Verdict::improved) {
         j.verdict = stats::Verdict::mixed;
     }
+    if (in.control) {
+        j.instrument_check = check_instrument(j.deciding, case_estimates);
+    }
 
     for (const auto& rule : in.constraints) {
-        const auto found = in.constraint_d.find(rule.name);
-        const std::vector<std::vector<double>> empty;
-        const auto& rounds = found == in.constraint_d.end() ? empty : found->second;
-        require_rectangular(rounds, in.case_ids.size(), "constraint " + rule.name);
-        const auto est = stats::estimate_paired(pooled_rounds(rounds), in.confidence);
-        const auto status = stats::classify_constraint(est, rule.max_regression_pct, in.min_pairs);
-        j.constraints[rule.name] = Json{{"estimate", est.to_json()},
-                                        {"status", stats::constraint_status_name(status)},
-                                        {"max_regression_pct", rule.max_regression_pct}};
-        if (status == stats::ConstraintStatus::regressed) {
+        ConstraintJudgement cj = judge_constraint(in, rule, j.deciding_level);
+        j.constraints[rule.name] = cj.to_json();
+        if (cj.status == stats::ConstraintStatus::regressed) {
             j.verdict = stats::Verdict::regressed;
             if (j.constraint_reason.empty()) {
-                j.constraint_reason = fmt::format("constraint {} regressed beyond {}%", rule.name,
-                                                  rule.max_regression_pct);
+                j.constraint_reason =
+                    cj.regressed_cases.empty()
+                        ? fmt::format("constraint {} regressed beyond {}%", rule.name,
+                                      rule.max_regression_pct)
+                        : fmt::format("constraint {} regressed beyond {}% on case{} {}", rule.name,
+                                      rule.max_regression_pct,
+                                      cj.regressed_cases.size() == 1 ? "" : "s",
+                                      fmt::join(cj.regressed_cases, ", "));
             }
         }
+        j.constraint_judgements.push_back(std::move(cj));
     }
     return j;
 }
@@ -119,22 +268,53 @@ Judgement judge_comparison(const JudgeInput& in) {
 Json Judgement::to_json() const {
     Json cases_json = Json::array();
     for (const auto& c : cases) {
+        Json constraint_status = Json::object();
+        for (const auto& cj : constraint_judgements) {
+            for (const auto& cc : cj.cases) {
+                if (cc.case_id == c.case_id) {
+                    constraint_status[cj.name] = stats::constraint_status_name(cc.status);
+                }
+            }
+        }
         cases_json.push_back(Json{{"case_id", c.case_id},
                                   {"verdict", stats::verdict_name(c.verdict)},
                                   {"regressed", c.regressed},
-                                  {"estimate", c.estimate.to_json()}});
+                                  {"estimate", c.estimate.to_json()},
+                                  {"constraints", constraint_status}});
     }
-    return Json{{"verdict", stats::verdict_name(verdict)},
-                {"pooled_verdict", stats::verdict_name(pooled_verdict)},
-                {"deciding",
-                 {{"look", look},
-                  {"looks_planned", looks_planned},
-                  {"level", deciding_level},
-                  {"estimate", deciding.to_json()}}},
-                {"nominal", nominal.to_json()},
-                {"cases", cases_json},
-                {"regressed_cases", regressed_cases},
-                {"constraints", constraints}};
+    Json constraint_regressions = Json::array();
+    for (const auto& cj : constraint_judgements) {
+        for (const auto& id : cj.regressed_cases) {
+            constraint_regressions.push_back(Json{{"case_id", id}, {"constraint", cj.name}});
+        }
+    }
+    Json j{{"verdict", stats::verdict_name(verdict)},
+           {"pooled_verdict", stats::verdict_name(pooled_verdict)},
+           {"deciding",
+            {{"look", look},
+             {"looks_planned", looks_planned},
+             {"level", deciding_level},
+             {"estimate", deciding.to_json()}}},
+           {"nominal", nominal.to_json()},
+           {"cases", cases_json},
+           {"regressed_cases", regressed_cases},
+           {"thresholds",
+            {{"regression_pct", regression_threshold_pct},
+             {"case_regression_pct", case_threshold_pct}}},
+           {"constraints", constraints},
+           {"constraint_regressions", constraint_regressions}};
+    if (instrument_bias) {
+        j["instrument_bias"] =
+            Json{{"bound_pct", stats::log_to_pct(instrument_bias->bound_log)},
+                 {"source", instrument_bias->source},
+                 {"decides", bias_decides},
+                 {"verdict_without_bias", stats::verdict_name(verdict_without_bias)},
+                 {"note", instrument_note}};
+    }
+    if (instrument_check) {
+        j["instrument_check"] = instrument_check->to_json();
+    }
+    return j;
 }
 
 std::string_view screen_decision_name(ScreenDecision d) noexcept {
@@ -143,6 +323,8 @@ std::string_view screen_decision_name(ScreenDecision d) noexcept {
         return "rejected";
     case ScreenDecision::pass_to_confirm:
         return "pass_to_confirm";
+    case ScreenDecision::needs_judgement:
+        return "needs_judgement";
     default:
         return "no_decision";
     }
@@ -159,8 +341,14 @@ ScreenDecision screen_decision(stats::Verdict verdict, bool infrastructure_failu
     const bool negative = verdict == stats::Verdict::regressed ||
                           verdict == stats::Verdict::below_minimum ||
                           verdict == stats::Verdict::equivalent;
-    return negative && !diagnostic_proxy ? ScreenDecision::rejected
-                                         : ScreenDecision::pass_to_confirm;
+    if (diagnostic_proxy) {
+        return ScreenDecision::pass_to_confirm;
+    }
+    if (negative) {
+        return ScreenDecision::rejected;
+    }
+    return verdict == stats::Verdict::inconclusive ? ScreenDecision::needs_judgement
+                                                   : ScreenDecision::pass_to_confirm;
 }
 
 std::string describe_effect(double d, stats::Direction direction, const std::string& metric) {

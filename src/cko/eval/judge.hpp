@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace cko::eval {
@@ -20,24 +21,74 @@ struct ConstraintRule {
     double max_regression_pct = 0;
 };
 
+// What an earlier A/A check of this Target (the baseline's, or an A/A control's) found: identical
+// code in two separately materialized copies whose interval excluded zero. The sign of such an
+// instance effect (placement, build) does not carry over to other copies, so its size does: every
+// later interval is read as if it could be off by ±bound.
+struct InstrumentBias {
+    double bound_log = 0;  // the far end of the biased A/A interval, |log ratio|
+    std::string source;    // "baseline inv-…" or "confirm inv-… of control exp-…"
+    [[nodiscard]] Json to_json() const;
+};
+
 struct JudgeInput {
     std::vector<std::string> case_ids;
     std::vector<std::vector<double>> d;                                    // [round][case]
     std::map<std::string, std::vector<std::vector<double>>> constraint_d;  // name -> [round][case]
     std::vector<ConstraintRule> constraints;
     double minimum_effect_pct = 0;
-    double case_regression_tolerance_pct = 0;  // a case counts as regressed only beyond this
+    // A case counts as regressed only beyond the larger of this and the minimum effect.
+    double case_regression_tolerance_pct = 0;
     std::size_t min_pairs = 6;
     double confidence = 0.95;
-    std::optional<stats::SequentialPlan> plan;  // set: the verdict is taken at the plan's look
+    std::optional<stats::SequentialPlan> plan;      // set: the verdict is taken at the plan's look
+    std::optional<InstrumentBias> instrument_bias;  // from the Target's latest A/A check
+    bool control = false;  // an A/A control: its own intervals check the instrument
 };
 
 struct CaseJudgement {
     std::string case_id;
     stats::PairedEstimate estimate;  // at the deciding level
     stats::Verdict verdict = stats::Verdict::inconclusive;
-    bool regressed = false;  // beyond the case tolerance
+    bool regressed = false;  // beyond the case threshold (and the instrument bias)
 };
+
+// One constraint on one case, at the deciding level.
+struct CaseConstraint {
+    std::string case_id;
+    stats::PairedEstimate estimate;
+    stats::ConstraintStatus status = stats::ConstraintStatus::inconclusive;
+};
+
+// A constraint holds on every case, not only on the pooled estimate: a p99 latency 3.8× worse
+// under light load is not made good by being 5× better under heavy load.
+struct ConstraintJudgement {
+    std::string name;
+    double max_regression_pct = 0;
+    stats::PairedEstimate pooled;  // at the deciding level, equal case weights
+    stats::ConstraintStatus pooled_status = stats::ConstraintStatus::inconclusive;
+    // regressed if pooled or any case regressed; ok if pooled and every case ok; else inconclusive
+    stats::ConstraintStatus status = stats::ConstraintStatus::inconclusive;
+    std::vector<CaseConstraint> cases;
+    std::vector<std::string> regressed_cases;
+    [[nodiscard]] Json to_json() const;
+};
+
+// An A/A check: intervals of identical code, pooled and per case. One that excludes zero shows
+// that two materialized copies of the same code differ: the instrument is biased.
+struct InstrumentCheck {
+    bool biased = false;
+    double bound_log = 0;                    // largest |end| of an interval that excludes zero
+    std::vector<std::string> biased_scopes;  // "pooled" and/or case ids
+    std::string statement;
+    Json intervals = Json::array();
+    [[nodiscard]] Json to_json() const;
+};
+[[nodiscard]] InstrumentCheck check_instrument(
+    const stats::PairedEstimate& pooled,
+    const std::vector<std::pair<std::string, stats::PairedEstimate>>& cases);
+// The bias a recorded check (InstrumentCheck::to_json) carries; none when it found none.
+[[nodiscard]] std::optional<InstrumentBias> carried_bias(const Json& check, std::string source);
 
 struct Judgement {
     stats::Verdict verdict = stats::Verdict::inconclusive;  // overall; `mixed` if a case regressed
@@ -50,8 +101,17 @@ struct Judgement {
     std::vector<double> pooled_d;   // per round, equal case weights
     std::vector<CaseJudgement> cases;
     std::vector<std::string> regressed_cases;
-    Json constraints = Json::object();
-    std::string constraint_reason;  // non-empty when a constraint regressed
+    double regression_threshold_pct = 0;  // overall: the minimum effect
+    double case_threshold_pct = 0;        // per case: max(minimum effect, case tolerance)
+    std::vector<ConstraintJudgement> constraint_judgements;
+    Json constraints = Json::object();  // name -> ConstraintJudgement::to_json()
+    std::string constraint_reason;      // non-empty when a constraint regressed
+    // The carried instrument bias: what it is, and whether it decided (then `inconclusive`).
+    std::optional<InstrumentBias> instrument_bias;
+    bool bias_decides = false;
+    stats::Verdict verdict_without_bias = stats::Verdict::inconclusive;
+    std::string instrument_note;
+    std::optional<InstrumentCheck> instrument_check;  // controls only
     [[nodiscard]] Json to_json() const;
 };
 
@@ -63,14 +123,17 @@ struct Judgement {
 [[nodiscard]] bool at_look(const stats::SequentialPlan& plan, std::size_t rounds);
 
 // The rule: pooled verdict at the deciding level (the sequential look's, or the nominal one),
-// per-case verdicts at the same level, constraints (a regressed constraint makes the verdict
-// `regressed`), and never a plain `improved` while a case regressed (`mixed`, naming them).
+// per-case verdicts at the same level, constraints per case and pooled (a constraint regressed on
+// any case makes the verdict `regressed`), and never a plain `improved` while a case regressed
+// beyond max(minimum effect, case tolerance) (`mixed`, naming them). A carried instrument bias
+// widens every interval by its bound; where that changes the pooled verdict, `inconclusive`.
 // Throws invalid_argument for ragged input.
 [[nodiscard]] Judgement judge_comparison(const JudgeInput& input);
 
 // A screen may reject, never select. Infrastructure failures decide nothing about the candidate;
-// a diagnostic-proxy screen never rejects on performance alone.
-enum class ScreenDecision { rejected, pass_to_confirm, no_decision };
+// a diagnostic-proxy screen never rejects on performance alone. An `inconclusive` screen (not a
+// proxy) passes nothing on: the decision maker judges whether a confirm is worth its cost.
+enum class ScreenDecision { rejected, pass_to_confirm, needs_judgement, no_decision };
 [[nodiscard]] std::string_view screen_decision_name(ScreenDecision d) noexcept;
 [[nodiscard]] ScreenDecision screen_decision(stats::Verdict verdict, bool infrastructure_failure,
                                              bool diagnostic_proxy) noexcept;

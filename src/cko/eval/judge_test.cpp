@@ -95,6 +95,137 @@ TEST(Judge, ARegressedConstraintMakesTheVerdictRegressed) {
     EXPECT_NE(j.constraint_reason.find("peak_mem"), std::string::npos);
 }
 
+// Rounds of two cases with these true effects (log ratios) and a deterministic zig-zag noise of
+// about `noise` (SD), so that intervals are narrow but not degenerate.
+JudgeInput two_cases(std::size_t rounds, double effect_a, double effect_b, double noise,
+                     double minimum_effect_pct = 1.0) {
+    JudgeInput in;
+    in.case_ids = {"light", "heavy"};
+    for (std::size_t r = 0; r < rounds; ++r) {
+        const double z = std::sin(1.7 * static_cast<double>(r) + 0.3) * noise * std::sqrt(2.0);
+        const double w = std::cos(2.3 * static_cast<double>(r) + 0.1) * noise * std::sqrt(2.0);
+        in.d.push_back({effect_a + z, effect_b + w});
+    }
+    in.minimum_effect_pct = minimum_effect_pct;
+    in.min_pairs = 6;
+    in.confidence = 0.95;
+    return in;
+}
+
+TEST(Judge, AnInstanceEffectBelowTheMinimumIsNeitherARegressionNorMixed) {
+    // Issue [18]: two materialized copies of identical code differ by ±0.1 % per case at 0.1 %
+    // noise, minimum effect 1 %. Before, the −0.1 % case was `regressed` and, next to a real
+    // improvement, made the verdict `mixed` (refused by champion select).
+    const Judgement aa = judge_comparison(two_cases(30, 0.001, -0.001, 0.001));
+    EXPECT_EQ(aa.verdict, stats::Verdict::equivalent);
+    EXPECT_NE(aa.cases[1].verdict, stats::Verdict::regressed);
+    EXPECT_TRUE(aa.regressed_cases.empty());
+    EXPECT_LT(aa.cases[1].estimate.ci_high, 0.0);  // the bias is resolved, yet not a regression
+
+    const Judgement win = judge_comparison(two_cases(30, std::log(1.05), -0.001, 0.001));
+    EXPECT_EQ(win.verdict, stats::Verdict::improved);
+    EXPECT_TRUE(win.regressed_cases.empty());
+    EXPECT_DOUBLE_EQ(win.case_threshold_pct, 1.0);
+}
+
+TEST(Judge, ASlowdownBeyondTheMinimumIsRegressedAndMakesAnImprovementMixed) {
+    const Judgement slow = judge_comparison(two_cases(30, -std::log(1.03), -std::log(1.03), 0.001));
+    EXPECT_EQ(slow.verdict, stats::Verdict::regressed);
+    const Judgement mixed = judge_comparison(two_cases(30, std::log(1.2), -std::log(1.02), 0.001));
+    EXPECT_EQ(mixed.verdict, stats::Verdict::mixed);
+    EXPECT_EQ(mixed.regressed_cases, std::vector<std::string>{"heavy"});
+}
+
+TEST(Judge, TheCaseThresholdIsTheLargerOfTheMinimumEffectAndTheTolerance) {
+    JudgeInput in = two_cases(30, std::log(1.2), -std::log(1.02), 0.001);
+    in.case_regression_tolerance_pct = 3.0;
+    const Judgement j = judge_comparison(in);
+    EXPECT_DOUBLE_EQ(j.case_threshold_pct, 3.0);
+    EXPECT_EQ(j.verdict, stats::Verdict::improved);
+    in.case_regression_tolerance_pct = 0.2;  // below the minimum effect: the minimum effect holds
+    EXPECT_DOUBLE_EQ(judge_comparison(in).case_threshold_pct, 1.0);
+}
+
+TEST(Judge, AConstraintBrokenOnOneCaseIsRegressedEvenWhenTheOtherCaseMakesUpForIt) {
+    // Issue [18] 1b: capacity ×4.2 on both cases; p99 3.8× worse under light load, 5× better
+    // under heavy load. Pooled, p99 is ln(5/3.8)/2 > 0 (`ok`); before, the verdict was `improved`.
+    JudgeInput in = two_cases(20, std::log(4.2), std::log(4.2), 0.002);
+    in.constraints = {{"p99_ms", 10.0}};
+    for (std::size_t r = 0; r < in.d.size(); ++r) {
+        const double jitter = 0.002 * std::sin(static_cast<double>(r));
+        in.constraint_d["p99_ms"].push_back({-std::log(3.8) + jitter, std::log(5.0) - jitter});
+    }
+    const Judgement j = judge_comparison(in);
+    EXPECT_EQ(j.pooled_verdict, stats::Verdict::improved);
+    EXPECT_EQ(j.verdict, stats::Verdict::regressed);
+    const ConstraintJudgement& c = j.constraint_judgements.at(0);
+    EXPECT_EQ(c.pooled_status, stats::ConstraintStatus::ok);
+    EXPECT_EQ(c.status, stats::ConstraintStatus::regressed);
+    ASSERT_EQ(c.cases.size(), 2U);
+    EXPECT_EQ(c.cases[0].status, stats::ConstraintStatus::regressed);
+    EXPECT_EQ(c.cases[1].status, stats::ConstraintStatus::ok);
+    EXPECT_EQ(c.regressed_cases, std::vector<std::string>{"light"});
+    EXPECT_NE(j.constraint_reason.find("p99_ms regressed beyond 10% on case light"),
+              std::string::npos);
+    const Json json = j.to_json();
+    EXPECT_EQ(json["constraints"]["p99_ms"]["per_case"][0]["status"], "regressed");
+    EXPECT_EQ(json["constraint_regressions"][0]["case_id"], "light");
+    EXPECT_EQ(json["cases"][0]["constraints"]["p99_ms"], "regressed");
+}
+
+TEST(Judge, AConstraintIsJudgedAtTheDecidingLevel) {
+    JudgeInput in = two_cases(8, std::log(1.5), std::log(1.5), 0.002);
+    in.plan = stats::SequentialPlan::early_decision(6, 40, 0.95);
+    in.constraints = {{"p99_ms", 10.0}};
+    for (std::size_t r = 0; r < in.d.size(); ++r) {
+        in.constraint_d["p99_ms"].push_back({0.001 * static_cast<double>(r % 3), 0.0});
+    }
+    const Judgement j = judge_comparison(in);
+    ASSERT_EQ(j.look, 1U);
+    EXPECT_DOUBLE_EQ(j.constraint_judgements[0].pooled.confidence, j.deciding_level);
+    EXPECT_DOUBLE_EQ(j.constraint_judgements[0].cases[0].estimate.confidence, j.deciding_level);
+}
+
+TEST(Judge, ACarriedInstrumentBiasThatDecidesMakesTheVerdictInconclusive) {
+    // +1.5 % against a minimum of 1 %: improved, unless the instrument may be off by 0.8 %.
+    JudgeInput in = two_cases(30, std::log(1.015), std::log(1.015), 0.0005);
+    EXPECT_EQ(judge_comparison(in).verdict, stats::Verdict::improved);
+    in.instrument_bias = InstrumentBias{stats::pct_to_log(0.8), "baseline inv-x"};
+    const Judgement j = judge_comparison(in);
+    EXPECT_TRUE(j.bias_decides);
+    EXPECT_EQ(j.verdict, stats::Verdict::inconclusive);
+    EXPECT_EQ(j.verdict_without_bias, stats::Verdict::improved);
+    EXPECT_NE(j.instrument_note.find("baseline inv-x"), std::string::npos);
+    EXPECT_EQ(j.to_json()["instrument_bias"]["decides"], true);
+    // A clear effect holds with the bias: a note only.
+    in.instrument_bias = InstrumentBias{stats::pct_to_log(0.1), "baseline inv-x"};
+    const Judgement clear = judge_comparison(in);
+    EXPECT_FALSE(clear.bias_decides);
+    EXPECT_EQ(clear.verdict, stats::Verdict::improved);
+    EXPECT_NE(clear.instrument_note.find("holds"), std::string::npos);
+}
+
+TEST(Judge, AControlWhoseIntervalExcludesZeroFlagsABiasedInstrument) {
+    // Issue [18]: a new user's A/A excluded zero by +13 % and was reported only as
+    // `inconclusive`; it is a biased instrument, and says so.
+    JudgeInput in = two_cases(30, std::log(1.13), std::log(1.13), 0.01, 20.0);
+    in.control = true;
+    const Judgement j = judge_comparison(in);
+    ASSERT_TRUE(j.instrument_check.has_value());
+    EXPECT_TRUE(j.instrument_check->biased);
+    EXPECT_GT(stats::log_to_pct(j.instrument_check->bound_log), 13.0);
+    EXPECT_NE(j.instrument_check->statement.find("biased instrument"), std::string::npos);
+    const auto carried = carried_bias(j.instrument_check->to_json(), "confirm inv-y");
+    ASSERT_TRUE(carried.has_value());
+    EXPECT_NEAR(carried->bound_log, j.instrument_check->bound_log, 1e-9);
+    // A clean control flags nothing, and carries nothing.
+    JudgeInput clean = two_cases(30, 0.0, 0.0, 0.001);
+    clean.control = true;
+    const Judgement c = judge_comparison(clean);
+    EXPECT_FALSE(c.instrument_check->biased);
+    EXPECT_FALSE(carried_bias(c.instrument_check->to_json(), "x").has_value());
+}
+
 TEST(Judge, ASequentialVerdictIsTakenAtTheLooksRepeatedLevelNotTheNominalOne) {
     JudgeInput in = three_cases(8, 25.0);
     stats::SequentialPlan plan;
@@ -158,9 +289,12 @@ TEST(ScreenDecision, RejectsOnlyWhatTheCandidateCausedAndNeverSelects) {
     EXPECT_EQ(screen_decision(Verdict::regressed, false, true), ScreenDecision::pass_to_confirm);
     EXPECT_EQ(screen_decision(Verdict::improved, false, false), ScreenDecision::pass_to_confirm);
     EXPECT_EQ(screen_decision(Verdict::mixed, false, false), ScreenDecision::pass_to_confirm);
+    // Issue [18]: an inconclusive screen passes nothing on; the decision maker judges.
     EXPECT_EQ(screen_decision(Verdict::inconclusive, false, false),
-              ScreenDecision::pass_to_confirm);
+              ScreenDecision::needs_judgement);
+    EXPECT_EQ(screen_decision(Verdict::inconclusive, false, true), ScreenDecision::pass_to_confirm);
     EXPECT_EQ(screen_decision_name(ScreenDecision::no_decision), "no_decision");
+    EXPECT_EQ(screen_decision_name(ScreenDecision::needs_judgement), "needs_judgement");
 }
 
 TEST(DescribeEffect, SaysFasterOrSlowerWithTheMetricsChange) {

@@ -107,6 +107,15 @@ std::string render_handoff(const Json& model) {
             s += fmt::format("\n    - case `{}`: {} {}", pc.value("case_id", ""),
                              pc.value("effect_words", ""), interval_text(pc));
         }
+        // Each constraint on each case: the guard-rails hold case by case, not only pooled.
+        const Json constraints_of = c.value("constraints", Json::object());
+        for (const auto& [name, k] : constraints_of.items()) {
+            for (const auto& pc : k.value("per_case", Json::array())) {
+                s +=
+                    fmt::format("\n    - constraint {} on case `{}`: {} {}", name,
+                                pc.value("case_id", ""), pc.value("status", ""), interval_text(pc));
+            }
+        }
         any_range = true;
     }
     s += any_range ? "\n" : " none: no champion besides the original.\n";

@@ -206,6 +206,12 @@ std::string comparison_html(const Json& c, const Json& model) {
             s += fmt::format("<tr><td>{}</td><td>{}</td><td>{:g} %</td><td>{}</td></tr>", e(name),
                              e(k, "status"), k.value("max_regression_pct", 0.0),
                              e(interval_text(k)));
+            for (const auto& pc : k.value("per_case", Json::array())) {
+                s += fmt::format(
+                    "<tr><td>{} on <code>{}</code></td><td>{}</td><td>{:g} %</td><td>{}</td></tr>",
+                    e(name), e(pc, "case_id"), e(pc, "status"), k.value("max_regression_pct", 0.0),
+                    e(interval_text(pc)));
+            }
         }
         s += "</table></div>";
     }

@@ -171,6 +171,10 @@ std::string render_markdown(const Json& model) {
             s += fmt::format("- constraint {}: {} (tolerance {:g} %) {}\n", name,
                              k.value("status", ""), k.value("max_regression_pct", 0.0),
                              interval_text(k));
+            for (const auto& pc : k.value("per_case", Json::array())) {
+                s += fmt::format("  - case `{}`: {} {}\n", pc.value("case_id", ""),
+                                 pc.value("status", ""), interval_text(pc));
+            }
         }
         for (const auto& n : e.value("notes", Json::array())) {
             s += "- note: " + n.get<std::string>() + "\n";

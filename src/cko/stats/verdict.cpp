@@ -34,7 +34,10 @@ Verdict classify(const PairedEstimate& estimate, double min_effect_pct, std::siz
     if (low >= m && low > 0.0) {
         return Verdict::improved;
     }
-    if (high < 0.0) {
+    // A regression counts only beyond the same practical threshold as an improvement: an
+    // interval inside (−m, 0) is an instance effect (placement, build) too small to matter, not a
+    // slowdown (docs/statistics.md §4, issue [18]).
+    if (high < -m) {
         return Verdict::regressed;
     }
     if (low > 0.0 && high < m) {

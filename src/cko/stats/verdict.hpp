@@ -25,7 +25,7 @@ CKO_CLOSED_ENUM(ConstraintStatus, CKO_CONSTRAINT_STATUSES, constraint_status_nam
 // With m = ln(1 + min_effect_pct/100) and the Wilcoxon interval [low, high], first match wins:
 //   fewer than min_pairs pairs, or the requested confidence not reached → inconclusive
 //   low ≥ m (and low > 0, which matters only for m = 0)                 → improved
-//   high < 0                                                            → regressed
+//   high < −m (a slowdown beyond the minimum effect)                    → regressed
 //   low > 0 and high < m                                                → below_minimum
 //   −m < low and high < m                                               → equivalent
 //   otherwise                                                           → inconclusive

@@ -60,6 +60,21 @@ std::string outcome_text(const std::string& verb, const eval::OperationOutcome& 
                                 c.value("regressed", false) ? "  REGRESSED" : "");
         }
     }
+    if (out.contains("constraints") && out["constraints"].is_object()) {
+        for (const auto& [name, k] : out["constraints"].items()) {
+            text += fmt::format("  constraint {:<12} {:<13} {}\n", name, k.value("status", "?"),
+                                pct_interval(k.value("estimate", Json::object())));
+            const Json per_case = k.value("per_case", Json::array());
+            for (const auto& pc : per_case.size() > 1 ? per_case : Json::array()) {
+                text += fmt::format("    on case {:<10} {:<13} {}\n", pc.value("case_id", "?"),
+                                    pc.value("status", "?"),
+                                    pct_interval(pc.value("estimate", Json::object())));
+            }
+        }
+    }
+    if (out.contains("instrument_check") && out["instrument_check"].value("biased", false)) {
+        text += fmt::format("  {}\n", out["instrument_check"].value("statement", ""));
+    }
     if (out.contains("aa")) {
         text += fmt::format("  A/A check (original against itself): {} after {} pairs, {}\n",
                             out["aa"].value("verdict", "?"), out["aa"].value("pairs", 0),

@@ -1,0 +1,51 @@
+#!/usr/bin/env python3
+"""A synthetic driver for the verdict-rule tests (issue [18]): `verdict_driver.py --request FILE`.
+
+Each subject directory holds model.json: {"metrics": {metric: {case: value}}, "noise": relative SD,
+"role_bias": {role: relative speed-up}}. Every sample of a metric is value * (1 + noise * N(0, 1)),
+seeded by the request seed, the subject's role, the case and the metric, so verdicts are known in
+advance. role_bias makes the subject look faster (lower values of `lower` metrics, higher of
+`higher` ones) whenever it runs in that role: a biased instrument, as two materialized copies of
+identical code that differ by placement.
+"""
+import json
+import os
+import random
+import sys
+
+
+def main():
+    request = json.load(open(sys.argv[sys.argv.index("--request") + 1]))
+    case = request["case"]["id"]
+    n = request["samples"]
+    objective = request["objective"]
+    wanted = [objective["primary"]] + list(objective["constraints"])
+
+    def samples(model, role, metric):
+        value = model["metrics"][metric["name"]][case]
+        bias = model.get("role_bias", {}).get(role, 0.0)
+        if metric["name"] in model.get("higher_is_better", []):
+            value *= 1.0 + bias
+        else:
+            value /= 1.0 + bias
+        rng = random.Random(f"{request['seed']}/{role}/{case}/{metric['name']}")
+        return [value * (1.0 + model.get("noise", 0.0) * rng.gauss(0.0, 1.0)) for _ in range(n)]
+
+    subjects = []
+    for s in request["subjects"]:
+        model = json.load(open(os.path.join(s["path"], "model.json")))
+        measured = [{"name": m["name"], "unit": m["unit"], "samples": samples(model, s["role"], m)}
+                    for m in wanted]
+        subjects.append({
+            "role": s["role"],
+            "correctness": {"status": "passed",
+                            "metrics": {m: 0.0 for m in request["correctness"]["metrics"]}},
+            "measurements": {"primary": measured[0], "constraints": measured[1:]},
+        })
+    with open(request["result_path"], "w") as f:
+        json.dump({"format_version": "cko/driver-result-v1", "subjects": subjects,
+                   "environment": {"pid": os.getpid()}, "artifacts": []}, f)
+
+
+if __name__ == "__main__":
+    main()
