@@ -165,6 +165,7 @@ p = sys.argv[1]; d = json.load(open(p))
 d["environment"]["host"]["machine_id"] = "0123456789abcdef0123456789abcdef"
 open(p, "w").write(json.dumps(d, sort_keys=True, separators=(",", ":")))
 PY
+reledger "$tmp/moved" target.json  # else the edit itself is refused: tampered_record
 expect_rc 1 "$CKO" screen "$exp_w" --root "$tmp/moved" --json
 printf '%s' "$out" | python3 -c '
 import json, sys
