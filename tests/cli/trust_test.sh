@@ -109,6 +109,30 @@ expect_rc 0 "$CKO" profile collect ncu --ncu "$bin/ncu" --root "$A" --experiment
 prof=$(printf '%s' "$out" | field 'd["stored"]["collection"]["invocation_id"]')
 [ "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["request"]["override_failure"]["reason"])' \
   "$A/invocations/$prof/request.json")" = "$reason" ] || fail "the profile's invocation does not record the override"
+# audit: a champion whose candidate once failed (wrong only while a flag file exists: its screen).
+flag="$tmp/wrong-now"
+model "$T/flaky" "{\"factor\": {\"a\": 2.0, \"b\": 2.0}, \"wrong_if_exists\": \"$flag\"}"
+flaky=$(new_exp "$A" "$T/flaky")
+touch "$flag"
+expect_rc 1 "$CKO" screen "$flaky" --root "$A" --json
+flaky_screen=$(printf '%s' "$out" | field 'd["id"]')
+rm "$flag"
+expect_rc 0 "$CKO" confirm "$flaky" --root "$A" --override-failure "the wrong result came from a stale flag" --json
+flaky_conf=$(printf '%s' "$out" | field 'd["id"]')
+expect_rc 0 "$CKO" champion select --root "$A" --experiment "$flaky" --confirm "$flaky_conf"
+n=$(invocations "$A")
+expect_rc 2 "$CKO" audit --root "$A"
+contains "$err" "error[candidate_failed]"
+contains "$err" "audit of $flaky refused: the candidate failed in screen $flaky_screen"
+[ "$(invocations "$A")" -eq "$n" ] || fail "a refused audit made an invocation"
+"$CKO" audit --root "$A" --override-failure "audit the champion all the same" --json > "$tmp/audit.json" || true
+python3 - "$tmp/audit.json" "$A" "$flaky_screen" <<'PY'
+import json, sys
+inv = json.load(open(sys.argv[1]))["id"]
+o = json.load(open(f"{sys.argv[2]}/invocations/{inv}/request.json"))["request"]["override_failure"]
+assert o["reason"] == "audit the champion all the same", o
+assert sys.argv[3] in [f["invocation_id"] for f in o["failed_invocations"]], o
+PY
 # The screen's correctness evidence is kept as it was.
 [ "$(sha256sum "$A/invocations/$screen_inv/result.json")" = "$screen_sha" ] || fail "the screen's result changed"
 expect_rc 0 "$CKO" fsck --root "$A"

@@ -1,4 +1,5 @@
-// The failure gate: earlier comparisons that failed a candidate stop its confirm, audit and profile.
+// The failure gate: earlier comparisons that failed a candidate stop its confirm, audit and
+// profile.
 #include "cko/eval/failure_gate.hpp"
 
 #include "cko/run/invocation.hpp"
@@ -20,7 +21,7 @@ Json CandidateFailure::to_json() const {
 
 std::vector<CandidateFailure> candidate_failures(const store::Store& store,
                                                  std::string_view experiment_id,
-                                                 std::string_view candidate_digest) {
+                                                 std::string_view candidate_digest, bool control) {
     std::vector<CandidateFailure> found;
     for (const auto& id : run::list_invocations(store)) {
         const store::InvocationRecord req = store::read_invocation_record(store, id);
@@ -30,9 +31,8 @@ std::vector<CandidateFailure> candidate_failures(const store::Store& store,
         const Json& candidate = req.request.value("candidate", Json::object());
         const bool same_experiment = req.kind != "audit" && !experiment_id.empty() &&
                                      req.request.value("experiment_id", "") == experiment_id;
-        const bool same_snapshot =
-            !candidate_digest.empty() && candidate.is_object() &&
-            candidate.value("digest", "") == candidate_digest;
+        const bool same_snapshot = !candidate_digest.empty() && candidate.is_object() &&
+                                   candidate.value("digest", "") == candidate_digest;
         const std::string rel = store::layout::invocation_result(id);
         if ((!same_experiment && !same_snapshot) || !store.exists(rel)) {
             continue;
@@ -45,7 +45,7 @@ std::vector<CandidateFailure> candidate_failures(const store::Store& store,
         const std::string verdict = out.value("verdict", "");
         const std::string decision = out.value("decision", "");
         const bool own_failure = verdict == "invalid" && !out.value("infrastructure_failure", true);
-        if (own_failure || (req.kind == "screen" && decision == "rejected")) {
+        if (own_failure || (!control && req.kind == "screen" && decision == "rejected")) {
             found.push_back({id, req.kind, verdict, decision, out.value("reason", "")});
         }
     }
@@ -54,10 +54,10 @@ std::vector<CandidateFailure> candidate_failures(const store::Store& store,
 
 Json require_candidate_not_failed(const store::Store& store, std::string_view operation,
                                   std::string_view experiment_id, std::string_view candidate_digest,
-                                  const std::string& override_reason) {
+                                  const std::string& override_reason, bool control) {
     require_free_text(override_reason, "override_failure");
     const std::vector<CandidateFailure> failures =
-        candidate_failures(store, experiment_id, candidate_digest);
+        candidate_failures(store, experiment_id, candidate_digest, control);
     if (failures.empty()) {
         if (!override_reason.empty()) {
             throw Error(ErrorCode::invalid_argument,
@@ -97,7 +97,7 @@ void gate_failed_candidate(const Target& target, const CompareOptions& o, Compar
     }
     const Json overridden = require_candidate_not_failed(
         target.store(), comparison_kind_name(o.kind), plan.candidate_label, plan.candidate.digest,
-        o.override_failure);
+        o.override_failure, plan.experiment && plan.experiment->is_control());
     if (!overridden.is_null()) {
         plan.request["override_failure"] = overridden;
     }

@@ -163,7 +163,8 @@ Json gate_profiled_subject(const store::Store& store, const ProfileCollectOption
                            const store::ExperimentRecord& experiment) {
     if (o.subject == "candidate") {
         return require_candidate_not_failed(store, "profile collect", o.experiment_id,
-                                            experiment.candidate.digest, o.override_failure);
+                                            experiment.candidate.digest, o.override_failure,
+                                            experiment.is_control());
     }
     if (!o.override_failure.empty()) {
         throw Error(ErrorCode::invalid_argument,

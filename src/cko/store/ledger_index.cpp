@@ -56,8 +56,7 @@ void LedgerIndex::catch_up(const std::filesystem::path& ledger) {
     }
     ::close(fd);
     std::size_t begin = 0;
-    for (std::size_t nl = fresh.find('\n'); nl != std::string::npos;
-         nl = fresh.find('\n', begin)) {
+    for (std::size_t nl = fresh.find('\n'); nl != std::string::npos; nl = fresh.find('\n', begin)) {
         try {
             const Json line = parse_json_strict(std::string_view(fresh).substr(begin, nl - begin));
             // The first line of a path is what cko wrote (files are ledgered once): a later line

@@ -23,15 +23,10 @@ protected:
         std::ofstream(p, std::ios::binary | std::ios::trunc) << bytes;
     }
     void expect_tampered(const std::string& rel) const {
-        for (const auto& read : {+[](const Store& s, const std::string& r) {
-                                     (void)s.read_record(r);
-                                 },
-                                 +[](const Store& s, const std::string& r) {
-                                     (void)s.read_record_hashed(r);
-                                 },
-                                 +[](const Store& s, const std::string& r) {
-                                     s.verify_ledgered(r);
-                                 }}) {
+        for (const auto& read :
+             {+[](const Store&s, const std::string&r) { (void)s.read_record(r); },
+              +[](const Store&s, const std::string&r) { (void)s.read_record_hashed(r); },
+              +[](const Store&s, const std::string&r) { s.verify_ledgered(r); }}) {
             try {
                 read(*store_, rel);
                 ADD_FAILURE() << "a tampered " << rel << " was read";
