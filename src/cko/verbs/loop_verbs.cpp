@@ -173,6 +173,10 @@ Outcome freeze(const Request& r, Context& context) {
                             t["original"]["file_count"].get<int>(), t["cases"].size(),
                             fmt::join(out.smoke_invocations, ", "));
     }
+    if (!out.reclaimed.empty()) {
+        text += fmt::format("  reclaimed what earlier freezes left (their process is gone): {}\n",
+                            fmt::join(out.reclaimed, ", "));
+    }
     return Outcome{text, t, 0, {}};
 }
 
