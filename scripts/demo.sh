@@ -47,7 +47,9 @@ say "screen and confirm both"
 read -r s1 v_s1 d_s1 < <(run screen "$fast")
 read -r c1 v_c1 _ < <(run confirm "$fast")
 read -r s2 v_s2 d_s2 < <(run screen "$wrong")
-read -r c2 v_c2 _ < <(run confirm "$wrong")
+# Its screen failed it: a confirm is refused (candidate_failed) unless a reason is recorded.
+"$CKO" confirm "$wrong" --root "$root" 2>&1 | sed -n 1p || true
+read -r c2 v_c2 _ < <(run confirm "$wrong" --override-failure "demo: an invalid confirm never selects a champion")
 
 say "select the champion (explicitly, with the improved confirm)"
 "$CKO" champion select --root "$root" --experiment "$fast" --confirm "$c1"

@@ -61,6 +61,8 @@ mutants=(
   "kineto_zero_duration_dropped|src/cko/profile/kineto/trace_summary.cpp|    if (dur < 0) {\n        ++summary_.negative_durations;|    if (dur <= 0) {\n        ++summary_.negative_durations;|profile_kineto_test|^KinetoTrace"
   "map_zero_length_at_window_end_dropped|src/cko/timeline/window_sweep.hpp|(iv.start_ns >= ws && iv.start_ns <= we)|(iv.start_ns >= ws && iv.start_ns < we)|timeline_test|^ExecutionMap"
   "map_window_candidates_start_at_window|src/cko/timeline/window_sweep.hpp|const std::int64_t from = ws - in.max_duration;|const std::int64_t from = ws;|timeline_test|^ExecutionMap"
+  "read_skips_the_ledger|src/cko/store/store.cpp|    check_ledgered(relative, sha256);\n    return HashedRecord|    return HashedRecord|store_test cko|^(ReadCheckTest|cli_trust$)"
+  "failed_candidate_not_gated|src/cko/eval/failure_gate.cpp|    if (!override_reason.empty()) {\n        return Json{{\"reason\"|    if (true) {\n        return Json{{\"reason\"|cko|^(cli_trust|cli_loop)$"
   "champion_pointer_hashed_in_a_second_read|src/cko/eval/champion.cpp|    c.file_sha256 = std::move(current.sha256);|    c.file_sha256 = sha256_file_hex(store.path_of(kCurrent));|cko crash_quick_driver|^races$"
 )
 

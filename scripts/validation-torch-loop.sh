@@ -64,7 +64,11 @@ print("" if v is None else v)' "$1" "$2" 2>/dev/null; }
     decision=$(jfield "$dir/screen-$label.json" 'd["result"]["outputs"].get("decision")')
     verdict=$(jfield "$dir/screen-$label.json" 'd["result"]["outputs"].get("verdict")')
     if [ "$decision" = pass_to_confirm ] || [ "$verdict" = invalid ]; then
-      step_json "confirm-$label" "$CKO" confirm "$exp" --root "$root" --json
+      # An invalid screen stops what follows; the validation confirms it anyway, on the record, to
+      # measure what an invalid confirm costs.
+      local override=()
+      [ "$verdict" != invalid ] || override=(--override-failure "validation: the cost of an invalid confirm is measured too")
+      step_json "confirm-$label" "$CKO" confirm "$exp" --root "$root" "${override[@]}" --json
       if [ -z "$champion_done" ] && [ "$(jfield "$dir/confirm-$label.json" 'd["result"]["outputs"].get("verdict")')" = improved ]; then
         step_json "champion-$label" "$CKO" champion select --root "$root" --experiment "$exp" \
           --confirm "$(jfield "$dir/confirm-$label.json" 'd["id"]')" --json

@@ -56,7 +56,9 @@ o = json.load(sys.stdin)["result"]["outputs"]
 assert o["verdict"] == "regressed" and o["decision"] == "rejected", (o["verdict"], o["decision"])
 assert o["constraints"]["peak_mem_bytes"]["status"] == "regressed", o["constraints"]
 assert "constraint peak_mem_bytes regressed beyond 2" in o["reason"], o["reason"]'
-expect_rc 1 "$CKO" confirm "$fat" --root "$t/art" --json
+expect_rc 2 "$CKO" confirm "$fat" --root "$t/art"
+contains "$err" "error[candidate_failed]"
+expect_rc 1 "$CKO" confirm "$fat" --root "$t/art" --override-failure "the formal look at the constraint" --json
 [ "$(printf '%s' "$out" | field 'd["result"]["outputs"]["verdict"]')" = regressed ] || fail "fat: confirm not regressed"
 
 expect_rc 0 "$CKO" confirm "$lean" --root "$t/art" --json

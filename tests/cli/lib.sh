@@ -53,3 +53,28 @@ command_timeout_s = 60
 operation_timeout_s = 600
 TOML
 }
+
+# reledger ROOT REL: after a test edited the ledgered file ROOT/REL on purpose (a copy of a root
+# "moved" to another machine), rewrites the ledger to agree: REL's line gets the new digest and size
+# and every later line is chained again. Every read checks a record against the ledger, so an edit
+# alone is refused (tampered_record); a store rewritten as a whole is what only a noted ledger_head
+# detects (docs/reliability.md).
+reledger() {
+  python3 - "$1" "$2" <<'PY'
+import hashlib, json, os, sys
+root, rel = sys.argv[1], sys.argv[2]
+data = open(os.path.join(root, rel), "rb").read()
+path = os.path.join(root, "ledger.jsonl")
+lines, prev, out = open(path, "rb").read().decode().splitlines(), "", []
+for line in lines:
+    d = json.loads(line)
+    if d["path"] == rel:
+        d["sha256"], d["size"] = hashlib.sha256(data).hexdigest(), len(data)
+    d["prev"] = prev
+    text = json.dumps(d, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    prev = hashlib.sha256(text.encode()).hexdigest()
+    out.append(text)
+os.chmod(path, 0o644)
+open(path, "w").write("".join(l + "\n" for l in out))
+PY
+}

@@ -81,7 +81,10 @@ assert t["pairs"] == len(o["d"]) >= 8 and t["gpu_s"] == 0 and 0 < t["wall_s"] <=
 expect_rc 0 "$CKO" confirm "$exp_a" --root "$tmp/a/art" --json
 conf_a=$(printf '%s' "$out" | field 'd["id"]')
 [ "$(printf '%s' "$out" | field 'd["result"]["outputs"]["verdict"]')" = improved ] || fail "A: not improved: $out"
-expect_rc 1 "$CKO" confirm "$exp_b" --root "$tmp/b/art" --json
+# B's screen rejected it: failure stops what follows unless a reason is given (and recorded).
+expect_rc 2 "$CKO" confirm "$exp_b" --root "$tmp/b/art"
+contains "$err" "error[candidate_failed]"
+expect_rc 1 "$CKO" confirm "$exp_b" --root "$tmp/b/art" --override-failure "the formal look at a rejected mirror" --json
 [ "$(printf '%s' "$out" | field 'd["result"]["outputs"]["verdict"]')" = regressed ] || fail "B: not regressed"
 conf_b=$(printf '%s' "$out" | field 'd["id"]')
 
@@ -127,8 +130,11 @@ assert len(o["pairs"]) == 1 and r["cost"]["driver_calls"] == 1, (len(o["pairs"])
 assert "candidate failed correctness" in o["reason"], o["reason"]
 assert "estimate" not in o, "no performance claim for an incorrect candidate"
 ' || fail "a wrong candidate was not stopped at once with invalid"
-# Its confirm is invalid too, and an invalid confirm never selects a champion.
-expect_rc 1 "$CKO" confirm "$exp_w" --root "$tmp/a/art" --json
+# Failure stops what follows: no confirm of it without a reason. With one, its confirm is invalid
+# too, and an invalid confirm never selects a champion.
+expect_rc 2 "$CKO" confirm "$exp_w" --root "$tmp/a/art"
+contains "$err" "error[candidate_failed]"
+expect_rc 1 "$CKO" confirm "$exp_w" --root "$tmp/a/art" --override-failure "planted error, confirmed on purpose" --json
 [ "$(printf '%s' "$out" | field 'd["result"]["outputs"]["verdict"]')" = invalid ] || fail "wrong: confirm not invalid"
 conf_w=$(printf '%s' "$out" | field 'd["id"]')
 expect_rc 2 "$CKO" champion select --root "$tmp/a/art" --experiment "$exp_w" --confirm "$conf_w"
@@ -165,6 +171,7 @@ p = sys.argv[1]; d = json.load(open(p))
 d["environment"]["host"]["machine_id"] = "0123456789abcdef0123456789abcdef"
 open(p, "w").write(json.dumps(d, sort_keys=True, separators=(",", ":")))
 PY
+reledger "$tmp/moved" target.json  # else the edit itself is refused: tampered_record
 expect_rc 1 "$CKO" screen "$exp_w" --root "$tmp/moved" --json
 printf '%s' "$out" | python3 -c '
 import json, sys

@@ -182,6 +182,9 @@ OperationOutcome run_baseline(const Target& target, const BaselineOptions& optio
         }
         outputs["resolution"] = resolution.to_json();
         out.verdict = std::string(stats::verdict_name(aa_verdict));
+        // The driver runs as the store's owner: a target.json it rewrote meanwhile fails the
+        // baseline (tampered_record) instead of leaving a successful one behind.
+        target.store().verify_ledgered(store::layout::kTarget);
     } catch (const Contaminated& c) {
         reason =
             fmt::format("the measurement window was contaminated: {}", fmt::join(c.reasons, "; "));

@@ -4,6 +4,7 @@
 #include "cko/eval/champion.hpp"
 #include "cko/eval/compare_context.hpp"
 #include "cko/eval/experiment.hpp"
+#include "cko/eval/failure_gate.hpp"
 #include "cko/eval/judge.hpp"
 #include "cko/eval/session.hpp"
 #include "cko/stats/stats.hpp"
@@ -294,7 +295,8 @@ OperationOutcome run_comparison(const Target& target, const CompareOptions& o,
         require_safe_name(o.experiment_id, "experiment id");
         decision.emplace(target.store().lock_named("confirm-" + o.experiment_id));
     }
-    const ComparisonPlan plan = plan_comparison(target, o);
+    ComparisonPlan plan = plan_comparison(target, o);
+    gate_failed_candidate(target, o, plan);  // failure_gate.hpp
     run::Invocation inv = run::Invocation::create(target.store(), kind, plan.request,
                                                   limits_for(target.spec()), o.cancel);
     decision.reset();  // the confirm now exists: a later confirm sees it

@@ -16,6 +16,9 @@ struct CompareOptions {
     std::string
         retry_of;  // confirm only: an earlier confirm that failed for infrastructure reasons
     std::string retry_reason;
+    // confirm and audit: the caller's reason to measure a candidate that an earlier screen,
+    // confirm or audit failed (else candidate_failed); recorded in the request.
+    std::string override_failure;
     std::uint64_t seed = 0;  // pair order; 0 = derived from the experiment and kind (recorded)
     const std::atomic<bool>* cancel = nullptr;
     std::function<void(const std::string&)> progress;  // one line per pair, for a terminal

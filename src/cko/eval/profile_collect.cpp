@@ -4,6 +4,7 @@
 
 #include "cko/env/tools.hpp"
 #include "cko/eval/experiment.hpp"
+#include "cko/eval/failure_gate.hpp"
 #include "cko/eval/profile_evidence.hpp"
 #include "cko/eval/session.hpp"
 #include "cko/util/files.hpp"
@@ -156,6 +157,24 @@ Json ledger_work_files(const store::Store& store, const std::string& work_rel) {
     return files;
 }
 
+// Failure stops what follows: the candidate of an experiment that failed a screen, confirm or
+// audit is not profiled without the caller's reason (returned, for the request; null otherwise).
+Json gate_profiled_subject(const store::Store& store, const ProfileCollectOptions& o,
+                           const store::ExperimentRecord& experiment) {
+    if (o.subject == "candidate") {
+        return require_candidate_not_failed(store, "profile collect", o.experiment_id,
+                                            experiment.candidate.digest, o.override_failure,
+                                            experiment.is_control());
+    }
+    if (!o.override_failure.empty()) {
+        throw Error(ErrorCode::invalid_argument,
+                    "--override-failure is for a failed candidate; the reference (the "
+                    "experiment's base) is profiled without one",
+                    Json{{"field", "override_failure"}});
+    }
+    return Json();
+}
+
 Error with_invocation(const Error& e, const std::string& invocation_id) {
     Json details = e.details().is_object() ? e.details() : Json::object();
     details["invocation_id"] = invocation_id;
@@ -251,6 +270,7 @@ ProfileCollectOutcome collect_profile(const Target& target, const ProfileCollect
                                       o.subject),
                     Json{{"field", "subject"}});
     }
+    const Json overridden = gate_profiled_subject(store, o, experiment);
     const std::string case_id = o.case_id.empty() ? spec.case_ids.front() : o.case_id;
     if (std::find(spec.case_ids.begin(), spec.case_ids.end(), case_id) == spec.case_ids.end()) {
         throw Error(ErrorCode::invalid_argument,
@@ -286,17 +306,20 @@ ProfileCollectOutcome collect_profile(const Target& target, const ProfileCollect
     const std::string label = is_candidate ? o.experiment_id : reference_label;
     const std::string digest = is_candidate ? candidate.digest : reference.digest;
 
-    const Json request{{"target", target.id()},
-                       {"experiment_id", o.experiment_id},
-                       {"subject", o.subject},
-                       {"subject_label", label},
-                       {"subject_digest", digest},
-                       {"case_id", case_id},
-                       {"tool", o.tool},
-                       {"tool_path", program},
-                       {"tool_version", tool_version},
-                       {"tool_args", tool_args},
-                       {"driver_mode", "process"}};
+    Json request{{"target", target.id()},
+                 {"experiment_id", o.experiment_id},
+                 {"subject", o.subject},
+                 {"subject_label", label},
+                 {"subject_digest", digest},
+                 {"case_id", case_id},
+                 {"tool", o.tool},
+                 {"tool_path", program},
+                 {"tool_version", tool_version},
+                 {"tool_args", tool_args},
+                 {"driver_mode", "process"}};
+    if (!overridden.is_null()) {
+        request["override_failure"] = overridden;
+    }
     run::Invocation inv =
         run::Invocation::create(store, "profile", request, limits_for(spec), o.cancel);
     announce(inv.id());
@@ -360,6 +383,10 @@ ProfileCollectOutcome collect_profile(const Target& target, const ProfileCollect
                             Session::Calls::profiled);
             m = session.measure_profiled(case_id, o.subject, how);
         }
+        // The driver and the profiler run as the store's owner: records read before the call that
+        // they rewrote fail the collection (tampered_record).
+        store.verify_ledgered(store::layout::kTarget);
+        store.verify_ledgered(store::layout::experiment_record(o.experiment_id));
         const int call = m.calls.empty() ? 0 : m.calls.front();
         outputs["call"] = call;
         outputs["contamination"] = m.contamination;

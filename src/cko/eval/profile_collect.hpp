@@ -26,6 +26,9 @@ struct ProfileCollectOptions {
     // ncu/nsys: a path, or a name found where `cko doctor` looks for tools; "" = the tool's name.
     std::string program;
     std::vector<std::string> tool_args;  // ncu/nsys options, checked by checked_profiler_args
+    // The caller's reason to profile a candidate that a screen, confirm or audit failed (else
+    // candidate_failed); recorded in the request as override_failure.
+    std::string override_failure;
     const std::atomic<bool>* cancel = nullptr;
     std::function<void(const std::string&)> progress;
 };
@@ -71,11 +74,12 @@ struct ProfileCollectOutcome {
 
 // Throws before any invocation exists: not_eligible (a diagnostic Target; ncu/nsys through
 // Slurm), invalid_argument naming the field (tool, subject, case, ncu_arg/nsys_arg), not_found
-// (experiment; the profiler, naming the tool and how to give it), tool_failed (its --version
-// fails), driver_changed, budget_exhausted. After it exists every failure (the environment differs
-// from the frozen one, the call, a profiler that wrote nothing or refused, the import) ends the
-// invocation failed / cancelled / timed_out, stores no profile record, ledgers whatever the
-// profiler left, and is rethrown with `invocation_id` added to its details.
+// (experiment; the profiler, naming the tool and how to give it), candidate_failed (the candidate
+// failed an earlier screen, confirm or audit and no override_failure reason was given), tool_failed
+// (its --version fails), driver_changed, budget_exhausted. After it exists every failure (the
+// environment differs from the frozen one, the call, a profiler that wrote nothing or refused, the
+// import) ends the invocation failed / cancelled / timed_out, stores no profile record, ledgers
+// whatever the profiler left, and is rethrown with `invocation_id` added to its details.
 [[nodiscard]] ProfileCollectOutcome collect_profile(
     const Target& target, const ProfileCollectOptions& options, const ProfileImport& importer,
     const std::function<void(const std::string&)>& announce);

@@ -30,6 +30,9 @@ struct FreezeOutcome {
     std::filesystem::path root;
     Json target;  // the target.json record
     std::vector<std::string> smoke_invocations;
+    // Leftovers of earlier freezes whose process is gone, removed by this one: a killed freeze's
+    // hidden staging root beside the root, a failed freeze's kept logs of the same Target name.
+    std::vector<std::string> reclaimed;
 };
 
 // Validates the spec, checks that every workload piece exists, snapshots the original, the cases

@@ -152,8 +152,20 @@ std::map<std::string, LedgerLine> read_ledger(const fs::path& root, FsckReport& 
                     {"chain_broken", std::string(kLedger),
                      fmt::format("line {} has no prev after chained lines", number), true});
             }
-            ledger[j.at("path").get<std::string>()] = {j.at("sha256").get<std::string>(),
-                                                       j.at("size").get<std::uint64_t>()};
+            const std::string path = j.at("path").get<std::string>();
+            const LedgerLine entry{j.at("sha256").get<std::string>(),
+                                   j.at("size").get<std::uint64_t>()};
+            const auto [at, first] = ledger.emplace(path, entry);
+            if (!first && at->second.sha256 != entry.sha256) {
+                // Files are ledgered once: a later digest is a replacement, as a writer forging a
+                // record would append. The first one is what cko wrote and what readers check.
+                report.findings.push_back(
+                    {"relisted", path,
+                     fmt::format("ledgered again at line {} with sha256 {} (first: {}): a "
+                                 "create-once file was replaced",
+                                 number, entry.sha256, at->second.sha256),
+                     true});
+            }
         } catch (const std::exception& e) {
             report.findings.push_back({"unparsable", std::string(kLedger),
                                        fmt::format("line {}: {}", number, e.what()), true});

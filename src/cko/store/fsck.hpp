@@ -11,7 +11,7 @@ namespace cko::store {
 
 struct FsckFinding {
     // "altered", "missing", "unparsable", "unledgered", "stale_temp", "extra_file", "torn_tail",
-    // "chain_broken", "symlink", "half_made", "champion_unbacked"
+    // "chain_broken", "symlink", "half_made", "champion_unbacked", "relisted"
     std::string kind;
     std::string path;  // relative to the root
     std::string detail;

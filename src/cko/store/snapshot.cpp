@@ -379,7 +379,17 @@ void materialize_snapshot(const Store& store, const Snapshot& snapshot,
                     snapshot.digest, e.path.empty() ? "its file" : e.path),
                 Json{{"digest", snapshot.digest}, {"path", e.path}});
         }
-        fs::copy_file(from, to);
+        std::error_code copy_error;
+        fs::copy_file(from, to, copy_error);
+        if (copy_error) {  // a full disk here is an io_error the operation records, not internal
+            throw Error(ErrorCode::io_error,
+                        fmt::format("cannot copy {} of snapshot {} to {}: {}",
+                                    e.path.empty() ? "its file" : e.path, snapshot.digest,
+                                    to.string(), copy_error.message()),
+                        Json{{"digest", snapshot.digest},
+                             {"path", to.string()},
+                             {"errno", copy_error.value()}});
+        }
         ::chmod(to.c_str(), 0444);
         const std::string got = sha256_file_hex(to);
         if (got != e.sha256) {
@@ -397,14 +407,14 @@ void materialize_snapshot(const Store& store, const Snapshot& snapshot,
     };
     try {
         if (snapshot.kind == "file") {
-            fs::create_directories(destination.parent_path());
+            make_directories(destination.parent_path());
             place(payload, destination, snapshot.entries.at(0));
             return;
         }
-        fs::create_directories(destination);
+        make_directories(destination);
         for (const auto& e : snapshot.entries) {
             const fs::path to = destination / e.path;
-            fs::create_directories(to.parent_path());
+            make_directories(to.parent_path());
             place(store.real_path_of(layout::snapshot_files(snapshot.digest) + "/" + e.path), to,
                   e);
         }

@@ -5,6 +5,10 @@
 #include "cko/util/error.hpp"
 #include "cko/util/sha256.hpp"
 
+#include <sys/resource.h>
+#include <csignal>
+#include <optional>
+
 namespace cko::store {
 namespace {
 namespace fs = std::filesystem;
@@ -107,6 +111,36 @@ TEST_F(SnapshotTest, MaterializingAnAlteredSnapshotIsRefusedAndLeavesNothing) {
         EXPECT_EQ(e.code(), ErrorCode::invalid_record) << e.what();
         EXPECT_EQ(e.details()["path"], "sub/k.cu");
     }
+    EXPECT_FALSE(fs::exists(dir_ / "work"));
+}
+
+// Issue 18: a disk that fills while a subject is copied into an invocation's workspace gave
+// error[internal] (a std::filesystem exception no operation catches) and a `lost` invocation.
+// RLIMIT_FSIZE stands in for the full disk: the copy's write fails the same way.
+TEST_F(SnapshotTest, ACopyCutShortByAFullDiskIsAnIoErrorAndLeavesNothing) {
+    put(dir_ / "src" / "k.cu", std::string(4096, 'k'));
+    const Store s = Store::create(dir_ / "art");
+    const Snapshot snap = take_snapshot(s, dir_ / "src");
+    struct rlimit before {};
+    ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &before), 0);
+    const auto old_handler = ::signal(SIGXFSZ, SIG_IGN);
+    struct rlimit tiny = before;
+    tiny.rlim_cur = 100;
+    ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &tiny), 0);
+    std::optional<ErrorCode> code;
+    std::string message;
+    try {
+        materialize_snapshot(s, snap, dir_ / "work");
+    } catch (const Error& e) {
+        code = e.code();
+        message = e.what();
+    } catch (const std::exception& e) {
+        message = e.what();
+    }
+    ::setrlimit(RLIMIT_FSIZE, &before);
+    ::signal(SIGXFSZ, old_handler);
+    EXPECT_EQ(code, std::optional<ErrorCode>(ErrorCode::io_error)) << message;
+    EXPECT_NE(message.find("k.cu"), std::string::npos) << message;
     EXPECT_FALSE(fs::exists(dir_ / "work"));
 }
 

@@ -1,6 +1,8 @@
 // The evidence store: root creation, the write lock, create-once records and the ledger.
 #include "cko/store/store.hpp"
 
+#include "cko/store/ledger_index.hpp"
+
 #include "cko/util/build_info.hpp"
 #include "cko/util/error.hpp"
 #include "cko/util/fault.hpp"
@@ -41,6 +43,9 @@ fs::path checked(const fs::path& root, std::string_view relative) {
 }
 
 }  // namespace
+
+Store::Store(fs::path root)
+    : root_(std::move(root)), ledger_index_(std::make_shared<LedgerIndex>()) {}
 
 Json RecordRef::to_json() const {
     return Json{{"id", id}, {"sha256", sha256}, {"path", path}};
@@ -487,7 +492,7 @@ Json Store::read_verified(const RecordRef& ref) const {
 }
 
 Json Store::read_record(std::string_view relative) const {
-    return read_json_file(real_path_of(relative));
+    return read_record_hashed(relative).value;
 }
 
 HashedRecord Store::read_record_hashed(std::string_view relative) const {
@@ -495,7 +500,32 @@ HashedRecord Store::read_record_hashed(std::string_view relative) const {
     const JsonLimits limits;
     std::string bytes = read_file_capped(p, limits.max_bytes);
     std::string sha256 = sha256_hex(bytes);
+    check_ledgered(relative, sha256);
     return HashedRecord{parse_json_strict(bytes, limits, p.string()), std::move(sha256)};
+}
+
+void Store::check_ledgered(std::string_view relative, const std::string& sha256) const {
+    const std::optional<std::string> recorded =
+        ledger_index_->digest_of(real_path_of(kLedger), relative);
+    if (!recorded || *recorded == sha256) {
+        return;
+    }
+    throw Error(
+        ErrorCode::tampered_record,
+        fmt::format("{} in {} was changed after cko recorded it: its bytes hash to sha256 {}, the "
+                    "ledger recorded {} (`cko fsck` reports it as altered); cko uses no record "
+                    "that differs from what it wrote. Put the recorded bytes back (from a copy of "
+                    "the store), or freeze a new Target into a new root",
+                    relative, root_.string(), sha256, *recorded),
+        Json{{"path", std::string(relative)},
+             {"sha256", sha256},
+             {"ledger_sha256", *recorded},
+             {"fsck", "altered"}});
+}
+
+void Store::verify_ledgered(std::string_view relative) const {
+    const fs::path p = real_path_of(relative);
+    check_ledgered(relative, sha256_hex(read_file_capped(p, JsonLimits{}.max_bytes)));
 }
 
 }  // namespace cko::store

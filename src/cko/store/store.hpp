@@ -8,11 +8,14 @@
 #include <chrono>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace cko::store {
+
+class LedgerIndex;
 
 // How a record is referenced from another record: its id and the sha256 of its file's bytes.
 struct RecordRef {
@@ -96,10 +99,20 @@ public:
     void publish_directory(const std::filesystem::path& staging, std::string_view relative,
                            const std::vector<std::string>& ledgered_files) const;
 
+    // Every record read is checked against the ledger (check_ledgered) on the very bytes parsed:
+    // a record edited after cko wrote it is refused with tampered_record, never used.
     [[nodiscard]] Json read_record(std::string_view relative) const;
-    // read_record of a file that may be replaced meanwhile (champion/current.json), with the
-    // sha256 of the bytes parsed: hashing the file in a second read could hash a newer pointer.
+    // read_record with the sha256 of the bytes parsed (champion/current.json may be replaced
+    // meanwhile: hashing the file in a second read could hash a newer pointer).
     [[nodiscard]] HashedRecord read_record_hashed(std::string_view relative) const;
+    // Refuses (tampered_record, naming the file and both digests) when `sha256`, the digest of
+    // bytes read from `relative`, differs from the digest the ledger first recorded for it (a file
+    // is ledgered once). A path the ledger has no line for passes: the mutable pointer, and a
+    // record a crash left unledgered (fsck notes it as `unledgered`).
+    void check_ledgered(std::string_view relative, const std::string& sha256) const;
+    // check_ledgered on the file's bytes as they are now: an operation that ran a driver re-checks
+    // the records it read before the driver ran (a driver runs as the store's owner).
+    void verify_ledgered(std::string_view relative) const;
     // Reads the record `ref` names and checks that its bytes still hash to ref.sha256
     // (invalid_record otherwise): evidence one record cites is never used unverified.
     [[nodiscard]] Json read_verified(const RecordRef& ref) const;
@@ -110,13 +123,15 @@ public:
     [[nodiscard]] std::filesystem::path real_path_of(std::string_view relative) const;
 
 private:
-    explicit Store(std::filesystem::path root) : root_(std::move(root)) {}
+    explicit Store(std::filesystem::path root);
     void append_ledger_line(std::string_view relative, const std::string& sha256,
                             std::uint64_t size) const;
     RecordRef write_file_locked(std::string_view relative, std::string_view bytes,
                                 std::string_view id) const;
     void ledger_file_locked(std::string_view relative) const;
     std::filesystem::path root_;
+    // Shared by copies of this Store: the ledger is read once, then only its appended lines.
+    std::shared_ptr<LedgerIndex> ledger_index_;
 };
 
 // The root's own files, named by the catalogue (catalogue.hpp).

@@ -48,11 +48,13 @@ enum class ExitClass : int {
     X(unknown_unit, usage)                  \
     X(not_a_store, usage)                   \
     X(invalid_record, usage)                \
+    X(tampered_record, usage)               \
     X(special_file, usage)                  \
     X(cas_conflict, usage)                  \
     X(invalid_spec, usage)                  \
     X(scope_violation, usage)               \
     X(already_confirmed, usage)             \
+    X(candidate_failed, usage)              \
     X(not_eligible, usage)                  \
     X(budget_exhausted, usage)              \
     X(deadline_passed, usage)               \

@@ -45,7 +45,8 @@ void store_if_asked(const Request& request, const std::string& kind, const Json&
 std::vector<Param> collect_params() {
     return {string_param("experiment", "The experiment whose subject is profiled"),
             string_param("subject", "reference (the experiment's base) or candidate"),
-            string_param("case", "The case of the one driver call (default: the Target's first)")};
+            string_param("case", "The case of the one driver call (default: the Target's first)"),
+            override_failure_param()};
 }
 
 Outcome collect_into_store(const Request& request, Context& context, const std::string& tool,
@@ -57,6 +58,7 @@ Outcome collect_into_store(const Request& request, Context& context, const std::
     o.experiment_id = request.text("experiment");
     o.subject = request.text("subject");
     o.case_id = request.text("case");
+    o.override_failure = request.text("override_failure");
     if (tool != "torch") {
         o.program = request.text(tool);
         o.tool_args = request.list(tool + "_arg");

@@ -121,6 +121,9 @@ Outcome compare(const std::string& verb, const Request& r, Context& context) {
         c.retry_of = r.text("retry_of");
         c.retry_reason = r.text("reason");
     }
+    if (c.kind != eval::ComparisonKind::screen) {
+        c.override_failure = r.text("override_failure");
+    }
     c.seed = r.unsigned_integer("seed");
     c.cancel = context.cancel;
     c.progress = [&context](const std::string& line) { context.report_progress(line); };
@@ -184,6 +187,10 @@ Outcome freeze(const Request& r, Context& context) {
                             t["original"]["digest"].get<std::string>().substr(0, 12),
                             t["original"]["file_count"].get<int>(), t["cases"].size(),
                             fmt::join(out.smoke_invocations, ", "));
+    }
+    if (!out.reclaimed.empty()) {
+        text += fmt::format("  reclaimed what earlier freezes left (their process is gone): {}\n",
+                            fmt::join(out.reclaimed, ", "));
     }
     return Outcome{text, t, 0, {}};
 }
@@ -311,6 +318,9 @@ Verb comparison_verb(const std::string& name, const std::string& summary, RunFn 
             "retry_of",
             "An earlier confirm of this experiment that failed for infrastructure reasons"));
         def.params.push_back(string_param("reason", "The infrastructure failure a retry cites"));
+    }
+    if (name != "screen") {
+        def.params.push_back(override_failure_param());
     }
     def.params.push_back(
         integer_param("seed", "Seed of the AB/BA order (default: derived from the ids, recorded)"));

@@ -107,6 +107,11 @@ Param root_param() {
 Param detach_param() {
     return flag_param("detach", "Run in the background; print the invocation id");
 }
+Param override_failure_param() {
+    return string_param("override_failure",
+                        "Run it although the candidate failed an earlier screen, confirm or audit: "
+                        "the reason, recorded in the invocation");
+}
 
 std::string cli_option_name(const std::string& key) {
     std::string name = "--" + key;

@@ -41,6 +41,9 @@ Param required(Param p);
 Param root_param();
 // --detach for the verbs that may run in the background.
 Param detach_param();
+// `override_failure` (confirm, audit, profile collect): the reason to measure or profile a
+// candidate that an earlier screen, confirm or audit failed, recorded in the invocation.
+Param override_failure_param();
 
 [[nodiscard]] std::string cli_option_name(const std::string& key);  // case_file -> --case-file
 
