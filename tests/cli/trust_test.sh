@@ -137,6 +137,15 @@ PY
 [ "$(sha256sum "$A/invocations/$screen_inv/result.json")" = "$screen_sha" ] || fail "the screen's result changed"
 expect_rc 0 "$CKO" fsck --root "$A"
 
+# Every record of the store so far, overrides included, follows its JSON Schema (the comparison's
+# and the profile's request.json both carry override_failure).
+py=""
+for p in ${CKO_SCHEMA_PYTHON:-} /usr/bin/python3 python3; do
+  if "$p" -c 'import jsonschema' 2>/dev/null; then py=$p; break; fi
+done
+[ -n "$py" ] || fail "no python3 with jsonschema (install python3-jsonschema: scripts/deps.sh)"
+expect_rc 0 "$py" "$here/../schemas/validate_store.py" "$A"
+
 # --- 2. A hand-edited target.json is refused on read ---------------------------------------------------
 cp "$A/target.json" "$tmp/target.json.orig"
 chmod u+w "$A/target.json"

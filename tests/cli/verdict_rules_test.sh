@@ -67,7 +67,12 @@ check '
 import json, sys
 o = json.loads(sys.argv[1])["result"]["outputs"]
 assert o["verdict"] == "regressed" and o["decision"] == "rejected", (o["verdict"], o["decision"])' "split: screen not rejected"
-expect_rc 1 "$CKO" confirm "$split" --root "$S/art" --json
+# The rejected screen stops the candidate ([18] failure stops): its confirm is refused unless a
+# reason is given, and with one it runs and the reason is recorded.
+expect_rc 2 "$CKO" confirm "$split" --root "$S/art" --json
+contains "$err" "candidate_failed"
+expect_rc 1 "$CKO" confirm "$split" --root "$S/art" --json \
+  --override-failure "shows the per-case constraint table of a candidate the screen rejected"
 check '
 import json, sys
 o = json.loads(sys.argv[1])["result"]["outputs"]
