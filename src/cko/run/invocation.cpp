@@ -438,7 +438,16 @@ InvocationStatus wait_invocation(const store::Store& store, const std::string& i
     }
 }
 
+namespace {
+std::atomic<std::uint64_t> invocation_scans_so_far{0};
+}  // namespace
+
+std::uint64_t invocation_scans() noexcept {
+    return invocation_scans_so_far.load();
+}
+
 std::vector<std::string> list_invocations(const store::Store& store) {
+    invocation_scans_so_far.fetch_add(1);
     std::vector<std::string> ids;
     const fs::path dir = store.real_path_of(store::layout::kInvocationsDir);
     std::error_code ec;
