@@ -41,7 +41,8 @@ std::vector<const InvocationEntry*> InvocationLedger::confirms_of(
     std::string_view experiment_id) const {
     std::vector<const InvocationEntry*> found;
     for (const auto& e : entries_) {
-        if (e.kind() == "confirm" && e.request.request.value("experiment_id", "") == experiment_id) {
+        if (e.kind() == "confirm" &&
+            e.request.request.value("experiment_id", "") == experiment_id) {
             found.push_back(&e);
         }
     }

@@ -47,7 +47,8 @@ protected:
 };
 
 // Issue [20]: a confirm read every invocation five times (earlier confirms, the budget, the latest
-// baseline, the latest A/A check, the failure gate), a screen three times; each reads them once now.
+// baseline, the latest A/A check, the failure gate), a screen three times; each reads them once
+// now.
 TEST_F(LedgerTest, AConfirmReadsTheInvocationsOnce) {
     EXPECT_EQ(scans_during([&] {
                   BaselineOptions o;
@@ -85,16 +86,14 @@ TEST_F(LedgerTest, AnswersFromOneReading) {
     const std::size_t smoke = InvocationLedger::read(*store_).entries().size();  // the freeze's
     const std::string a = experiment("kernel a\n");
     const std::string b = experiment("kernel b\n");
-    const std::string base1 =
-        finished("baseline", Json::object(), run::InvocationState::succeeded,
-                 Json{{"resolution", {{"resolvable", true}}}}, 2.0);
+    const std::string base1 = finished("baseline", Json::object(), run::InvocationState::succeeded,
+                                       Json{{"resolution", {{"resolvable", true}}}}, 2.0);
     const std::string conf_a = planted("confirm", a, "improved", original_digest(), 3.0);
-    const std::string base2 =
-        finished("baseline", Json::object(), run::InvocationState::succeeded,
-                 Json{{"instrument_check", {{"biased", false}}}}, 4.0);
+    const std::string base2 = finished("baseline", Json::object(), run::InvocationState::succeeded,
+                                       Json{{"instrument_check", {{"biased", false}}}}, 4.0);
     (void)finished("baseline", Json::object(), run::InvocationState::failed, Json::object(), 8.0);
-    run::Invocation running = run::Invocation::create(*store_, "confirm",
-                                                      Json{{"experiment_id", b}}, {}, nullptr);
+    run::Invocation running =
+        run::Invocation::create(*store_, "confirm", Json{{"experiment_id", b}}, {}, nullptr);
 
     const std::uint64_t before = run::invocation_scans();
     const InvocationLedger ledger = InvocationLedger::read(*store_);
