@@ -43,7 +43,7 @@ OperationOutcome run_baseline(const Target& target, const BaselineOptions& optio
         throw Error(ErrorCode::invalid_argument, "--calls-per-case must be at least 1",
                     Json{{"field", "calls_per_case"}});
     }
-    require_budget(target, 0);
+    require_budget(target, 0, InvocationLedger::read(target.store()));
     const int aa_pairs =
         options.aa_pairs > 0 ? options.aa_pairs : std::min(spec.max_pairs, 2 * spec.min_pairs);
     const std::uint64_t seed =

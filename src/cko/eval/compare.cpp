@@ -295,8 +295,10 @@ OperationOutcome run_comparison(const Target& target, const CompareOptions& o,
         require_safe_name(o.experiment_id, "experiment id");
         decision.emplace(target.store().lock_named("confirm-" + o.experiment_id));
     }
-    ComparisonPlan plan = plan_comparison(target, o);
-    gate_failed_candidate(target, o, plan);  // failure_gate.hpp
+    // The invocations are read once, after the lock: every rule below asks this one reading.
+    const InvocationLedger ledger = InvocationLedger::read(target.store());
+    ComparisonPlan plan = plan_comparison(target, o, ledger);
+    gate_failed_candidate(o, plan, ledger);  // failure_gate.hpp
     run::Invocation inv = run::Invocation::create(target.store(), kind, plan.request,
                                                   limits_for(target.spec()), o.cancel);
     decision.reset();  // the confirm now exists: a later confirm sees it

@@ -17,13 +17,12 @@ namespace {
 
 // Earlier confirms of an experiment; a new one is allowed only as a retry of an infrastructure
 // failure.
-void require_first_confirm(const Target& target, const CompareOptions& o) {
+void require_first_confirm(const Target& target, const CompareOptions& o,
+                           const InvocationLedger& ledger) {
+    const std::vector<const InvocationEntry*> confirms = ledger.confirms_of(o.experiment_id);
     std::vector<std::string> earlier;
-    for (const auto& id : run::list_invocations(target.store())) {
-        const store::InvocationRecord req = store::read_invocation_record(target.store(), id);
-        if (req.kind == "confirm" && req.request.value("experiment_id", "") == o.experiment_id) {
-            earlier.push_back(id);
-        }
+    for (const InvocationEntry* e : confirms) {
+        earlier.push_back(e->id());
     }
     if (earlier.empty()) {
         if (!o.retry_of.empty()) {
@@ -51,6 +50,7 @@ void require_first_confirm(const Target& target, const CompareOptions& o) {
                     "--retry-of needs --reason naming the infrastructure failure",
                     Json{{"field", "reason"}});
     }
+    // The one step that may write: the confirm retried, if its owner died, is declared lost.
     const auto st = run::detect_lost_invocation(target.store(), o.retry_of);
     const bool infrastructure = st.state != run::InvocationState::succeeded ||
                                 st.result.at("outputs").value("infrastructure_failure", false);
@@ -63,11 +63,10 @@ void require_first_confirm(const Target& target, const CompareOptions& o) {
     }
     // Only the latest attempt may be retried (no fan-out of retries).
     if (earlier.back() != o.retry_of && earlier.size() > 1) {
-        for (const auto& id : earlier) {
-            const store::InvocationRecord req = store::read_invocation_record(target.store(), id);
-            if (req.request.value("retry_of", "") == o.retry_of) {
+        for (const InvocationEntry* e : confirms) {
+            if (e->request.request.value("retry_of", "") == o.retry_of) {
                 throw Error(ErrorCode::not_eligible,
-                            fmt::format("{} was already retried by {}", o.retry_of, id));
+                            fmt::format("{} was already retried by {}", o.retry_of, e->id()));
             }
         }
     }
@@ -101,26 +100,12 @@ void resolve_subjects(const Target& target, const CompareOptions& o, ComparisonP
 }
 
 // What the latest baseline said about noise, or that there is none.
-Json noise_notes(const Target& target, double minimum_effect_pct) {
+Json noise_notes(const InvocationLedger& ledger, double minimum_effect_pct) {
     Json notes = Json::array();
-    std::int64_t latest = -1;
-    Json resolution;
-    for (const auto& id : run::list_invocations(target.store())) {
-        const std::string rel = store::layout::invocation_result(id);
-        if (!target.store().exists(rel)) {
-            continue;
-        }
-        const Json result = target.store().read_record(rel);
-        if (result.value("kind", "") != "baseline" || result.value("state", "") != "succeeded") {
-            continue;
-        }
-        const std::int64_t started = result.value("started_unix_ns", std::int64_t{0});
-        if (started > latest) {
-            latest = started;
-            resolution = result.at("outputs").value("resolution", Json());
-        }
-    }
-    if (latest < 0) {
+    const InvocationEntry* baseline = ledger.latest_baseline();
+    const Json resolution =
+        baseline ? baseline->result->outputs.value("resolution", Json()) : Json();
+    if (baseline == nullptr) {
         notes.push_back(
             "no baseline: the noise of this Target is unknown (run cko baseline to know which "
             "effects "
@@ -137,32 +122,17 @@ Json noise_notes(const Target& target, double minimum_effect_pct) {
 
 // The latest A/A check of the Target: a baseline's, or a control experiment's comparison. Its
 // bias (if it found one) applies to every later verdict until a newer check finds none.
-std::optional<InstrumentBias> latest_instrument_bias(const Target& target) {
-    std::int64_t latest = -1;
-    std::optional<InstrumentBias> bias;
-    for (const auto& id : run::list_invocations(target.store())) {
-        const std::string rel = store::layout::invocation_result(id);
-        if (!target.store().exists(rel)) {
-            continue;
-        }
-        const Json result = target.store().read_record(rel);
-        const Json& outputs = result.value("outputs", Json());
-        if (result.value("state", "") != "succeeded" || !outputs.is_object() ||
-            !outputs.contains("instrument_check")) {
-            continue;
-        }
-        const std::int64_t started = result.value("started_unix_ns", std::int64_t{0});
-        if (started > latest) {
-            latest = started;
-            const std::string kind = result.value("kind", "?");
-            bias =
-                carried_bias(outputs["instrument_check"],
-                             kind == "baseline" ? "baseline " + id
-                                                : fmt::format("{} {} of control {}", kind, id,
-                                                              outputs.value("experiment_id", "?")));
-        }
+std::optional<InstrumentBias> latest_instrument_bias(const InvocationLedger& ledger) {
+    const InvocationEntry* check = ledger.latest_instrument_check();
+    if (check == nullptr) {
+        return std::nullopt;
     }
-    return bias;
+    const Json& outputs = check->result->outputs;
+    const std::string& kind = check->result->kind;
+    return carried_bias(outputs.at("instrument_check"),
+                        kind == "baseline" ? fmt::format("baseline {}", check->id())
+                                           : fmt::format("{} {} of control {}", kind, check->id(),
+                                                         outputs.value("experiment_id", "?")));
 }
 
 }  // namespace
@@ -229,14 +199,15 @@ std::string driver_notes_of(const Measurement& m) {
     return text;
 }
 
-ComparisonPlan plan_comparison(const Target& target, const CompareOptions& o) {
+ComparisonPlan plan_comparison(const Target& target, const CompareOptions& o,
+                               const InvocationLedger& ledger) {
     const TargetSpec& spec = target.spec();
     if (spec.diagnostic) {
         throw Error(ErrorCode::not_eligible, "a diagnostic Target has no workload to compare");
     }
     const std::string kind(comparison_kind_name(o.kind));
     if (o.kind == ComparisonKind::confirm) {
-        require_first_confirm(target, o);
+        require_first_confirm(target, o, ledger);
     } else if (!o.retry_of.empty()) {
         throw Error(ErrorCode::invalid_argument, "--retry-of is only for confirm");
     }
@@ -262,12 +233,12 @@ ComparisonPlan plan_comparison(const Target& target, const CompareOptions& o) {
         p.sequential =
             stats::SequentialPlan::early_decision(p.min_rounds, p.max_rounds, spec.confidence);
     }
-    require_budget(target, p.experiment ? p.experiment->estimated_cost_s : 0.0);
+    require_budget(target, p.experiment ? p.experiment->estimated_cost_s : 0.0, ledger);
     p.reference_json = Json{
         {"label", p.reference_label}, {"digest", p.reference.digest}, {"kind", p.reference_kind}};
     p.candidate_json = Json{{"label", p.candidate_label}, {"digest", p.candidate.digest}};
-    p.notes = noise_notes(target, p.minimum_effect_pct);
-    p.instrument_bias = latest_instrument_bias(target);
+    p.notes = noise_notes(ledger, p.minimum_effect_pct);
+    p.instrument_bias = latest_instrument_bias(ledger);
     if (p.instrument_bias) {
         p.notes.push_back(fmt::format(
             "biased instrument: the latest A/A check ({}) found identical code differ by up to "

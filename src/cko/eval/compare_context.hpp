@@ -4,6 +4,7 @@
 
 #include "cko/eval/compare.hpp"
 #include "cko/eval/judge.hpp"
+#include "cko/eval/ledger.hpp"
 #include "cko/eval/session.hpp"
 #include "cko/stats/sequential.hpp"
 
@@ -37,8 +38,11 @@ struct ComparisonPlan {
 
 // Checks the one-confirm rule, the Target (driver files unchanged: else driver_changed, exit 3,
 // nothing measured), the budget; resolves the reference from the experiment's base (the original,
-// or the champion frozen into the experiment) and the rounds.
-[[nodiscard]] ComparisonPlan plan_comparison(const Target& target, const CompareOptions& options);
+// or the champion frozen into the experiment) and the rounds. Earlier confirms, the budget spent
+// and the latest baseline and A/A check come from `ledger`, the operation's one read of the
+// invocations.
+[[nodiscard]] ComparisonPlan plan_comparison(const Target& target, const CompareOptions& options,
+                                             const InvocationLedger& ledger);
 
 // Which subject a driver said it was running when it died (the SDKs print `cko: subject ROLE case
 // ID` to stderr before measuring each subject); "" when it did not say.

@@ -2,8 +2,8 @@
 #include "cko/eval/experiment.hpp"
 
 #include "cko/eval/champion.hpp"
+#include "cko/eval/ledger.hpp"
 #include "cko/eval/profile_evidence.hpp"
-#include "cko/run/invocation.hpp"
 #include "cko/util/clock.hpp"
 #include "cko/util/error.hpp"
 #include "cko/util/files.hpp"
@@ -70,18 +70,12 @@ void refuse_refreeze(const Target& target, const store::ExperimentRecord& record
             !same_contract(e, record)) {
             continue;
         }
+        // Read only on a refusal: a freeze that goes ahead never reads the invocations.
         std::string confirmed;
-        for (const auto& inv : run::list_invocations(store)) {
-            const std::string rel = store::layout::invocation_result(inv);
-            if (!store.exists(rel)) {
-                continue;
-            }
-            const Json r = store.read_record(rel);
-            if (r.value("kind", "") == "confirm" &&
-                r.at("outputs").value("experiment_id", "") == id) {
-                confirmed = fmt::format(", confirmed by {} (`{}`)", inv,
-                                        r.at("outputs").value("verdict", r.value("state", "?")));
-            }
+        const InvocationLedger ledger = InvocationLedger::read(store);
+        if (const InvocationEntry* c = ledger.confirmed_by(id)) {
+            confirmed = fmt::format(", confirmed by {} (`{}`)", c->id(),
+                                    c->result->outputs.value("verdict", c->result->state));
         }
         throw Error(ErrorCode::already_exists,
                     fmt::format("this candidate is already frozen against this base as {}{}: one "

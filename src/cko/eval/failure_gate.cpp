@@ -2,8 +2,6 @@
 // profile.
 #include "cko/eval/failure_gate.hpp"
 
-#include "cko/run/invocation.hpp"
-#include "cko/store/records.hpp"
 #include "cko/util/error.hpp"
 #include "cko/util/utf8.hpp"
 
@@ -19,12 +17,12 @@ Json CandidateFailure::to_json() const {
                 {"reason", reason}};
 }
 
-std::vector<CandidateFailure> candidate_failures(const store::Store& store,
+std::vector<CandidateFailure> candidate_failures(const InvocationLedger& ledger,
                                                  std::string_view experiment_id,
                                                  std::string_view candidate_digest, bool control) {
     std::vector<CandidateFailure> found;
-    for (const auto& id : run::list_invocations(store)) {
-        const store::InvocationRecord req = store::read_invocation_record(store, id);
+    for (const InvocationEntry& e : ledger.entries()) {
+        const store::InvocationRecord& req = e.request;
         if (req.kind != "screen" && req.kind != "confirm" && req.kind != "audit") {
             continue;
         }
@@ -33,31 +31,29 @@ std::vector<CandidateFailure> candidate_failures(const store::Store& store,
                                      req.request.value("experiment_id", "") == experiment_id;
         const bool same_snapshot = !candidate_digest.empty() && candidate.is_object() &&
                                    candidate.value("digest", "") == candidate_digest;
-        const std::string rel = store::layout::invocation_result(id);
-        if ((!same_experiment && !same_snapshot) || !store.exists(rel)) {
+        if ((!same_experiment && !same_snapshot) || !e.result) {
             continue;
         }
-        const Json result = store.read_record(rel);
-        if (result.value("state", "") != "succeeded") {
+        if (!e.result->succeeded()) {
             continue;  // an error, a cancel or a timeout says nothing about the candidate
         }
-        const Json& out = result.value("outputs", Json::object());
+        const Json& out = e.result->outputs;
         const std::string verdict = out.value("verdict", "");
         const std::string decision = out.value("decision", "");
         const bool own_failure = verdict == "invalid" && !out.value("infrastructure_failure", true);
         if (own_failure || (!control && req.kind == "screen" && decision == "rejected")) {
-            found.push_back({id, req.kind, verdict, decision, out.value("reason", "")});
+            found.push_back({e.id(), req.kind, verdict, decision, out.value("reason", "")});
         }
     }
     return found;
 }
 
-Json require_candidate_not_failed(const store::Store& store, std::string_view operation,
+Json require_candidate_not_failed(const InvocationLedger& ledger, std::string_view operation,
                                   std::string_view experiment_id, std::string_view candidate_digest,
                                   const std::string& override_reason, bool control) {
     require_free_text(override_reason, "override_failure");
     const std::vector<CandidateFailure> failures =
-        candidate_failures(store, experiment_id, candidate_digest, control);
+        candidate_failures(ledger, experiment_id, candidate_digest, control);
     if (failures.empty()) {
         if (!override_reason.empty()) {
             throw Error(ErrorCode::invalid_argument,
@@ -91,12 +87,13 @@ Json require_candidate_not_failed(const store::Store& store, std::string_view op
              {"field", "override_failure"}});
 }
 
-void gate_failed_candidate(const Target& target, const CompareOptions& o, ComparisonPlan& plan) {
+void gate_failed_candidate(const CompareOptions& o, ComparisonPlan& plan,
+                           const InvocationLedger& ledger) {
     if (o.kind == ComparisonKind::screen) {
         return;
     }
     const Json overridden = require_candidate_not_failed(
-        target.store(), comparison_kind_name(o.kind), plan.candidate_label, plan.candidate.digest,
+        ledger, comparison_kind_name(o.kind), plan.candidate_label, plan.candidate.digest,
         o.override_failure, plan.experiment && plan.experiment->is_control());
     if (!overridden.is_null()) {
         plan.request["override_failure"] = overridden;

@@ -4,7 +4,7 @@
 #pragma once
 
 #include "cko/eval/compare_context.hpp"
-#include "cko/store/store.hpp"
+#include "cko/eval/ledger.hpp"
 
 #include <optional>
 #include <string>
@@ -25,8 +25,8 @@ struct CandidateFailure {
 // The invocations (oldest first) whose candidate was `experiment_id` or the snapshot
 // `candidate_digest` and that failed it: verdict `invalid` not caused by the infrastructure, or a
 // screen decision `rejected` (not for an A/A control, whose screen is meant to find no effect).
-// Reads only.
-[[nodiscard]] std::vector<CandidateFailure> candidate_failures(const store::Store& store,
+// Asks the operation's `ledger`; reads nothing more.
+[[nodiscard]] std::vector<CandidateFailure> candidate_failures(const InvocationLedger& ledger,
                                                                std::string_view experiment_id,
                                                                std::string_view candidate_digest,
                                                                bool control = false);
@@ -37,11 +37,12 @@ struct CandidateFailure {
 // override. A failure with a reason: {reason, failed_invocations: [...]}, which the caller records
 // in its invocation's request as `override_failure`.
 [[nodiscard]] Json require_candidate_not_failed(
-    const store::Store& store, std::string_view operation, std::string_view experiment_id,
+    const InvocationLedger& ledger, std::string_view operation, std::string_view experiment_id,
     std::string_view candidate_digest, const std::string& override_reason, bool control = false);
 
 // The gate of a comparison: a confirm or audit (never a screen) of a candidate that failed before
 // is refused unless o.override_failure is given, then recorded as the request's override_failure.
-void gate_failed_candidate(const Target& target, const CompareOptions& o, ComparisonPlan& plan);
+void gate_failed_candidate(const CompareOptions& o, ComparisonPlan& plan,
+                           const InvocationLedger& ledger);
 
 }  // namespace cko::eval

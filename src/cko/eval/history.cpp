@@ -4,8 +4,8 @@
 
 #include "cko/eval/experiment.hpp"
 #include "cko/eval/judge.hpp"
+#include "cko/eval/ledger.hpp"
 #include "cko/eval/profile_evidence.hpp"
-#include "cko/run/invocation.hpp"
 
 #include <fmt/format.h>
 
@@ -179,22 +179,23 @@ Json target_history(const store::Store& store) {
                  {"relationship", x.relationship},
                  {"screen_design", x.screen_design}});
     }
-    for (const auto& id : run::list_invocations(store)) {
-        const store::InvocationRecord request = store::read_invocation_record(store, id);
+    // Bound first: a temporary inside a range-for initializer dies before the loop (C++20).
+    const InvocationLedger ledger = InvocationLedger::read(store);
+    for (const InvocationEntry& inv : ledger.entries()) {
+        const store::InvocationRecord& request = inv.request;
         const std::string& kind = request.kind;
         if (kind != "screen" && kind != "confirm" && kind != "audit" && kind != "baseline") {
             continue;
         }
-        if (!store.exists(store::layout::invocation_result(id))) {
+        if (!inv.result) {
             entries.push_back(Json{{"type", kind},
-                                   {"id", id},
+                                   {"id", inv.id()},
                                    {"state", "running"},
                                    {"t_unix_s", request.created_unix_ns / 1000000000},
                                    {"experiment_id", request.request.value("experiment_id", "")}});
             continue;
         }
-        entries.push_back(
-            comparison_entry(request, store.read_record(store::layout::invocation_result(id))));
+        entries.push_back(comparison_entry(request, inv.result->to_json()));
     }
     for (const auto& id : list_selections(store)) {
         const store::SelectionRecord s = store::read_selection_record(store, id);

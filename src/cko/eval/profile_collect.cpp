@@ -159,10 +159,10 @@ Json ledger_work_files(const store::Store& store, const std::string& work_rel) {
 
 // Failure stops what follows: the candidate of an experiment that failed a screen, confirm or
 // audit is not profiled without the caller's reason (returned, for the request; null otherwise).
-Json gate_profiled_subject(const store::Store& store, const ProfileCollectOptions& o,
+Json gate_profiled_subject(const InvocationLedger& ledger, const ProfileCollectOptions& o,
                            const store::ExperimentRecord& experiment) {
     if (o.subject == "candidate") {
-        return require_candidate_not_failed(store, "profile collect", o.experiment_id,
+        return require_candidate_not_failed(ledger, "profile collect", o.experiment_id,
                                             experiment.candidate.digest, o.override_failure,
                                             experiment.is_control());
     }
@@ -270,7 +270,9 @@ ProfileCollectOutcome collect_profile(const Target& target, const ProfileCollect
                                       o.subject),
                     Json{{"field", "subject"}});
     }
-    const Json overridden = gate_profiled_subject(store, o, experiment);
+    // The invocations, read once for the failure gate and the budget.
+    const InvocationLedger ledger = InvocationLedger::read(store);
+    const Json overridden = gate_profiled_subject(ledger, o, experiment);
     const std::string case_id = o.case_id.empty() ? spec.case_ids.front() : o.case_id;
     if (std::find(spec.case_ids.begin(), spec.case_ids.end(), case_id) == spec.case_ids.end()) {
         throw Error(ErrorCode::invalid_argument,
@@ -293,7 +295,7 @@ ProfileCollectOutcome collect_profile(const Target& target, const ProfileCollect
     if (!changes.empty()) {
         throw driver_changed_error(changes, "nothing was profiled");
     }
-    require_budget(target, 0);
+    require_budget(target, 0, ledger);
 
     // The experiment's two sides, as a screen of it sees them.
     const store::ExperimentRecord::Base& base = experiment.base;

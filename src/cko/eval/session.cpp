@@ -295,6 +295,10 @@ Measurement Session::measure_pair(const std::string& case_id, bool candidate_fir
 }
 
 void require_budget(const Target& target, double planned_wall_s) {
+    require_budget(target, planned_wall_s, InvocationLedger::read(target.store()));
+}
+
+void require_budget(const Target& target, double planned_wall_s, const InvocationLedger& ledger) {
     const TargetSpec& spec = target.spec();
     if (spec.deadline_unix_s && *spec.deadline_unix_s <= unix_seconds_now()) {
         throw Error(
@@ -302,17 +306,9 @@ void require_budget(const Target& target, double planned_wall_s) {
             fmt::format("the Target's deadline {} has passed; nothing more may run under it",
                         spec.deadline_text));
     }
-    double wall = 0;
-    double gpu = 0;
-    for (const auto& id : run::list_invocations(target.store())) {
-        const std::string rel = store::layout::invocation_result(id);
-        if (target.store().exists(rel)) {
-            const Json cost = target.store().read_record(rel).value("cost", Json::object());
-            wall +=
-                cost.value("wall_s", Json(0.0)).is_number() ? cost["wall_s"].get<double>() : 0.0;
-            gpu += cost.value("gpu_s", Json(0.0)).is_number() ? cost["gpu_s"].get<double>() : 0.0;
-        }
-    }
+    const InvocationLedger::Spent spent = ledger.spent();
+    const double wall = spent.wall_s;
+    const double gpu = spent.gpu_s;
     if (spec.wall_seconds_budget > 0 && wall + planned_wall_s > spec.wall_seconds_budget) {
         throw Error(ErrorCode::budget_exhausted,
                     fmt::format("this operation may need {:.0f} s but only {:.0f} of the Target's "

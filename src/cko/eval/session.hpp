@@ -3,6 +3,7 @@
 
 #include "cko/driver/session_process.hpp"
 #include "cko/driver/workspace.hpp"
+#include "cko/eval/ledger.hpp"
 #include "cko/eval/target.hpp"
 #include "cko/run/gpu_set_lock.hpp"
 #include "cko/run/invocation.hpp"
@@ -110,7 +111,9 @@ private:
                                                                const Json& launch);
 
 // Problems with the Target's authorization before an operation starts (budget spent, deadline
-// passed): throws budget_exhausted / deadline_passed saying what is left.
+// passed): throws budget_exhausted / deadline_passed saying what is left. The budget spent is what
+// the operation's `ledger` sums; without one, the invocations are read for this check alone.
+void require_budget(const Target& target, double planned_wall_s, const InvocationLedger& ledger);
 void require_budget(const Target& target, double planned_wall_s);
 
 }  // namespace cko::eval

@@ -311,20 +311,19 @@ store::RecordRef Invocation::finish(InvocationState state, const std::string& re
                                     const Json& outputs, const std::optional<Error>& error) {
     const auto wall = std::chrono::steady_clock::now() - started_;
     event("finished", Json{{"state", state_name(state)}, {"reason", reason}});
-    Json result{
-        {"format_version", "cko/invocation-result-v1"},
-        {"id", id_},
-        {"kind", kind_},
-        {"state", state_name(state)},
-        {"reason", reason},
-        {"started_unix_ns", started_unix_ns_},
-        {"finished_unix_ns", unix_nanoseconds_now()},
-        {"cost", {{"wall_s", seconds(wall)}, {"gpu_s", gpu_seconds_}, {"driver_calls", calls_}}},
-        {"outputs", outputs}};
+    store::InvocationResultRecord result;
+    result.id = id_;
+    result.kind = kind_;
+    result.state = state_name(state);
+    result.reason = reason;
+    result.started_unix_ns = started_unix_ns_;
+    result.finished_unix_ns = unix_nanoseconds_now();
+    result.cost = {seconds(wall), gpu_seconds_, calls_};
+    result.outputs = outputs;
     if (error) {
-        result["error"] = error->to_json()["error"];
+        result.error = error->to_json()["error"];
     }
-    const auto ref = store_.write_record(store::layout::invocation_result(id_), result);
+    const auto ref = store_.write_record(store::layout::invocation_result(id_), result.to_json());
     store_.ledger_file(store::layout::invocation_events(id_));
     return ref;
 }
@@ -393,20 +392,17 @@ InvocationStatus detect_lost_invocation(const store::Store& store, const std::st
             }
         }
     }
-    Json result{
-        {"format_version", "cko/invocation-result-v1"},
-        {"id", id},
-        {"kind", st.kind},
-        {"state", "lost"},
-        {"reason",
-         fmt::format("owner process {} ended without a result; {} leftover process(es) killed",
-                     st.owner.pid, st.leftovers_killed)},
-        {"started_unix_ns", request.created_unix_ns},
-        {"finished_unix_ns", unix_nanoseconds_now()},
-        {"cost", {{"wall_s", nullptr}, {"gpu_s", nullptr}, {"driver_calls", nullptr}}},
-        {"outputs", Json::object()}};
+    store::InvocationResultRecord result;  // nothing is known of its cost or outputs
+    result.id = id;
+    result.kind = st.kind;
+    result.state = state_name(InvocationState::lost);
+    result.reason =
+        fmt::format("owner process {} ended without a result; {} leftover process(es) killed",
+                    st.owner.pid, st.leftovers_killed);
+    result.started_unix_ns = request.created_unix_ns;
+    result.finished_unix_ns = unix_nanoseconds_now();
     try {
-        store.write_record(store::layout::invocation_result(id), result);
+        store.write_record(store::layout::invocation_result(id), result.to_json());
     } catch (const Error& e) {
         if (e.code() != ErrorCode::already_exists) {  // another `status` got there first
             throw;
@@ -442,7 +438,16 @@ InvocationStatus wait_invocation(const store::Store& store, const std::string& i
     }
 }
 
+namespace {
+std::atomic<std::uint64_t> invocation_scans_so_far{0};
+}  // namespace
+
+std::uint64_t invocation_scans() noexcept {
+    return invocation_scans_so_far.load();
+}
+
 std::vector<std::string> list_invocations(const store::Store& store) {
+    invocation_scans_so_far.fetch_add(1);
     std::vector<std::string> ids;
     const fs::path dir = store.real_path_of(store::layout::kInvocationsDir);
     std::error_code ec;

@@ -160,6 +160,10 @@ struct InvocationStatus {
                                                const std::atomic<bool>* stop = nullptr,
                                                bool declare_lost = true);
 
+// The ids of the whole invocations under invocations/, sorted. Each call reads the directory.
 [[nodiscard]] std::vector<std::string> list_invocations(const store::Store& store);
+// How many times this process has called list_invocations: tests count the scans of one operation
+// (eval's InvocationLedger reads the invocations once per operation).
+[[nodiscard]] std::uint64_t invocation_scans() noexcept;
 
 }  // namespace cko::run

@@ -459,6 +459,62 @@ Json InvocationRecord::to_json() const {
                 {"request", request}};
 }
 
+// ---- invocations/<id>/result.json
+
+InvocationResultRecord InvocationResultRecord::from_json(const Json& j, std::string_view file) {
+    const Fields f(j, file, "$");
+    f.only({"format_version", "id", "kind", "state", "reason", "started_unix_ns",
+            "finished_unix_ns", "cost", "outputs", "error"});
+    f.format_version("cko/invocation-result-v1");
+    InvocationResultRecord r;
+    r.id = f.text("id");
+    r.kind = f.text("kind");
+    r.state = f.text("state");
+    if (r.state != "succeeded" && r.state != "failed" && r.state != "cancelled" &&
+        r.state != "timed_out" && r.state != "lost") {
+        f.fail("state", fmt::format("is \"{}\", not a terminal state", r.state));
+    }
+    r.reason = f.text("reason");
+    r.started_unix_ns = f.integer("started_unix_ns");
+    r.finished_unix_ns = f.integer("finished_unix_ns");
+    {
+        const Fields c = f.child("cost");
+        c.only({"wall_s", "gpu_s", "driver_calls"});
+        const auto null_or = [&c](std::string_view key, auto read) {
+            return c.member(key).is_null() ? std::nullopt : std::optional(read(key));
+        };
+        r.cost.wall_s = null_or("wall_s", [&c](std::string_view k) { return c.number(k); });
+        r.cost.gpu_s = null_or("gpu_s", [&c](std::string_view k) { return c.number(k); });
+        r.cost.driver_calls =
+            null_or("driver_calls", [&c](std::string_view k) { return c.integer(k); });
+    }
+    r.outputs = f.object("outputs");
+    if (f.has("error")) {
+        r.error = f.object("error");
+    }
+    return r;
+}
+
+Json InvocationResultRecord::to_json() const {
+    const auto or_null = [](const auto& v) { return v ? Json(*v) : Json(nullptr); };
+    Json j{{"format_version", "cko/invocation-result-v1"},
+           {"id", id},
+           {"kind", kind},
+           {"state", state},
+           {"reason", reason},
+           {"started_unix_ns", started_unix_ns},
+           {"finished_unix_ns", finished_unix_ns},
+           {"cost",
+            {{"wall_s", or_null(cost.wall_s)},
+             {"gpu_s", or_null(cost.gpu_s)},
+             {"driver_calls", or_null(cost.driver_calls)}}},
+           {"outputs", outputs}};
+    if (error) {
+        j["error"] = *error;
+    }
+    return j;
+}
+
 // ---- champion/selections/<id>.json
 
 SelectionRecord SelectionRecord::from_json(const Json& j, std::string_view file) {
@@ -563,6 +619,12 @@ InvocationRecord read_invocation_record(const Store& store, std::string_view id)
     require_safe_name(std::string(id), "invocation id");
     const std::string rel = layout::invocation_request(id);
     return InvocationRecord::from_json(read_at(store, rel, "invocation", id), rel);
+}
+
+InvocationResultRecord read_invocation_result_record(const Store& store, std::string_view id) {
+    require_safe_name(std::string(id), "invocation id");
+    const std::string rel = layout::invocation_result(id);
+    return InvocationResultRecord::from_json(read_at(store, rel, "result of invocation", id), rel);
 }
 
 SelectionRecord read_selection_record(const Store& store, std::string_view id) {

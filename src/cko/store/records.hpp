@@ -1,10 +1,10 @@
-// Typed store records: the Target, an experiment, an invocation's request and a champion
+// Typed store records: the Target, an experiment, an invocation's request and result and a champion
 // selection, each with a strict from_json (a missing, wrong-typed or unknown member is an
 // invalid_record error naming the member and the file) and a to_json that writes the members its
-// schema in schemas/ names (target-v1, experiment-v1, invocation-request-v1, selection-v1).
-// Sub-documents whose own schema is elsewhere (a Target's spec and environment identity, the
-// per-kind request of an invocation, a snapshot reference) are kept as JSON, checked for their
-// type only; their readers own them.
+// schema in schemas/ names (target-v1, experiment-v1, invocation-request-v1, invocation-result-v1,
+// selection-v1). Sub-documents whose own schema is elsewhere (a Target's spec and environment
+// identity, the per-kind request and outputs of an invocation, a snapshot reference) are kept as
+// JSON, checked for their type only; their readers own them.
 #pragma once
 
 #include "cko/util/json.hpp"
@@ -142,6 +142,33 @@ struct InvocationRecord {
     bool operator==(const InvocationRecord&) const = default;
 };
 
+// invocations/<id>/result.json (invocation-result-v1): how an invocation ended. Written once, by
+// its owner when it finishes or by the step that declares it `lost`.
+struct InvocationResultRecord {
+    struct Cost {
+        // All three null in a `lost` result: nothing is known of what it spent.
+        std::optional<double> wall_s;
+        std::optional<double> gpu_s;
+        std::optional<std::int64_t> driver_calls;
+        bool operator==(const Cost&) const = default;
+    };
+    std::string id;
+    std::string kind;   // as in its request
+    std::string state;  // a terminal run::InvocationState: succeeded | failed | cancelled | ...
+    std::string reason;
+    std::int64_t started_unix_ns = 0;
+    std::int64_t finished_unix_ns = 0;
+    Cost cost;
+    Json outputs = Json::object();  // the kind's own outputs (an object)
+    std::optional<Json> error;      // the error document's `error` when it failed, was cancelled
+                                    // or timed out
+
+    [[nodiscard]] bool succeeded() const { return state == "succeeded"; }
+    [[nodiscard]] static InvocationResultRecord from_json(const Json& j, std::string_view file);
+    [[nodiscard]] Json to_json() const;
+    bool operator==(const InvocationResultRecord&) const = default;
+};
+
 // champion/selections/<id>.json (selection-v1): one select (confirm set) or restore (restore set).
 struct SelectionRecord {
     struct Confirm {
@@ -176,6 +203,8 @@ class Store;
 [[nodiscard]] TargetRecord read_target_record(const Store& store);
 [[nodiscard]] ExperimentRecord read_experiment_record(const Store& store, std::string_view id);
 [[nodiscard]] InvocationRecord read_invocation_record(const Store& store, std::string_view id);
+[[nodiscard]] InvocationResultRecord read_invocation_result_record(const Store& store,
+                                                                   std::string_view id);
 [[nodiscard]] SelectionRecord read_selection_record(const Store& store, std::string_view id);
 // The ids of champion/selections/*.json (sel-…), in name order; none when the directory is missing.
 [[nodiscard]] std::vector<std::string> list_selections(const Store& store);

@@ -184,6 +184,33 @@ InvocationRecord sample_invocation() {
     return r;
 }
 
+InvocationResultRecord sample_result() {
+    InvocationResultRecord r;
+    r.id = "inv-0123456789abcdef";
+    r.kind = "confirm";
+    r.state = "failed";
+    r.reason = "the driver crashed";
+    r.started_unix_ns = 1796116000123456789;
+    r.finished_unix_ns = 1796116060123456789;
+    r.cost = {12.5, 3.0, 4};
+    r.outputs = Json{{"experiment_id", "exp-0123456789abcdef"}, {"exit_code", 3}};
+    r.error = Json{
+        {"code", "driver_failed"}, {"message", "the driver crashed"}, {"details", Json::object()}};
+    return r;
+}
+
+// What the step that declares an invocation lost writes: no cost, no outputs, no error.
+InvocationResultRecord sample_lost_result() {
+    InvocationResultRecord r;
+    r.id = "inv-00000000000000ff";
+    r.kind = "baseline";
+    r.state = "lost";
+    r.reason = "owner process 4242 ended without a result; 0 leftover process(es) killed";
+    r.started_unix_ns = 1796116000123456789;
+    r.finished_unix_ns = 1796116060123456789;
+    return r;
+}
+
 SelectionRecord sample_select() {
     SelectionRecord s;
     s.id = "sel-0123456789abcdef";
@@ -224,6 +251,11 @@ TEST(Records, RoundTripsAreExact) {
     EXPECT_EQ(ExperimentRecord::from_json(e.to_json(), "x"), e);
     const InvocationRecord r = sample_invocation();
     EXPECT_EQ(InvocationRecord::from_json(r.to_json(), "x"), r);
+    for (const InvocationResultRecord& res : {sample_result(), sample_lost_result()}) {
+        EXPECT_EQ(InvocationResultRecord::from_json(res.to_json(), "x"), res);
+    }
+    EXPECT_TRUE(sample_lost_result().to_json().at("cost").at("gpu_s").is_null());
+    EXPECT_FALSE(sample_lost_result().to_json().contains("error"));
     for (const SelectionRecord& s : {sample_select(), sample_restore()}) {
         EXPECT_EQ(SelectionRecord::from_json(s.to_json(), "x"), s);
     }
@@ -247,6 +279,10 @@ TEST(Records, ToJsonValidatesAgainstItsSchema) {
     EXPECT_EQ(problems_against("experiment-v1", sample_experiment().to_json()),
               std::vector<std::string>{});
     EXPECT_EQ(problems_against("invocation-request-v1", sample_invocation().to_json()),
+              std::vector<std::string>{});
+    EXPECT_EQ(problems_against("invocation-result-v1", sample_result().to_json()),
+              std::vector<std::string>{});
+    EXPECT_EQ(problems_against("invocation-result-v1", sample_lost_result().to_json()),
               std::vector<std::string>{});
     EXPECT_EQ(problems_against("selection-v1", sample_select().to_json()),
               std::vector<std::string>{});
@@ -297,6 +333,17 @@ TEST(Records, AWrongTypeIsRefusedNamingTheMember) {
     t["cases"][0]["snapshot"]["file_count"] = 1.5;
     const Error b = refusal([&] { (void)TargetRecord::from_json(t, "target.json"); });
     EXPECT_EQ(b.details()["field"], "$.cases[0].snapshot.file_count");
+
+    Json res = sample_result().to_json();
+    res["cost"]["wall_s"] = "12.5";
+    const Error e =
+        refusal([&] { (void)InvocationResultRecord::from_json(res, "invocations/x/result.json"); });
+    EXPECT_EQ(e.details()["field"], "$.cost.wall_s");
+    res = sample_result().to_json();
+    res["state"] = "running";  // a result is terminal
+    EXPECT_EQ(
+        refusal([&] { (void)InvocationResultRecord::from_json(res, "r"); }).details()["field"],
+        "$.state");
 
     Json s = sample_select().to_json();
     s["experiment_id"] = 7;
@@ -358,11 +405,16 @@ TEST_F(RecordsInAStore, ReadersFindEachRecordWhereTheCatalogueSaysAndNameTheFile
                    sample_experiment().to_json());
     s.write_record(layout::invocation_request("inv-0123456789abcdef"),
                    sample_invocation().to_json());
+    s.write_record(layout::invocation_result("inv-0123456789abcdef"), sample_result().to_json());
     s.write_record(layout::selection_record("sel-0123456789abcdef"), sample_select().to_json());
     s.write_record(layout::selection_record("sel-00000000000000ff"), sample_restore().to_json());
     EXPECT_EQ(read_target_record(s), sample_target());
     EXPECT_EQ(read_experiment_record(s, "exp-0123456789abcdef"), sample_experiment());
     EXPECT_EQ(read_invocation_record(s, "inv-0123456789abcdef"), sample_invocation());
+    EXPECT_EQ(read_invocation_result_record(s, "inv-0123456789abcdef"), sample_result());
+    EXPECT_EQ(
+        refusal([&] { (void)read_invocation_result_record(s, "inv-00000000000000ff"); }).code(),
+        ErrorCode::not_found);
     EXPECT_EQ(read_selection_record(s, "sel-0123456789abcdef"), sample_select());
     EXPECT_EQ(list_selections(s),
               (std::vector<std::string>{"sel-00000000000000ff", "sel-0123456789abcdef"}));
