@@ -98,6 +98,14 @@ public:
             set_arch(trim(s.substr(7)));
             return;
         }
+        if (s.starts_with(".headerflags")) {
+            // Older nvdisasm listings print no `.target`: the ELF flags are the only statement
+            // of the SM. cuobjdump prints them under "code for", which has already said it.
+            if (arch_.empty() || (current_ != npos && listing_.kernels[current_].arch.empty())) {
+                set_arch(arch_from_header_flags(s));
+            }
+            return;
+        }
         if (dialect_ == SassDialect::cuobjdump && s.starts_with("Function : ")) {
             open_kernel(std::string(trim(s.substr(11))));
             return;
@@ -246,6 +254,38 @@ SassOpcode split_opcode(std::string_view opcode) {
         start = dot + 1;
     }
     return out;
+}
+
+std::string arch_from_header_flags(std::string_view line) {
+    // `.headerflags @"EF_CUDA_TEXMODE_UNIFIED EF_CUDA_64BIT_ADDRESS EF_CUDA_SM80
+    // EF_CUDA_VIRTUAL_SM(EF_CUDA_SM80)"`: the first bare EF_CUDA_SM<digits> is the real SM (the
+    // one inside VIRTUAL_SM(...) is the PTX target); EF_CUDA_ACCELERATORS marks sm_90a, sm_100a.
+    constexpr std::string_view kSm = "EF_CUDA_SM";
+    std::string arch;
+    bool accelerators = false;
+    std::size_t start = 0;
+    while (start < line.size()) {
+        std::size_t end = line.find_first_of(" \t\"@", start);
+        if (end == std::string_view::npos) {
+            end = line.size();
+        }
+        const std::string_view token = line.substr(start, end - start);
+        start = end + 1;
+        if (token == "EF_CUDA_ACCELERATORS") {
+            accelerators = true;
+        } else if (arch.empty() && token.size() > kSm.size() && token.starts_with(kSm) &&
+                   token.find('(') == std::string_view::npos) {
+            arch = "sm_" + std::string(token.substr(kSm.size()));
+        }
+    }
+    if (arch.empty()) {
+        return arch;
+    }
+    if (accelerators && arch.back() >= '0' && arch.back() <= '9') {
+        arch += 'a';
+    }
+    // A flag spelled some other way than sm_ + digits (+ letter) is not an architecture.
+    return is_sm_arch(arch) ? arch : std::string();
 }
 
 bool is_sm_arch(std::string_view arch) noexcept {

@@ -48,4 +48,8 @@ struct SassListing {
 // (sm_80, sm_90a, sm_100a, sm_100f, sm_120). Families are not listed: any such number passes.
 [[nodiscard]] bool is_sm_arch(std::string_view arch) noexcept;
 
+// The SM an ELF `.headerflags` line states ("EF_CUDA_SM80" → "sm_80"; with EF_CUDA_ACCELERATORS
+// "EF_CUDA_SM90" → "sm_90a"), or "" when it states none.
+[[nodiscard]] std::string arch_from_header_flags(std::string_view line);
+
 }  // namespace cko::compiler

@@ -158,6 +158,26 @@ TEST(SassListing, ArchitectureSpellingsAreAcceptedByShapeNotByList) {
     }
 }
 
+TEST(SassListing, AnNvdisasmListingWithOnlyHeaderflagsNamesItsArchitecture) {
+    // Older nvdisasm listings print no `.target` line: the ELF header flags are the only place the
+    // listing states its SM (EF_CUDA_SM80; EF_CUDA_ACCELERATORS marks the "a" variant).
+    const SassListing l = parse_fixture("headerflags.sm_80.nvdisasm.sass");
+    EXPECT_EQ(l.dialect, SassDialect::nvdisasm);
+    EXPECT_EQ(l.architectures, std::vector<std::string>{"sm_80"});
+    ASSERT_EQ(l.kernels.size(), 1u);
+    EXPECT_EQ(l.kernels[0].arch, "sm_80");
+    EXPECT_EQ(l.kernels[0].mnemonic_counts.at("LDGSTS.E.BYPASS.128"), 1u);
+
+    const std::string text =
+        "\t.headerflags\t@\"EF_CUDA_ACCELERATORS EF_CUDA_SM90 EF_CUDA_VIRTUAL_SM(EF_CUDA_SM90)\"\n"
+        "\t.section\t.text._Z1kv,\"ax\",@progbits\n"
+        "_Z1kv:\n"
+        "        /*0000*/                   EXIT ;\n";
+    const SassListing a = parse_sass_text(text, "accelerators");
+    ASSERT_EQ(a.kernels.size(), 1u);
+    EXPECT_EQ(a.kernels[0].arch, "sm_90a");
+}
+
 TEST(SassListing, TextWithoutInstructionsIsRefusedWithTheFix) {
     try {
         (void)parse_sass_text("hello\nworld\n", "notes.txt");

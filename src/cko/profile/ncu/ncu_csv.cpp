@@ -165,6 +165,7 @@ public:
         read_other_lines();
         builder_.finish();
         find_device_name();
+        note_dialect_and_missing_durations();
         return std::move(report_);
     }
 
@@ -461,6 +462,33 @@ private:
             details["ncu_warning"] = std::string(no_kernels);
         }
         throw Error(ErrorCode::empty_input, message, details);
+    }
+
+    // What a reader must know about the facts: the old section spelling they were read from, and
+    // launches that kept no duration (a dialect whose names no table row knows), never a silent 0.
+    void note_dialect_and_missing_durations() {
+        const bool old_sol =
+            std::any_of(report_.keys.begin(), report_.keys.end(),
+                        [](const auto& k) { return k.section == "GPU Speed Of Light"; });
+        if (old_sol) {
+            report_.notes.emplace_back(
+                "section 'GPU Speed Of Light' with the metric names of NCU 2019.5-2020.1: read "
+                "Duration as duration, 'SOL FB' as dram.throughput_pct, 'SM [%]' as "
+                "sm.throughput_pct, 'Memory [%]' as memory.throughput_pct, 'SOL L2' as "
+                "l2.throughput_pct, 'SOL TEX' as l1.throughput_pct, 'Memory Frequency' as "
+                "clock.dram");
+        }
+        const std::size_t without = static_cast<std::size_t>(
+            std::count_if(report_.launches.begin(), report_.launches.end(),
+                          [](const NcuLaunch& l) { return l.find("duration") == nullptr; }));
+        if (without > 0) {
+            report_.notes.push_back(fmt::format(
+                "{} of {} launches have no duration: no gpu__time_duration.sum and no Duration "
+                "row under a Speed Of Light section cko knows (see docs/profile-ncu.md); their "
+                "duration is absent, not 0. Export with `ncu --csv --page raw --metrics "
+                "gpu__time_duration.sum` to have it",
+                without, report_.launches.size()));
+        }
     }
 
     void find_device_name() {

@@ -195,6 +195,50 @@ TEST(NcuDetailsPage, KeepsRuleFindingsWithTheirEstimatedSpeedup) {
                      7.033);
 }
 
+TEST(NcuDetailsPage, Ncu2020SpeedOfLightNamesGiveDurationDramAndSmFacts) {
+    // NCU 2019.5/2020.1: section "GPU Speed Of Light", "SOL FB" (the frame buffer, i.e. DRAM),
+    // "SM [%]", "Memory [%]", Duration in usecond/msecond, a "Kernel Time" column, no grid/block.
+    const NcuReport r = read_ncu_report("tests/fixtures/ncu/ncu_details_2020_1.csv");
+    ASSERT_EQ(r.launches.size(), 2u);
+    const NcuLaunch& saxpy = r.launches[0];
+    EXPECT_DOUBLE_EQ(fact(saxpy, "duration"), 12350);  // 12.35 usecond
+    EXPECT_DOUBLE_EQ(fact(saxpy, "dram.throughput_pct"), 61.20);
+    EXPECT_DOUBLE_EQ(fact(saxpy, "sm.throughput_pct"), 18.40);
+    EXPECT_DOUBLE_EQ(fact(saxpy, "memory.throughput_pct"), 61.20);
+    EXPECT_DOUBLE_EQ(fact(saxpy, "l2.throughput_pct"), 20.50);
+    EXPECT_DOUBLE_EQ(fact(saxpy, "l1.throughput_pct"), 11.10);
+    EXPECT_DOUBLE_EQ(fact(saxpy, "clock.dram"), 1215000000);
+    EXPECT_DOUBLE_EQ(fact(saxpy, "clock.sm"), 1410000000);
+    EXPECT_DOUBLE_EQ(fact(saxpy, "cycles.elapsed"), 17400);
+    ASSERT_NE(saxpy.find("dram.throughput_pct"), nullptr);
+    EXPECT_EQ(saxpy.find("dram.throughput_pct")->metric, "GPU Speed Of Light: SOL FB");
+    const NcuLaunch& reduce = r.launches[1];
+    EXPECT_DOUBLE_EQ(fact(reduce, "duration"), 1250000);  // 1.25 msecond
+    EXPECT_DOUBLE_EQ(fact(reduce, "sm.throughput_pct"), 83.10);
+    bool noted = false;
+    for (const std::string& note : r.notes) {
+        noted = noted || note.find("GPU Speed Of Light") != std::string::npos;
+    }
+    EXPECT_TRUE(noted) << "no note names the NCU 2019.5-2020.1 section spelling";
+}
+
+TEST(NcuDetailsPage, LaunchesWithoutADurationAreCountedInANote) {
+    // A section name no table row knows: every launch is kept, none has a duration, and the
+    // report says so instead of leaving the fact silently absent.
+    const NcuReport r = parse_ncu_csv(
+        "\"ID\",\"Kernel Name\",\"Section Name\",\"Metric Name\",\"Metric Unit\","
+        "\"Metric Value\"\n"
+        "\"0\",\"k\",\"Velocity Of Light\",\"Duration\",\"usecond\",\"3.5\"\n"
+        "\"1\",\"k\",\"Velocity Of Light\",\"Duration\",\"usecond\",\"3.6\"\n");
+    ASSERT_EQ(r.launches.size(), 2u);
+    EXPECT_EQ(r.launches[0].find("duration"), nullptr);
+    bool noted = false;
+    for (const std::string& note : r.notes) {
+        noted = noted || note.find("2 of 2 launches have no duration") != std::string::npos;
+    }
+    EXPECT_TRUE(noted) << "no note counts the launches without a duration";
+}
+
 TEST(NcuDetailsPage, KeepsEveryMetricRow) {
     std::size_t metrics = 0;
     std::size_t rules = 0;

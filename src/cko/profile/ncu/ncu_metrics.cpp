@@ -11,6 +11,9 @@ namespace cko::profile::ncu {
 namespace {
 
 constexpr std::string_view kSol = "GPU Speed Of Light Throughput";
+// NCU 2019.5-2020.1 named the section without "Throughput" and its rows "SOL FB" (frame buffer:
+// DRAM), "SM [%]", "Memory [%]", "SOL L2", "SOL TEX" (L1/TEX), "Memory Frequency".
+constexpr std::string_view kSolOld = "GPU Speed Of Light";
 constexpr std::string_view kMem = "Memory Workload Analysis";
 constexpr std::string_view kCompute = "Compute Workload Analysis";
 constexpr std::string_view kOcc = "Occupancy";
@@ -28,14 +31,19 @@ using S = SemanticSource;
 constexpr std::array kSources = {
     S{"duration", U::ns, "", "gpu__time_duration.sum"},
     S{"duration", U::ns, kSol, "Duration"},
+    S{"duration", U::ns, kSolOld, "Duration"},
     S{"cycles.elapsed", U::cycle, "", "gpc__cycles_elapsed.max"},
     S{"cycles.elapsed", U::cycle, kSol, "Elapsed Cycles"},
+    S{"cycles.elapsed", U::cycle, kSolOld, "Elapsed Cycles"},
     S{"cycles.sm_active", U::cycle, "", "sm__cycles_active.avg"},
     S{"cycles.sm_active", U::cycle, kSol, "SM Active Cycles"},
+    S{"cycles.sm_active", U::cycle, kSolOld, "SM Active Cycles"},
     S{"clock.sm", U::hertz, "", "gpc__cycles_elapsed.avg.per_second"},
     S{"clock.sm", U::hertz, kSol, "SM Frequency"},
+    S{"clock.sm", U::hertz, kSolOld, "SM Frequency"},
     S{"clock.dram", U::hertz, "", "dram__cycles_elapsed.avg.per_second"},
     S{"clock.dram", U::hertz, kSol, "DRAM Frequency"},
+    S{"clock.dram", U::hertz, kSolOld, "Memory Frequency"},
     S{"dram.bytes", U::byte, "", "dram__bytes.sum"},
     S{"dram.bytes_read", U::byte, "", "dram__bytes_read.sum"},
     S{"dram.bytes_write", U::byte, "", "dram__bytes_write.sum"},
@@ -45,15 +53,20 @@ constexpr std::array kSources = {
       "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed"},
     S{"dram.throughput_pct", U::percent, "", "dram__throughput.avg.pct_of_peak_sustained_elapsed"},
     S{"dram.throughput_pct", U::percent, kSol, "DRAM Throughput"},
+    S{"dram.throughput_pct", U::percent, kSolOld, "SOL FB"},
     S{"memory.throughput_pct", U::percent, "",
       "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"},
     S{"memory.throughput_pct", U::percent, kSol, "Memory Throughput"},
+    S{"memory.throughput_pct", U::percent, kSolOld, "Memory [%]"},
     S{"sm.throughput_pct", U::percent, "", "sm__throughput.avg.pct_of_peak_sustained_elapsed"},
     S{"sm.throughput_pct", U::percent, kSol, "Compute (SM) Throughput"},
+    S{"sm.throughput_pct", U::percent, kSolOld, "SM [%]"},
     S{"l1.throughput_pct", U::percent, "", "l1tex__throughput.avg.pct_of_peak_sustained_active"},
     S{"l1.throughput_pct", U::percent, kSol, "L1/TEX Cache Throughput"},
+    S{"l1.throughput_pct", U::percent, kSolOld, "SOL TEX"},
     S{"l2.throughput_pct", U::percent, "", "lts__throughput.avg.pct_of_peak_sustained_elapsed"},
     S{"l2.throughput_pct", U::percent, kSol, "L2 Cache Throughput"},
+    S{"l2.throughput_pct", U::percent, kSolOld, "SOL L2"},
     S{"l1.hit_rate_pct", U::percent, "", "l1tex__t_sector_hit_rate.pct"},
     S{"l1.hit_rate_pct", U::percent, kMem, "L1/TEX Hit Rate"},
     S{"l2.hit_rate_pct", U::percent, "", "lts__t_sector_hit_rate.pct"},

@@ -74,7 +74,7 @@ std::optional<int> major_version(std::string_view version) {
 }  // namespace
 
 const std::vector<std::string>& schema_versions_with_fixtures() {
-    static const std::vector<std::string> versions = {"3.20.3", "3.24.14", "3.25.0"};
+    static const std::vector<std::string> versions = {"3.1.7", "3.20.3", "3.24.14", "3.25.0"};
     return versions;
 }
 
@@ -172,12 +172,14 @@ NsysDatabase::NsysDatabase(const std::filesystem::path& path) : path_(path) {
         while (tables.step()) {
             tables_.insert(tables.text(0));
         }
+        // Nsight Systems 2023.2 (schema 3.1.7) still names the table EXPORT_META_DATA; so did
+        // the 2.x exports. The table's name says nothing of the layout: the version does.
         if (!has_table("META_DATA_EXPORT") && has_table("EXPORT_META_DATA")) {
-            refuse_schema_2();
+            metadata_table_ = "EXPORT_META_DATA";
         }
-        require_columns("META_DATA_EXPORT", {"name", "value"});
+        require_columns(metadata_table_, {"name", "value"});
         Statement version(
-            db_, "SELECT value FROM META_DATA_EXPORT WHERE name = 'EXPORT_SCHEMA_VERSION'");
+            db_, "SELECT value FROM " + metadata_table_ + " WHERE name = 'EXPORT_SCHEMA_VERSION'");
         int rows = 0;
         while (version.step()) {
             schema_version_ = version.text(0);
@@ -185,19 +187,27 @@ NsysDatabase::NsysDatabase(const std::filesystem::path& path) : path_(path) {
         }
         if (rows != 1) {
             throw Error(ErrorCode::missing_field,
-                        path.string() +
-                            ": META_DATA_EXPORT must hold exactly one "
-                            "EXPORT_SCHEMA_VERSION row, found " +
-                            std::to_string(rows),
-                        {{"path", path.string()}, {"field", "EXPORT_SCHEMA_VERSION"}});
+                        path.string() + ": " + metadata_table_ +
+                            " must hold exactly one EXPORT_SCHEMA_VERSION row, found " +
+                            std::to_string(rows) +
+                            "; export the .nsys-rep again with `nsys export --type sqlite`",
+                        {{"path", path.string()},
+                         {"table", metadata_table_},
+                         {"field", "EXPORT_SCHEMA_VERSION"}});
         }
         // Compatibility is probed table by table (require_columns); the version is identity.
         // Only another major version is refused up front: its layout is not this one.
         if (major_version(schema_version_) != 3) {
             throw Error(ErrorCode::unsupported_format,
-                        path.string() + " has export schema " + schema_version_ +
-                            "; cko reads schema 3.x exports (Nsight Systems 2021.2 or newer)",
+                        path.string() + " has export schema " + schema_version_ + " (" +
+                            metadata_table_ +
+                            ".EXPORT_SCHEMA_VERSION); cko reads schema 3.x exports, whose "
+                            "tables it probes column by column: re-export the .nsys-rep with an "
+                            "Nsight Systems that writes 3.x (2023.2 writes 3.1.7) with `nsys "
+                            "export --type sqlite`",
                         {{"path", path.string()},
+                         {"table", metadata_table_},
+                         {"field", "EXPORT_SCHEMA_VERSION"},
                          {"schema_version", schema_version_},
                          {"with_fixtures", schema_versions_with_fixtures()}});
         }
@@ -208,30 +218,13 @@ NsysDatabase::NsysDatabase(const std::filesystem::path& path) : path_(path) {
     }
 }
 
-void NsysDatabase::refuse_schema_2() const {
-    std::string version = "2.x";
-    if (has_column("EXPORT_META_DATA", "name") && has_column("EXPORT_META_DATA", "value")) {
-        Statement v(db_, "SELECT value FROM EXPORT_META_DATA WHERE name = 'EXPORT_SCHEMA_VERSION'",
-                    &repairs_);
-        if (v.step()) {
-            version = v.text(0);
-        }
-    }
-    throw Error(ErrorCode::unsupported_format,
-                path_.string() + " is an export of schema " + version +
-                    " (its metadata is in EXPORT_META_DATA); cko reads schema 3.x exports: "
-                    "re-export the .nsys-rep with Nsight Systems 2021.2 or newer (`nsys export "
-                    "--type sqlite`)",
-                {{"path", path_.string()}, {"schema_version", version}});
-}
-
 NsysDatabase::~NsysDatabase() {
     string_lookup_.reset();
     sqlite3_close(db_);
 }
 
 std::string NsysDatabase::metadata(std::string_view name) const {
-    Statement lookup(db_, "SELECT value FROM META_DATA_EXPORT WHERE name = ?1", &repairs_);
+    Statement lookup(db_, "SELECT value FROM " + metadata_table_ + " WHERE name = ?1", &repairs_);
     lookup.bind_text(1, name);
     std::string value;
     while (lookup.step()) {

@@ -55,18 +55,21 @@ enum class ColumnType { integer, text };
 class NsysDatabase {
 public:
     // Opens read-only and immutable (the user's export is never written or locked), checks that
-    // it is an SQLite database with META_DATA_EXPORT naming a 3.x EXPORT_SCHEMA_VERSION.
-    // Throws not_found/io_error, empty_input, unsupported_format (not SQLite; schema 2.x, whose
-    // metadata is in EXPORT_META_DATA, or another major version, naming it), missing_field (no
-    // META_DATA_EXPORT or EXPORT_SCHEMA_VERSION).
+    // it is an SQLite database whose metadata table (META_DATA_EXPORT, or EXPORT_META_DATA as
+    // Nsight Systems 2023.2 and the 2.x exports name it) holds a 3.x EXPORT_SCHEMA_VERSION.
+    // Throws not_found/io_error, empty_input, unsupported_format (not SQLite; another major
+    // version than 3, naming it and the table), missing_field (no metadata table or no single
+    // EXPORT_SCHEMA_VERSION row).
     explicit NsysDatabase(const std::filesystem::path& path);
     ~NsysDatabase();
     NsysDatabase(const NsysDatabase&) = delete;
     NsysDatabase& operator=(const NsysDatabase&) = delete;
 
     [[nodiscard]] const std::string& schema_version() const { return schema_version_; }
-    // META_DATA_EXPORT value for a name; empty when absent.
+    // The metadata table's value for a name; empty when absent.
     [[nodiscard]] std::string metadata(std::string_view name) const;
+    // "META_DATA_EXPORT", or "EXPORT_META_DATA" in exports that name it so.
+    [[nodiscard]] const std::string& metadata_table() const { return metadata_table_; }
     [[nodiscard]] bool has_table(std::string_view table) const;
     [[nodiscard]] std::set<std::string> columns(std::string_view table) const;
     // Fails closed: missing_field naming the table and the absent columns; unsupported_format
@@ -86,12 +89,11 @@ public:
     [[nodiscard]] const std::filesystem::path& path() const { return path_; }
 
 private:
-    [[noreturn]] void refuse_schema_2() const;
-
     std::filesystem::path path_;
     sqlite3* db_ = nullptr;
     std::set<std::string> tables_;
     std::string schema_version_;
+    std::string metadata_table_ = "META_DATA_EXPORT";
     mutable Utf8Repairs repairs_;
     mutable std::unique_ptr<Statement> string_lookup_;
 };

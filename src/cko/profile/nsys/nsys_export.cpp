@@ -51,6 +51,7 @@ Json table_rows(const NsysDatabase& db, const std::string& table,
 bool is_read_table(const std::string& table) {
     static const std::set<std::string> tables = {
         "META_DATA_EXPORT",
+        "EXPORT_META_DATA",
         "StringIds",
         "CUPTI_ACTIVITY_KIND_KERNEL",
         "CUPTI_ACTIVITY_KIND_MEMCPY",
@@ -141,6 +142,11 @@ NsysExport import_nsys_export(const std::filesystem::path& path) {
         if (!is_read_table(t) && !t.starts_with("sqlite_")) {
             out.unmodeled_tables.push_back(std::move(t));
         }
+    }
+    if (db.metadata_table() != "META_DATA_EXPORT") {
+        out.notes.push_back("metadata read from " + db.metadata_table() +
+                            " (the table's name in exports of Nsight Systems 2023.2, schema " +
+                            "3.1.7; newer ones call it META_DATA_EXPORT)");
     }
     if (const std::string note = db.repairs().note(); !note.empty()) {
         out.notes.push_back(note);

@@ -102,6 +102,28 @@ TEST(NsysSchema, Schema2ExportIsRefusedNamingItsVersion) {
     EXPECT_EQ(e.code(), ErrorCode::unsupported_format);
     EXPECT_NE(std::string(e.what()).find("schema 2.7.1"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("EXPORT_META_DATA"), std::string::npos) << e.what();
+    EXPECT_EQ(e.details().value("field", ""), "EXPORT_SCHEMA_VERSION") << e.details().dump();
+}
+
+TEST(NsysSchema, A317ExportWithItsMetadataInExportMetaDataIsRead) {
+    // Nsight Systems 2023.2 names the metadata table EXPORT_META_DATA and writes schema 3.1.7: a
+    // 3.x export, read by its columns like any other, the table it came from noted.
+    const SqlExport built("tests/fixtures/nsys/schema_3_1_7_export_meta_data.sql");
+    const NsysExport e = import_nsys_export(built.path());
+    EXPECT_EQ(e.schema_version, "3.1.7");
+    EXPECT_EQ(e.source.dialect, "nsys-sqlite-3.1.7");
+    EXPECT_EQ(e.source.tool_version, "2023.2.3");
+    const auto& kernels = e.report("cuda_gpu_kern_sum").rows;
+    ASSERT_EQ(kernels.size(), 2u);
+    EXPECT_EQ(kernels[0].name, "scale(float*, float, int)");
+    EXPECT_EQ(kernels[0].count, 3);
+    EXPECT_EQ(kernels[0].total_ns, 3600);
+    EXPECT_EQ(e.report("cuda_api_sum").rows.at(2).total_ns, 26);
+    ASSERT_EQ(e.notes.size(), 1u);
+    EXPECT_NE(e.notes[0].find("EXPORT_META_DATA"), std::string::npos) << e.notes[0];
+    for (const auto& t : e.unmodeled_tables) {
+        EXPECT_NE(t, "EXPORT_META_DATA");
+    }
 }
 
 TEST(NsysSchema, AColumnOfTheWrongTypeFailsByName) {
