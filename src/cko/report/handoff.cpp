@@ -42,58 +42,12 @@ std::string write_here(const std::string& title, const std::string& prompt) {
     return fmt::format("\n## {}: {}\n\n<!-- {} -->\n\n", kWriteHere, title, prompt);
 }
 
-}  // namespace
-
-std::string render_handoff(const Json& model) {
-    const Json& t = model["target"];
-    const Json& f = model["findings"];
-    const Json& goal = f["goal"];
-    const Json& ch = model["champion"];
-    const Json& stop = model["stop"];
-    std::string s = fmt::format(
-        "# Handoff: {} (Target `{}`)\n\n> Skeleton written by `cko handoff` at {} from the "
-        "evidence in `{}`. Every "
-        "fact below comes from a record, named by its id in backticks. Sections marked {} are "
-        "yours to write. cko "
-        "never reads this file back.\n\n",
-        t.value("name", ""), t.value("id", ""),
-        utc_text(model.value("generated_unix_s", std::int64_t{0})), model.value("root", ""),
-        kWriteHere);
-
-    s += "## Termination reason\n\n";
-    s += stop.is_null() ? fmt::format(
-                              "{}: no termination reason is recorded. Record one with `cko stop "
-                              "--root {} --reason "
-                              "\"…\"` and regenerate this skeleton.\n",
-                              kWriteHere, model.value("root", ""))
-                        : fmt::format("{} (`{}`, {}; champion then: `{}`)\n",
-                                      stop.value("reason", ""), stop.value("id", ""),
-                                      utc_text(stop.value("stopped_unix_s", std::int64_t{0})),
-                                      stop["champion"].value("experiment_id", Json()).is_string()
-                                          ? stop["champion"]["experiment_id"].get<std::string>()
-                                          : "original");
-
-    s += "\n## Outcome\n\n";
-    s += fmt::format("- **Claim layer:** {} — no claim here reaches beyond it.\n",
-                     goal.value("claim_layer", ""));
-    s += fmt::format("- **Primary goal** ({} {}, minimum effect {:g} %): **{}** — {}\n",
-                     t["metric"].value("name", ""),
-                     t["metric"].value("direction", "") == "higher" ? "higher" : "lower",
-                     t.value("minimum_effect_pct", 0.0),
-                     goal.value("reached", false) ? "reached" : "not reached",
-                     goal.value("text", ""));
-    const std::string current = ch.value("current", "original");
-    s += current == "original"
-             ? fmt::format("- **Keep:** the original (code `{}`): no experiment is the champion.\n",
-                           ch.value("digest", "").substr(0, 16))
-             : fmt::format(
-                   "- **Keep:** champion `{}` (code `{}`, selection `{}`); `cko champion export` "
-                   "writes its "
-                   "files.\n",
-                   current, ch.value("digest", "").substr(0, 16), ch.value("selection", ""));
+// The champion's confirms and audits with each case and each constraint on each case.
+std::string effect_range_md(const Json& comparisons, const std::string& current) {
+    std::string s;
     s += "- **Effect range:**";
     bool any_range = false;
-    for (const auto& c : model["comparisons"]) {
+    for (const auto& c : comparisons) {
         const std::string type = c.value("type", "");
         const bool of_champion = (type == "confirm" && c.value("experiment_id", "") == current) ||
                                  (type == "audit" && c.value("candidate", "") == current);
@@ -119,6 +73,63 @@ std::string render_handoff(const Json& model) {
         any_range = true;
     }
     s += any_range ? "\n" : " none: no champion besides the original.\n";
+    return s;
+}
+
+// The title, the note on where the facts come from, and the termination reason.
+std::string opening_md(const Json& model) {
+    const Json& t = model["target"];
+    const Json& stop = model["stop"];
+    std::string s = fmt::format(
+        "# Handoff: {} (Target `{}`)\n\n> Skeleton written by `cko handoff` at {} from the "
+        "evidence in `{}`. Every "
+        "fact below comes from a record, named by its id in backticks. Sections marked {} are "
+        "yours to write. cko "
+        "never reads this file back.\n\n",
+        t.value("name", ""), t.value("id", ""),
+        utc_text(model.value("generated_unix_s", std::int64_t{0})), model.value("root", ""),
+        kWriteHere);
+
+    s += "## Termination reason\n\n";
+    s += stop.is_null() ? fmt::format(
+                              "{}: no termination reason is recorded. Record one with `cko stop "
+                              "--root {} --reason "
+                              "\"…\"` and regenerate this skeleton.\n",
+                              kWriteHere, model.value("root", ""))
+                        : fmt::format("{} (`{}`, {}; champion then: `{}`)\n",
+                                      stop.value("reason", ""), stop.value("id", ""),
+                                      utc_text(stop.value("stopped_unix_s", std::int64_t{0})),
+                                      stop["champion"].value("experiment_id", Json()).is_string()
+                                          ? stop["champion"]["experiment_id"].get<std::string>()
+                                          : "original");
+    return s;
+}
+
+// The outcome: claim layer, primary goal, what to keep, the champion's effects, where they apply.
+std::string outcome_md(const Json& model) {
+    const Json& t = model["target"];
+    const Json& goal = model["findings"]["goal"];
+    const Json& ch = model["champion"];
+    const std::string current = ch.value("current", "original");
+    std::string s;
+    s += "\n## Outcome\n\n";
+    s += fmt::format("- **Claim layer:** {} — no claim here reaches beyond it.\n",
+                     goal.value("claim_layer", ""));
+    s += fmt::format("- **Primary goal** ({} {}, minimum effect {:g} %): **{}** — {}\n",
+                     t["metric"].value("name", ""),
+                     t["metric"].value("direction", "") == "higher" ? "higher" : "lower",
+                     t.value("minimum_effect_pct", 0.0),
+                     goal.value("reached", false) ? "reached" : "not reached",
+                     goal.value("text", ""));
+    s += current == "original"
+             ? fmt::format("- **Keep:** the original (code `{}`): no experiment is the champion.\n",
+                           ch.value("digest", "").substr(0, 16))
+             : fmt::format(
+                   "- **Keep:** champion `{}` (code `{}`, selection `{}`); `cko champion export` "
+                   "writes its "
+                   "files.\n",
+                   current, ch.value("digest", "").substr(0, 16), ch.value("selection", ""));
+    s += effect_range_md(model["comparisons"], current);
     const Json& id = t["identity"];
     std::string gpus;
     for (const auto& g : id.value("gpus", Json::array())) {
@@ -137,7 +148,13 @@ std::string render_handoff(const Json& model) {
         id.value("in_container", Json()) == Json(true) ? ", in a container" : "",
         gpus.empty() ? "none" : gpus, value_text(id.value("driver_version", Json())),
         value_text(id.value("cuda_driver_version", Json())), cases);
+    return s;
+}
 
+// One row per experiment, then each rejected direction with what its rejection closed.
+std::string conclusions_md(const Json& model) {
+    const Json& f = model["findings"];
+    std::string s;
     s += "\n## Conclusion per experiment\n\n| experiment | mechanism | hypothesis | status | "
          "conclusion | evidence |\n"
          "|---|---|---|---|---|---|\n";
@@ -168,8 +185,12 @@ std::string render_handoff(const Json& model) {
                 : "",
             ids_md(r.value("evidence", Json::array())));
     }
+    return s;
+}
 
-    const Json& cost = model["cost"];
+// Wall and GPU time against the budgets, driver calls, cost by kind of invocation.
+std::string cost_md(const Json& cost) {
+    std::string s;
     const Json& budget = cost["budget"];
     s += "\n## Cost against the budget\n\n";
     s += budget_line("wall", cost.value("wall_s", 0.0), budget.value("wall_s", 0.0));
@@ -184,7 +205,17 @@ std::string render_handoff(const Json& model) {
     if (budget.value("deadline", Json()).is_string()) {
         s += "- deadline: " + budget["deadline"].get<std::string>() + "\n";
     }
+    return s;
+}
 
+}  // namespace
+
+std::string render_handoff(const Json& model) {
+    const Json& f = model["findings"];
+    std::string s = opening_md(model);
+    s += outcome_md(model);
+    s += conclusions_md(model);
+    s += cost_md(model["cost"]);
     s += "\n## Evidence gaps and open risks\n\n";
     for (const auto& g : f["gaps"]) {
         s += fmt::format("- {}{}\n", g.value("text", ""),

@@ -65,12 +65,13 @@ std::string interval_strip(const Json& e, double minimum_effect_pct, double lo, 
     return out;
 }
 
-std::string render_markdown(const Json& model) {
+namespace {
+
+// The title line and the summary list.
+std::string summary_md(const Json& model) {
     const Json& t = model["target"];
     const Json& f = model["findings"];
     const Json& stop = model["stop"];
-    const Json& metric = t["metric"];
-    const double m = t.value("minimum_effect_pct", 0.0);
     std::string s =
         fmt::format("# cko report: {}\n\nTarget `{}` · generated {} from `{}` · cko {}\n\n",
                     t.value("name", ""), t.value("id", ""),
@@ -85,6 +86,14 @@ std::string render_markdown(const Json& model) {
         seconds_text(model["cost"].value("wall_s", 0.0)),
         seconds_text(model["cost"].value("gpu_s", 0.0)),
         stop.is_null() ? "not recorded (`cko stop --reason …`)" : stop.value("reason", ""));
+    return s;
+}
+
+// The Target table: original, cases, metric, correctness, environment.
+std::string target_md(const Json& t) {
+    const Json& metric = t["metric"];
+    const double m = t.value("minimum_effect_pct", 0.0);
+    std::string s;
     std::string cases;
     for (const auto& id : t.value("cases", Json::array())) {
         cases += fmt::format("`{}` ", id.get<std::string>());
@@ -107,6 +116,12 @@ std::string render_markdown(const Json& model) {
         c(id, "hostname"), c(id, "cpu_model"), value_text(id.value("logical_cpus", Json())),
         c(id, "kernel_release"), gpus.empty() ? "none" : gpus,
         value_text(id.value("driver_version", Json())));
+    return s;
+}
+
+// The baseline with its resolution, and the experiments in time order.
+std::string baseline_and_experiments_md(const Json& model) {
+    std::string s;
     const Json& b = model["baseline"];
     s += "## Baseline and resolution\n\n";
     if (b.is_null()) {
@@ -125,6 +140,13 @@ std::string render_markdown(const Json& model) {
                          c(x, "hypothesis"), c(x, "mechanism"), c(x, "failure_closes"),
                          c(x, "status"), c(x, "conclusion"));
     }
+    return s;
+}
+
+// The comparisons table (each with its interval strip), then each comparison's per-case and
+// constraint detail. `m`: the minimum effect in %.
+std::string comparisons_md(const Json& model, double m) {
+    std::string s;
     double lo = -1.6 * stats::pct_to_log(m);
     double hi = -lo;
     for (const auto& e : model["comparisons"]) {
@@ -180,6 +202,12 @@ std::string render_markdown(const Json& model) {
             s += "- note: " + n.get<std::string>() + "\n";
         }
     }
+    return s;
+}
+
+// The champion's lineage and the audits.
+std::string champion_and_audits_md(const Json& model) {
+    std::string s;
     const Json& ch = model["champion"];
     s += fmt::format(
         "\n## Champion and lineage\n\nChampion now: **`{}`** (code `{}`).\n\n1. original\n",
@@ -201,6 +229,12 @@ std::string render_markdown(const Json& model) {
                          a.value("candidate", ""), a.value("verdict", a.value("state", "")),
                          a.value("effect_words", ""), interval_text(a));
     }
+    return s;
+}
+
+// The cost against the budgets, and the stored profiles.
+std::string cost_and_profiles_md(const Json& model) {
+    std::string s;
     const Json& cost = model["cost"];
     const Json& budget = cost["budget"];
     s += fmt::format(
@@ -232,6 +266,12 @@ std::string render_markdown(const Json& model) {
                                                  collection.value("case_id", ""))
                                    : "");
     }
+    return s;
+}
+
+// Rejected directions, evidence gaps, and the termination reason.
+std::string findings_md(const Json& f, const Json& stop) {
+    std::string s;
     s += "\n## Rejected directions, evidence gaps and open risks\n\n";
     for (const auto& r : f["rejected"]) {
         s += fmt::format(
@@ -250,6 +290,20 @@ std::string render_markdown(const Json& model) {
                          : fmt::format("Stopped {} (`{}`): {}",
                                        utc_text(stop.value("stopped_unix_s", std::int64_t{0})),
                                        stop.value("id", ""), stop.value("reason", "")));
+    return s;
+}
+
+}  // namespace
+
+std::string render_markdown(const Json& model) {
+    const Json& t = model["target"];
+    std::string s = summary_md(model);
+    s += target_md(t);
+    s += baseline_and_experiments_md(model);
+    s += comparisons_md(model, t.value("minimum_effect_pct", 0.0));
+    s += champion_and_audits_md(model);
+    s += cost_and_profiles_md(model);
+    s += findings_md(model["findings"], model["stop"]);
     return s;
 }
 

@@ -174,9 +174,9 @@ void add_gap(Json& gaps, const std::string& kind, const std::string& text, Json 
         Json{{"kind", kind}, {"text", one_line(text)}, {"evidence", std::move(evidence)}});
 }
 
-Json evidence_gaps(const Json& model, const Json& comparisons) {
-    Json gaps = Json::array();
-    const Json& baseline = model["baseline"];
+// What the baseline leaves open: none at all, a minimum effect it cannot resolve, an A/A check
+// that was not equivalent.
+void baseline_gaps(Json& gaps, const Json& baseline) {
     if (baseline.is_null()) {
         add_gap(gaps, "no_baseline",
                 "no baseline: the noise of the measurement (A/A) was never measured",
@@ -199,6 +199,11 @@ Json evidence_gaps(const Json& model, const Json& comparisons) {
                     Json::array({text_of(baseline, "id")}));
         }
     }
+}
+
+// What the comparisons leave open: failed or undecided invocations, mixed verdicts, and each note
+// once with the comparisons that made it.
+void comparison_gaps(Json& gaps, const Json& comparisons) {
     std::map<std::string, Json> notes;
     for (const auto& c : comparisons) {
         const std::string id = text_of(c, "id");
@@ -231,6 +236,12 @@ Json evidence_gaps(const Json& model, const Json& comparisons) {
     for (const auto& [note, ids] : notes) {
         add_gap(gaps, "note", note, ids);
     }
+}
+
+Json evidence_gaps(const Json& model, const Json& comparisons) {
+    Json gaps = Json::array();
+    baseline_gaps(gaps, model["baseline"]);
+    comparison_gaps(gaps, comparisons);
     for (const auto& x : model["experiments"]) {
         const std::string status = text_of(x, "status");
         if (status == "unconfirmed" || status == "unmeasured" || status == "unresolved") {
@@ -272,24 +283,8 @@ Json evidence_gaps(const Json& model, const Json& comparisons) {
     return gaps;
 }
 
-}  // namespace
-
-Json build_report_model(const store::Store& store, std::int64_t now_unix_s) {
-    if (!store.exists(store::layout::kTarget)) {
-        throw Error(
-            ErrorCode::not_found,
-            fmt::format("no Target is frozen in {}: nothing to report (cko target freeze first)",
-                        store.root().string()));
-    }
-    const store::TargetRecord target_record = store::read_target_record(store);
-    const Json history = eval::target_history(store);
-    Json model{{"format_version", "cko/report-v1"},
-               {"generated_unix_s", now_unix_s},
-               {"root", store.root().string()},
-               {"target", target_section(target_record)}};
-    const std::string direction = model["target"]["metric"].value("direction", "lower");
-    const std::string metric = model["target"]["metric"].value("name", "");
-
+// The history's entries sorted by what they are; cost is summed per kind of invocation.
+struct HistoryParts {
     Json baseline;
     Json experiments = Json::array();
     Json comparisons = Json::array();
@@ -298,28 +293,33 @@ Json build_report_model(const store::Store& store, std::int64_t now_unix_s) {
     std::map<std::string, Json> by_experiment;
     double driver_calls = 0;
     Json cost_by_kind = Json::object();
+};
+
+HistoryParts sort_history(const Json& history, const std::string& direction,
+                          const std::string& metric) {
+    HistoryParts parts;
     for (Json e : history.at("entries")) {
         const std::string type = text_of(e, "type");
         if (type == "experiment") {
-            experiments.push_back(e);
+            parts.experiments.push_back(e);
             continue;
         }
         if (type == "select" || type == "restore") {
-            lineage.push_back(e);
+            parts.lineage.push_back(e);
             continue;
         }
         if (type == "profile") {
-            profiles.push_back(e);
+            parts.profiles.push_back(e);
             continue;
         }
-        driver_calls += number_or(e, "driver_calls", 0);
-        Json& k = cost_by_kind[type];
+        parts.driver_calls += number_or(e, "driver_calls", 0);
+        Json& k = parts.cost_by_kind[type];
         k["gpu_s"] = number_or(k, "gpu_s", 0) + number_or(e, "gpu_s", 0);
         k["wall_s"] = number_or(k, "wall_s", 0) + number_or(e, "wall_s", 0);
         k["count"] = number_or(k, "count", 0) + 1;
         if (type == "baseline") {
             if (text_of(e, "state") == "succeeded") {
-                baseline = e;
+                parts.baseline = e;
             }
             continue;
         }
@@ -333,43 +333,29 @@ Json build_report_model(const store::Store& store, std::int64_t now_unix_s) {
         // An audit measures the champion: it belongs to the experiment the candidate label names.
         const std::string owner =
             type == "audit" ? text_of(e, "candidate") : text_of(e, "experiment_id");
-        by_experiment[owner].push_back(e);
-        comparisons.push_back(e);
+        parts.by_experiment[owner].push_back(e);
+        parts.comparisons.push_back(e);
     }
+    return parts;
+}
 
-    const eval::Champion champion = eval::read_champion(store);
-    const std::string current = champion.experiment_id.value_or("original");
-    std::set<std::string> ever_selected;
-    for (const auto& s : lineage) {
-        if (text_of(s, "type") == "select") {
-            ever_selected.insert(text_of(s, "experiment_id"));
-        }
-    }
-    for (auto& x : experiments) {
-        const std::string id = text_of(x, "id");
-        const Json mine = by_experiment.count(id) != 0 ? by_experiment[id] : Json::array();
-        Json ids = Json::array();
-        for (const auto& c : mine) {
-            ids.push_back(text_of(c, "id"));
-        }
-        x["comparisons"] = ids;
-        conclude(x, mine, current, ever_selected);
-    }
-
+// The champion section: current, lineage, selection, and whether an audit since the selection
+// measured it. Every audit goes to `audits`.
+Json champion_section_of(const eval::Champion& champion, const std::string& current,
+                         const HistoryParts& parts, Json& audits) {
     Json champion_section{
         {"current", current},
         {"digest", champion.digest},
-        {"lineage", lineage},
+        {"lineage", parts.lineage},
         {"selection", champion.record.is_object()
                           ? Json(text_of(champion.record.value("selection", Json::object()), "id"))
                           : Json("")},
         {"audited", false}};
     std::int64_t selected_at = 0;
-    if (!lineage.empty()) {
-        selected_at = lineage.back().value("t_unix_s", std::int64_t{0});
+    if (!parts.lineage.empty()) {
+        selected_at = parts.lineage.back().value("t_unix_s", std::int64_t{0});
     }
-    Json audits = Json::array();
-    for (const auto& c : comparisons) {
+    for (const auto& c : parts.comparisons) {
         if (text_of(c, "type") != "audit") {
             continue;
         }
@@ -382,28 +368,18 @@ Json build_report_model(const store::Store& store, std::int64_t now_unix_s) {
             champion_section["audit_verdict"] = text_of(c, "verdict");
         }
     }
+    return champion_section;
+}
 
-    const Json totals = history.value("totals", Json::object());
-    model["baseline"] = baseline;
-    model["experiments"] = experiments;
-    model["comparisons"] = comparisons;
-    model["champion"] = champion_section;
-    model["audits"] = audits;
-    model["cost"] = Json{{"gpu_s", number_or(totals, "gpu_s", 0)},
-                         {"wall_s", number_or(totals, "wall_s", 0)},
-                         {"driver_calls", driver_calls},
-                         {"by_kind", cost_by_kind},
-                         {"budget", model["target"]["budget"]}};
-    model["profiles"] = profiles;
-    const auto stop = read_stop(store);
-    model["stop"] = stop ? *stop : Json();
-
-    // The goal: a champion other than the original, selected on an improved confirm (select
-    // allows nothing else) and, when audited since, upheld by the audit.
-    Json goal{{"claim_layer", model["target"].value("claim_layer", "")}, {"reached", false}};
+// The goal: a champion other than the original, selected on an improved confirm (select allows
+// nothing else) and, when audited since, upheld by the audit. `of_champion`: the comparisons of
+// the champion's experiment.
+Json goal_of(const std::string& claim_layer, const std::string& current, const Json& of_champion,
+             const Json& champion_section) {
+    Json goal{{"claim_layer", claim_layer}, {"reached", false}};
     if (current != "original") {
         Json confirm;
-        for (const auto& c : by_experiment[current]) {
+        for (const auto& c : of_champion) {
             if (text_of(c, "type") == "confirm" && text_of(c, "verdict") == "improved") {
                 confirm = c;
             }
@@ -429,6 +405,10 @@ Json build_report_model(const store::Store& store, std::int64_t now_unix_s) {
             "not reached: the original is the champion (no experiment was selected, or it was "
             "restored)";
     }
+    return goal;
+}
+
+Json rejected_directions(const Json& experiments) {
     Json rejected = Json::array();
     for (const auto& x : experiments) {
         if (text_of(x, "status") == "rejected") {
@@ -441,8 +421,70 @@ Json build_report_model(const store::Store& store, std::int64_t now_unix_s) {
                                     {"evidence", x["evidence"]}});
         }
     }
-    model["findings"] =
-        Json{{"goal", goal}, {"rejected", rejected}, {"gaps", evidence_gaps(model, comparisons)}};
+    return rejected;
+}
+
+}  // namespace
+
+Json build_report_model(const store::Store& store, std::int64_t now_unix_s) {
+    if (!store.exists(store::layout::kTarget)) {
+        throw Error(
+            ErrorCode::not_found,
+            fmt::format("no Target is frozen in {}: nothing to report (cko target freeze first)",
+                        store.root().string()));
+    }
+    const store::TargetRecord target_record = store::read_target_record(store);
+    const Json history = eval::target_history(store);
+    Json model{{"format_version", "cko/report-v1"},
+               {"generated_unix_s", now_unix_s},
+               {"root", store.root().string()},
+               {"target", target_section(target_record)}};
+    const std::string direction = model["target"]["metric"].value("direction", "lower");
+    const std::string metric = model["target"]["metric"].value("name", "");
+    HistoryParts parts = sort_history(history, direction, metric);
+
+    const eval::Champion champion = eval::read_champion(store);
+    const std::string current = champion.experiment_id.value_or("original");
+    std::set<std::string> ever_selected;
+    for (const auto& s : parts.lineage) {
+        if (text_of(s, "type") == "select") {
+            ever_selected.insert(text_of(s, "experiment_id"));
+        }
+    }
+    for (auto& x : parts.experiments) {
+        const std::string id = text_of(x, "id");
+        const Json mine =
+            parts.by_experiment.count(id) != 0 ? parts.by_experiment[id] : Json::array();
+        Json ids = Json::array();
+        for (const auto& c : mine) {
+            ids.push_back(text_of(c, "id"));
+        }
+        x["comparisons"] = ids;
+        conclude(x, mine, current, ever_selected);
+    }
+    Json audits = Json::array();
+    const Json champion_section = champion_section_of(champion, current, parts, audits);
+
+    const Json totals = history.value("totals", Json::object());
+    model["baseline"] = parts.baseline;
+    model["experiments"] = parts.experiments;
+    model["comparisons"] = parts.comparisons;
+    model["champion"] = champion_section;
+    model["audits"] = audits;
+    model["cost"] = Json{{"gpu_s", number_or(totals, "gpu_s", 0)},
+                         {"wall_s", number_or(totals, "wall_s", 0)},
+                         {"driver_calls", parts.driver_calls},
+                         {"by_kind", parts.cost_by_kind},
+                         {"budget", model["target"]["budget"]}};
+    model["profiles"] = parts.profiles;
+    const auto stop = read_stop(store);
+    model["stop"] = stop ? *stop : Json();
+
+    const Json goal = goal_of(model["target"].value("claim_layer", ""), current,
+                              parts.by_experiment[current], champion_section);
+    model["findings"] = Json{{"goal", goal},
+                             {"rejected", rejected_directions(parts.experiments)},
+                             {"gaps", evidence_gaps(model, parts.comparisons)}};
     return model;
 }
 

@@ -296,6 +296,198 @@ void CaptureBarrier::close() {
     cv_.notify_all();
 }
 
+namespace {
+
+// The SIGTERM, grace, SIGKILL sequence sent to the child's group; started at most once.
+class GroupKill {
+public:
+    GroupKill(const ProcessSpec& spec, ChildProcess& child)
+        : spec_(spec),
+          child_(child),
+          grace_(std::clamp(spec.kill_grace, std::chrono::milliseconds{0}, kForever)) {}
+
+    [[nodiscard]] std::chrono::milliseconds grace() const { return grace_; }
+    [[nodiscard]] bool started() const { return term_sent_; }
+
+    void begin(Clock::time_point now) {
+        if (term_sent_) {
+            return;
+        }
+        term_sent_ = true;
+        if (spec_.before_kill) {
+            try {
+                spec_.before_kill();
+            } catch (...) {
+            }
+            now = Clock::now();  // the grace counts from the first signal
+        }
+        term_sent_at_ = now;
+        child_.signal_group(SIGTERM);
+        child_.signal_group(SIGCONT);  // A stopped process cannot act on SIGTERM.
+        if (grace_.count() == 0) {
+            child_.signal_group(SIGKILL);
+            kill_sent_ = true;
+        }
+    }
+
+    // Sends SIGKILL once the grace has passed; returns when it is due while it still is.
+    std::optional<Clock::time_point> escalate(Clock::time_point now) {
+        if (!term_sent_ || kill_sent_) {
+            return std::nullopt;
+        }
+        if (now >= term_sent_at_ + grace_) {
+            child_.signal_group(SIGKILL);
+            kill_sent_ = true;
+            return std::nullopt;
+        }
+        return term_sent_at_ + grace_;
+    }
+
+private:
+    const ProcessSpec& spec_;
+    ChildProcess& child_;
+    const std::chrono::milliseconds grace_;
+    bool term_sent_ = false;
+    Clock::time_point term_sent_at_;
+    bool kill_sent_ = false;
+};
+
+// Sleeps until a stream, the leader's pidfd (while `watch_leader`) or the barrier has something,
+// or until `wake`; then reads what the streams hold, and at a barrier request reads them dry first.
+// False when a capture failed.
+bool wait_and_capture(const ProcessSpec& spec, OutputStream& out, OutputStream& err,
+                      const UniqueFd& pidfd, bool watch_leader, Clock::time_point now,
+                      Clock::time_point wake, std::vector<char>& buffer) {
+    std::array<pollfd, 4> fds{};
+    nfds_t count = 0;
+    for (const OutputStream* stream : {&out, &err}) {
+        if (stream->open()) {
+            fds[count++] = pollfd{stream->pipe.get(), POLLIN, 0};
+        }
+    }
+    if (watch_leader && pidfd.valid()) {
+        fds[count++] = pollfd{pidfd.get(), POLLIN, 0};
+    }
+    const nfds_t barrier_slot = count;
+    if (spec.barrier != nullptr) {
+        fds[count++] = pollfd{spec.barrier->event_fd(), POLLIN, 0};
+    }
+    int timeout_ms = -1;
+    if (wake != Clock::time_point::max()) {
+        const auto left = std::chrono::ceil<std::chrono::milliseconds>(wake - now).count();
+        timeout_ms = static_cast<int>(std::clamp<std::int64_t>(left, 0, INT_MAX));
+    }
+    if (::poll(fds.data(), count, timeout_ms) < 0 && errno != EINTR) {
+        throw Error(ErrorCode::internal, "poll failed: " + errno_text(errno), errno_details(errno));
+    }
+    bool capture_ok = out.drain(buffer);
+    capture_ok = err.drain(buffer) && capture_ok;
+    if (spec.barrier != nullptr && (fds[barrier_slot].revents & POLLIN) != 0) {
+        // Everything written before these waits began is in the pipes: read them dry.
+        // A pipe holds at most 1 MiB (fs.pipe-max-size): past 2 MiB more, what a child that
+        // never stops writing had written before the wait has been read.
+        const std::uint64_t upto = spec.barrier->begin_drain();
+        const std::uint64_t before = out.produced + err.produced;
+        while (capture_ok && !(out.dry && err.dry) &&
+               out.produced + err.produced - before < (std::uint64_t{2} << 20)) {
+            capture_ok = out.drain(buffer) && capture_ok;
+            capture_ok = err.drain(buffer) && capture_ok;
+        }
+        spec.barrier->drained(upto);
+    }
+    return capture_ok;
+}
+
+// Watches the spawned child until its leader has ended and its output is drained (or the drain
+// time is up). Cancel, the deadline and a capture that failed start the kill.
+void supervise(const ProcessSpec& spec, ChildProcess& child, const std::string& token,
+               Clock::time_point start, OutputStream& out, OutputStream& err,
+               ProcessResult& result) {
+    // Becomes readable when the leader ends; without one (old kernel, seccomp) we look every tick.
+    const UniqueFd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, result.pid, 0)));
+
+    const bool has_deadline = spec.timeout.count() > 0 && spec.timeout < kForever;
+    const Clock::time_point deadline = has_deadline ? start + spec.timeout : start;
+    GroupKill kill(spec, child);
+    bool leader_ended = false;
+    Clock::time_point drain_until;
+    std::vector<char> buffer(kReadChunk);
+
+    while (true) {
+        Clock::time_point now = Clock::now();
+        if (!leader_ended && child.has_ended()) {
+            leader_ended = true;
+            result.wall = now - start;
+            // The zombie leader still pins the group id, so killing the group is safe. Anything
+            // left in it would keep our pipes open and outlive the measurement.
+            result.leftovers_killed = group_has_other_live_members(result.pid, result.pid);
+            child.signal_group(SIGKILL);
+            if (kill_marked_processes(token) > 0) {  // escaped the group: setsid, daemon()
+                result.leftovers_killed = true;
+            }
+            drain_until = now + std::max<std::chrono::milliseconds>(kill.grace(), kMinDrain);
+        }
+        if (leader_ended && ((!out.open() && !err.open()) || now >= drain_until)) {
+            // Whatever is still buffered; a writer that escaped the group is not waited for.
+            out.drain(buffer);
+            err.drain(buffer);
+            break;
+        }
+
+        Clock::time_point wake = Clock::time_point::max();
+        auto wake_by = [&wake](Clock::time_point t) { wake = std::min(wake, t); };
+        if (leader_ended) {
+            wake_by(drain_until);
+        } else {
+            if (spec.cancel != nullptr && spec.cancel->load() && !kill.started()) {
+                result.cancelled = true;
+                kill.begin(now);
+            }
+            if (has_deadline && now >= deadline && !kill.started()) {
+                result.timed_out = true;
+                kill.begin(now);
+            }
+            if (const auto kill_due = kill.escalate(now)) {
+                wake_by(*kill_due);
+            }
+            if (has_deadline && !kill.started()) {
+                wake_by(deadline);
+            }
+            if (!pidfd.valid() || (spec.cancel != nullptr && !kill.started())) {
+                wake_by(now + kPollTick);
+            }
+        }
+        const bool capture_ok =
+            wait_and_capture(spec, out, err, pidfd, !leader_ended, now, wake, buffer);
+        if (!capture_ok && !leader_ended) {
+            kill.begin(Clock::now());  // The run can no longer be recorded faithfully.
+        }
+    }
+}
+
+// The reaped leader's wait status and what the capture of each stream came to.
+void record_exit(int status, const OutputStream& out, const OutputStream& err,
+                 ProcessResult& result) {
+    if (WIFEXITED(status)) {
+        result.exited = true;
+        result.exit_code = WEXITSTATUS(status);
+    } else if (WIFSIGNALED(status)) {
+        result.signaled = true;
+        result.signal = WTERMSIG(status);
+    }
+    for (const OutputStream* stream : {&out, &err}) {
+        if (stream->write_errno != 0) {
+            throw_io_error("write capture file", stream->path, stream->write_errno);
+        }
+    }
+    result.stdout_bytes = out.produced;
+    result.stderr_bytes = err.produced;
+    result.stdout_truncated = out.truncated();
+    result.stderr_truncated = err.truncated();
+}
+
+}  // namespace
+
 ProcessResult run_process(const ProcessSpec& spec) {
     validate(spec);
     // However run_process ends, a barrier waiter is not left waiting for it.
@@ -359,150 +551,9 @@ ProcessResult run_process(const ProcessSpec& spec) {
         spec.on_spawn(
             result.pid);  // an exception here still kills and reaps the child (~ChildProcess)
     }
-    // Becomes readable when the leader ends; without one (old kernel, seccomp) we look every tick.
-    const UniqueFd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, result.pid, 0)));
-
-    const bool has_deadline = spec.timeout.count() > 0 && spec.timeout < kForever;
-    const Clock::time_point deadline = has_deadline ? start + spec.timeout : start;
-    const auto grace = std::clamp(spec.kill_grace, std::chrono::milliseconds{0}, kForever);
-    bool term_sent = false;
-    Clock::time_point term_sent_at;
-    bool kill_sent = false;
-    bool leader_ended = false;
-    Clock::time_point drain_until;
-    std::vector<char> buffer(kReadChunk);
-
-    auto begin_kill = [&](Clock::time_point now) {
-        if (term_sent) {
-            return;
-        }
-        term_sent = true;
-        if (spec.before_kill) {
-            try {
-                spec.before_kill();
-            } catch (...) {
-            }
-            now = Clock::now();  // the grace counts from the first signal
-        }
-        term_sent_at = now;
-        child.signal_group(SIGTERM);
-        child.signal_group(SIGCONT);  // A stopped process cannot act on SIGTERM.
-        if (grace.count() == 0) {
-            child.signal_group(SIGKILL);
-            kill_sent = true;
-        }
-    };
-
-    while (true) {
-        Clock::time_point now = Clock::now();
-        if (!leader_ended && child.has_ended()) {
-            leader_ended = true;
-            result.wall = now - start;
-            // The zombie leader still pins the group id, so killing the group is safe. Anything
-            // left in it would keep our pipes open and outlive the measurement.
-            result.leftovers_killed = group_has_other_live_members(result.pid, result.pid);
-            child.signal_group(SIGKILL);
-            if (kill_marked_processes(token) > 0) {  // escaped the group: setsid, daemon()
-                result.leftovers_killed = true;
-            }
-            drain_until = now + std::max<std::chrono::milliseconds>(grace, kMinDrain);
-        }
-        if (leader_ended && ((!out.open() && !err.open()) || now >= drain_until)) {
-            // Whatever is still buffered; a writer that escaped the group is not waited for.
-            out.drain(buffer);
-            err.drain(buffer);
-            break;
-        }
-
-        Clock::time_point wake = Clock::time_point::max();
-        auto wake_by = [&wake](Clock::time_point t) { wake = std::min(wake, t); };
-        if (leader_ended) {
-            wake_by(drain_until);
-        } else {
-            if (spec.cancel != nullptr && spec.cancel->load() && !term_sent) {
-                result.cancelled = true;
-                begin_kill(now);
-            }
-            if (has_deadline && now >= deadline && !term_sent) {
-                result.timed_out = true;
-                begin_kill(now);
-            }
-            if (term_sent && !kill_sent && now >= term_sent_at + grace) {
-                child.signal_group(SIGKILL);
-                kill_sent = true;
-            }
-            if (has_deadline && !term_sent) {
-                wake_by(deadline);
-            }
-            if (term_sent && !kill_sent) {
-                wake_by(term_sent_at + grace);
-            }
-            if (!pidfd.valid() || (spec.cancel != nullptr && !term_sent)) {
-                wake_by(now + kPollTick);
-            }
-        }
-
-        std::array<pollfd, 4> fds{};
-        nfds_t count = 0;
-        for (const OutputStream* stream : {&out, &err}) {
-            if (stream->open()) {
-                fds[count++] = pollfd{stream->pipe.get(), POLLIN, 0};
-            }
-        }
-        if (!leader_ended && pidfd.valid()) {
-            fds[count++] = pollfd{pidfd.get(), POLLIN, 0};
-        }
-        const nfds_t barrier_slot = count;
-        if (spec.barrier != nullptr) {
-            fds[count++] = pollfd{spec.barrier->event_fd(), POLLIN, 0};
-        }
-        int timeout_ms = -1;
-        if (wake != Clock::time_point::max()) {
-            const auto left = std::chrono::ceil<std::chrono::milliseconds>(wake - now).count();
-            timeout_ms = static_cast<int>(std::clamp<std::int64_t>(left, 0, INT_MAX));
-        }
-        if (::poll(fds.data(), count, timeout_ms) < 0 && errno != EINTR) {
-            throw Error(ErrorCode::internal, "poll failed: " + errno_text(errno),
-                        errno_details(errno));
-        }
-        bool capture_ok = out.drain(buffer);
-        capture_ok = err.drain(buffer) && capture_ok;
-        if (spec.barrier != nullptr && (fds[barrier_slot].revents & POLLIN) != 0) {
-            // Everything written before these waits began is in the pipes: read them dry.
-            // A pipe holds at most 1 MiB (fs.pipe-max-size): past 2 MiB more, what a child that
-            // never stops writing had written before the wait has been read.
-            const std::uint64_t upto = spec.barrier->begin_drain();
-            const std::uint64_t before = out.produced + err.produced;
-            while (capture_ok && !(out.dry && err.dry) &&
-                   out.produced + err.produced - before < (std::uint64_t{2} << 20)) {
-                capture_ok = out.drain(buffer) && capture_ok;
-                capture_ok = err.drain(buffer) && capture_ok;
-            }
-            spec.barrier->drained(upto);
-        }
-        if (!capture_ok && !leader_ended) {
-            begin_kill(Clock::now());  // The run can no longer be recorded faithfully.
-        }
-    }
-
+    supervise(spec, child, token, start, out, err, result);
     watchdog.reset();
-    const int status = child.reap();
-    if (WIFEXITED(status)) {
-        result.exited = true;
-        result.exit_code = WEXITSTATUS(status);
-    } else if (WIFSIGNALED(status)) {
-        result.signaled = true;
-        result.signal = WTERMSIG(status);
-    }
-    for (const OutputStream* stream : {&out, &err}) {
-        if (stream->write_errno != 0) {
-            throw_io_error("write capture file", stream->path, stream->write_errno);
-        }
-    }
-    result.stdout_bytes = out.produced;
-    result.stderr_bytes = err.produced;
-    result.stdout_truncated = out.truncated();
-    result.stderr_truncated = err.truncated();
+    record_exit(child.reap(), out, err, result);
     return result;
 }
 
