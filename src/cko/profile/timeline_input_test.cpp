@@ -119,6 +119,26 @@ TEST(TimelineInput, TorchFixtureFeedsGpuAndCpuLanesAndNotesWhatItLeftOut) {
     EXPECT_EQ(map.parts[0].windows.size(), 5u);
 }
 
+TEST(TimelineInput, AnEmptyGpuSideBesideGpuLikeRowsIsSaidNotBlamedOnTheCpu) {
+    // CUPTI range-profiler rows only: no kernel, memcpy or memset interval, so the map's GPU is
+    // idle throughout. The map must say why instead of attributing that idle time silently.
+    const LoadedTimeline loaded =
+        load_timeline({"tests/fixtures/torch/cupti_range_profiler_trace.json"});
+    tl::MapOptions o;
+    const tl::ExecutionMap map = tl::compute_execution_map(loaded.timeline, o);
+    const Json doc = map_document(loaded, map);
+    bool noted = false;
+    for (const auto& n : doc["notes"]) {
+        noted = noted || n.get<std::string>().find("no GPU interval") != std::string::npos;
+    }
+    EXPECT_TRUE(noted) << doc["notes"].dump();
+    bool counted = false;
+    for (const auto& n : loaded.notes) {
+        counted = counted || n.find("3 cuda_profiler_range rows") != std::string::npos;
+    }
+    EXPECT_TRUE(counted) << testing::PrintToString(loaded.notes);
+}
+
 TEST(TimelineInput, SeveralTorchTracesMustNameDistinctRanks) {
     const fs::path t = "tests/fixtures/torch/torch_trace.json";
     try {

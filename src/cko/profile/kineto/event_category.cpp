@@ -2,6 +2,7 @@
 #include "cko/profile/kineto/event_category.hpp"
 
 #include <array>
+#include <string>
 
 namespace cko::profile::kineto {
 namespace {
@@ -21,6 +22,8 @@ constexpr std::array kSpellings = {
     Spelling{"cpu_op", EventCategory::cpu_op, CategorySpelling::current},
     Spelling{"user_annotation", EventCategory::user_annotation, CategorySpelling::current},
     Spelling{"gpu_user_annotation", EventCategory::gpu_user_annotation, CategorySpelling::current},
+    // libkineto's CuptiRangeProfiler (ActivityType CUDA_PROFILER_RANGE): counters per range.
+    Spelling{"cuda_profiler_range", EventCategory::cuda_profiler_range, CategorySpelling::current},
     // torch 1.8-1.9 (libkineto before its ActivityType names were lower-cased).
     Spelling{"Kernel", EventCategory::kernel, CategorySpelling::camel_case},
     Spelling{"Memcpy", EventCategory::gpu_memcpy, CategorySpelling::camel_case},
@@ -46,6 +49,19 @@ CategoryMeaning category_meaning(std::string_view cat) noexcept {
 
 bool looks_like_gpu_activity(const TraceEvent& event) noexcept {
     return event.correlation.has_value() && (event.stream.has_value() || event.device.has_value());
+}
+
+bool category_names_gpu(std::string_view cat) noexcept {
+    std::string lower(cat.substr(0, 64));
+    for (char& c : lower) {
+        c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+    }
+    for (const std::string_view word : {"gpu", "cuda", "kernel", "memcpy", "memset"}) {
+        if (lower.find(word) != std::string::npos) {
+            return true;
+        }
+    }
+    return false;
 }
 
 bool is_launch_flow(const TraceEvent& event) noexcept {

@@ -18,6 +18,7 @@ namespace cko::profile::kineto {
     X(cpu_op)                    \
     X(user_annotation)           \
     X(gpu_user_annotation)       \
+    X(cuda_profiler_range)       \
     X(other)
 CKO_CLOSED_ENUM(EventCategory, CKO_KINETO_CATEGORIES, category_name, category_from_name)
 #undef CKO_KINETO_CATEGORIES
@@ -41,6 +42,11 @@ struct CategoryMeaning {
 // a CUPTI correlation id together with the device or stream it ran on. Runtime/driver calls
 // carry a correlation but no stream or device; CPU ops carry neither.
 [[nodiscard]] bool looks_like_gpu_activity(const TraceEvent& event) noexcept;
+
+// Whether a category cko does not model names the GPU side ("gpu", "cuda", "kernel", "memcpy",
+// "memset" in any case, e.g. "cuda_sync", "gpu_hw_counter"): rows a reader would take for GPU
+// work, so they are counted, never dropped silently.
+[[nodiscard]] bool category_names_gpu(std::string_view cat) noexcept;
 
 // Whether a flow event links a launch to its GPU activity: "ac2g" (torch 1.10+), or the
 // "async"/"launch" pair of torch 1.8-1.9.

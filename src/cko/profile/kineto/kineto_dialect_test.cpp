@@ -144,6 +144,44 @@ TEST(KinetoDialect, GpuWorkUnderUnknownCategoriesIsNeverAnIdleGpu) {
     EXPECT_EQ(t.to_json()["summary"]["unmodeled"]["gpu_like_categories"]["GpuKernelV9"], 1);
 }
 
+TEST(KinetoDialect, CuptiRangeProfilerRowsAreCountedButNeverKernelTime) {
+    // Recorded with the CUPTI range profiler (cat "cuda_profiler_range"): one row per kernel
+    // launch with its counters in args, and ts/dur that libkineto's CuptiRangeProfiler makes up
+    // by splitting the profiling span evenly. 3 rows of 2 kernels, 2 cpu_op rows.
+    const KinetoTrace t =
+        import_kineto_trace("tests/fixtures/torch/cupti_range_profiler_trace.json");
+    const TraceSummary& s = t.summary;
+    EXPECT_TRUE(s.kernels.empty());
+    EXPECT_EQ(s.kernel_time_ns, 0);
+    EXPECT_TRUE(s.streams.empty());
+    ASSERT_EQ(s.profiler_ranges.size(), 2u);
+    EXPECT_EQ(
+        s.profiler_ranges.at("void gemm_kernel<float, 64>(float const*, float const*, float*)"), 2);
+    EXPECT_EQ(s.profiler_ranges.at("void relu_kernel(float*, int)"), 1);
+    EXPECT_TRUE(has_note(t, "3 CUPTI range-profiler rows")) << testing::PrintToString(t.notes);
+    EXPECT_TRUE(has_note(t, "not GPU time")) << testing::PrintToString(t.notes);
+    const Json j = t.to_json()["summary"];
+    EXPECT_EQ(j["profiler_ranges"].size(), 2u);
+    EXPECT_EQ(j["profiler_ranges"][0]["count"], 2);
+}
+
+TEST(KinetoDialect, RowsUnderGpuNamedCategoriesAreCountedByCategory) {
+    // No correlation id, but a category that names the GPU: not modelled, so counted and noted.
+    const TempFile trace(one_trace(R"(
+        {"ph": "X", "cat": "gpu_hw_counter", "name": "sm_active", "pid": 0, "tid": 1, "ts": 0,
+         "dur": 5},
+        {"ph": "X", "cat": "gpu_hw_counter", "name": "sm_active", "pid": 0, "tid": 1, "ts": 5,
+         "dur": 5},
+        {"ph": "X", "cat": "kernel", "name": "k2", "pid": 0, "tid": 7, "ts": 20, "dur": 1,
+         "args": {"device": 0, "stream": 7, "correlation": 4}},
+        {"ph": "X", "cat": "python_function", "name": "f", "pid": 1, "tid": 1, "ts": 0, "dur": 9}
+    )"));
+    const KinetoTrace t = import_kineto_trace(trace.path());
+    EXPECT_EQ(t.summary.unmodeled_gpu_categories.at("gpu_hw_counter"), 2);
+    EXPECT_EQ(t.summary.unmodeled_gpu_categories.count("python_function"), 0u);
+    EXPECT_TRUE(has_note(t, "'gpu_hw_counter' (2)")) << testing::PrintToString(t.notes);
+}
+
 TEST(KinetoDialect, CpuOnlyTracesStayAccepted) {
     const TempFile cpu(one_trace(
         R"({"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1, "ts": 0, "dur": 4})"));

@@ -175,7 +175,7 @@ KinetoTrace import_kineto_trace(const std::filesystem::path& path,
             list += (list.empty() ? "'" : ", '") + cat + "' (" + std::to_string(n) + ")";
             total += n;
         }
-        if (!gpu_modelled) {
+        if (!gpu_modelled && s.gpu_activity_rows > 0) {
             // Principle 4: an empty GPU table would be a silent miscount. Refuse instead.
             throw Error(ErrorCode::unsupported_format,
                         path.string() + " holds " + std::to_string(total) +
@@ -193,6 +193,20 @@ KinetoTrace import_kineto_trace(const std::filesystem::path& path,
                               " GPU-looking events under categories cko does not model are not in "
                               "the kernel, stream or memory tables: " +
                               list);
+    }
+    if (s.profiler_range_rows > 0) {
+        // libkineto's CuptiRangeProfiler gives each range an even share of the profiling span as
+        // ts/dur ("the actual times do not really matter here"), and it runs only without the
+        // CUDA activity tracer: so no kernel time can be read from this trace.
+        trace.notes.push_back(
+            std::to_string(s.profiler_range_rows) + " CUPTI range-profiler rows (cat " +
+            "'cuda_profiler_range') for " + std::to_string(s.profiler_ranges.size()) +
+            " names are counted in profiler_ranges, not as kernels: their ts/dur are the "
+            "profiling span split evenly among the ranges, not GPU time" +
+            (gpu_modelled ? std::string()
+                          : std::string("; this trace has no kernel timing: record with "
+                                        "ProfilerActivity.CUDA (without the range profiler) for "
+                                        "kernel durations")));
     }
     if (s.camel_case_events > 0) {
         trace.notes.push_back(

@@ -86,7 +86,10 @@ public:
     std::int64_t schema_version = 0;
     std::optional<std::int64_t> rank;
     std::int64_t intervals = 0;
+    std::int64_t gpu_intervals = 0;
     std::int64_t camel_case = 0;
+    // Left-out rows that look like GPU work (see event_category.hpp), by category.
+    std::map<std::string, std::int64_t, std::less<>> gpu_like_left_out;
     std::map<std::string, std::int64_t, std::less<>> left_out;  // why → count
     Utf8Repairs repairs;
 
@@ -139,10 +142,19 @@ private:
         case EventCategory::gpu_user_annotation:
             ++left_out["gpu_user_annotation rows (GPU-side copies of CPU ranges)"];
             return;
+        case EventCategory::cuda_profiler_range:
+            ++left_out
+                ["cuda_profiler_range rows (CUPTI range-profiler counters; their ts/dur "
+                 "split the profiling span evenly, not GPU time)"];
+            ++gpu_like_left_out["cuda_profiler_range"];
+            return;
         case EventCategory::other:
             ++left_out[e.cat == "python_function"
                            ? std::string("python_function rows")
                            : "rows of category '" + std::string(e.cat) + "'"];
+            if (looks_like_gpu_activity(e) || category_names_gpu(e.cat)) {
+                ++gpu_like_left_out[std::string(e.cat)];
+            }
             return;
         }
         tl::LaneKey key;
@@ -165,6 +177,7 @@ private:
         iv.category = category;
         out_.interval(iv);
         ++intervals;
+        gpu_intervals += gpu ? 1 : 0;
     }
 
     // A kernel's category is a function of its name, looked at once per name (names run to
@@ -223,6 +236,21 @@ KinetoTimelineFeed feed_kineto_timeline(const std::filesystem::path& path,
     for (const auto& [why, n] : feed.left_out) {
         out.notes.push_back(path.string() + ": " + std::to_string(n) + " " + why +
                             " are not in the timeline");
+    }
+    if (feed.gpu_intervals == 0 && !feed.gpu_like_left_out.empty()) {
+        // Without this the map shows a GPU idle from end to end and attributes that idle time
+        // to whatever the CPU did, a verdict on rows it never placed.
+        std::int64_t total = 0;
+        std::string list;
+        for (const auto& [cat, n] : feed.gpu_like_left_out) {
+            total += n;
+            list += (list.empty() ? "" : ", ") + cat + ": " + std::to_string(n);
+        }
+        out.notes.push_back(
+            path.string() + ": no GPU interval (no kernel, memcpy or memset row), but " +
+            std::to_string(total) + " GPU-like rows were left out (" + list +
+            "): the map's GPU idle time and its attribution describe rows cko could not place "
+            "on the GPU, not an idle GPU");
     }
     if (const std::string note = feed.repairs.note(); !note.empty()) {
         out.notes.push_back(path.string() + ": " + note);

@@ -24,7 +24,9 @@ struct KinetoTimelineFeed {
 // Kineto's name: HtoD, DtoH, DtoD, PtoP), memset on GPU lanes (device, stream); CUDA runtime and
 // driver calls (sync split out by name), cpu_op and user_annotation on CPU lanes (pid, tid). Left
 // out, and counted in notes: python_function rows, gpu_user_annotation (a GPU-side copy of the
-// CPU range), other categories, negative durations, CPU rows without integer pid/tid. Errors as
+// CPU range), cuda_profiler_range (CUPTI range-profiler counters, whose ts/dur are made up), other
+// categories, negative durations, CPU rows without integer pid/tid. When no GPU interval was fed
+// but GPU-like rows were left out, a note says so (the map would show an idle GPU). Errors as
 // import_kineto_trace (schemaVersion, traceEvents, ts/dur, malformed JSON).
 KinetoTimelineFeed feed_kineto_timeline(const std::filesystem::path& path,
                                         timeline::TimelineSink& sink,

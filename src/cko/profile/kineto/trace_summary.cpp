@@ -172,9 +172,16 @@ void TraceSummaryBuilder::add_complete(const TraceEvent& event, std::uint64_t in
     }
     case EventCategory::cpu_op:
         break;
+    case EventCategory::cuda_profiler_range:
+        ++slot(summary_.profiler_ranges, event.name);
+        ++summary_.profiler_range_rows;
+        break;
     case EventCategory::other:
-        // GPU work under a category cko does not know: counted so it is never silently lost.
+        // GPU-like rows under a category cko does not know: counted so they are never lost.
         if (looks_like_gpu_activity(event)) {
+            ++slot(summary_.unmodeled_gpu_categories, event.cat);
+            ++summary_.gpu_activity_rows;
+        } else if (category_names_gpu(event.cat)) {
             ++slot(summary_.unmodeled_gpu_categories, event.cat);
         }
         break;
@@ -269,6 +276,16 @@ Json TraceSummary::to_json() const {
         row["last_end_ns"] = a.last_end_ns;
         row["window_ns"] = a.last_end_ns - a.first_start_ns;
         j["annotations"].push_back(row);
+    }
+    j["profiler_ranges"] = Json::array();
+    {
+        std::vector<std::pair<std::string, std::int64_t>> ranges(profiler_ranges.begin(),
+                                                                 profiler_ranges.end());
+        std::stable_sort(ranges.begin(), ranges.end(),
+                         [](const auto& a, const auto& b) { return a.second > b.second; });
+        for (const auto& [name, n] : ranges) {
+            j["profiler_ranges"].push_back(Json{{"name", name}, {"count", n}});
+        }
     }
     j["flows"] = flows.to_json();
     Json phases = Json::object();

@@ -91,8 +91,16 @@ struct TraceSummary {
     FlowStats flows;
     std::map<std::string, std::int64_t, std::less<>> unmodeled_phases;  // M, i, C, ...
     // Complete events under an unknown category that carry GPU-activity args (correlation with
-    // device or stream), by category: GPU work this summary does not model.
+    // device or stream) or whose category names the GPU, by category: GPU-like rows this summary
+    // does not model. `gpu_activity_rows` counts those of the first kind (they refuse a trace
+    // with no GPU table, see import_kineto_trace).
     std::map<std::string, std::int64_t, std::less<>> unmodeled_gpu_categories;
+    std::int64_t gpu_activity_rows = 0;
+    // CUPTI range-profiler rows (cat "cuda_profiler_range") by name (the kernel's, in per-kernel
+    // ranges): counted only, because libkineto writes the profiling span split evenly among the
+    // ranges as their ts/dur, not a time the GPU spent.
+    std::map<std::string, std::int64_t, std::less<>> profiler_ranges;
+    std::int64_t profiler_range_rows = 0;
     std::int64_t camel_case_events = 0;
     std::int64_t rounded_timestamps = 0;  // ts/dur values rounded to the nanosecond  // events
                                           // under a torch 1.8-1.9 category spelling
