@@ -59,7 +59,7 @@ mutants=(
   "report_gpu_cost_by_kind_from_wall|src/cko/report/report_model.cpp|k[\"gpu_s\"] = number_or(k, \"gpu_s\", 0) + number_or(e, \"gpu_s\", 0);|k[\"gpu_s\"] = number_or(k, \"gpu_s\", 0) + number_or(e, \"wall_s\", 0);|report_test|^ReportModelTest"
   "report_driver_calls_counted_per_invocation|src/cko/report/report_model.cpp|driver_calls += number_or(e, \"driver_calls\", 0);|driver_calls += 10;|report_test|^ReportModelTest"
   "kineto_zero_duration_dropped|src/cko/profile/kineto/trace_summary.cpp|    if (dur < 0) {\n        ++summary_.negative_durations;|    if (dur <= 0) {\n        ++summary_.negative_durations;|profile_kineto_test|^KinetoTrace"
-  "map_zero_length_at_window_end_dropped|src/cko/timeline/window_sweep.hpp|(iv.start_ns >= ws && iv.start_ns <= we)|(iv.start_ns >= ws && iv.start_ns < we)|timeline_test|^ExecutionMap"
+  "map_zero_length_at_window_end_dropped|src/cko/timeline/window_sweep.hpp|(iv.start_ns >= ws_ && iv.start_ns <= we_)|(iv.start_ns >= ws_ && iv.start_ns < we_)|timeline_test|^ExecutionMap"
   "map_window_candidates_start_at_window|src/cko/timeline/window_sweep.hpp|const std::int64_t from = ws - in.max_duration;|const std::int64_t from = ws;|timeline_test|^ExecutionMap"
   "read_skips_the_ledger|src/cko/store/store.cpp|    check_ledgered(relative, sha256);\n    return HashedRecord|    return HashedRecord|store_test cko|^(ReadCheckTest|cli_trust$)"
   "failed_candidate_not_gated|src/cko/eval/failure_gate.cpp|    if (!override_reason.empty()) {\n        return Json{{\"reason\"|    if (true) {\n        return Json{{\"reason\"|cko|^(cli_trust|cli_loop)$"
