@@ -28,9 +28,8 @@ std::string keep_failed_freeze_logs(const fs::path& staging, const std::string& 
     if (!fs::is_directory(invocations, ec) || fs::is_empty(invocations, ec)) {
         return "";
     }
-    const fs::path keep =
-        temp_base() /
-        fmt::format("cko-failed-freeze-{}-{}-{}", name, ::getpid(), unix_seconds_now());
+    const fs::path keep = temp_base() / fmt::format("cko-failed-freeze-{}-{}-{}", name, ::getpid(),
+                                                    unix_seconds_now());
     fs::create_directories(keep, ec);
     fs::copy(invocations, keep / store::layout::kInvocationsDir,
              fs::copy_options::recursive | fs::copy_options::skip_symlinks, ec);
@@ -106,16 +105,15 @@ std::vector<std::string> reclaim_freeze_leftovers(const fs::path& parent,
         removed.push_back(std::move(p));
     }
     {
-        for (auto& p : remove_if_owner_gone(temp_base(), fmt::format("cko-failed-freeze-{}-", target_name),
-                                            [](std::string_view rest) {
-                                                return rest.size() > 1 && rest[0] == '-' &&
-                                                       all_digits(rest.substr(1));
-                                            })) {
+        for (auto& p : remove_if_owner_gone(
+                 temp_base(), fmt::format("cko-failed-freeze-{}-", target_name),
+                 [](std::string_view rest) {
+                     return rest.size() > 1 && rest[0] == '-' && all_digits(rest.substr(1));
+                 })) {
             removed.push_back(std::move(p));
         }
     }
     return removed;
 }
-
 
 }  // namespace cko::eval
