@@ -145,6 +145,70 @@ Json KinetoTrace::to_json() const {
                 {"facts", facts}};
 }
 
+namespace {
+
+// The notes the summary's counts call for: GPU-looking rows of unmodeled categories (refused when
+// they are the only GPU rows), the range profiler's rows, the torch 1.8-1.9 spelling, rounded
+// timestamps.
+std::vector<std::string> summary_notes(const TraceSummary& s, const std::string& path) {
+    std::vector<std::string> notes;
+    const bool gpu_modelled = !s.kernels.empty() || !s.memcpy.empty() || !s.memset.empty();
+    if (!s.unmodeled_gpu_categories.empty()) {
+        std::string list;
+        std::int64_t total = 0;
+        for (const auto& [cat, n] : s.unmodeled_gpu_categories) {
+            list += (list.empty() ? "'" : ", '") + cat + "' (" + std::to_string(n) + ")";
+            total += n;
+        }
+        if (!gpu_modelled && s.gpu_activity_rows > 0) {
+            // Principle 4: an empty GPU table would be a silent miscount. Refuse instead.
+            throw Error(ErrorCode::unsupported_format,
+                        path + " holds " + std::to_string(total) +
+                            " events that look like GPU work (a correlation id with a device or "
+                            "stream) under categories cko does not model: " +
+                            list +
+                            "; no kernel, memcpy or memset category it knows is present, so a "
+                            "summary would report an idle GPU. Categories read: see "
+                            "docs/profile-traces.md",
+                        {{"path", path},
+                         {"field", "cat"},
+                         {"gpu_like_categories", s.unmodeled_gpu_categories}});
+        }
+        notes.push_back(std::to_string(total) +
+                        " GPU-looking events under categories cko does not model are not in "
+                        "the kernel, stream or memory tables: " +
+                        list);
+    }
+    if (s.profiler_range_rows > 0) {
+        // libkineto's CuptiRangeProfiler gives each range an even share of the profiling span as
+        // ts/dur ("the actual times do not really matter here"), and it runs only without the
+        // CUDA activity tracer: so no kernel time can be read from this trace.
+        notes.push_back(
+            std::to_string(s.profiler_range_rows) + " CUPTI range-profiler rows (cat " +
+            "'cuda_profiler_range') for " + std::to_string(s.profiler_ranges.size()) +
+            " names are counted in profiler_ranges, not as kernels: their ts/dur are the "
+            "profiling span split evenly among the ranges, not GPU time" +
+            (gpu_modelled ? std::string()
+                          : std::string("; this trace has no kernel timing: record with "
+                                        "ProfilerActivity.CUDA (without the range profiler) for "
+                                        "kernel durations")));
+    }
+    if (s.camel_case_events > 0) {
+        notes.push_back(
+            "categories spelled as torch 1.8-1.9 wrote them (Kernel, Memcpy, Memset, Runtime, "
+            "Operator, ...): read as kernel, gpu_memcpy, gpu_memset, cuda_runtime, cpu_op");
+    }
+    if (s.rounded_timestamps > 0) {
+        notes.push_back(std::to_string(s.rounded_timestamps) +
+                        " ts/dur values had more than 3 fraction digits of microseconds "
+                        "(sub-nanosecond, e.g. a trace rewritten with float arithmetic); "
+                        "each was rounded to the nearest nanosecond");
+    }
+    return notes;
+}
+
+}  // namespace
+
 KinetoTrace import_kineto_trace(const std::filesystem::path& path,
                                 const std::string& tool_version) {
     ImportSink sink(path.string());
@@ -167,58 +231,7 @@ KinetoTrace import_kineto_trace(const std::filesystem::path& path,
     KinetoTrace trace;
     trace.summary = sink.builder.finish();
     const TraceSummary& s = trace.summary;
-    const bool gpu_modelled = !s.kernels.empty() || !s.memcpy.empty() || !s.memset.empty();
-    if (!s.unmodeled_gpu_categories.empty()) {
-        std::string list;
-        std::int64_t total = 0;
-        for (const auto& [cat, n] : s.unmodeled_gpu_categories) {
-            list += (list.empty() ? "'" : ", '") + cat + "' (" + std::to_string(n) + ")";
-            total += n;
-        }
-        if (!gpu_modelled && s.gpu_activity_rows > 0) {
-            // Principle 4: an empty GPU table would be a silent miscount. Refuse instead.
-            throw Error(ErrorCode::unsupported_format,
-                        path.string() + " holds " + std::to_string(total) +
-                            " events that look like GPU work (a correlation id with a device or "
-                            "stream) under categories cko does not model: " +
-                            list +
-                            "; no kernel, memcpy or memset category it knows is present, so a "
-                            "summary would report an idle GPU. Categories read: see "
-                            "docs/profile-traces.md",
-                        {{"path", path.string()},
-                         {"field", "cat"},
-                         {"gpu_like_categories", s.unmodeled_gpu_categories}});
-        }
-        trace.notes.push_back(std::to_string(total) +
-                              " GPU-looking events under categories cko does not model are not in "
-                              "the kernel, stream or memory tables: " +
-                              list);
-    }
-    if (s.profiler_range_rows > 0) {
-        // libkineto's CuptiRangeProfiler gives each range an even share of the profiling span as
-        // ts/dur ("the actual times do not really matter here"), and it runs only without the
-        // CUDA activity tracer: so no kernel time can be read from this trace.
-        trace.notes.push_back(
-            std::to_string(s.profiler_range_rows) + " CUPTI range-profiler rows (cat " +
-            "'cuda_profiler_range') for " + std::to_string(s.profiler_ranges.size()) +
-            " names are counted in profiler_ranges, not as kernels: their ts/dur are the "
-            "profiling span split evenly among the ranges, not GPU time" +
-            (gpu_modelled ? std::string()
-                          : std::string("; this trace has no kernel timing: record with "
-                                        "ProfilerActivity.CUDA (without the range profiler) for "
-                                        "kernel durations")));
-    }
-    if (s.camel_case_events > 0) {
-        trace.notes.push_back(
-            "categories spelled as torch 1.8-1.9 wrote them (Kernel, Memcpy, Memset, Runtime, "
-            "Operator, ...): read as kernel, gpu_memcpy, gpu_memset, cuda_runtime, cpu_op");
-    }
-    if (s.rounded_timestamps > 0) {
-        trace.notes.push_back(std::to_string(s.rounded_timestamps) +
-                              " ts/dur values had more than 3 fraction digits of microseconds "
-                              "(sub-nanosecond, e.g. a trace rewritten with float arithmetic); "
-                              "each was rounded to the nearest nanosecond");
-    }
+    trace.notes = summary_notes(s, path.string());
     if (const std::string note = sink.repairs.note(); !note.empty()) {
         trace.notes.push_back(note);
     }

@@ -110,53 +110,11 @@ private:
         }
         const CategoryMeaning meaning = category_meaning(e.cat);
         camel_case += meaning.spelling == CategorySpelling::camel_case;
-        tl::Category category = tl::Category::cpu_op;
-        bool gpu = false;
-        std::optional<tl::NameId> name;  // interned early where the category needs it
-        switch (meaning.category) {
-        case EventCategory::kernel:
-            name = out_.name(e.name);
-            category = kernel_category(*name, e.name);
-            gpu = true;
-            break;
-        case EventCategory::gpu_memcpy:
-            category = memcpy_category(e.name);
-            gpu = true;
-            break;
-        case EventCategory::gpu_memset:
-            category = tl::Category::memset;
-            gpu = true;
-            break;
-        case EventCategory::cuda_runtime:
-            category = tl::api_call_category(e.name, tl::Category::cuda_runtime);
-            break;
-        case EventCategory::cuda_driver:
-            category = tl::api_call_category(e.name, tl::Category::cuda_driver);
-            break;
-        case EventCategory::cpu_op:
-            category = tl::Category::cpu_op;
-            break;
-        case EventCategory::user_annotation:
-            category = tl::Category::annotation;
-            break;
-        case EventCategory::gpu_user_annotation:
-            ++left_out["gpu_user_annotation rows (GPU-side copies of CPU ranges)"];
-            return;
-        case EventCategory::cuda_profiler_range:
-            ++left_out
-                ["cuda_profiler_range rows (CUPTI range-profiler counters; their ts/dur "
-                 "split the profiling span evenly, not GPU time)"];
-            ++gpu_like_left_out["cuda_profiler_range"];
-            return;
-        case EventCategory::other:
-            ++left_out[e.cat == "python_function"
-                           ? std::string("python_function rows")
-                           : "rows of category '" + std::string(e.cat) + "'"];
-            if (looks_like_gpu_activity(e) || category_names_gpu(e.cat)) {
-                ++gpu_like_left_out[std::string(e.cat)];
-            }
+        const std::optional<Placed> placed = place(e, meaning.category);
+        if (!placed) {
             return;
         }
+        const bool gpu = placed->gpu;
         tl::LaneKey key;
         if (gpu) {
             key = tl::LaneKey{tl::LaneKind::gpu_stream, e.device.value_or(e.pid.value_or(-1)),
@@ -173,11 +131,68 @@ private:
         iv.end_ns = *e.ts_ns + *e.dur_ns;
         iv.correlation = e.correlation.value_or(-1);
         iv.lane = out_.lane(source_, key);
-        iv.name = name ? *name : out_.name(e.name);
-        iv.category = category;
+        iv.name = placed->name ? *placed->name : out_.name(e.name);
+        iv.category = placed->category;
         out_.interval(iv);
         ++intervals;
         gpu_intervals += gpu ? 1 : 0;
+    }
+
+    // Where a complete event goes on the timeline: its category, whether it is GPU work, and its
+    // name where the category needed it interned; none for the rows the timeline leaves out
+    // (each counted by why).
+    struct Placed {
+        tl::Category category = tl::Category::cpu_op;
+        bool gpu = false;
+        std::optional<tl::NameId> name;
+    };
+    std::optional<Placed> place(const TraceEvent& e, EventCategory category) {
+        Placed p;
+        switch (category) {
+        case EventCategory::kernel:
+            p.name = out_.name(e.name);
+            p.category = kernel_category(*p.name, e.name);
+            p.gpu = true;
+            break;
+        case EventCategory::gpu_memcpy:
+            p.category = memcpy_category(e.name);
+            p.gpu = true;
+            break;
+        case EventCategory::gpu_memset:
+            p.category = tl::Category::memset;
+            p.gpu = true;
+            break;
+        case EventCategory::cuda_runtime:
+            p.category = tl::api_call_category(e.name, tl::Category::cuda_runtime);
+            break;
+        case EventCategory::cuda_driver:
+            p.category = tl::api_call_category(e.name, tl::Category::cuda_driver);
+            break;
+        case EventCategory::cpu_op:
+            p.category = tl::Category::cpu_op;
+            break;
+        case EventCategory::user_annotation:
+            p.category = tl::Category::annotation;
+            break;
+        case EventCategory::gpu_user_annotation:
+            ++left_out["gpu_user_annotation rows (GPU-side copies of CPU ranges)"];
+            return std::nullopt;
+        case EventCategory::cuda_profiler_range:
+            ++left_out
+                ["cuda_profiler_range rows (CUPTI range-profiler counters; their ts/dur "
+                 "split the profiling span evenly, not GPU time)"];
+            ++gpu_like_left_out["cuda_profiler_range"];
+            return std::nullopt;
+        case EventCategory::other:
+            ++left_out[e.cat == "python_function"
+                           ? std::string("python_function rows")
+                           : "rows of category '" + std::string(e.cat) + "'"];
+            if (looks_like_gpu_activity(e) || category_names_gpu(e.cat)) {
+                ++gpu_like_left_out[std::string(e.cat)];
+            }
+            return std::nullopt;
+        }
+        return p;
     }
 
     // A kernel's category is a function of its name, looked at once per name (names run to

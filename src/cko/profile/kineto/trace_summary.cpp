@@ -49,6 +49,59 @@ std::int64_t nearest_rank(const std::vector<std::int64_t>& sorted, int percent) 
     return sorted[rank - 1];
 }
 
+// summary.streams: one row per (device, stream), its busy time the sum of its three kinds.
+Json streams_json(const std::map<std::pair<std::int64_t, std::int64_t>, StreamStats>& streams) {
+    Json rows = Json::array();
+    for (const auto& [key, s] : streams) {
+        rows.push_back(
+            Json{{"device", key.first},
+                 {"stream", key.second},
+                 {"kernels", s.kernels.to_json()},
+                 {"memcpy", s.memcpy.to_json()},
+                 {"memset", s.memset.to_json()},
+                 {"busy_ns", s.kernels.total_ns + s.memcpy.total_ns + s.memset.total_ns}});
+    }
+    return rows;
+}
+
+// summary.annotations: one row per (category, name), with the window it spans.
+Json annotations_json(
+    const std::map<std::pair<std::string, std::string>, AnnotationStats>& annotations) {
+    Json rows = Json::array();
+    for (const auto& [key, a] : annotations) {
+        Json row = a.time.to_json();
+        row["category"] = key.first;
+        row["name"] = key.second;
+        row["first_start_ns"] = a.first_start_ns;
+        row["last_end_ns"] = a.last_end_ns;
+        row["window_ns"] = a.last_end_ns - a.first_start_ns;
+        rows.push_back(row);
+    }
+    return rows;
+}
+
+// summary.profiler_ranges: the range profiler's rows by name, the most frequent first (ties in
+// name order).
+Json profiler_ranges_json(const std::map<std::string, std::int64_t, std::less<>>& counts) {
+    std::vector<std::pair<std::string, std::int64_t>> ranges(counts.begin(), counts.end());
+    std::stable_sort(ranges.begin(), ranges.end(),
+                     [](const auto& a, const auto& b) { return a.second > b.second; });
+    Json rows = Json::array();
+    for (const auto& [name, n] : ranges) {
+        rows.push_back(Json{{"name", name}, {"count", n}});
+    }
+    return rows;
+}
+
+// A count per name, as one JSON object.
+Json counts_json(const std::map<std::string, std::int64_t, std::less<>>& counts) {
+    Json out = Json::object();
+    for (const auto& [name, n] : counts) {
+        out[name] = n;
+    }
+    return out;
+}
+
 }  // namespace
 
 Json DurationStats::to_json() const {
@@ -141,6 +194,17 @@ void TraceSummaryBuilder::add_complete(const TraceEvent& event, std::uint64_t in
         ++summary_.camel_case_events;
     }
     const EventCategory category = meaning.category;
+    add_by_category(event, category, ts, dur);
+    if (category == EventCategory::kernel || category == EventCategory::gpu_memcpy ||
+        category == EventCategory::gpu_memset) {
+        add_to_stream(event, category, dur);
+    }
+}
+
+// The per-kind tables: kernels, memory operations, CUDA calls, annotations, the range profiler's
+// rows, and GPU-like rows of categories cko does not model.
+void TraceSummaryBuilder::add_by_category(const TraceEvent& event, EventCategory category,
+                                          std::int64_t ts, std::int64_t dur) {
     switch (category) {
     case EventCategory::kernel:
         slot(summary_.kernels, event.name).add(dur);
@@ -186,17 +250,18 @@ void TraceSummaryBuilder::add_complete(const TraceEvent& event, std::uint64_t in
         }
         break;
     }
-    if (category == EventCategory::kernel || category == EventCategory::gpu_memcpy ||
-        category == EventCategory::gpu_memset) {
-        // GPU rows carry device/stream in args; Kineto also mirrors them as pid/tid.
-        const std::int64_t device = event.device.value_or(event.pid.value_or(-1));
-        const std::int64_t stream = event.stream.value_or(event.tid.value_or(-1));
-        auto& s = summary_.streams[{device, stream}];
-        (category == EventCategory::kernel       ? s.kernels
-         : category == EventCategory::gpu_memcpy ? s.memcpy
-                                                 : s.memset)
-            .add(dur);
-    }
+}
+
+// A GPU row's time on its (device, stream): Kineto gives them in args and mirrors them as pid/tid.
+void TraceSummaryBuilder::add_to_stream(const TraceEvent& event, EventCategory category,
+                                        std::int64_t dur) {
+    const std::int64_t device = event.device.value_or(event.pid.value_or(-1));
+    const std::int64_t stream = event.stream.value_or(event.tid.value_or(-1));
+    auto& s = summary_.streams[{device, stream}];
+    (category == EventCategory::kernel       ? s.kernels
+     : category == EventCategory::gpu_memcpy ? s.memcpy
+                                             : s.memset)
+        .add(dur);
 }
 
 TraceSummary TraceSummaryBuilder::finish() {
@@ -241,16 +306,7 @@ Json TraceSummary::to_json() const {
         row["gpu_time_percent"] = share(s.total_ns);
         return row;
     });
-    j["streams"] = Json::array();
-    for (const auto& [key, s] : streams) {
-        j["streams"].push_back(
-            Json{{"device", key.first},
-                 {"stream", key.second},
-                 {"kernels", s.kernels.to_json()},
-                 {"memcpy", s.memcpy.to_json()},
-                 {"memset", s.memset.to_json()},
-                 {"busy_ns", s.kernels.total_ns + s.memcpy.total_ns + s.memset.total_ns}});
-    }
+    j["streams"] = streams_json(streams);
     const auto memory_row = [](const std::string& name, const MemoryOpStats& s) {
         Json row = s.time.to_json();
         row["name"] = name;
@@ -267,37 +323,11 @@ Json TraceSummary::to_json() const {
     j["cuda_runtime"] = sorted_rows(runtime_calls, named_row);
     j["cuda_driver"] = sorted_rows(driver_calls, named_row);
     j["categories"] = sorted_rows(categories, named_row);
-    j["annotations"] = Json::array();
-    for (const auto& [key, a] : annotations) {
-        Json row = a.time.to_json();
-        row["category"] = key.first;
-        row["name"] = key.second;
-        row["first_start_ns"] = a.first_start_ns;
-        row["last_end_ns"] = a.last_end_ns;
-        row["window_ns"] = a.last_end_ns - a.first_start_ns;
-        j["annotations"].push_back(row);
-    }
-    j["profiler_ranges"] = Json::array();
-    {
-        std::vector<std::pair<std::string, std::int64_t>> ranges(profiler_ranges.begin(),
-                                                                 profiler_ranges.end());
-        std::stable_sort(ranges.begin(), ranges.end(),
-                         [](const auto& a, const auto& b) { return a.second > b.second; });
-        for (const auto& [name, n] : ranges) {
-            j["profiler_ranges"].push_back(Json{{"name", name}, {"count", n}});
-        }
-    }
+    j["annotations"] = annotations_json(annotations);
+    j["profiler_ranges"] = profiler_ranges_json(profiler_ranges);
     j["flows"] = flows.to_json();
-    Json phases = Json::object();
-    for (const auto& [ph, n] : unmodeled_phases) {
-        phases[ph] = n;
-    }
-    Json gpu_like = Json::object();
-    for (const auto& [cat, n] : unmodeled_gpu_categories) {
-        gpu_like[cat] = n;
-    }
-    j["unmodeled"] = Json{{"phases", phases},
-                          {"gpu_like_categories", gpu_like},
+    j["unmodeled"] = Json{{"phases", counts_json(unmodeled_phases)},
+                          {"gpu_like_categories", counts_json(unmodeled_gpu_categories)},
                           {"rounded_timestamps", rounded_timestamps},
                           {"non_integer_scope_events", non_integer_scope_events},
                           {"negative_durations", negative_durations}};

@@ -1,6 +1,7 @@
 // Summaries of one Kineto trace: kernels, streams, memory ops, API calls, flows, annotations.
 #pragma once
 
+#include "cko/profile/kineto/event_category.hpp"
 #include "cko/profile/kineto/trace_event.hpp"
 #include "cko/util/json.hpp"
 
@@ -120,6 +121,9 @@ public:
 
 private:
     void add_complete(const TraceEvent& event, std::uint64_t index);
+    void add_by_category(const TraceEvent& event, EventCategory category, std::int64_t ts,
+                         std::int64_t dur);
+    void add_to_stream(const TraceEvent& event, EventCategory category, std::int64_t dur);
     void add_flow(const TraceEvent& event);
 
     TraceSummary summary_;
