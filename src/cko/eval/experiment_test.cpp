@@ -11,12 +11,14 @@ namespace {
 using ExperimentTest = testing::FrozenTargetTest;
 
 ExperimentSpec spec_of(const std::filesystem::path& candidate, std::optional<double> min_effect) {
+    // std::string values, not literals: GCC 12 at -O3 reports a false -Wrestrict in
+    // basic_string::operator=(const char*) here (GCC bug 105329), which -Werror in CI makes fatal.
     ExperimentSpec e;
     e.candidate = candidate;
-    e.hypothesis = "h";
-    e.mechanism = "m";
-    e.failure_closes = "mechanism";
-    e.no_falsifier_reason = "test";
+    e.hypothesis = std::string("h");
+    e.mechanism = std::string("m");
+    e.failure_closes = std::string("mechanism");
+    e.no_falsifier_reason = std::string("test");
     e.minimum_effect_pct = min_effect;
     return e;
 }
