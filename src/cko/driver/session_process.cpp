@@ -71,6 +71,48 @@ std::string how_it_ended(const ProcessResult& p) {
                     : fmt::format("was killed by signal {}", p.signal);
 }
 
+// What is wrong with the notice a session driver sent for call `number`, if anything: it must be
+// one JSON line {"call": number, "status": "done" | "failed"}. `parsed` holds what it parsed to.
+std::optional<std::string> notice_problem(const std::string& notice, long long number,
+                                          Json& parsed) {
+    try {
+        parsed = Json::parse(notice);
+    } catch (const std::exception&) {
+        return fmt::format("the session driver's notice for call {} is not a JSON line: {}", number,
+                           utf8_tail(notice, 200));
+    }
+    const bool well_formed = parsed.is_object() && parsed.contains("call") &&
+                             parsed["call"].is_number_integer() && parsed.contains("status") &&
+                             parsed["status"].is_string() &&
+                             (parsed["status"] == "done" || parsed["status"] == "failed");
+    if (!well_formed) {
+        return fmt::format(
+            "the session driver's notice for call {} must be {{\"call\": {}, "
+            "\"status\": \"done\" | "
+            "\"failed\"}}, got {}",
+            number, number, utf8_tail(notice, 200));
+    }
+    if (parsed["call"].get<long long>() != number) {
+        return fmt::format(
+            "the session driver answered call {} while call {} was pending: "
+            "one notice per request, "
+            "in order (a second result for an earlier request?)",
+            parsed["call"].get<long long>(), number);
+    }
+    return std::nullopt;
+}
+
+// The error of a call the session driver answered "failed" for: its message and stderr's tail.
+Error failed_call_error(long long number, const Json& parsed, Json details) {
+    const std::string message = parsed.value("message", "");
+    const std::string tail = details["stderr_tail"].get<std::string>();
+    return Error(ErrorCode::driver_failed,
+                 fmt::format("the session driver could not run call {}{}{}", number,
+                             message.empty() ? "" : ": " + std::string(utf8_tail(message, 600)),
+                             tail.empty() ? "" : "; stderr ends with: " + tail),
+                 std::move(details));
+}
+
 }  // namespace
 
 SessionProcess::SessionProcess(run::Invocation& invocation, const DriverSpec& driver, int number,
@@ -218,11 +260,69 @@ std::optional<std::string> SessionProcess::next_line() {
     return line;
 }
 
+std::variant<std::string, SessionProcess::NoAnswer> SessionProcess::await_notice(
+    const std::string& line, const run::CallOutcome& call, Clock::time_point deadline,
+    std::chrono::milliseconds timeout, ProcessResult& process) {
+    std::size_t written = 0;
+    while (true) {
+        if (written < line.size()) {
+            const ssize_t n = ::write(requests_fd_, line.data() + written, line.size() - written);
+            if (n > 0) {
+                written += static_cast<std::size_t>(n);
+            }
+        }
+        if (written == line.size()) {
+            if (std::optional<std::string> notice = next_line()) {
+                return *std::move(notice);
+            }
+            if (pending_.size() > kMaxNoticeBytes) {
+                return NoAnswer{ErrorCode::invalid_driver_result,
+                                fmt::format("the session driver wrote more than {} bytes without a "
+                                            "newline on its notice "
+                                            "channel while serving call {}",
+                                            kMaxNoticeBytes, call.number)};
+            }
+        }
+        if (process_ended()) {
+            kill_and_join();
+            process = result_;
+            // It may have answered just before it ended.
+            if (std::optional<std::string> notice = next_line()) {
+                return *std::move(notice);
+            }
+            return NoAnswer{
+                ErrorCode::driver_failed,
+                fmt::format("the session driver {} before answering call {} (after {} request{}){}",
+                            how_it_ended(result_), call.number, served_, served_ == 1 ? "" : "s",
+                            [&] {
+                                const std::string tail = stderr_tail(stderr_path_, 1000, 600);
+                                return tail.empty() ? std::string() : "; stderr ends with: " + tail;
+                            }())};
+        }
+        if (invocation_.cancelled()) {
+            process.cancelled = true;
+            return NoAnswer{
+                ErrorCode::interrupted,
+                "the driver call was cancelled; the session's process group was killed"};
+        }
+        if (Clock::now() >= deadline) {
+            process.timed_out = true;
+            return NoAnswer{
+                ErrorCode::timed_out,
+                fmt::format("the session driver did not answer call {} within its {} s limit; its "
+                            "process group "
+                            "was killed (raise limits.command_timeout_s or make the driver faster)",
+                            call.number, static_cast<double>(timeout.count()) / 1000.0)};
+        }
+        pollfd pfd{notices_fd_, POLLIN, 0};
+        (void)::poll(&pfd, 1, static_cast<int>(kTick.count()));
+    }
+}
+
 SessionProcess::Served SessionProcess::serve(const run::CallOutcome& call,
                                              std::chrono::milliseconds timeout) {
     Served served;
     const auto started = Clock::now();
-    const auto deadline = started + timeout;
     const std::uint64_t out_from = file_size_or_zero(stdout_path_);
     const std::uint64_t err_from = file_size_or_zero(stderr_path_);
     const Json details_base{
@@ -264,87 +364,13 @@ SessionProcess::Served SessionProcess::serve(const run::CallOutcome& call,
              {"request", (call.call_dir / store::layout::kRequestFile).string()}}
             .dump() +
         "\n";
-    std::size_t written = 0;
-    std::optional<std::string> notice;
-    while (true) {
-        if (written < line.size()) {
-            const ssize_t n = ::write(requests_fd_, line.data() + written, line.size() - written);
-            if (n > 0) {
-                written += static_cast<std::size_t>(n);
-            }
-        }
-        if (written == line.size()) {
-            notice = next_line();
-            if (notice) {
-                break;
-            }
-            if (pending_.size() > kMaxNoticeBytes) {
-                return fail(ErrorCode::invalid_driver_result,
-                            fmt::format("the session driver wrote more than {} bytes without a "
-                                        "newline on its notice "
-                                        "channel while serving call {}",
-                                        kMaxNoticeBytes, call.number));
-            }
-        }
-        if (process_ended()) {
-            kill_and_join();
-            served.process = result_;
-            notice = next_line();  // it may have answered just before it ended
-            if (notice) {
-                break;
-            }
-            return fail(
-                ErrorCode::driver_failed,
-                fmt::format("the session driver {} before answering call {} (after {} request{}){}",
-                            how_it_ended(result_), call.number, served_, served_ == 1 ? "" : "s",
-                            [&] {
-                                const std::string tail = stderr_tail(stderr_path_, 1000, 600);
-                                return tail.empty() ? std::string() : "; stderr ends with: " + tail;
-                            }()));
-        }
-        if (invocation_.cancelled()) {
-            served.process.cancelled = true;
-            return fail(ErrorCode::interrupted,
-                        "the driver call was cancelled; the session's process group was killed");
-        }
-        if (Clock::now() >= deadline) {
-            served.process.timed_out = true;
-            return fail(
-                ErrorCode::timed_out,
-                fmt::format("the session driver did not answer call {} within its {} s limit; its "
-                            "process group "
-                            "was killed (raise limits.command_timeout_s or make the driver faster)",
-                            call.number, static_cast<double>(timeout.count()) / 1000.0));
-        }
-        pollfd pfd{notices_fd_, POLLIN, 0};
-        (void)::poll(&pfd, 1, static_cast<int>(kTick.count()));
+    const auto answer = await_notice(line, call, started + timeout, timeout, served.process);
+    if (const auto* no_answer = std::get_if<NoAnswer>(&answer)) {
+        return fail(no_answer->code, no_answer->message);
     }
-
     Json parsed;
-    try {
-        parsed = Json::parse(*notice);
-    } catch (const std::exception&) {
-        return fail(ErrorCode::invalid_driver_result,
-                    fmt::format("the session driver's notice for call {} is not a JSON line: {}",
-                                call.number, utf8_tail(*notice, 200)));
-    }
-    const bool well_formed = parsed.is_object() && parsed.contains("call") &&
-                             parsed["call"].is_number_integer() && parsed.contains("status") &&
-                             parsed["status"].is_string() &&
-                             (parsed["status"] == "done" || parsed["status"] == "failed");
-    if (!well_formed) {
-        return fail(ErrorCode::invalid_driver_result,
-                    fmt::format("the session driver's notice for call {} must be {{\"call\": {}, "
-                                "\"status\": \"done\" | "
-                                "\"failed\"}}, got {}",
-                                call.number, call.number, utf8_tail(*notice, 200)));
-    }
-    if (parsed["call"].get<long long>() != call.number) {
-        return fail(ErrorCode::invalid_driver_result,
-                    fmt::format("the session driver answered call {} while call {} was pending: "
-                                "one notice per request, "
-                                "in order (a second result for an earlier request?)",
-                                parsed["call"].get<long long>(), call.number));
+    if (auto problem = notice_problem(std::get<std::string>(answer), call.number, parsed)) {
+        return fail(ErrorCode::invalid_driver_result, *problem);
     }
     // A second notice already there for the same request is a protocol violation too.
     read_available();
@@ -367,14 +393,7 @@ SessionProcess::Served SessionProcess::serve(const run::CallOutcome& call,
         Json details = details_base;
         details["stderr_tail"] =
             stderr_tail(call.call_dir / store::layout::kStderrFile, 1000, 2000);
-        const std::string message = parsed.value("message", "");
-        const std::string tail = details["stderr_tail"].get<std::string>();
-        served.error =
-            Error(ErrorCode::driver_failed,
-                  fmt::format("the session driver could not run call {}{}{}", call.number,
-                              message.empty() ? "" : ": " + std::string(utf8_tail(message, 600)),
-                              tail.empty() ? "" : "; stderr ends with: " + tail),
-                  details);
+        served.error = failed_call_error(call.number, parsed, std::move(details));
     }
     return served;
 }

@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <variant>
 
 namespace cko::driver {
 
@@ -56,6 +57,17 @@ private:
     [[nodiscard]] bool process_ended() const { return ended_.load(); }
     [[nodiscard]] std::optional<std::string> next_line();
     void read_available();
+    // Why a request got no answer to check: the code and message of the session's error.
+    struct NoAnswer {
+        ErrorCode code;
+        std::string message;
+    };
+    // Writes the request `line` of `call` and waits for one notice line until `deadline`. Without
+    // one, `process` says how the session ended (its result, cancelled, timed out).
+    [[nodiscard]] std::variant<std::string, NoAnswer> await_notice(
+        const std::string& line, const run::CallOutcome& call,
+        std::chrono::steady_clock::time_point deadline, std::chrono::milliseconds timeout,
+        ProcessResult& process);
 
     run::Invocation& invocation_;
     int number_;

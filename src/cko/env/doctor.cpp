@@ -107,6 +107,62 @@ void topology_item(const Identity& id, DoctorReport& report) {
     report.add({"gpu_topology", DoctorStatus::ok, fmt::format("{}", fmt::join(pairs, "; ")), ""});
 }
 
+// One GPU: its state, then a warning for each thing that would spoil a measurement on it
+// (other compute processes, little free memory, persistence off, MIG, heat).
+void one_gpu_items(const GpuInfo& g, DoctorReport& report) {
+    const std::string name = fmt::format("gpu.{}", g.index);
+    report.add(
+        {name, DoctorStatus::ok,
+         fmt::format("{} {} (cc {}), {} total, {} free, SM {}/{} MHz, {}, {} / {}, "
+                     "MIG {}, ECC {}, persistence {}",
+                     g.uuid, g.name, g.compute_capability.empty() ? "?" : g.compute_capability,
+                     gib(g.memory_total_bytes), gib(g.memory_free_bytes),
+                     or_unknown(g.sm_clock_mhz, ""), or_unknown(g.sm_clock_max_mhz, ""),
+                     or_unknown(g.temperature_c, " C"), or_unknown(g.power_w, " W"),
+                     or_unknown(g.power_limit_w, " W"), on_off(g.mig_enabled),
+                     on_off(g.ecc_enabled), on_off(g.persistence_enabled)),
+         ""});
+    if (g.processes.empty()) {
+        report.add({name + ".processes", DoctorStatus::ok, "no other compute process", ""});
+    } else {
+        std::vector<std::string> procs;
+        for (const auto& p : g.processes) {
+            procs.push_back(p.used_memory_bytes
+                                ? fmt::format("pid {} ({})", p.pid, gib(*p.used_memory_bytes))
+                                : fmt::format("pid {}", p.pid));
+        }
+        report.add({name + ".processes", DoctorStatus::warn,
+                    fmt::format("{} compute process(es): {}; a formal measurement now would "
+                                "be marked contaminated",
+                                g.processes.size(), fmt::join(procs, ", ")),
+                    "wait for them to end, or choose another GPU (CUDA_VISIBLE_DEVICES)"});
+    }
+    if (g.memory_total_bytes > 0 && g.memory_free_bytes * 10 < g.memory_total_bytes) {
+        report.add(
+            {name + ".memory", DoctorStatus::warn,
+             fmt::format("only {} of {} free", gib(g.memory_free_bytes), gib(g.memory_total_bytes)),
+             "free GPU memory (other processes hold it)"});
+    }
+    if (g.persistence_enabled == false) {
+        report.add({name + ".persistence", DoctorStatus::warn,
+                    "persistence mode off: the driver may unload between runs, so first "
+                    "calls are slow and clocks start cold",
+                    std::string("sudo nvidia-smi -pm 1, or run nvidia-persistenced") + kNoChange});
+    }
+    if (g.mig_enabled == true) {
+        report.add({name + ".mig", DoctorStatus::warn,
+                    "MIG enabled: work runs on a slice; processes of other slices may be "
+                    "invisible to this user",
+                    "use a MIG device UUID (MIG-...) in CUDA_VISIBLE_DEVICES and expect "
+                    "slice-sized results"});
+    }
+    if (g.temperature_c && *g.temperature_c >= 85) {
+        report.add({name + ".temperature", DoctorStatus::warn,
+                    fmt::format("{} C at rest: thermal slowdown is likely", *g.temperature_c),
+                    "check cooling; let the GPU cool before formal measurements"});
+    }
+}
+
 void gpu_items(const Identity& id, const DoctorOptions& options, DoctorReport& report) {
     if (id.gpus.empty()) {
         std::string why = id.notes.empty() ? std::string("nothing answered")
@@ -134,58 +190,7 @@ void gpu_items(const Identity& id, const DoctorOptions& options, DoctorReport& r
     }
     topology_item(id, report);
     for (const auto& g : id.gpus) {
-        const std::string name = fmt::format("gpu.{}", g.index);
-        report.add(
-            {name, DoctorStatus::ok,
-             fmt::format("{} {} (cc {}), {} total, {} free, SM {}/{} MHz, {}, {} / {}, "
-                         "MIG {}, ECC {}, persistence {}",
-                         g.uuid, g.name, g.compute_capability.empty() ? "?" : g.compute_capability,
-                         gib(g.memory_total_bytes), gib(g.memory_free_bytes),
-                         or_unknown(g.sm_clock_mhz, ""), or_unknown(g.sm_clock_max_mhz, ""),
-                         or_unknown(g.temperature_c, " C"), or_unknown(g.power_w, " W"),
-                         or_unknown(g.power_limit_w, " W"), on_off(g.mig_enabled),
-                         on_off(g.ecc_enabled), on_off(g.persistence_enabled)),
-             ""});
-        if (g.processes.empty()) {
-            report.add({name + ".processes", DoctorStatus::ok, "no other compute process", ""});
-        } else {
-            std::vector<std::string> procs;
-            for (const auto& p : g.processes) {
-                procs.push_back(p.used_memory_bytes
-                                    ? fmt::format("pid {} ({})", p.pid, gib(*p.used_memory_bytes))
-                                    : fmt::format("pid {}", p.pid));
-            }
-            report.add({name + ".processes", DoctorStatus::warn,
-                        fmt::format("{} compute process(es): {}; a formal measurement now would "
-                                    "be marked contaminated",
-                                    g.processes.size(), fmt::join(procs, ", ")),
-                        "wait for them to end, or choose another GPU (CUDA_VISIBLE_DEVICES)"});
-        }
-        if (g.memory_total_bytes > 0 && g.memory_free_bytes * 10 < g.memory_total_bytes) {
-            report.add({name + ".memory", DoctorStatus::warn,
-                        fmt::format("only {} of {} free", gib(g.memory_free_bytes),
-                                    gib(g.memory_total_bytes)),
-                        "free GPU memory (other processes hold it)"});
-        }
-        if (g.persistence_enabled == false) {
-            report.add(
-                {name + ".persistence", DoctorStatus::warn,
-                 "persistence mode off: the driver may unload between runs, so first "
-                 "calls are slow and clocks start cold",
-                 std::string("sudo nvidia-smi -pm 1, or run nvidia-persistenced") + kNoChange});
-        }
-        if (g.mig_enabled == true) {
-            report.add({name + ".mig", DoctorStatus::warn,
-                        "MIG enabled: work runs on a slice; processes of other slices may be "
-                        "invisible to this user",
-                        "use a MIG device UUID (MIG-...) in CUDA_VISIBLE_DEVICES and expect "
-                        "slice-sized results"});
-        }
-        if (g.temperature_c && *g.temperature_c >= 85) {
-            report.add({name + ".temperature", DoctorStatus::warn,
-                        fmt::format("{} C at rest: thermal slowdown is likely", *g.temperature_c),
-                        "check cooling; let the GPU cool before formal measurements"});
-        }
+        one_gpu_items(g, report);
     }
 }
 

@@ -189,6 +189,97 @@ IdentityConstraints read_identity(const Json& j, const CardReader& r) {
     return c;
 }
 
+// The card's sources, each {url, title} with an https:// address.
+std::vector<SourceRef> read_sources(const Json& s, const CardReader& r) {
+    if (!s.is_array()) {
+        r.fail("sources", "must be a list of {url, title}");
+    }
+    std::vector<SourceRef> sources;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        const Json& src = s[i];
+        const std::string field = fmt::format("sources[{}]", i);
+        r.closed(src, field, {"url", "title"});
+        SourceRef ref;
+        ref.url = src.value("url", "");
+        ref.title = src.value("title", "");
+        if (!ref.url.starts_with("https://") || ref.url.size() < 12) {
+            r.fail(field + ".url", "must be an https:// address of the source");
+        }
+        if (ref.title.empty()) {
+            r.fail(field + ".title", "must name the document");
+        }
+        sources.push_back(std::move(ref));
+    }
+    return sources;
+}
+
+// The part of a card its kind asks for: a contract's {claim, does_not_claim} (and a primary
+// source), or a heuristic's {direction, cheapest_falsifier, competing_explanations}.
+void read_kind_part(const Json& j, const CardReader& r, Card& c) {
+    if (c.kind == CardKind::contract) {
+        if (j.contains("heuristic")) {
+            r.fail("heuristic", "a contract card has \"contract\", not \"heuristic\"");
+        }
+        const auto ct = j.find("contract");
+        if (ct == j.end()) {
+            r.fail("contract", "is required for a contract card: {claim, does_not_claim}");
+        }
+        r.closed(*ct, "contract", {"claim", "does_not_claim"});
+        c.claim = r.text(*ct, "claim");
+        c.does_not_claim = r.texts(*ct, "does_not_claim", true, 1);
+        if (c.sources.empty()) {
+            r.fail("sources", "a contract card needs the URL of its primary source");
+        }
+    } else {
+        if (j.contains("contract")) {
+            r.fail("contract", "a heuristic card has \"heuristic\", not \"contract\"");
+        }
+        const auto h = j.find("heuristic");
+        if (h == j.end()) {
+            r.fail("heuristic",
+                   "is required: {direction, cheapest_falsifier, competing_explanations}");
+        }
+        r.closed(*h, "heuristic", {"direction", "cheapest_falsifier", "competing_explanations"});
+        c.direction = r.text(*h, "direction");
+        c.cheapest_falsifier = r.text(*h, "cheapest_falsifier");
+        c.competing_explanations = r.texts(*h, "competing_explanations", true, 1);
+    }
+}
+
+// The card's triggers, each {fact, op, value} on a fact of the vocabulary.
+std::vector<Trigger> read_triggers(const Json& t, const CardReader& r) {
+    if (!t.is_array()) {
+        r.fail("triggers", "must be a list of {fact, op, value}");
+    }
+    std::vector<Trigger> triggers;
+    for (std::size_t i = 0; i < t.size(); ++i) {
+        const Json& tj = t[i];
+        const std::string field = fmt::format("triggers[{}]", i);
+        r.closed(tj, field, {"fact", "op", "value"});
+        Trigger trig;
+        trig.fact = tj.value("fact", "");
+        if (fact::lookup_fact_id(trig.fact) == nullptr) {
+            r.fail(field + ".fact",
+                   fmt::format("\"{}\" is not in the fact vocabulary "
+                               "(src/cko/fact/fact_id.cpp; docs/knowledge.md lists it)",
+                               trig.fact));
+        }
+        const auto op = tj.contains("op") && tj["op"].is_string()
+                            ? comparison_from_symbol(tj["op"].get<std::string>())
+                            : std::nullopt;
+        if (!op) {
+            r.fail(field + ".op", "must be one of ==, !=, <, <=, >, >=");
+        }
+        trig.op = *op;
+        if (!tj.contains("value") || !tj["value"].is_number()) {
+            r.fail(field + ".value", "must be a number (in the fact's base unit)");
+        }
+        trig.value = tj["value"].get<double>();
+        triggers.push_back(std::move(trig));
+    }
+    return triggers;
+}
+
 }  // namespace
 
 std::optional<Comparison> comparison_from_symbol(std::string_view s) noexcept {
@@ -273,85 +364,14 @@ Card card_from_json(const Json& j, std::string_view file, std::size_t index) {
     c.topics = r.texts(j, "topics", true, 1);
     c.summary = r.text(j, "summary");
     if (const auto s = j.find("sources"); s != j.end()) {
-        if (!s->is_array()) {
-            r.fail("sources", "must be a list of {url, title}");
-        }
-        for (std::size_t i = 0; i < s->size(); ++i) {
-            const Json& src = (*s)[i];
-            const std::string field = fmt::format("sources[{}]", i);
-            r.closed(src, field, {"url", "title"});
-            SourceRef ref;
-            ref.url = src.value("url", "");
-            ref.title = src.value("title", "");
-            if (!ref.url.starts_with("https://") || ref.url.size() < 12) {
-                r.fail(field + ".url", "must be an https:// address of the source");
-            }
-            if (ref.title.empty()) {
-                r.fail(field + ".title", "must name the document");
-            }
-            c.sources.push_back(std::move(ref));
-        }
+        c.sources = read_sources(*s, r);
     }
-    if (c.kind == CardKind::contract) {
-        if (j.contains("heuristic")) {
-            r.fail("heuristic", "a contract card has \"contract\", not \"heuristic\"");
-        }
-        const auto ct = j.find("contract");
-        if (ct == j.end()) {
-            r.fail("contract", "is required for a contract card: {claim, does_not_claim}");
-        }
-        r.closed(*ct, "contract", {"claim", "does_not_claim"});
-        c.claim = r.text(*ct, "claim");
-        c.does_not_claim = r.texts(*ct, "does_not_claim", true, 1);
-        if (c.sources.empty()) {
-            r.fail("sources", "a contract card needs the URL of its primary source");
-        }
-    } else {
-        if (j.contains("contract")) {
-            r.fail("contract", "a heuristic card has \"heuristic\", not \"contract\"");
-        }
-        const auto h = j.find("heuristic");
-        if (h == j.end()) {
-            r.fail("heuristic",
-                   "is required: {direction, cheapest_falsifier, competing_explanations}");
-        }
-        r.closed(*h, "heuristic", {"direction", "cheapest_falsifier", "competing_explanations"});
-        c.direction = r.text(*h, "direction");
-        c.cheapest_falsifier = r.text(*h, "cheapest_falsifier");
-        c.competing_explanations = r.texts(*h, "competing_explanations", true, 1);
-    }
+    read_kind_part(j, r, c);
     if (const auto id = j.find("identity"); id != j.end()) {
         c.identity = read_identity(*id, r);
     }
     if (const auto t = j.find("triggers"); t != j.end()) {
-        if (!t->is_array()) {
-            r.fail("triggers", "must be a list of {fact, op, value}");
-        }
-        for (std::size_t i = 0; i < t->size(); ++i) {
-            const Json& tj = (*t)[i];
-            const std::string field = fmt::format("triggers[{}]", i);
-            r.closed(tj, field, {"fact", "op", "value"});
-            Trigger trig;
-            trig.fact = tj.value("fact", "");
-            if (fact::lookup_fact_id(trig.fact) == nullptr) {
-                r.fail(field + ".fact",
-                       fmt::format("\"{}\" is not in the fact vocabulary "
-                                   "(src/cko/fact/fact_id.cpp; docs/knowledge.md lists it)",
-                                   trig.fact));
-            }
-            const auto op = tj.contains("op") && tj["op"].is_string()
-                                ? comparison_from_symbol(tj["op"].get<std::string>())
-                                : std::nullopt;
-            if (!op) {
-                r.fail(field + ".op", "must be one of ==, !=, <, <=, >, >=");
-            }
-            trig.op = *op;
-            if (!tj.contains("value") || !tj["value"].is_number()) {
-                r.fail(field + ".value", "must be a number (in the fact's base unit)");
-            }
-            trig.value = tj["value"].get<double>();
-            c.triggers.push_back(std::move(trig));
-        }
+        c.triggers = read_triggers(*t, r);
     }
     if (const auto m = j.find("trigger_mode"); m != j.end()) {
         if (!m->is_string() || (*m != "any" && *m != "all")) {

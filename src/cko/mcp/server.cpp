@@ -285,6 +285,36 @@ Json Server::resources_read(const Json& params) {
                          {"text", record.dump(2, ' ', false, Json::error_handler_t::replace)}}})}};
 }
 
+namespace {
+
+// A tools/call result of an operation that ran: its document as structuredContent, its summary
+// as text; a failure is a tool error with the reason beside the document.
+Json tool_result(const verbs::Outcome& outcome, const verbs::Verb* verb) {
+    Json document = outcome.materialized_document();
+    if (!document.is_object()) {
+        document = Json{{"value", std::move(document)}};
+    }
+    std::string text = outcome.text.empty()
+                           ? document.dump(2, ' ', false, Json::error_handler_t::replace)
+                           : outcome.text;
+    if (outcome.failure) {
+        // The operation ran and failed: a tool error, with the invocation's document and
+        // the reason beside it (the summary alone says only "failed").
+        const Error e = for_tool_caller(*outcome.failure, verb);
+        document["error"] = verbs::error_document(e)["error"];
+        text = short_text(text);
+        text += fmt::format("{}{}", text.ends_with('\n') ? "" : "\n", error_line(e));
+    } else {
+        text = short_text(text);
+    }
+    return Json{{"content", Json::array({Json{{"type", "text"}, {"text", std::move(text)}}})},
+                {"structuredContent", std::move(document)},
+                {"isError", outcome.failure.has_value()},
+                {"_meta", {{"cko/exit_code", outcome.exit_code}}}};
+}
+
+}  // namespace
+
 Json Server::call_tool(const Json& params, const std::shared_ptr<std::atomic<bool>>& cancel,
                        const Json& progress_token) {
     const std::string name = params.value("name", "");
@@ -333,27 +363,7 @@ Json Server::call_tool(const Json& params, const std::shared_ptr<std::atomic<boo
             roots_.insert(absolute_root(normalized.value("root", "artifacts")));
         }
         const verbs::Outcome outcome = verbs::run_operation(*verb, arguments, context);
-        Json document = outcome.materialized_document();
-        if (!document.is_object()) {
-            document = Json{{"value", std::move(document)}};
-        }
-        std::string text = outcome.text.empty()
-                               ? document.dump(2, ' ', false, Json::error_handler_t::replace)
-                               : outcome.text;
-        if (outcome.failure) {
-            // The operation ran and failed: a tool error, with the invocation's document and
-            // the reason beside it (the summary alone says only "failed").
-            const Error e = for_tool_caller(*outcome.failure, verb);
-            document["error"] = verbs::error_document(e)["error"];
-            text = short_text(text);
-            text += fmt::format("{}{}", text.ends_with('\n') ? "" : "\n", error_line(e));
-        } else {
-            text = short_text(text);
-        }
-        return Json{{"content", Json::array({Json{{"type", "text"}, {"text", std::move(text)}}})},
-                    {"structuredContent", std::move(document)},
-                    {"isError", outcome.failure.has_value()},
-                    {"_meta", {{"cko/exit_code", outcome.exit_code}}}};
+        return tool_result(outcome, verb);
     } catch (const Error& thrown) {
         const Error e = for_tool_caller(thrown, verb);
         return Json{{"content", Json::array({Json{{"type", "text"}, {"text", error_line(e)}}})},

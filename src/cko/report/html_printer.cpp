@@ -298,6 +298,40 @@ std::string findings_html(const Json& model) {
     return s + "</ul></section>";
 }
 
+// The profiles kept as evidence: each with its files, its experiment and how it was collected.
+std::string profiles_html(const Json& model) {
+    std::string s;
+    s += "<section id=\"profiles\"><h2>Profiles</h2>";
+    if (model["profiles"].empty()) {
+        s += "<p>profiles: none stored (the store holds no profile documents or execution maps "
+             "yet).</p>";
+    } else {
+        s += "<ul>";
+        for (const auto& p : model["profiles"]) {
+            std::string files;
+            for (const auto& src : p.value("sources", Json::array())) {
+                files += fmt::format("{}<code>{}</code> (sha256 <code>{}</code>)",
+                                     files.empty() ? "" : ", ", e(src, "path"),
+                                     e(src.value("report_sha256", "").substr(0, 16)));
+            }
+            const Json collection = p.value("collection", Json());
+            s += fmt::format(
+                "<li><code>{}</code>: {} of {}{}{}</li>", e(p, "id"), e(p, "kind"), files,
+                p.value("experiment_id", Json()).is_string()
+                    ? fmt::format(", evidence for <code>{}</code> ({})", e(p, "experiment_id"),
+                                  e(p.value("subject", Json("")).get<std::string>()))
+                    : "",
+                collection.is_object()
+                    ? fmt::format(", collected by <code>{}</code> on case <code>{}</code>",
+                                  e(collection, "invocation_id"), e(collection, "case_id"))
+                    : "");
+        }
+        s += "</ul>";
+    }
+    s += "</section>";
+    return s;
+}
+
 }  // namespace
 
 std::string verdict_label(const std::string& verdict) {
@@ -361,34 +395,7 @@ std::string render_html(const Json& model) {
     s += "</section>";
     s += champion_html(model);
     s += cost_html(model);
-    s += "<section id=\"profiles\"><h2>Profiles</h2>";
-    if (model["profiles"].empty()) {
-        s += "<p>profiles: none stored (the store holds no profile documents or execution maps "
-             "yet).</p>";
-    } else {
-        s += "<ul>";
-        for (const auto& p : model["profiles"]) {
-            std::string files;
-            for (const auto& src : p.value("sources", Json::array())) {
-                files += fmt::format("{}<code>{}</code> (sha256 <code>{}</code>)",
-                                     files.empty() ? "" : ", ", e(src, "path"),
-                                     e(src.value("report_sha256", "").substr(0, 16)));
-            }
-            const Json collection = p.value("collection", Json());
-            s += fmt::format(
-                "<li><code>{}</code>: {} of {}{}{}</li>", e(p, "id"), e(p, "kind"), files,
-                p.value("experiment_id", Json()).is_string()
-                    ? fmt::format(", evidence for <code>{}</code> ({})", e(p, "experiment_id"),
-                                  e(p.value("subject", Json("")).get<std::string>()))
-                    : "",
-                collection.is_object()
-                    ? fmt::format(", collected by <code>{}</code> on case <code>{}</code>",
-                                  e(collection, "invocation_id"), e(collection, "case_id"))
-                    : "");
-        }
-        s += "</ul>";
-    }
-    s += "</section>";
+    s += profiles_html(model);
     s += findings_html(model);
     s += fmt::format("<section id=\"termination\"><h2>Termination</h2><p>{}</p></section>",
                      stop.is_null()

@@ -366,6 +366,105 @@ int cancel_slurm_jobs_named(const std::string& job_name) {
     return static_cast<int>(jobs.size());
 }
 
+namespace {
+
+// Makes sure the job is gone: records the scancel of cko's kill sequence, scancels a job that
+// outlived srun/sbatch (`queued`: its ids), and waits until squeue lists it no more.
+void end_the_job(const std::string& job_name, const ProcessResult& process,
+                 const std::vector<std::string>& queued, std::chrono::milliseconds grace,
+                 Json& rec) {
+    if (process.timed_out || process.cancelled) {
+        rec["scancelled"] = true;  // the kill sequence ran scancel first
+        rec["scancel_reason"] = process.timed_out ? "timeout" : "cancel";
+    }
+    if (!queued.empty()) {
+        // srun/sbatch ended but the job did not (srun killed, a lost connection): never leave it.
+        scancel_named(job_name);
+        rec["scancelled"] = true;
+        if (rec["scancel_reason"].is_null()) {
+            rec["scancel_reason"] = "left_running";
+        }
+    }
+    {
+        // Until squeue lists the job no more (a completing job is listed for a moment).
+        const auto until = std::chrono::steady_clock::now() + grace + std::chrono::seconds(10);
+        while (!slurm_jobs_named(job_name).empty()) {
+            if (std::chrono::steady_clock::now() >= until) {
+                rec["left_in_queue"] = true;
+                break;
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        }
+    }
+}
+
+// The node's identity as `cko doctor --json` saw it inside the job, and the UUIDs of the GPUs the
+// job was given (the node's GPUs whose index Slurm named).
+void read_node_identity(const fs::path& call_dir, const std::map<std::string, std::string>& step,
+                        Json& rec) {
+    try {
+        const Json doctor = read_json_file(call_dir / store::layout::kNodeDoctorFile,
+                                           JsonLimits{std::size_t{8} << 20, 64});
+        rec["node_identity"] = doctor.at("identity");
+    } catch (const std::exception& e) {
+        rec["node_identity_problem"] =
+            step.empty()
+                ? std::string("the job never started the wrapper (no slurm-step.txt)")
+                : fmt::format(
+                      "cko doctor --json on node {} gave no identity ({}); is cko installed at the "
+                      "same path on the compute nodes? (set slurm.cko)",
+                      rec["node"].is_null() ? std::string("?") : rec["node"].get<std::string>(),
+                      e.what());
+    }
+    Json uuids = Json::array();
+    if (rec["node_identity"].is_object()) {
+        const auto wanted =
+            split(rec["job_gpus"].is_string() ? rec["job_gpus"].get<std::string>() : "", ',');
+        for (const auto& g : rec["node_identity"].value("gpus", Json::array())) {
+            const std::string index = g.contains("index") ? g["index"].dump() : "";
+            if (wanted.empty() || std::find(wanted.begin(), wanted.end(), index) != wanted.end()) {
+                uuids.push_back(g.value("uuid", std::string()));
+            }
+        }
+    }
+    rec["gpu_uuids"] = uuids;
+}
+
+// Slurm, not the driver, ended the job: an infrastructure failure (`lost`). Also whether Slurm's
+// time limit ended it.
+void judge_lost(const std::string& job_id, Json& rec) {
+    const std::string state =
+        rec["job_state"].is_string() ? rec["job_state"].get<std::string>() : "";
+    static const std::vector<std::string> lost_states = {"NODE_FAIL", "BOOT_FAIL", "PREEMPTED",
+                                                         "DEADLINE", "REVOKED"};
+    if (std::find(lost_states.begin(), lost_states.end(), state) != lost_states.end() ||
+        (state == "CANCELLED" && !rec["scancelled"].get<bool>())) {
+        rec["lost"] = fmt::format(
+            "Slurm ended job {} with state {}{} on node {}: the call was lost to the cluster, "
+            "not failed by the driver",
+            job_id, state, state == "CANCELLED" ? " (cancelled outside cko)" : "",
+            rec["node"].is_null() ? std::string("?") : rec["node"].get<std::string>());
+    }
+    rec["slurm_timeout"] = state == "TIMEOUT";
+}
+
+// The launcher's files present in the call directory.
+Json slurm_files(const fs::path& call_dir) {
+    Json files = Json::array();
+    for (const std::string_view name :
+         {store::layout::kSlurmStepFile, store::layout::kNodeDoctorFile,
+          store::layout::kNodeDoctorPartialFile, store::layout::kJobScriptFile,
+          store::layout::kSubmitStdoutFile, store::layout::kSubmitStderrFile}) {
+        std::error_code ec;
+        if (fs::is_regular_file(fs::symlink_status(call_dir / name, ec))) {
+            files.push_back(std::string(name));
+        }
+    }
+    return files;
+}
+
+}  // namespace
+
 Json settle_slurm_job(const SlurmOptions& o, const std::string& job_name, const fs::path& call_dir,
                       const ProcessResult& process, std::chrono::milliseconds grace) {
     Json rec{{"format_version", "cko/slurm-call-v1"},
@@ -392,29 +491,7 @@ Json settle_slurm_job(const SlurmOptions& o, const std::string& job_name, const 
     if (job_id.empty() && !queued.empty()) {
         job_id = queued.front();
     }
-    if (process.timed_out || process.cancelled) {
-        rec["scancelled"] = true;  // the kill sequence ran scancel first
-        rec["scancel_reason"] = process.timed_out ? "timeout" : "cancel";
-    }
-    if (!queued.empty()) {
-        // srun/sbatch ended but the job did not (srun killed, a lost connection): never leave it.
-        scancel_named(job_name);
-        rec["scancelled"] = true;
-        if (rec["scancel_reason"].is_null()) {
-            rec["scancel_reason"] = "left_running";
-        }
-    }
-    {
-        // Until squeue lists the job no more (a completing job is listed for a moment).
-        const auto until = std::chrono::steady_clock::now() + grace + std::chrono::seconds(10);
-        while (!slurm_jobs_named(job_name).empty()) {
-            if (std::chrono::steady_clock::now() >= until) {
-                rec["left_in_queue"] = true;
-                break;
-            }
-            std::this_thread::sleep_for(std::chrono::milliseconds(200));
-        }
-    }
+    end_the_job(job_name, process, queued, grace, rec);
     rec["job_id"] = nullable(job_id);
     rec["node"] = nullable(step.count("node") != 0 ? step.at("node") : "");
     for (const char* key : {"job_gpus", "step_gpus", "cuda_visible_devices"}) {
@@ -423,59 +500,9 @@ Json settle_slurm_job(const SlurmOptions& o, const std::string& job_name, const 
     if (!job_id.empty()) {
         read_job_state(job_id, rec);
     }
-    // The node's identity, as `cko doctor --json` saw it inside the job.
-    try {
-        const Json doctor = read_json_file(call_dir / store::layout::kNodeDoctorFile,
-                                           JsonLimits{std::size_t{8} << 20, 64});
-        rec["node_identity"] = doctor.at("identity");
-    } catch (const std::exception& e) {
-        rec["node_identity_problem"] =
-            step.empty()
-                ? std::string("the job never started the wrapper (no slurm-step.txt)")
-                : fmt::format(
-                      "cko doctor --json on node {} gave no identity ({}); is cko installed at the "
-                      "same path on the compute nodes? (set slurm.cko)",
-                      rec["node"].is_null() ? std::string("?") : rec["node"].get<std::string>(),
-                      e.what());
-    }
-    // The GPUs the job was given, by UUID: the node's GPUs whose index Slurm named.
-    Json uuids = Json::array();
-    if (rec["node_identity"].is_object()) {
-        const auto wanted =
-            split(rec["job_gpus"].is_string() ? rec["job_gpus"].get<std::string>() : "", ',');
-        for (const auto& g : rec["node_identity"].value("gpus", Json::array())) {
-            const std::string index = g.contains("index") ? g["index"].dump() : "";
-            if (wanted.empty() || std::find(wanted.begin(), wanted.end(), index) != wanted.end()) {
-                uuids.push_back(g.value("uuid", std::string()));
-            }
-        }
-    }
-    rec["gpu_uuids"] = uuids;
-    // Slurm, not the driver, ended the job: an infrastructure failure.
-    const std::string state =
-        rec["job_state"].is_string() ? rec["job_state"].get<std::string>() : "";
-    static const std::vector<std::string> lost_states = {"NODE_FAIL", "BOOT_FAIL", "PREEMPTED",
-                                                         "DEADLINE", "REVOKED"};
-    if (std::find(lost_states.begin(), lost_states.end(), state) != lost_states.end() ||
-        (state == "CANCELLED" && !rec["scancelled"].get<bool>())) {
-        rec["lost"] = fmt::format(
-            "Slurm ended job {} with state {}{} on node {}: the call was lost to the cluster, "
-            "not failed by the driver",
-            job_id, state, state == "CANCELLED" ? " (cancelled outside cko)" : "",
-            rec["node"].is_null() ? std::string("?") : rec["node"].get<std::string>());
-    }
-    rec["slurm_timeout"] = state == "TIMEOUT";
-    Json files = Json::array();
-    for (const std::string_view name :
-         {store::layout::kSlurmStepFile, store::layout::kNodeDoctorFile,
-          store::layout::kNodeDoctorPartialFile, store::layout::kJobScriptFile,
-          store::layout::kSubmitStdoutFile, store::layout::kSubmitStderrFile}) {
-        std::error_code ec;
-        if (fs::is_regular_file(fs::symlink_status(call_dir / name, ec))) {
-            files.push_back(std::string(name));
-        }
-    }
-    rec["files"] = files;
+    read_node_identity(call_dir, step, rec);
+    judge_lost(job_id, rec);
+    rec["files"] = slurm_files(call_dir);
     return rec;
 }
 

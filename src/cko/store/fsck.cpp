@@ -201,12 +201,10 @@ void check_champion(const Store& store, FsckReport& report) {
     }
 }
 
-}  // namespace
-
-FsckReport fsck_store(const Store& store) {
-    FsckReport report;
+// Every file the ledger names: there, not behind a link, and with the digest the ledger holds.
+void check_ledgered_files(const Store& store, const std::map<std::string, LedgerLine>& ledger,
+                          FsckReport& report) {
     const fs::path root = store.root();
-    const std::map<std::string, LedgerLine> ledger = read_ledger(root, report);
     for (const auto& [rel, expected] : ledger) {
         const fs::path p = root / rel;
         std::error_code ec;
@@ -229,9 +227,11 @@ FsckReport fsck_store(const Store& store) {
                                        true});
         }
     }
-    check_champion(store, report);
-    // Snapshots carry their own manifest; everything else must be in the ledger or mutable by
-    // design.
+}
+
+// Every snapshot under objects/ (each carries its own manifest) and leftovers of staging ones.
+void check_objects(const Store& store, FsckReport& report) {
+    const fs::path root = store.root();
     for (const auto& entry : fs::directory_iterator(root / layout::kObjectsDir)) {
         const std::string name = entry.path().filename().string();
         if (name.starts_with(".staging-")) {
@@ -241,6 +241,13 @@ FsckReport fsck_store(const Store& store) {
         }
         check_snapshot(store, name, report);
     }
+}
+
+// Every other path of the store must be in the ledger or mutable by design; what is not is
+// classified: a leftover temporary, a half-made invocation, a link, an unledgered record.
+void check_unledgered(const Store& store, const std::map<std::string, LedgerLine>& ledger,
+                      FsckReport& report) {
+    const fs::path root = store.root();
     // Never follows a link (recursive_directory_iterator does not descend into one by default).
     for (auto it = fs::recursive_directory_iterator(root); it != fs::recursive_directory_iterator();
          ++it) {
@@ -302,6 +309,19 @@ FsckReport fsck_store(const Store& store) {
                            : "not in the ledger and not valid JSON",
              !parses && !driver_output});
     }
+}
+
+}  // namespace
+
+FsckReport fsck_store(const Store& store) {
+    FsckReport report;
+    const std::map<std::string, LedgerLine> ledger = read_ledger(store.root(), report);
+    check_ledgered_files(store, ledger, report);
+    check_champion(store, report);
+    // Snapshots carry their own manifest; everything else must be in the ledger or mutable by
+    // design.
+    check_objects(store, report);
+    check_unledgered(store, ledger, report);
     return report;
 }
 

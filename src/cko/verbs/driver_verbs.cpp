@@ -33,6 +33,37 @@ std::chrono::milliseconds ms(double seconds, const char* flag) {
     return std::chrono::milliseconds(static_cast<std::int64_t>(seconds * 1000));
 }
 
+// The subjects of a standalone call and their order: the reference, and for --mode paired the
+// candidate too (a driver that declared paired_in_process; the seed's parity picks who goes first).
+void add_subjects(driver::Request& r, const std::string& reference, const std::string& candidate,
+                  const std::vector<std::string>& capabilities, std::uint64_t seed) {
+    if (reference.empty()) {
+        throw Error(ErrorCode::invalid_argument,
+                    "--reference is required: the original's file or directory",
+                    Json{{"field", "reference"}});
+    }
+    r.subjects.push_back({"reference", "original", reference});
+    r.order = {"reference"};
+    if (r.mode == driver::Mode::paired) {
+        if (candidate.empty()) {
+            throw Error(ErrorCode::invalid_argument, "--mode paired needs --candidate",
+                        Json{{"field", "candidate"}});
+        }
+        if (std::find(capabilities.begin(), capabilities.end(), "paired_in_process") ==
+            capabilities.end()) {
+            throw Error(ErrorCode::invalid_argument,
+                        "--mode paired needs a driver declared with --capability paired_in_process",
+                        Json{{"field", "capability"}});
+        }
+        r.subjects.push_back({"candidate", "candidate", candidate});
+        r.order = (seed % 2 == 0) ? std::vector<std::string>{"reference", "candidate"}
+                                  : std::vector<std::string>{"candidate", "reference"};
+    } else if (!candidate.empty()) {
+        throw Error(ErrorCode::invalid_argument, "--candidate is only for --mode paired",
+                    Json{{"field", "candidate"}});
+    }
+}
+
 driver::StandaloneCall build_call(const Request& req) {
     struct {
         std::string mode, case_id, case_file, reference, candidate, primary, gpu;
@@ -86,31 +117,7 @@ driver::StandaloneCall build_call(const Request& req) {
                     Json{{"field", "case_file"}});
     }
     r.case_path = o.case_file;
-    if (o.reference.empty()) {
-        throw Error(ErrorCode::invalid_argument,
-                    "--reference is required: the original's file or directory",
-                    Json{{"field", "reference"}});
-    }
-    r.subjects.push_back({"reference", "original", o.reference});
-    r.order = {"reference"};
-    if (r.mode == driver::Mode::paired) {
-        if (o.candidate.empty()) {
-            throw Error(ErrorCode::invalid_argument, "--mode paired needs --candidate",
-                        Json{{"field", "candidate"}});
-        }
-        if (std::find(o.capabilities.begin(), o.capabilities.end(), "paired_in_process") ==
-            o.capabilities.end()) {
-            throw Error(ErrorCode::invalid_argument,
-                        "--mode paired needs a driver declared with --capability paired_in_process",
-                        Json{{"field", "capability"}});
-        }
-        r.subjects.push_back({"candidate", "candidate", o.candidate});
-        r.order = (o.seed % 2 == 0) ? std::vector<std::string>{"reference", "candidate"}
-                                    : std::vector<std::string>{"candidate", "reference"};
-    } else if (!o.candidate.empty()) {
-        throw Error(ErrorCode::invalid_argument, "--candidate is only for --mode paired",
-                    Json{{"field", "candidate"}});
-    }
+    add_subjects(r, o.reference, o.candidate, o.capabilities, o.seed);
     if (o.samples < 1 || o.samples > 100000) {
         throw Error(ErrorCode::invalid_argument, "--samples must be between 1 and 100000",
                     Json{{"field", "samples"}});

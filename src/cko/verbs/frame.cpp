@@ -31,6 +31,66 @@ void write_all(int fd, const std::string& line) {
     }
 }
 
+// The detached child: a session of its own, /dev/null for stdin/stdout/stderr; it writes
+// "id <invocation>" (or "error <document>" when it fails before it has one) to `reply_fd`.
+[[noreturn]] void run_as_detached_child(const Verb& verb, const Request& request, int reply_fd,
+                                        const std::function<void()>& before_run) {
+    ::setsid();
+    const int null = ::open("/dev/null", O_RDWR);
+    ::dup2(null, STDIN_FILENO);
+    ::dup2(null, STDOUT_FILENO);
+    ::dup2(null, STDERR_FILENO);
+    int code = 0;
+    bool announced = false;
+    Context child;
+    child.cancel = signal_cancel_flag();
+    child.want_text = false;
+    child.announce = [&](const std::string& id) {
+        write_all(reply_fd, "id " + id + "\n");
+        ::close(reply_fd);
+        announced = true;
+    };
+    try {
+        install_signal_cancel();
+        if (before_run) {
+            before_run();
+        }
+        code = verb.run(request, child).exit_code;
+    } catch (const Error& e) {
+        code = e.exit_code();
+        if (!announced) {
+            write_all(reply_fd, "error " + e.to_json().dump() + "\n");
+        }
+    } catch (const std::exception& e) {
+        code = Error(ErrorCode::internal, "").exit_code();
+        if (!announced) {
+            write_all(reply_fd,
+                      "error " + Error(ErrorCode::internal, e.what()).to_json().dump() + "\n");
+        }
+    }
+    std::_Exit(code);
+}
+
+// The child's first reply line (or what it wrote before it ended without one).
+std::string read_reply(int fd) {
+    std::string reply;
+    char buf[4096];
+    ssize_t n = 0;
+    while ((n = ::read(fd, buf, sizeof buf)) != 0) {
+        if (n < 0) {
+            if (errno == EINTR) {
+                continue;
+            }
+            break;
+        }
+        reply.append(buf, static_cast<std::size_t>(n));
+        if (reply.find('\n') != std::string::npos) {
+            break;
+        }
+    }
+    return reply;
+}
+
 // Runs the operation in a forked child in its own session; returns once the child announced its
 // invocation (or failed before it could).
 Outcome run_detached(const Verb& verb, const Request& request, Context& context,
@@ -48,57 +108,10 @@ Outcome run_detached(const Verb& verb, const Request& request, Context& context,
     }
     if (pid == 0) {
         ::close(fds[0]);
-        ::setsid();
-        const int null = ::open("/dev/null", O_RDWR);
-        ::dup2(null, STDIN_FILENO);
-        ::dup2(null, STDOUT_FILENO);
-        ::dup2(null, STDERR_FILENO);
-        int code = 0;
-        bool announced = false;
-        Context child;
-        child.cancel = signal_cancel_flag();
-        child.want_text = false;
-        child.announce = [&](const std::string& id) {
-            write_all(fds[1], "id " + id + "\n");
-            ::close(fds[1]);
-            announced = true;
-        };
-        try {
-            install_signal_cancel();
-            if (before_run) {
-                before_run();
-            }
-            code = verb.run(request, child).exit_code;
-        } catch (const Error& e) {
-            code = e.exit_code();
-            if (!announced) {
-                write_all(fds[1], "error " + e.to_json().dump() + "\n");
-            }
-        } catch (const std::exception& e) {
-            code = Error(ErrorCode::internal, "").exit_code();
-            if (!announced) {
-                write_all(fds[1],
-                          "error " + Error(ErrorCode::internal, e.what()).to_json().dump() + "\n");
-            }
-        }
-        std::_Exit(code);
+        run_as_detached_child(verb, request, fds[1], before_run);
     }
     ::close(fds[1]);
-    std::string reply;
-    char buf[4096];
-    ssize_t n = 0;
-    while ((n = ::read(fds[0], buf, sizeof buf)) != 0) {
-        if (n < 0) {
-            if (errno == EINTR) {
-                continue;
-            }
-            break;
-        }
-        reply.append(buf, static_cast<std::size_t>(n));
-        if (reply.find('\n') != std::string::npos) {
-            break;
-        }
-    }
+    const std::string reply = read_reply(fds[0]);
     ::close(fds[0]);
     if (reply.starts_with("id ")) {
         const std::string id = reply.substr(3, reply.find('\n') - 3);
