@@ -143,10 +143,11 @@ std::string error_line(const Error& e) {
 
 }  // namespace
 
-Server::Server(ServerOptions options, std::function<void(const Json&)> send)
+Server::Server(ServerOptions options, std::function<void(const std::string& line)> send)
     : options_(std::move(options)),
       send_(std::move(send)),
-      tools_(build_tool_list(options_.read_only, options_.root)) {
+      tools_(build_tool_list(options_.read_only, options_.root)),
+      tools_text_(tools_.dump(-1, ' ', false, Json::error_handler_t::replace)) {
     if (!options_.root.empty()) {
         roots_.insert(absolute_root(options_.root));
     }
@@ -157,8 +158,9 @@ Server::~Server() {
 }
 
 void Server::send(const Json& message) {
+    const std::string line = message.dump(-1, ' ', false, Json::error_handler_t::replace);
     const std::lock_guard<std::mutex> lock(send_mutex_);
-    send_(message);
+    send_(line);
 }
 
 void Server::reply(const Json& id, Json result) {
@@ -470,7 +472,11 @@ void Server::handle(const Json& message) {
         } else if (method == "ping") {
             reply(id, Json::object());
         } else if (method == "tools/list") {
-            reply(id, Json{{"tools", tools_}});
+            const std::string line =
+                fmt::format(R"({{"jsonrpc":"2.0","id":{},"result":{{"tools":{}}}}})",
+                            id.dump(-1, ' ', false, Json::error_handler_t::replace), tools_text_);
+            const std::lock_guard<std::mutex> lock(send_mutex_);
+            send_(line);
         } else if (method == "tools/call") {
             start_tool_call(id, params);
         } else if (method == "resources/list") {
@@ -579,8 +585,8 @@ int install_stop_signals() {
 
 int serve_stdio(const ServerOptions& options) {
     std::ios::sync_with_stdio(false);
-    Server server(options, [](const Json& message) {
-        std::cout << message.dump(-1, ' ', false, Json::error_handler_t::replace) << '\n';
+    Server server(options, [](const std::string& line) {
+        std::cout << line << '\n';
         std::cout.flush();
     });
     // Read with a cap: std::getline would hold a line of any length (a 300 MB one took 1.7 GB).

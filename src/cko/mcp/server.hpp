@@ -31,11 +31,12 @@ struct ServerOptions {
 };
 
 // One server session. handle() takes one parsed message; replies and notifications go to `send`
-// (from any thread, one message at a time). tools/call runs on a thread of its own, so that
-// ping and notifications/cancelled are answered while an operation runs.
+// as one serialized JSON line each, without its newline (from any thread, one message at a time).
+// tools/call runs on a thread of its own, so that ping and notifications/cancelled are answered
+// while an operation runs.
 class Server {
 public:
-    Server(ServerOptions options, std::function<void(const Json&)> send);
+    Server(ServerOptions options, std::function<void(const std::string& line)> send);
     ~Server();
     Server(const Server&) = delete;
     Server& operator=(const Server&) = delete;
@@ -69,8 +70,11 @@ private:
                    const Json& progress_token);
 
     ServerOptions options_;
-    std::function<void(const Json&)> send_;
+    std::function<void(const std::string& line)> send_;
     Json tools_;
+    // tools_ serialized once: tools/list is answered from this text, since the list never changes
+    // within a session and serializing it was most of the answer's cost ([21]).
+    std::string tools_text_;
     std::mutex send_mutex_;
     std::mutex calls_mutex_;
     std::map<std::string, Call> calls_;  // by the request id's JSON text

@@ -29,9 +29,10 @@ protected:
         return Json();
     }
     Server make(bool read_only = false, std::string root = "") {
-        return Server(ServerOptions{read_only, std::move(root)}, [this](const Json& m) {
+        return Server(ServerOptions{read_only, std::move(root)}, [this](const std::string& line) {
             const std::lock_guard<std::mutex> lock(mutex_);
-            sent_.push_back(m);
+            EXPECT_EQ(line.find('\n'), std::string::npos) << "one message is one line";
+            sent_.push_back(Json::parse(line));
         });
     }
     static Json request(int id, const std::string& method, Json params = Json::object()) {
@@ -66,6 +67,22 @@ TEST_F(ServerTest, ToolsListOffersOneToolPerVerbWithItsRequestSchema) {
         const verbs::Verb& v = verbs::verb_table()[i];
         EXPECT_EQ(tools[i]["name"], v.tool_name());
         EXPECT_EQ(tools[i]["inputSchema"], v.request.schema());
+    }
+}
+
+// tools/list is answered from text serialized once: the answer still echoes each request's id,
+// whatever its JSON type, and carries the same list every time.
+TEST_F(ServerTest, ToolsListEchoesAnyIdAroundTheSameList) {
+    Server s = make();
+    const Json first = ask(s, request(1, "tools/list"));
+    for (const Json& id : {Json("a \"quoted\" id"), Json(-7), Json(2.5)}) {
+        Json message = request(0, "tools/list");
+        message["id"] = id;
+        const Json r = ask(s, message);
+        EXPECT_EQ(r["id"], id);
+        EXPECT_EQ(r["jsonrpc"], "2.0");
+        EXPECT_EQ(r["result"], first["result"]);
+        EXPECT_EQ(r["result"]["tools"], s.tool_list());
     }
 }
 
