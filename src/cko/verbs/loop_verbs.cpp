@@ -5,6 +5,7 @@
 #include "cko/eval/experiment.hpp"
 #include "cko/eval/history.hpp"
 #include "cko/eval/judge.hpp"
+#include "cko/eval/next_step.hpp"
 #include "cko/eval/target_spec.hpp"
 #include "cko/util/error.hpp"
 #include "cko/util/files.hpp"
@@ -105,6 +106,27 @@ Outcome from_outcome(const std::string& verb, const eval::OperationOutcome& o,
     return outcome;
 }
 
+// The line after a screen, confirm or audit that says what its evidence allows next, and the same
+// as `next_step` in the document (eval::next_step: the CLI and MCP say the same).
+void add_next_step(Outcome& outcome, eval::ComparisonKind kind, const std::string& root,
+                   const std::string& experiment_id) {
+    const Json& doc = outcome.document;
+    const auto state =
+        run::state_from_name(doc.value("state", "")).value_or(run::InvocationState::failed);
+    const Json outputs =
+        doc.contains("result") ? doc["result"].value("outputs", Json::object()) : Json::object();
+    eval::ComparisonEnd end = eval::comparison_end_of(kind, state, outputs);
+    end.root = root;
+    end.experiment_id = experiment_id;
+    end.invocation_id = doc.value("id", "");
+    const eval::NextStep next = eval::next_step(end);
+    outcome.document["next_step"] = next.to_json();
+    outcome.text += fmt::format("next: {}\n", next.statement);
+    if (!next.command.empty()) {
+        outcome.text += fmt::format("  {}\n", next.command);
+    }
+}
+
 Outcome compare(const std::string& verb, const Request& r, Context& context) {
     const store::Store store = store::Store::open(r.text("root"));
     const eval::Target target = eval::Target::open(store);
@@ -136,7 +158,9 @@ Outcome compare(const std::string& verb, const Request& r, Context& context) {
     const auto out = eval::run_comparison(
         target, c, [&context](const std::string& id) { context.announce_invocation(id); });
     context.report_progress("");
-    return from_outcome(verb, out, store, target.spec());
+    Outcome outcome = from_outcome(verb, out, store, target.spec());
+    add_next_step(outcome, c.kind, r.text("root"), c.experiment_id);
+    return outcome;
 }
 
 Outcome screen(const Request& r, Context& context) {
