@@ -132,7 +132,9 @@ ids = ["main"]
 
 [driver]
 argv = ["python3", "driver.py"]    # an argv, never a shell string; called with --request FILE
-capabilities = ["single_subject", "paired_in_process"]
+capabilities = ["single_subject", "paired_in_process", "session"]
+                                   # session: one driver process serves a whole operation
+                                   # (both SDKs do; PROTOCOL.md v2); drop it for a v1 driver
 identity_paths = ["driver.py"]     # hashed at freeze: editing them needs a new Target
 env_allow = ["PATH", "LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES", "PYTHONPATH"]
 

@@ -115,6 +115,9 @@ TEST(TargetSpec, ASlurmLauncherReadsBackAndALocalOneKeepsItsFrozenForm) {
 TEST(TargetSpec, TheInitTemplateIsAValidSpec) {
     const TargetSpec s = parse_target_spec(target_spec_template("demo"), "cko.toml");
     EXPECT_EQ(s.name, "demo");
+    // A driver written with either SDK serves sessions, so the template asks for them: without
+    // `session` every call would start the driver (and import torch) again ([19]).
+    EXPECT_TRUE(s.serves_sessions());
 }
 
 struct BadSpec {
