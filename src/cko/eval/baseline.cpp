@@ -48,8 +48,7 @@ OperationOutcome run_baseline(const Target& target, const BaselineOptions& optio
         options.aa_pairs > 0 ? options.aa_pairs : std::min(spec.max_pairs, 2 * spec.min_pairs);
     const std::uint64_t seed =
         options.seed != 0 ? options.seed : seed_from(target.id() + "/baseline");
-    const stats::Direction direction =
-        spec.primary.direction == "lower" ? stats::Direction::lower : stats::Direction::higher;
+    const stats::Direction direction = spec.primary.direction;
 
     const run::Limits limits = limits_for(spec);
     run::Invocation inv = run::Invocation::create(

@@ -20,10 +20,6 @@
 namespace cko::eval {
 namespace {
 
-stats::Direction direction_of(const std::string& d) {
-    return d == "lower" ? stats::Direction::lower : stats::Direction::higher;
-}
-
 // What the measuring loop hands to the judge and the record.
 struct Rounds {
     std::vector<std::vector<double>> d;                                    // [round][case]
@@ -142,11 +138,11 @@ Rounds measure_rounds(const Target& target, run::Invocation& inv, Session& sessi
                 return r;
             }
             round_d.push_back(stats::paired_log_ratio(ref.primary_median(), cand.primary_median(),
-                                                      direction_of(spec.primary.direction)));
+                                                      spec.primary.direction));
             for (const auto& con : spec.constraints) {
                 round_constraints[con.name].push_back(stats::paired_log_ratio(
                     stats::median(ref.constraints.at(con.name)),
-                    stats::median(cand.constraints.at(con.name)), direction_of(con.direction)));
+                    stats::median(cand.constraints.at(con.name)), con.direction));
             }
         }
         r.d.push_back(std::move(round_d));
@@ -217,7 +213,7 @@ stats::Verdict judge_and_record(const Target& target, const ComparisonPlan& plan
             outputs[key] = jj[key];
         }
     }
-    const stats::Direction dir = direction_of(spec.primary.direction);
+    const stats::Direction dir = spec.primary.direction;
     outputs["effect_text"] = describe_effect(j.deciding.hl, dir, spec.primary.name);
     // Secondary metrics: local results only, never a reason to select.
     Json local = Json::array();
@@ -274,17 +270,6 @@ stats::Verdict judge_and_record(const Target& target, const ComparisonPlan& plan
 
 }  // namespace
 
-std::string_view comparison_kind_name(ComparisonKind kind) noexcept {
-    switch (kind) {
-    case ComparisonKind::screen:
-        return "screen";
-    case ComparisonKind::confirm:
-        return "confirm";
-    default:
-        return "audit";
-    }
-}
-
 OperationOutcome run_comparison(const Target& target, const CompareOptions& o,
                                 const std::function<void(const std::string&)>& announce) {
     const std::string kind(comparison_kind_name(o.kind));
@@ -322,10 +307,10 @@ OperationOutcome run_comparison(const Target& target, const CompareOptions& o,
     // effect cannot pass: it is rejected without a single driver call.
     const std::optional<store::ExperimentRecord::GainBound> bound =
         plan.experiment ? plan.experiment->gain_bound : std::nullopt;
-    const bool bound_rejects = o.kind == ComparisonKind::screen && bound &&
-                               plan.experiment->screen_design == "conservative_bound" &&
-                               bound->source.rfind("map:", 0) == 0 &&
-                               bound->pct < plan.minimum_effect_pct;
+    const bool bound_rejects =
+        o.kind == ComparisonKind::screen && bound &&
+        plan.experiment->screen_design == store::ScreenDesign::conservative_bound &&
+        bound->source.rfind("map:", 0) == 0 && bound->pct < plan.minimum_effect_pct;
     try {
         const auto problems = target.environment_problems();
         if (bound_rejects) {
@@ -382,8 +367,8 @@ OperationOutcome run_comparison(const Target& target, const CompareOptions& o,
         outputs["verdict"] = stats::verdict_name(verdict);
         bool positive = verdict == stats::Verdict::improved;
         if (o.kind == ComparisonKind::screen) {
-            const bool proxy =
-                plan.experiment && plan.experiment->screen_design == "diagnostic_proxy";
+            const bool proxy = plan.experiment && plan.experiment->screen_design ==
+                                                      store::ScreenDesign::diagnostic_proxy;
             const ScreenDecision decision =
                 screen_decision(verdict, rounds.infrastructure_failure, proxy);
             outputs["decision"] = screen_decision_name(decision);

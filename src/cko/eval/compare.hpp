@@ -2,13 +2,16 @@
 #pragma once
 
 #include "cko/eval/baseline.hpp"
+#include "cko/util/closed_enum.hpp"
 
 #include <string>
 
 namespace cko::eval {
 
-enum class ComparisonKind { screen, confirm, audit };
-[[nodiscard]] std::string_view comparison_kind_name(ComparisonKind kind) noexcept;
+// The enumerator name is the verb and the invocation's kind.
+#define CKO_COMPARISON_KINDS(X) X(screen) X(confirm) X(audit)
+CKO_CLOSED_ENUM(ComparisonKind, CKO_COMPARISON_KINDS, comparison_kind_name,
+                comparison_kind_from_name)
 
 struct CompareOptions {
     ComparisonKind kind = ComparisonKind::screen;

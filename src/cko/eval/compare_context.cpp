@@ -81,7 +81,7 @@ void resolve_subjects(const Target& target, const CompareOptions& o, ComparisonP
         }
         p.reference = target.original();
         p.reference_label = "original";
-        p.reference_kind = "original";
+        p.reference_kind = store::BaseKind::original;
         p.candidate = store::load_snapshot(target.store(), champion.digest);
         p.candidate_label = *champion.experiment_id;
         return;
@@ -92,7 +92,7 @@ void resolve_subjects(const Target& target, const CompareOptions& o, ComparisonP
     const store::ExperimentRecord::Base& base = p.experiment->base;
     p.reference_kind = base.kind;
     p.reference = store::load_snapshot(target.store(), base.digest);
-    p.reference_label = p.reference_kind == "champion" && base.experiment_id
+    p.reference_label = p.reference_kind == store::BaseKind::champion && base.experiment_id
                             ? *base.experiment_id
                             : std::string("original");
     p.candidate = store::load_snapshot(target.store(), p.experiment->candidate.digest);
@@ -234,8 +234,9 @@ ComparisonPlan plan_comparison(const Target& target, const CompareOptions& o,
             stats::SequentialPlan::early_decision(p.min_rounds, p.max_rounds, spec.confidence);
     }
     require_budget(target, p.experiment ? p.experiment->estimated_cost_s : 0.0, ledger);
-    p.reference_json = Json{
-        {"label", p.reference_label}, {"digest", p.reference.digest}, {"kind", p.reference_kind}};
+    p.reference_json = Json{{"label", p.reference_label},
+                            {"digest", p.reference.digest},
+                            {"kind", store::base_kind_name(p.reference_kind)}};
     p.candidate_json = Json{{"label", p.candidate_label}, {"digest", p.candidate.digest}};
     p.notes = noise_notes(ledger, p.minimum_effect_pct);
     p.instrument_bias = latest_instrument_bias(ledger);

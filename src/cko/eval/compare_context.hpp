@@ -18,7 +18,7 @@ namespace cko::eval {
 struct ComparisonPlan {
     store::Snapshot reference;
     std::string reference_label;  // "original" or the champion experiment's id
-    std::string reference_kind;   // original | champion
+    store::BaseKind reference_kind = store::BaseKind::original;
     store::Snapshot candidate;
     std::string candidate_label;
     std::optional<store::ExperimentRecord> experiment;  // none for audits

@@ -2,6 +2,7 @@
 #include "cko/eval/experiment.hpp"
 
 #include "cko/eval/champion.hpp"
+#include "cko/eval/field_problems.hpp"
 #include "cko/eval/ledger.hpp"
 #include "cko/eval/profile_evidence.hpp"
 #include "cko/util/clock.hpp"
@@ -22,19 +23,7 @@ namespace {
 
 [[noreturn]] void bad(const std::string& field, const std::string& problem,
                       const std::string& fix) {
-    throw Error(ErrorCode::invalid_argument, fmt::format("{}: {}; {}", field, problem, fix),
-                Json{{"field", field}, {"fix", fix}});
-}
-
-void one_of(const std::string& field, const std::string& value,
-            std::initializer_list<std::string_view> allowed) {
-    for (const auto& a : allowed) {
-        if (a == value) {
-            return;
-        }
-    }
-    bad(field, fmt::format("\"{}\" is not allowed", value),
-        fmt::format("use one of: {}", fmt::join(allowed, ", ")));
+    field_error(ErrorCode::invalid_argument, field, problem, fix);
 }
 
 // A changed path inside the snapshot, seen from the Target folder (where change_scope lives).
@@ -136,192 +125,173 @@ std::vector<std::string> changed_files(const store::Snapshot& base,
     return out;
 }
 
-std::vector<Error> experiment_spec_problems(const TargetSpec& t, const ExperimentSpec& spec) {
-    std::vector<Error> problems;
-    const auto check = [&](const std::function<void()>& f) {
-        try {
-            f();
-        } catch (const Error& e) {
-            problems.push_back(e);
-        }
-    };
+namespace {
+
+// The story every experiment but a control must tell: candidate, hypothesis, mechanism, falsifier.
+void check_story(const ExperimentSpec& spec, FieldProblems& p) {
     if (!spec.control && spec.candidate.empty()) {
-        check([] {
-            bad("candidate", "missing",
-                "give the candidate's file or directory, or --control for an A/A control");
-        });
+        p.add("candidate", "missing",
+              "give the candidate's file or directory, or --control for an A/A control");
     }
     if (spec.control && !spec.candidate.empty()) {
-        check([] {
-            bad("candidate", "given with --control",
-                "a control's candidate is its base: drop --candidate");
-        });
+        p.add("candidate", "given with --control",
+              "a control's candidate is its base: drop --candidate");
     }
     if (spec.hypothesis.empty()) {
-        check([] {
-            bad("hypothesis", "missing", "say what you expect and why, in one or two sentences");
-        });
+        p.add("hypothesis", "missing", "say what you expect and why, in one or two sentences");
     }
     if (spec.mechanism.empty()) {
-        check([] {
-            bad("mechanism", "missing",
-                "give a short key for the mechanism, e.g. vectorized-loads");
-        });
-    } else {
-        check([&] { require_safe_name(spec.mechanism, "mechanism"); });
+        p.add("mechanism", "missing", "give a short key for the mechanism, e.g. vectorized-loads");
+    } else if (!is_safe_name(spec.mechanism)) {
+        p.add("mechanism", fmt::format("\"{}\" is not a safe name", spec.mechanism),
+              "use 1-128 characters from [A-Za-z0-9._-], not \".\" or \"..\"");
     }
     if (spec.falsifier.empty() == spec.no_falsifier_reason.empty()) {
-        check([] {
-            bad("falsifier", "give exactly one of falsifier and no_falsifier_reason",
-                "name the cheapest command that could prove the hypothesis wrong, or say why none "
-                "is needed");
-        });
+        p.add("falsifier", "give exactly one of falsifier and no_falsifier_reason",
+              "name the cheapest command that could prove the hypothesis wrong, or say why none "
+              "is needed");
     }
-    check([&] {
-        one_of("failure_closes", spec.failure_closes,
-               {"implementation", "integration", "mechanism"});
-    });
-    check([&] {
-        one_of("screen_design", spec.screen_design, {"conservative_bound", "diagnostic_proxy"});
-    });
-    check([&] {
-        one_of("relationship", spec.relationship,
-               {"implementation_equivalence", "artifact_fidelity", "deployment_effect"});
-    });
-    check([&] { one_of("lifecycle", spec.lifecycle, {"isolated_process", "same_process"}); });
-    if (spec.lifecycle == "same_process" && !t.can_pair_in_process()) {
-        check([] {
-            bad("lifecycle", "same_process needs a driver declared paired_in_process",
-                "use isolated_process");
-        });
-    }
-    check([&] { one_of("base", spec.base, {"original", "champion"}); });
-    return problems;
 }
 
-Json create_experiment(const Target& target, const ExperimentSpec& given) {
-    const TargetSpec& t = target.spec();
-    if (t.diagnostic) {
-        throw Error(ErrorCode::not_eligible,
-                    "a diagnostic Target has no workload to compare candidates on");
+template <class Enum>
+void check_word(FieldProblems& p, const char* field, const std::string& value) {
+    p.check([&] { (void)closed_word<Enum>(ErrorCode::invalid_argument, field, value); });
+}
+
+// The closed words of the contract, each against its set, and what they require of the Target.
+void check_words(const TargetSpec& t, const ExperimentSpec& spec, FieldProblems& p) {
+    check_word<store::FailureCloses>(p, "failure_closes", spec.failure_closes);
+    check_word<store::ScreenDesign>(p, "screen_design", spec.screen_design);
+    check_word<store::Relationship>(p, "relationship", spec.relationship);
+    check_word<store::Lifecycle>(p, "lifecycle", spec.lifecycle);
+    if (spec.lifecycle == "same_process" && !t.can_pair_in_process()) {
+        p.add("lifecycle", "same_process needs a driver declared paired_in_process",
+              "use isolated_process");
     }
-    ExperimentSpec spec = given;
-    if (spec.control) {
-        // An A/A control needs no story: it checks the instrument.
-        if (spec.hypothesis.empty()) {
-            spec.hypothesis =
-                "A/A control: the candidate is its base, so the comparison should find no effect";
+    check_word<store::BaseKind>(p, "base", spec.base);
+    p.check([&] {
+        if (spec.claim_layer.empty()) {
+            return;  // the Target's own
         }
-        if (spec.mechanism.empty()) {
-            spec.mechanism = "aa-control";
+        const store::ClaimLayer claim = closed_word<store::ClaimLayer>(
+            ErrorCode::invalid_argument, "claim_layer", spec.claim_layer);
+        if (claim > t.claim_layer) {  // ordered from the narrowest claim to the widest
+            bad("claim_layer",
+                fmt::format("\"{}\" claims more than the Target's evidence layer \"{}\"",
+                            spec.claim_layer, store::claim_layer_name(t.claim_layer)),
+                "claim at most the Target's layer; a wider claim needs a Target measured at that "
+                "layer");
         }
-        if (spec.falsifier.empty() && spec.no_falsifier_reason.empty()) {
-            spec.no_falsifier_reason = "a control tests the instrument, not a hypothesis";
-        }
-        if (spec.failure_closes.empty()) {
-            spec.failure_closes = "implementation";
-        }
-    }
-    const std::vector<Error> problems = experiment_spec_problems(t, spec);
-    if (!problems.empty()) {
-        std::vector<std::string> lines;
-        Json list = Json::array();
-        for (const auto& p : problems) {
-            lines.emplace_back(p.what());
-            list.push_back(Json{{"field", p.details().value("field", "")},
-                                {"message", p.what()},
-                                {"fix", p.details().value("fix", "")}});
-        }
-        throw Error(ErrorCode::invalid_argument,
-                    problems.size() == 1
-                        ? lines.front()
-                        : fmt::format("{} problems: {}", problems.size(), fmt::join(lines, " | ")),
-                    Json{{"field", problems.front().details().value("field", "")},
-                         {"fix", problems.front().details().value("fix", "")},
-                         {"problems", list}});
-    }
-    for (const auto& [field, text] :
-         {std::pair{"hypothesis", &spec.hypothesis}, std::pair{"falsifier", &spec.falsifier},
-          std::pair{"no_falsifier_reason", &spec.no_falsifier_reason},
-          std::pair{"gain_bound_source", &spec.gain_bound_source}}) {
-        require_free_text(*text, field);
-    }
-    const std::string claim = spec.claim_layer.empty() ? t.claim_layer : spec.claim_layer;
-    one_of("claim_layer", claim, {"kernel", "workload", "serving"});
-    const std::map<std::string, int> rank{{"kernel", 0}, {"workload", 1}, {"serving", 2}};
-    if (rank.at(claim) > rank.at(t.claim_layer)) {
-        bad("claim_layer",
-            fmt::format("\"{}\" claims more than the Target's evidence layer \"{}\"", claim,
-                        t.claim_layer),
-            "claim at most the Target's layer; a wider claim needs a Target measured at that "
-            "layer");
-    }
+    });
+}
+
+// The numbers and metrics of the contract: minimum effect, gain bound, gates, secondary metrics.
+void check_measures(const TargetSpec& t, const ExperimentSpec& spec, FieldProblems& p) {
     const double min_effect = spec.minimum_effect_pct.value_or(t.minimum_effect_pct);
     if (const std::string problem = minimum_effect_problem(min_effect); !problem.empty()) {
-        bad("minimum_effect_pct", problem, "give the smallest gain worth having, in percent");
+        p.add("minimum_effect_pct", problem, "give the smallest gain worth having, in percent");
     }
     if (spec.gain_bound_pct && spec.gain_bound_source.empty()) {
-        bad("gain_bound_source", "missing",
-            "say where the upper bound comes from (e.g. an Amdahl bound from a profile)");
+        p.add("gain_bound_source", "missing",
+              "say where the upper bound comes from (e.g. an Amdahl bound from a profile)");
     }
-    if (spec.gain_bound_source.rfind("map:", 0) == 0) {
-        // A cited map must be one the store holds: the bound is then checkable evidence.
-        if (!spec.gain_bound_pct) {
-            bad("gain_bound_pct", "missing", "give the bound (percent) read from the cited map");
-        }
-        const std::string id = spec.gain_bound_source.substr(4);
-        Json cited;
-        try {
-            cited = load_profile(target.store(), id);
-        } catch (const Error&) {
-            bad("gain_bound_source",
-                fmt::format("cites map '{}', which the store does not hold", id),
-                "store the map first (cko map FILE --root R) and cite the id it prints");
-        }
-        if (cited.value("kind", "") != "map") {
-            bad("gain_bound_source",
-                fmt::format("cites '{}', a {} profile, not a map", id, cited.value("kind", "")),
-                "cite a profile stored by cko map");
-        }
+    if (spec.gain_bound_source.starts_with("map:") && !spec.gain_bound_pct) {
+        p.add("gain_bound_pct", "missing", "give the bound (percent) read from the cited map");
     }
     for (std::size_t i = 0; i < spec.extra_correctness_gates.size(); ++i) {
-        (void)parse_correctness_gate(spec.extra_correctness_gates[i],
-                                     fmt::format("correctness_gate[{}]", i));
+        p.check([&] {
+            (void)parse_correctness_gate(spec.extra_correctness_gates[i],
+                                         fmt::format("correctness_gate[{}]", i));
+        });
     }
     for (const auto& s : spec.secondary) {
-        bool known = false;
-        for (const auto& c : t.constraints) {
-            known = known || c.name == s.name;
-        }
+        const bool known = std::any_of(t.constraints.begin(), t.constraints.end(),
+                                       [&](const ConstraintSpec& c) { return c.name == s.name; });
         if (!known) {
-            bad("secondary",
-                fmt::format("\"{}\" is not one of the Target's constraint metrics", s.name),
-                "secondary metrics must be measured: list Target constraints only");
+            p.add("secondary",
+                  fmt::format("\"{}\" is not one of the Target's constraint metrics", s.name),
+                  "secondary metrics must be measured: list Target constraints only");
         }
     }
+}
 
-    // The base this candidate is compared against: the original, or the champion right now.
-    const Champion champion = read_champion(target.store());
-    const bool on_champion = spec.base == "champion" && champion.experiment_id.has_value();
-    if (spec.base == "champion" && !on_champion) {
+// An A/A control needs no story: it checks the instrument.
+ExperimentSpec with_control_defaults(const ExperimentSpec& given) {
+    ExperimentSpec spec = given;
+    if (!spec.control) {
+        return spec;
+    }
+    if (spec.hypothesis.empty()) {
+        spec.hypothesis =
+            "A/A control: the candidate is its base, so the comparison should find no effect";
+    }
+    if (spec.mechanism.empty()) {
+        spec.mechanism = "aa-control";
+    }
+    if (spec.falsifier.empty() && spec.no_falsifier_reason.empty()) {
+        spec.no_falsifier_reason = "a control tests the instrument, not a hypothesis";
+    }
+    if (spec.failure_closes.empty()) {
+        spec.failure_closes = "implementation";
+    }
+    return spec;
+}
+
+// A gain bound citing a map ("map:<id>") must cite one the store holds: the bound is then
+// checkable evidence.
+void check_cited_map(const Target& target, const ExperimentSpec& spec) {
+    if (!spec.gain_bound_source.starts_with("map:")) {
+        return;
+    }
+    const std::string id = spec.gain_bound_source.substr(4);
+    Json cited;
+    try {
+        cited = load_profile(target.store(), id);
+    } catch (const Error&) {
+        bad("gain_bound_source", fmt::format("cites map '{}', which the store does not hold", id),
+            "store the map first (cko map FILE --root R) and cite the id it prints");
+    }
+    if (cited.value("kind", "") != "map") {
+        bad("gain_bound_source",
+            fmt::format("cites '{}', a {} profile, not a map", id, cited.value("kind", "")),
+            "cite a profile stored by cko map");
+    }
+}
+
+// The base this candidate is compared against (the original, or the champion right now), the
+// candidate's snapshot and the files it changes, refused when any lies outside the change scope.
+struct Subjects {
+    bool on_champion = false;
+    Champion champion;
+    store::Snapshot base;
+    store::Snapshot candidate;
+    std::vector<std::string> changes;
+};
+
+Subjects snapshot_subjects(const Target& target, const ExperimentSpec& spec,
+                           store::BaseKind base_kind) {
+    const TargetSpec& t = target.spec();
+    Subjects s;
+    s.champion = read_champion(target.store());
+    s.on_champion = base_kind == store::BaseKind::champion && s.champion.experiment_id.has_value();
+    if (base_kind == store::BaseKind::champion && !s.on_champion) {
         bad("base", "there is no champion yet", "use base original, or select a champion first");
     }
-    const store::Snapshot base_snap = store::load_snapshot(
-        target.store(), on_champion ? champion.digest : target.original().digest);
-    const store::Snapshot candidate =
-        spec.control ? base_snap : store::take_snapshot(target.store(), spec.candidate);
-    if (candidate.kind != base_snap.kind) {
+    s.base = store::load_snapshot(target.store(),
+                                  s.on_champion ? s.champion.digest : target.original().digest);
+    s.candidate = spec.control ? s.base : store::take_snapshot(target.store(), spec.candidate);
+    if (s.candidate.kind != s.base.kind) {
         bad("candidate",
-            fmt::format("is a {} but the original is a {}", candidate.kind, base_snap.kind),
+            fmt::format("is a {} but the original is a {}", s.candidate.kind, s.base.kind),
             "lay the candidate out like the original");
     }
-    const std::vector<std::string> changes = changed_files(base_snap, candidate);
-    if (changes.empty() && !spec.control) {
+    s.changes = changed_files(s.base, s.candidate);
+    if (s.changes.empty() && !spec.control) {
         bad("candidate", "is identical to its base",
             "change something inside the change scope, or freeze an A/A control with --control");
     }
     std::vector<std::string> outside;
-    for (const auto& c : changes) {
+    for (const auto& c : s.changes) {
         const std::string path = target_relative(t, c.substr(1));
         if (!in_scope(t, path)) {
             outside.push_back(path);
@@ -336,25 +306,34 @@ Json create_experiment(const Target& target, const ExperimentSpec& given) {
                 fmt::join(outside, ", "), fmt::join(t.change_scope, ", ")),
             Json{{"outside", outside}, {"change_scope", t.change_scope}});
     }
+    return s;
+}
+
+// The record of a checked contract (words already validated) over its subjects, before its id.
+store::ExperimentRecord record_of(const Target& target, const ExperimentSpec& spec,
+                                  const Subjects& subjects) {
+    const TargetSpec& t = target.spec();
     store::ExperimentRecord record;
     record.target = {target.id(), sha256_file_hex(target.store().path_of(store::layout::kTarget))};
-    record.candidate =
-        store::SnapshotRefRecord::from_json(candidate.reference(), "(candidate)", "$.candidate");
-    record.base = {on_champion ? "champion" : "original",
-                   on_champion ? champion.experiment_id : std::nullopt, base_snap.digest};
-    record.changed_files = changes;
+    record.candidate = store::SnapshotRefRecord::from_json(subjects.candidate.reference(),
+                                                           "(candidate)", "$.candidate");
+    record.base = {subjects.on_champion ? store::BaseKind::champion : store::BaseKind::original,
+                   subjects.on_champion ? subjects.champion.experiment_id : std::nullopt,
+                   subjects.base.digest};
+    record.changed_files = subjects.changes;
     record.hypothesis = spec.hypothesis;
     record.mechanism = spec.mechanism;
-    record.claim_layer = claim;
-    record.minimum_effect_pct = min_effect;
+    record.claim_layer =
+        spec.claim_layer.empty() ? t.claim_layer : *store::claim_layer_from_name(spec.claim_layer);
+    record.minimum_effect_pct = spec.minimum_effect_pct.value_or(t.minimum_effect_pct);
     if (!spec.falsifier.empty()) {
         record.falsifier = spec.falsifier;
     }
     if (!spec.no_falsifier_reason.empty()) {
         record.no_falsifier_reason = spec.no_falsifier_reason;
     }
-    record.failure_closes = spec.failure_closes;
-    record.screen_design = spec.screen_design;
+    record.failure_closes = *store::failure_closes_from_name(spec.failure_closes);
+    record.screen_design = *store::screen_design_from_name(spec.screen_design);
     record.estimated_cost_s = spec.estimated_cost_s;
     if (spec.gain_bound_pct) {
         record.gain_bound =
@@ -365,8 +344,8 @@ Json create_experiment(const Target& target, const ExperimentSpec& given) {
         record.secondary_metrics.push_back({s.name, s.threshold_pct});
     }
     record.diagnostics_only = spec.diagnostics_only;
-    record.relationship = spec.relationship;
-    record.lifecycle = spec.lifecycle;
+    record.relationship = *store::relationship_from_name(spec.relationship);
+    record.lifecycle = *store::lifecycle_from_name(spec.lifecycle);
     record.premises = spec.premises;
     record.control = spec.control;
     record.created_unix_s = unix_seconds_now();
@@ -374,10 +353,45 @@ Json create_experiment(const Target& target, const ExperimentSpec& given) {
         // A control's candidate is its base, loaded from the store (which keeps no source path):
         // the record names where the base came from, as every other candidate record does.
         record.candidate.source =
-            on_champion ? store::read_experiment_record(target.store(), *champion.experiment_id)
-                              .candidate.source
-                        : target.record().original.value_or(store::SnapshotRefRecord{}).source;
+            subjects.on_champion
+                ? store::read_experiment_record(target.store(), *subjects.champion.experiment_id)
+                      .candidate.source
+                : target.record().original.value_or(store::SnapshotRefRecord{}).source;
     }
+    return record;
+}
+
+}  // namespace
+
+std::vector<Error> experiment_spec_problems(const TargetSpec& t, const ExperimentSpec& spec) {
+    FieldProblems p(ErrorCode::invalid_argument);
+    check_story(spec, p);
+    check_words(t, spec, p);
+    check_measures(t, spec, p);
+    return p.problems();
+}
+
+Json create_experiment(const Target& target, const ExperimentSpec& given) {
+    if (target.spec().diagnostic) {
+        throw Error(ErrorCode::not_eligible,
+                    "a diagnostic Target has no workload to compare candidates on");
+    }
+    const ExperimentSpec spec = with_control_defaults(given);
+    FieldProblems problems(ErrorCode::invalid_argument);
+    for (const Error& e : experiment_spec_problems(target.spec(), spec)) {
+        problems.check([&] { throw e; });
+    }
+    problems.throw_if_any();
+    for (const auto& [field, text] :
+         {std::pair{"hypothesis", &spec.hypothesis}, std::pair{"falsifier", &spec.falsifier},
+          std::pair{"no_falsifier_reason", &spec.no_falsifier_reason},
+          std::pair{"gain_bound_source", &spec.gain_bound_source}}) {
+        require_free_text(*text, field);
+    }
+    check_cited_map(target, spec);
+    const Subjects subjects =
+        snapshot_subjects(target, spec, *store::base_kind_from_name(spec.base));
+    store::ExperimentRecord record = record_of(target, spec, subjects);
     refuse_refreeze(target, record);
     record.id = content_id("exp", record.to_json());
     const std::string rel = store::layout::experiment_record(record.id);

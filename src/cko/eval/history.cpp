@@ -170,14 +170,14 @@ Json target_history(const store::Store& store) {
                  {"hypothesis", x.hypothesis},
                  {"mechanism", x.mechanism},
                  {"control", x.is_control()},
-                 {"base", x.base.kind},
+                 {"base", store::base_kind_name(x.base.kind)},
                  {"base_experiment", x.base.experiment_id ? Json(*x.base.experiment_id) : Json()},
                  {"changed_files", x.changed_files},
-                 {"claim_layer", x.claim_layer},
-                 {"failure_closes", x.failure_closes},
+                 {"claim_layer", store::claim_layer_name(x.claim_layer)},
+                 {"failure_closes", store::failure_closes_name(x.failure_closes)},
                  {"minimum_effect_pct", x.minimum_effect_pct},
-                 {"relationship", x.relationship},
-                 {"screen_design", x.screen_design}});
+                 {"relationship", store::relationship_name(x.relationship)},
+                 {"screen_design", store::screen_design_name(x.screen_design)}});
     }
     // Bound first: a temporary inside a range-for initializer dies before the loop (C++20).
     const InvocationLedger ledger = InvocationLedger::read(store);
@@ -235,16 +235,16 @@ Json target_history(const store::Store& store) {
         gpu += number_or(e, "gpu_s", 0);
         wall += number_or(e, "wall_s", 0);
     }
-    const Json spec = target ? target->spec : Json::object();
-    return Json{
-        {"format_version", "cko/history-v1"},
-        {"target", target ? target->id : std::string()},
-        {"name", spec.value("name", "")},
-        {"metric", spec.value("objective", Json::object()).value("primary", Json::object())},
-        {"minimum_effect_pct",
-         spec.value("objective", Json::object()).value("minimum_effect_pct", 0.0)},
-        {"entries", entries},
-        {"totals", {{"gpu_s", gpu}, {"wall_s", wall}}}};
+    // The objective typed from the frozen spec: a member it lacks is an error, not a default.
+    const std::optional<TargetSpec> spec =
+        target ? std::optional<TargetSpec>(frozen_spec(*target)) : std::nullopt;
+    return Json{{"format_version", "cko/history-v1"},
+                {"target", target ? target->id : std::string()},
+                {"name", spec ? spec->name : std::string()},
+                {"metric", spec ? spec->primary_json() : Json::object()},
+                {"minimum_effect_pct", spec ? spec->minimum_effect_pct : 0.0},
+                {"entries", entries},
+                {"totals", {{"gpu_s", gpu}, {"wall_s", wall}}}};
 }
 
 std::string history_text(const Json& h) {

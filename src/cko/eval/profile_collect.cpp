@@ -300,7 +300,7 @@ ProfileCollectOutcome collect_profile(const Target& target, const ProfileCollect
     // The experiment's two sides, as a screen of it sees them.
     const store::ExperimentRecord::Base& base = experiment.base;
     const store::Snapshot reference = store::load_snapshot(store, base.digest);
-    const std::string reference_label = base.kind == "champion" && base.experiment_id
+    const std::string reference_label = base.kind == store::BaseKind::champion && base.experiment_id
                                             ? *base.experiment_id
                                             : std::string("original");
     const store::Snapshot candidate = store::load_snapshot(store, experiment.candidate.digest);

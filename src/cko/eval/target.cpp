@@ -379,10 +379,7 @@ Target::Target(const store::Store& store, store::TargetRecord record, TargetSpec
 Target Target::open(const store::Store& store) {
     store::TargetRecord record = store::read_target_record(store);
     // The spec as frozen (not the user's current cko.toml, which may have been edited since).
-    TargetSpec spec = TargetSpec::from_json(record.spec, record.spec_dir);
-    if (record.deadline_unix_s) {
-        spec.deadline_unix_s = *record.deadline_unix_s;
-    }
+    TargetSpec spec = frozen_spec(record);
     return Target(store, std::move(record), std::move(spec));
 }
 

@@ -2,6 +2,7 @@
 // mistake.
 #include "cko/eval/target_spec.hpp"
 
+#include "cko/eval/field_problems.hpp"
 #include "cko/eval/target_spec_table.hpp"
 #include "cko/util/error.hpp"
 #include "cko/util/files.hpp"
@@ -19,7 +20,6 @@
 namespace cko::eval {
 namespace fs = std::filesystem;
 using spec_detail::bad;
-using spec_detail::one_of;
 using spec_detail::Table;
 namespace {
 
@@ -73,10 +73,11 @@ PrimarySpec read_primary(Table& objective) {
     PrimarySpec p;
     p.name = t.string("name", "name the metric the driver reports, e.g. \"latency_us\"");
     p.unit = t.string("unit", "give its unit, e.g. \"us\"");
-    p.direction = t.string("direction", "say which way is better: \"lower\" or \"higher\"");
-    one_of(t.field("direction"), p.direction, {"lower", "higher"});
+    p.direction = closed_word<stats::Direction>(
+        ErrorCode::invalid_spec, t.field("direction"),
+        t.string("direction", "say which way is better: \"lower\" or \"higher\""));
     p.aggregation = t.string("aggregation", "only \"median\" is supported", std::string("median"));
-    one_of(t.field("aggregation"), p.aggregation, {"median"});
+    one_of(ErrorCode::invalid_spec, t.field("aggregation"), p.aggregation, {"median"});
     t.close();
     return p;
 }
@@ -104,8 +105,9 @@ std::vector<ConstraintSpec> read_constraints(Table& objective, const std::string
         ConstraintSpec c;
         c.name = t.string("name", "name a metric the driver reports");
         c.unit = t.string("unit", "give its unit");
-        c.direction = t.string("direction", "\"lower\" or \"higher\"");
-        one_of(t.field("direction"), c.direction, {"lower", "higher"});
+        c.direction =
+            closed_word<stats::Direction>(ErrorCode::invalid_spec, t.field("direction"),
+                                          t.string("direction", "\"lower\" or \"higher\""));
         c.max_regression_pct = t.number("max_regression_pct",
                                         "the largest regression tolerated, in percent, e.g. 2.0");
         if (c.max_regression_pct < 0 || c.max_regression_pct > 100) {
@@ -201,7 +203,7 @@ void read_slurm(Table& top, TargetSpec& s) {
     run::SlurmOptions& o = s.slurm;
     o.submit = t.string("submit", "\"srun\" (the default) or \"sbatch\" (sbatch --wait)",
                         std::string("srun"));
-    one_of("slurm.submit", o.submit, {"srun", "sbatch"});
+    one_of(ErrorCode::invalid_spec, "slurm.submit", o.submit, {"srun", "sbatch"});
     o.partition = t.string("partition", "the partition to run in, e.g. \"gpu\"", std::string());
     o.account = t.string("account", "the account to charge, e.g. \"proj123\"", std::string());
     o.constraint = t.string("constraint", "node features, e.g. \"h100\"", std::string());
@@ -233,87 +235,106 @@ void read_slurm(Table& top, TargetSpec& s) {
     t.close();
 }
 
-TargetSpec parse_target_spec(std::string_view text, const fs::path& spec_path) {
+namespace {
+
+toml::table parse_toml(std::string_view text, const fs::path& spec_path) {
     refuse_non_ascii_outside_strings(text, spec_path);
-    toml::table root;
     try {
-        root = toml::parse(text, spec_path.string());
+        return toml::parse(text, spec_path.string());
     } catch (const toml::parse_error& e) {
         const auto& where = e.source().begin;
         bad(fmt::format("{}:{}:{}", spec_path.string(), where.line, where.column),
             fmt::format("not valid TOML ({})", e.description()), "fix the syntax at that line");
     }
-    TargetSpec s;
-    s.spec_path = spec_path;
-    s.base_dir = spec_path.has_parent_path() ? spec_path.parent_path() : fs::path(".");
-    Table top(&root, "");
+}
 
-    Table target = top.table("target", true,
-                             "add a [target] table with name, claim_layer, original, change_scope");
-    const std::string mode =
-        target.string("mode", "\"measure\" (default) or \"diagnostic\"", std::string("measure"));
-    one_of("target.mode", mode, {"measure", "diagnostic"});
-    s.diagnostic = mode == "diagnostic";
-    s.name = target.string("name", "name the Target, e.g. name = \"softmax\"");
-    spec_name(s.name, "target.name");
-    if (s.diagnostic) {
-        target.close();
-        top.close({"cases", "driver", "objective", "correctness", "statistics", "limits",
-                   "resources", "slurm"});
-        return s;
+// A table of the spec, or an absent one when reading it was a problem (already collected).
+Table table_of(Table& top, FieldProblems& p, std::string_view key, bool required, const char* fix) {
+    Table t(nullptr, std::string(key));
+    if (!p.check([&] { t = top.table(key, required, fix); })) {
+        return Table(nullptr, std::string(key));
     }
-    s.claim_layer = target.string(
-        "claim_layer", "say what a win would claim: \"kernel\", \"workload\" or \"serving\"");
-    one_of("target.claim_layer", s.claim_layer, {"kernel", "workload", "serving"});
-    s.original = target.string("original", "name the file or directory holding the original code");
-    require_relative(s.base_dir, "target.original", s.original);
-    s.change_scope = target.strings(
-        "change_scope", "list the paths (globs) a candidate may change, e.g. [\"src/softmax.cu\"]",
-        true);
-    for (std::size_t i = 0; i < s.change_scope.size(); ++i) {
-        require_relative(s.base_dir, fmt::format("target.change_scope[{}]", i), s.change_scope[i]);
-    }
-    target.close();
+    return t;
+}
 
-    Table cases = top.table("cases", true, "add [cases] with dir and ids");
-    s.cases_dir = cases.string("dir", "name the directory holding <id>.json per case");
-    require_relative(s.base_dir, "cases.dir", s.cases_dir);
-    s.case_ids = cases.strings("ids", "list the case ids, e.g. [\"main\"]", true);
-    std::set<std::string> ids;
-    for (std::size_t i = 0; i < s.case_ids.size(); ++i) {
-        spec_name(s.case_ids[i], fmt::format("cases.ids[{}]", i));
-        if (!ids.insert(s.case_ids[i]).second) {
-            bad(fmt::format("cases.ids[{}]", i),
-                fmt::format("\"{}\" is listed twice", s.case_ids[i]), "list each case once");
+// [target]'s mode and name, which every Target has.
+void read_mode_and_name(Table& target, TargetSpec& s, FieldProblems& p) {
+    p.check([&] {
+        const std::string mode = target.string("mode", "\"measure\" (default) or \"diagnostic\"",
+                                               std::string("measure"));
+        one_of(ErrorCode::invalid_spec, "target.mode", mode, {"measure", "diagnostic"});
+        s.diagnostic = mode == "diagnostic";
+    });
+    p.check([&] {
+        s.name = target.string("name", "name the Target, e.g. name = \"softmax\"");
+        spec_name(s.name, "target.name");
+    });
+}
+
+// The rest of [target]: what a win claims, the original and the change scope.
+void read_claim_and_scope(Table& target, TargetSpec& s, FieldProblems& p) {
+    p.check([&] {
+        s.claim_layer = closed_word<store::ClaimLayer>(
+            ErrorCode::invalid_spec, "target.claim_layer",
+            target.string("claim_layer",
+                          "say what a win would claim: \"kernel\", \"workload\" or \"serving\""));
+    });
+    p.check([&] {
+        s.original =
+            target.string("original", "name the file or directory holding the original code");
+        require_relative(s.base_dir, "target.original", s.original);
+    });
+    p.check([&] {
+        s.change_scope = target.strings(
+            "change_scope",
+            "list the paths (globs) a candidate may change, e.g. [\"src/softmax.cu\"]", true);
+        for (std::size_t i = 0; i < s.change_scope.size(); ++i) {
+            require_relative(s.base_dir, fmt::format("target.change_scope[{}]", i),
+                             s.change_scope[i]);
         }
-    }
-    cases.close();
+    });
+}
 
-    Table driver = top.table("driver", true, "add [driver] with argv and capabilities");
-    s.driver_argv = driver.strings("argv",
-                                   "give the driver command as an argv array, e.g. [\"python3\", "
-                                   "\"driver.py\"] (never a shell string)",
-                                   true);
+void read_cases(Table& top, TargetSpec& s, FieldProblems& p) {
+    Table cases = table_of(top, p, "cases", true, "add [cases] with dir and ids");
+    if (!cases.present()) {
+        return;
+    }
+    p.check([&] {
+        s.cases_dir = cases.string("dir", "name the directory holding <id>.json per case");
+        require_relative(s.base_dir, "cases.dir", s.cases_dir);
+    });
+    p.check([&] {
+        s.case_ids = cases.strings("ids", "list the case ids, e.g. [\"main\"]", true);
+        std::set<std::string> ids;
+        for (std::size_t i = 0; i < s.case_ids.size(); ++i) {
+            spec_name(s.case_ids[i], fmt::format("cases.ids[{}]", i));
+            if (!ids.insert(s.case_ids[i]).second) {
+                bad(fmt::format("cases.ids[{}]", i),
+                    fmt::format("\"{}\" is listed twice", s.case_ids[i]), "list each case once");
+            }
+        }
+    });
+    p.check([&] { cases.close(); });
+}
+
+void read_capabilities(Table& driver, TargetSpec& s) {
     s.capabilities = driver.strings(
         "capabilities",
         "list \"single_subject\" (required) and optionally \"paired_in_process\" and \"session\"",
         true);
     for (std::size_t i = 0; i < s.capabilities.size(); ++i) {
-        one_of(fmt::format("driver.capabilities[{}]", i), s.capabilities[i],
-               {"single_subject", "paired_in_process", "session"});
+        one_of(ErrorCode::invalid_spec, fmt::format("driver.capabilities[{}]", i),
+               s.capabilities[i], {"single_subject", "paired_in_process", "session"});
     }
     if (std::find(s.capabilities.begin(), s.capabilities.end(), "single_subject") ==
         s.capabilities.end()) {
         bad("driver.capabilities", "lacks \"single_subject\"",
             "every driver must measure one subject per call; add it");
     }
-    s.identity_paths = driver.strings(
-        "identity_paths", "list the driver's own files (hashed: editing them needs a new Target)",
-        false, true);
-    for (std::size_t i = 0; i < s.identity_paths.size(); ++i) {
-        require_relative(s.base_dir, fmt::format("driver.identity_paths[{}]", i),
-                         s.identity_paths[i]);
-    }
+}
+
+void read_env_allow(Table& driver, TargetSpec& s) {
     s.env_allow = driver.strings(
         "env_allow", "list the environment variables the driver may see, e.g. [\"PATH\"]", false,
         true);
@@ -325,48 +346,99 @@ TargetSpec parse_target_spec(std::string_view text, const fs::path& spec_path) {
                 "list names only (e.g. \"PATH\"); values come from cko's environment");
         }
     }
-    s.launcher =
-        driver.string("launcher", "\"local\" (the default) or \"slurm\"", std::string("local"));
-    one_of("driver.launcher", s.launcher, {"local", "slurm"});
-    driver.close();
-    read_slurm(top, s);
+}
 
+// [driver], then [slurm] when its launcher is known (a [slurm] table is judged against it).
+void read_driver(Table& top, TargetSpec& s, FieldProblems& p) {
+    Table driver = table_of(top, p, "driver", true, "add [driver] with argv and capabilities");
+    bool launcher_known = false;
+    if (driver.present()) {
+        p.check([&] {
+            s.driver_argv = driver.strings("argv",
+                                           "give the driver command as an argv array, e.g. "
+                                           "[\"python3\", \"driver.py\"] (never a shell string)",
+                                           true);
+        });
+        p.check([&] { read_capabilities(driver, s); });
+        p.check([&] {
+            s.identity_paths = driver.strings(
+                "identity_paths",
+                "list the driver's own files (hashed: editing them needs a new Target)", false,
+                true);
+            for (std::size_t i = 0; i < s.identity_paths.size(); ++i) {
+                require_relative(s.base_dir, fmt::format("driver.identity_paths[{}]", i),
+                                 s.identity_paths[i]);
+            }
+        });
+        p.check([&] { read_env_allow(driver, s); });
+        launcher_known = p.check([&] {
+            s.launcher = driver.string("launcher", "\"local\" (the default) or \"slurm\"",
+                                       std::string("local"));
+            one_of(ErrorCode::invalid_spec, "driver.launcher", s.launcher, {"local", "slurm"});
+        });
+        p.check([&] { driver.close(); });
+    }
+    if (launcher_known) {
+        p.check([&] { read_slurm(top, s); });
+    } else {
+        (void)top.node("slurm");  // not judged without a launcher; not unknown either
+    }
+}
+
+void read_objective(Table& top, TargetSpec& s, FieldProblems& p) {
     Table objective =
-        top.table("objective", true, "add [objective] with primary and minimum_effect_pct");
-    s.primary = read_primary(objective);
-    s.minimum_effect_pct = objective.number("minimum_effect_pct",
-                                            "the smallest gain worth having, in percent, e.g. 2.0");
-    if (const std::string problem = minimum_effect_problem(s.minimum_effect_pct);
-        !problem.empty()) {
-        bad("objective.minimum_effect_pct", problem, "give a positive percentage such as 0.5 or 5");
+        table_of(top, p, "objective", true, "add [objective] with primary and minimum_effect_pct");
+    if (!objective.present()) {
+        return;
     }
-    s.max_case_regression_pct = objective.number(
-        "max_case_regression_pct",
-        "the slowdown one case may show while the pooled effect counts, in percent, e.g. 2", 0.0);
-    if (!(s.max_case_regression_pct >= 0 && s.max_case_regression_pct < 100)) {
-        bad("objective.max_case_regression_pct",
-            fmt::format("{} is not in [0, 100)", s.max_case_regression_pct),
-            "give 0 (no case may regress) or a small percentage");
-    }
-    s.constraints = read_constraints(objective, s.primary.name);
-    objective.close();
+    p.check([&] { s.primary = read_primary(objective); });
+    p.check([&] {
+        s.minimum_effect_pct = objective.number(
+            "minimum_effect_pct", "the smallest gain worth having, in percent, e.g. 2.0");
+        if (const std::string problem = minimum_effect_problem(s.minimum_effect_pct);
+            !problem.empty()) {
+            bad("objective.minimum_effect_pct", problem,
+                "give a positive percentage such as 0.5 or 5");
+        }
+    });
+    p.check([&] {
+        s.max_case_regression_pct = objective.number(
+            "max_case_regression_pct",
+            "the slowdown one case may show while the pooled effect counts, in percent, e.g. 2",
+            0.0);
+        if (!(s.max_case_regression_pct >= 0 && s.max_case_regression_pct < 100)) {
+            bad("objective.max_case_regression_pct",
+                fmt::format("{} is not in [0, 100)", s.max_case_regression_pct),
+                "give 0 (no case may regress) or a small percentage");
+        }
+    });
+    p.check([&] { s.constraints = read_constraints(objective, s.primary.name); });
+    p.check([&] { objective.close(); });
+}
 
+void read_correctness(Table& top, TargetSpec& s, FieldProblems& p) {
     Table correctness =
-        top.table("correctness", true, "add [correctness] with metric, operator, threshold");
-    s.correctness_metric = correctness.string(
-        "metric", "name the correctness metric the driver reports, e.g. \"max_rel_err\"");
-    s.correctness_operator = correctness.string("operator", "one of <=, <, >=, >, ==");
-    one_of("correctness.operator", s.correctness_operator, {"<=", "<", ">=", ">", "=="});
-    s.correctness_threshold =
-        correctness.number("threshold", "the bound the metric must meet, e.g. 1e-5");
-    correctness.close();
-
-    Table stats = top.table("statistics", false, "");
-    s.confidence = stats.number("confidence", "e.g. 0.95", 0.95);
-    if (!(s.confidence >= 0.5 && s.confidence < 1)) {
-        bad("statistics.confidence", fmt::format("{} is not in [0.5, 1)", s.confidence),
-            "use e.g. 0.95");
+        table_of(top, p, "correctness", true, "add [correctness] with metric, operator, threshold");
+    if (!correctness.present()) {
+        return;
     }
+    p.check([&] {
+        s.correctness_metric = correctness.string(
+            "metric", "name the correctness metric the driver reports, e.g. \"max_rel_err\"");
+    });
+    p.check([&] {
+        s.correctness_operator = correctness.string("operator", "one of <=, <, >=, >, ==");
+        one_of(ErrorCode::invalid_spec, "correctness.operator", s.correctness_operator,
+               {"<=", "<", ">=", ">", "=="});
+    });
+    p.check([&] {
+        s.correctness_threshold =
+            correctness.number("threshold", "the bound the metric must meet, e.g. 1e-5");
+    });
+    p.check([&] { correctness.close(); });
+}
+
+void read_pairs(Table& stats, TargetSpec& s) {
     s.min_pairs = stats.integer("min_pairs", "pairs below which no verdict is given, e.g. 6", 6);
     s.max_pairs = stats.integer("max_pairs", "the most pairs a comparison may take, e.g. 40", 40);
     if (s.min_pairs < 3) {
@@ -377,16 +449,33 @@ TargetSpec parse_target_spec(std::string_view text, const fs::path& spec_path) {
         bad("statistics.max_pairs",
             fmt::format("{} is below min_pairs {}", s.max_pairs, s.min_pairs), "raise max_pairs");
     }
-    s.samples_per_call =
-        stats.integer("samples_per_call", "samples per subject per driver call, e.g. 5", 5);
-    if (s.samples_per_call < 1) {
-        bad("statistics.samples_per_call", "must be at least 1", "use e.g. 5");
-    }
-    s.sequential =
-        stats.boolean("sequential", "true to stop as soon as the verdict is decided", true);
-    stats.close();
+}
 
-    Table limits = top.table("limits", false, "");
+void read_statistics(Table& top, TargetSpec& s, FieldProblems& p) {
+    Table stats = table_of(top, p, "statistics", false, "");
+    p.check([&] {
+        s.confidence = stats.number("confidence", "e.g. 0.95", 0.95);
+        if (!(s.confidence >= 0.5 && s.confidence < 1)) {
+            bad("statistics.confidence", fmt::format("{} is not in [0.5, 1)", s.confidence),
+                "use e.g. 0.95");
+        }
+    });
+    p.check([&] { read_pairs(stats, s); });
+    p.check([&] {
+        s.samples_per_call =
+            stats.integer("samples_per_call", "samples per subject per driver call, e.g. 5", 5);
+        if (s.samples_per_call < 1) {
+            bad("statistics.samples_per_call", "must be at least 1", "use e.g. 5");
+        }
+    });
+    p.check([&] {
+        s.sequential =
+            stats.boolean("sequential", "true to stop as soon as the verdict is decided", true);
+    });
+    p.check([&] { stats.close(); });
+}
+
+void read_timeouts(Table& limits, TargetSpec& s) {
     s.command_timeout_s =
         limits.number("command_timeout_s", "seconds one driver call may take", 300);
     s.operation_timeout_s =
@@ -406,24 +495,35 @@ TargetSpec parse_target_spec(std::string_view text, const fs::path& spec_path) {
         bad("limits.command_timeout_s", "exceeds operation_timeout_s",
             "one call cannot outlast the operation; lower it");
     }
-    s.gpu_seconds_budget =
-        limits.number("gpu_seconds_budget", "GPU seconds this Target may spend (0 = unlimited)", 0);
-    s.wall_seconds_budget = limits.number("wall_seconds_budget",
-                                          "wall seconds this Target may spend (0 = unlimited)", 0);
-    if (s.gpu_seconds_budget < 0 || s.wall_seconds_budget < 0) {
-        bad(s.gpu_seconds_budget < 0 ? "limits.gpu_seconds_budget" : "limits.wall_seconds_budget",
-            "negative", "use 0 or more");
-    }
-    if (limits.has("deadline")) {
-        s.deadline_text =
-            limits.string("deadline", "an absolute UTC time such as 2026-12-01T00:00:00Z");
-        s.deadline_unix_s = parse_deadline("limits.deadline", s.deadline_text);
-    } else {
-        (void)limits.node("deadline");
-    }
-    limits.close();
+}
 
-    Table resources = top.table("resources", false, "");
+void read_limits(Table& top, TargetSpec& s, FieldProblems& p) {
+    Table limits = table_of(top, p, "limits", false, "");
+    p.check([&] { read_timeouts(limits, s); });
+    p.check([&] {
+        s.gpu_seconds_budget = limits.number(
+            "gpu_seconds_budget", "GPU seconds this Target may spend (0 = unlimited)", 0);
+        s.wall_seconds_budget = limits.number(
+            "wall_seconds_budget", "wall seconds this Target may spend (0 = unlimited)", 0);
+        if (s.gpu_seconds_budget < 0 || s.wall_seconds_budget < 0) {
+            bad(s.gpu_seconds_budget < 0 ? "limits.gpu_seconds_budget"
+                                         : "limits.wall_seconds_budget",
+                "negative", "use 0 or more");
+        }
+    });
+    p.check([&] {
+        if (limits.has("deadline")) {
+            s.deadline_text =
+                limits.string("deadline", "an absolute UTC time such as 2026-12-01T00:00:00Z");
+            s.deadline_unix_s = parse_deadline("limits.deadline", s.deadline_text);
+        } else {
+            (void)limits.node("deadline");
+        }
+    });
+    p.check([&] { limits.close(); });
+}
+
+void read_gpus(Table& resources, TargetSpec& s) {
     const toml::node* gpus = resources.node("gpus");
     if (gpus == nullptr || (gpus->is_string() && **gpus->as_string() == "auto")) {
         s.gpus_mode = gpus == nullptr ? "none" : "auto";
@@ -442,8 +542,48 @@ TargetSpec parse_target_spec(std::string_view text, const fs::path& spec_path) {
         bad("resources.gpus", "expected \"auto\" or an array of GPU UUIDs",
             "write gpus = \"auto\" or gpus = [\"GPU-…\"] ([] for CPU work)");
     }
-    resources.close();
-    top.close();
+}
+
+}  // namespace
+
+// Every table read in turn, every problem collected (each field's first), then reported at once.
+TargetSpec parse_target_spec(std::string_view text, const fs::path& spec_path) {
+    toml::table root = parse_toml(text, spec_path);
+    TargetSpec s;
+    s.spec_path = spec_path;
+    s.base_dir = spec_path.has_parent_path() ? spec_path.parent_path() : fs::path(".");
+    Table top(&root, "");
+    FieldProblems p(ErrorCode::invalid_spec);
+
+    Table target = table_of(top, p, "target", true,
+                            "add a [target] table with name, claim_layer, original, change_scope");
+    if (target.present()) {
+        read_mode_and_name(target, s, p);
+    }
+    if (s.diagnostic) {
+        p.check([&] { target.close(); });
+        p.check([&] {
+            top.close({"cases", "driver", "objective", "correctness", "statistics", "limits",
+                       "resources", "slurm"});
+        });
+        p.throw_if_any();
+        return s;
+    }
+    if (target.present()) {
+        read_claim_and_scope(target, s, p);
+        p.check([&] { target.close(); });
+    }
+    read_cases(top, s, p);
+    read_driver(top, s, p);
+    read_objective(top, s, p);
+    read_correctness(top, s, p);
+    read_statistics(top, s, p);
+    read_limits(top, s, p);
+    Table resources = table_of(top, p, "resources", false, "");
+    p.check([&] { read_gpus(resources, s); });
+    p.check([&] { resources.close(); });
+    p.check([&] { top.close(); });
+    p.throw_if_any();
     return s;
 }
 

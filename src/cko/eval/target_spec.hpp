@@ -2,6 +2,9 @@
 #pragma once
 
 #include "cko/run/slurm_launcher.hpp"
+#include "cko/stats/paired_estimate.hpp"
+#include "cko/store/experiment_words.hpp"
+#include "cko/store/records.hpp"
 #include "cko/util/json.hpp"
 
 #include <filesystem>
@@ -14,14 +17,14 @@ namespace cko::eval {
 struct PrimarySpec {
     std::string name;
     std::string unit;
-    std::string direction;    // "lower" | "higher"
+    stats::Direction direction = stats::Direction::lower;
     std::string aggregation;  // "median"
 };
 
 struct ConstraintSpec {
     std::string name;
     std::string unit;
-    std::string direction;
+    stats::Direction direction = stats::Direction::lower;
     double max_regression_pct = 0;
 };
 
@@ -31,7 +34,7 @@ struct TargetSpec {
     bool diagnostic = false;          // [target] mode = "diagnostic": reports only, no workload
 
     std::string name;
-    std::string claim_layer;  // kernel | workload | serving
+    store::ClaimLayer claim_layer = store::ClaimLayer::kernel;
     std::string original;
     std::vector<std::string> change_scope;
 
@@ -77,6 +80,10 @@ struct TargetSpec {
     // The driver declared `session`: every operation of the Target (baseline, screen, confirm,
     // audit) runs its calls in persistent driver sessions; the frozen spec fixes the mode.
     [[nodiscard]] bool serves_sessions() const;
+    // The objective's primary metric as the frozen form writes it: {name, unit, direction,
+    // aggregation} ("" for a diagnostic Target's words), and its constraints.
+    [[nodiscard]] Json primary_json() const;
+    [[nodiscard]] Json constraints_json() const;
     // The frozen form written into target.json (paths as written in the spec).
     [[nodiscard]] Json to_json() const;
     // The inverse of to_json (the frozen spec in target.json). The deadline's Unix time is kept
@@ -85,8 +92,15 @@ struct TargetSpec {
                                               const std::filesystem::path& base_dir);
 };
 
+// The spec a Target froze, typed (its readers — the Target, the history, the report — never read it
+// by key): a member missing or of the wrong kind is invalid_record naming target.json and the
+// member. The deadline's Unix time comes from the record.
+[[nodiscard]] TargetSpec frozen_spec(const store::TargetRecord& record);
+
 // Reads and validates a spec. Every problem is an Error(invalid_spec) whose message names the
-// field ("objective.primary.direction") and says how to fix it; details carry {field, fix}.
+// field ("objective.primary.direction") and says how to fix it; details carry {field, problem,
+// fix}. Every table is read and every field's problem collected: several are reported at once
+// ("N problems: …", details.problems listing each as {field, message, fix}).
 [[nodiscard]] TargetSpec read_target_spec(const std::filesystem::path& path);
 [[nodiscard]] TargetSpec parse_target_spec(std::string_view toml_text,
                                            const std::filesystem::path& spec_path);

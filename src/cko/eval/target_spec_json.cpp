@@ -1,18 +1,51 @@
 // The frozen JSON form of a Target spec, and the commented template `cko init` writes.
 #include "cko/eval/target_spec.hpp"
 
+#include "cko/store/catalogue.hpp"
+#include "cko/util/error.hpp"
+
 #include <fmt/format.h>
 
 namespace cko::eval {
+namespace {
+
+// A closed word of the frozen spec (target.json's spec): another word is a damaged record.
+template <class Enum>
+Enum frozen_word(const Json& object, const char* key) {
+    const std::string word = object.at(key).get<std::string>();
+    if (const auto found = closed_enum_from_name<Enum>(word)) {
+        return *found;
+    }
+    throw Error(ErrorCode::invalid_record,
+                fmt::format("{}: the spec's {} is \"{}\", not one of: {} (a damaged or "
+                            "hand-edited record; run cko fsck)",
+                            store::layout::kTarget, key, word, closed_enum_words<Enum>()),
+                Json{{"file", store::layout::kTarget}, {"field", key}});
+}
+
+}  // namespace
+
+Json TargetSpec::primary_json() const {
+    // A diagnostic Target reads only its name: its closed words hold "" like its other defaults.
+    return Json{
+        {"name", primary.name},
+        {"unit", primary.unit},
+        {"direction", diagnostic ? "" : std::string(stats::direction_name(primary.direction))},
+        {"aggregation", primary.aggregation}};
+}
+
+Json TargetSpec::constraints_json() const {
+    Json out = Json::array();
+    for (const auto& c : constraints) {
+        out.push_back(Json{{"name", c.name},
+                           {"unit", c.unit},
+                           {"direction", stats::direction_name(c.direction)},
+                           {"max_regression_pct", c.max_regression_pct}});
+    }
+    return out;
+}
 
 Json TargetSpec::to_json() const {
-    Json constraints_json = Json::array();
-    for (const auto& c : constraints) {
-        constraints_json.push_back(Json{{"name", c.name},
-                                        {"unit", c.unit},
-                                        {"direction", c.direction},
-                                        {"max_regression_pct", c.max_regression_pct}});
-    }
     Json limits{{"command_timeout_s", command_timeout_s},
                 {"operation_timeout_s", operation_timeout_s},
                 {"resource_wait_timeout_s", resource_wait_timeout_s},
@@ -29,34 +62,31 @@ Json TargetSpec::to_json() const {
         driver_json["launcher"] = launcher;
         driver_json["slurm"] = slurm.to_json();
     }
-    return Json{{"mode", diagnostic ? "diagnostic" : "measure"},
-                {"name", name},
-                {"claim_layer", claim_layer},
-                {"original", original},
-                {"change_scope", change_scope},
-                {"cases", {{"dir", cases_dir}, {"ids", case_ids}}},
-                {"driver", driver_json},
-                {"objective",
-                 {{"primary",
-                   {{"name", primary.name},
-                    {"unit", primary.unit},
-                    {"direction", primary.direction},
-                    {"aggregation", primary.aggregation}}},
-                  {"minimum_effect_pct", minimum_effect_pct},
-                  {"max_case_regression_pct", max_case_regression_pct},
-                  {"constraints", constraints_json}}},
-                {"correctness",
-                 {{"metric", correctness_metric},
-                  {"operator", correctness_operator},
-                  {"threshold", correctness_threshold}}},
-                {"statistics",
-                 {{"confidence", confidence},
-                  {"min_pairs", min_pairs},
-                  {"max_pairs", max_pairs},
-                  {"samples_per_call", samples_per_call},
-                  {"sequential", sequential}}},
-                {"limits", limits},
-                {"resources", {{"gpus", gpus_mode == "list" ? Json(gpu_uuids) : Json(gpus_mode)}}}};
+    return Json{
+        {"mode", diagnostic ? "diagnostic" : "measure"},
+        {"name", name},
+        {"claim_layer", diagnostic ? "" : std::string(store::claim_layer_name(claim_layer))},
+        {"original", original},
+        {"change_scope", change_scope},
+        {"cases", {{"dir", cases_dir}, {"ids", case_ids}}},
+        {"driver", driver_json},
+        {"objective",
+         {{"primary", primary_json()},
+          {"minimum_effect_pct", minimum_effect_pct},
+          {"max_case_regression_pct", max_case_regression_pct},
+          {"constraints", constraints_json()}}},
+        {"correctness",
+         {{"metric", correctness_metric},
+          {"operator", correctness_operator},
+          {"threshold", correctness_threshold}}},
+        {"statistics",
+         {{"confidence", confidence},
+          {"min_pairs", min_pairs},
+          {"max_pairs", max_pairs},
+          {"samples_per_call", samples_per_call},
+          {"sequential", sequential}}},
+        {"limits", limits},
+        {"resources", {{"gpus", gpus_mode == "list" ? Json(gpu_uuids) : Json(gpus_mode)}}}};
 }
 
 TargetSpec TargetSpec::from_json(const Json& s, const std::filesystem::path& base_dir) {
@@ -64,7 +94,9 @@ TargetSpec TargetSpec::from_json(const Json& s, const std::filesystem::path& bas
     spec.base_dir = base_dir;
     spec.diagnostic = s.at("mode") == "diagnostic";
     spec.name = s.at("name");
-    spec.claim_layer = s.at("claim_layer");
+    if (!spec.diagnostic) {
+        spec.claim_layer = frozen_word<store::ClaimLayer>(s, "claim_layer");
+    }
     spec.original = s.at("original");
     spec.change_scope = s.at("change_scope").get<std::vector<std::string>>();
     spec.cases_dir = s.at("cases").at("dir");
@@ -79,12 +111,15 @@ TargetSpec TargetSpec::from_json(const Json& s, const std::filesystem::path& bas
     }
     const Json& o = s.at("objective");
     spec.primary = {o.at("primary").at("name"), o.at("primary").at("unit"),
-                    o.at("primary").at("direction"), o.at("primary").at("aggregation")};
+                    spec.diagnostic ? stats::Direction::lower
+                                    : frozen_word<stats::Direction>(o.at("primary"), "direction"),
+                    o.at("primary").at("aggregation")};
     spec.minimum_effect_pct = o.at("minimum_effect_pct");
     spec.max_case_regression_pct = o.value("max_case_regression_pct", 0.0);
     for (const auto& c : o.at("constraints")) {
-        spec.constraints.push_back(
-            {c.at("name"), c.at("unit"), c.at("direction"), c.at("max_regression_pct")});
+        spec.constraints.push_back({c.at("name"), c.at("unit"),
+                                    frozen_word<stats::Direction>(c, "direction"),
+                                    c.at("max_regression_pct")});
     }
     spec.correctness_metric = s.at("correctness").at("metric");
     spec.correctness_operator = s.at("correctness").at("operator");
@@ -111,6 +146,24 @@ TargetSpec TargetSpec::from_json(const Json& s, const std::filesystem::path& bas
         spec.gpu_uuids = gpus.get<std::vector<std::string>>();
     } else {
         spec.gpus_mode = gpus.get<std::string>();
+    }
+    return spec;
+}
+
+TargetSpec frozen_spec(const store::TargetRecord& record) {
+    TargetSpec spec;
+    try {
+        spec = TargetSpec::from_json(record.spec, record.spec_dir);
+    } catch (const Json::exception& e) {
+        // nlohmann names the member: "key 'objective' not found", "type must be number, but is …".
+        throw Error(ErrorCode::invalid_record,
+                    fmt::format("{}: the frozen spec cannot be read ({}); a damaged or "
+                                "hand-edited record (run cko fsck)",
+                                store::layout::kTarget, e.what()),
+                    Json{{"file", store::layout::kTarget}, {"field", "$.spec"}});
+    }
+    if (record.deadline_unix_s) {
+        spec.deadline_unix_s = *record.deadline_unix_s;
     }
     return spec;
 }

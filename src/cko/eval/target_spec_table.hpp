@@ -3,6 +3,7 @@
 // error naming the field, the problem and the fix.
 #pragma once
 
+#include "cko/eval/field_problems.hpp"
 #include "cko/util/error.hpp"
 
 #include <fmt/format.h>
@@ -21,8 +22,7 @@ namespace cko::eval::spec_detail {
 
 [[noreturn]] inline void bad(const std::string& field, const std::string& problem,
                              const std::string& fix) {
-    throw Error(ErrorCode::invalid_spec, fmt::format("{}: {}; {}", field, problem, fix),
-                Json{{"field", field}, {"problem", problem}, {"fix", fix}});
+    field_error(ErrorCode::invalid_spec, field, problem, fix);
 }
 
 // One TOML table with the path it sits at; every key read is remembered so that leftovers can be
@@ -249,16 +249,5 @@ private:
     std::string path_;
     std::set<std::string> seen_;
 };
-
-inline void one_of(const std::string& field, const std::string& value,
-                   std::initializer_list<std::string_view> allowed) {
-    for (const auto& a : allowed) {
-        if (a == value) {
-            return;
-        }
-    }
-    bad(field, fmt::format("\"{}\" is not allowed", value),
-        fmt::format("use one of: {}", fmt::join(allowed, ", ")));
-}
 
 }  // namespace cko::eval::spec_detail

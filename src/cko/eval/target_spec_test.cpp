@@ -72,7 +72,7 @@ TEST(TargetSpec, TheProtocolExampleReadsBack) {
     EXPECT_EQ(s.name, "softmax");
     EXPECT_EQ(s.base_dir, "/t");
     EXPECT_EQ(s.case_ids, (std::vector<std::string>{"main", "long_rows"}));
-    EXPECT_EQ(s.primary.direction, "lower");
+    EXPECT_EQ(s.primary.direction, stats::Direction::lower);
     EXPECT_DOUBLE_EQ(s.minimum_effect_pct, 0.5);
     ASSERT_EQ(s.constraints.size(), 1u);
     EXPECT_DOUBLE_EQ(s.constraints[0].max_regression_pct, 2.0);

@@ -4,6 +4,7 @@
 
 #include "cko/eval/champion.hpp"
 #include "cko/eval/history.hpp"
+#include "cko/eval/target_spec.hpp"
 #include "cko/report/termination.hpp"
 #include "cko/report/text.hpp"
 #include "cko/store/records.hpp"
@@ -33,9 +34,10 @@ double number_or(const Json& j, const char* key, double fallback) {
     return it != j.end() && it->is_number() ? it->get<double>() : fallback;
 }
 
-Json target_section(const store::TargetRecord& t) {
-    const Json& spec = t.spec;
-    const Json objective = spec.value("objective", Json::object());
+// The Target as the report shows it, its spec typed (frozen_spec): a member the frozen spec lacks
+// is an error, not a default.
+Json target_section(const store::TargetRecord& t, const eval::TargetSpec& spec) {
+    const Json frozen = spec.to_json();
     const Json& env = t.environment;
     const Json host = env.value("host", Json::object());
     Json cases = Json::array();
@@ -48,27 +50,26 @@ Json target_section(const store::TargetRecord& t) {
                             {"uuid", text_of(g, "uuid")},
                             {"compute_capability", g.value("compute_capability", Json())}});
     }
-    const Json limits = spec.value("limits", Json::object());
     const store::SnapshotRefRecord original = t.original.value_or(store::SnapshotRefRecord{});
     return Json{{"id", t.id},
-                {"name", text_of(spec, "name")},
-                {"claim_layer", text_of(spec, "claim_layer")},
+                {"name", spec.name},
+                {"claim_layer", frozen.at("claim_layer")},
                 {"created_unix_s", t.created_unix_s},
                 {"original",
                  {{"source", original.source},
                   {"digest", original.digest},
                   {"file_count", original.file_count}}},
-                {"change_scope", spec.value("change_scope", Json::array())},
+                {"change_scope", spec.change_scope},
                 {"cases", cases},
-                {"metric", objective.value("primary", Json::object())},
-                {"minimum_effect_pct", objective.value("minimum_effect_pct", 0.0)},
-                {"constraints", objective.value("constraints", Json::array())},
-                {"correctness", spec.value("correctness", Json::object())},
-                {"statistics", spec.value("statistics", Json::object())},
+                {"metric", spec.primary_json()},
+                {"minimum_effect_pct", spec.minimum_effect_pct},
+                {"constraints", spec.constraints_json()},
+                {"correctness", frozen.at("correctness")},
+                {"statistics", frozen.at("statistics")},
                 {"budget",
-                 {{"gpu_s", limits.value("gpu_seconds_budget", 0.0)},
-                  {"wall_s", limits.value("wall_seconds_budget", 0.0)},
-                  {"deadline", limits.value("deadline", Json())}}},
+                 {{"gpu_s", spec.gpu_seconds_budget},
+                  {"wall_s", spec.wall_seconds_budget},
+                  {"deadline", frozen.at("limits").at("deadline")}}},
                 {"identity",
                  {{"hostname", text_of(host, "hostname")},
                   {"machine_id", text_of(host, "machine_id")},
@@ -295,7 +296,7 @@ struct HistoryParts {
     Json cost_by_kind = Json::object();
 };
 
-HistoryParts sort_history(const Json& history, const std::string& direction,
+HistoryParts sort_history(const Json& history, stats::Direction direction,
                           const std::string& metric) {
     HistoryParts parts;
     for (Json e : history.at("entries")) {
@@ -434,14 +435,13 @@ Json build_report_model(const store::Store& store, std::int64_t now_unix_s) {
                         store.root().string()));
     }
     const store::TargetRecord target_record = store::read_target_record(store);
+    const eval::TargetSpec spec = eval::frozen_spec(target_record);
     const Json history = eval::target_history(store);
     Json model{{"format_version", "cko/report-v1"},
                {"generated_unix_s", now_unix_s},
                {"root", store.root().string()},
-               {"target", target_section(target_record)}};
-    const std::string direction = model["target"]["metric"].value("direction", "lower");
-    const std::string metric = model["target"]["metric"].value("name", "");
-    HistoryParts parts = sort_history(history, direction, metric);
+               {"target", target_section(target_record, spec)}};
+    HistoryParts parts = sort_history(history, spec.primary.direction, spec.primary.name);
 
     const eval::Champion champion = eval::read_champion(store);
     const std::string current = champion.experiment_id.value_or("original");

@@ -106,13 +106,11 @@ std::string interval_text(const Json& entry) {
     return fmt::format("[{}, {}]", pct_text(lo), pct_text(hi));
 }
 
-std::string effect_words(const Json& pct, const std::string& direction, const std::string& metric) {
+std::string effect_words(const Json& pct, stats::Direction direction, const std::string& metric) {
     if (!pct.is_number()) {
         return "no estimate";
     }
-    return eval::describe_effect(
-        stats::pct_to_log(pct.get<double>()),
-        direction == "higher" ? stats::Direction::higher : stats::Direction::lower, metric);
+    return eval::describe_effect(stats::pct_to_log(pct.get<double>()), direction, metric);
 }
 
 std::string seconds_text(double seconds) {

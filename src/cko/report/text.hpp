@@ -2,6 +2,7 @@
 // escaped.
 #pragma once
 
+#include "cko/stats/paired_estimate.hpp"
 #include "cko/util/json.hpp"
 
 #include <cstdint>
@@ -31,8 +32,8 @@ namespace cko::report {
 [[nodiscard]] std::string interval_text(const Json& entry);
 
 // "2.58× faster (−61.3 % latency_us)" for an effect given in percent (exp(d) − 1, positive =
-// better) of a metric with direction "lower" or "higher"; "no estimate" when absent.
-[[nodiscard]] std::string effect_words(const Json& pct, const std::string& direction,
+// better) of a metric whose better direction is `direction`; "no estimate" when absent.
+[[nodiscard]] std::string effect_words(const Json& pct, stats::Direction direction,
                                        const std::string& metric);
 
 // "12.3 s", "4 min 05 s", "1 h 02 min"; "0 s" for zero.

@@ -22,10 +22,11 @@ TEST(ReportText, AnIntervalNeedsBothEnds) {
 
 TEST(ReportText, EffectWordsFollowTheMetricsDirection) {
     // +150 % better for a lower-is-better latency: 2.5× faster, −60 % latency.
-    EXPECT_EQ(effect_words(Json(150.0), "lower", "latency_us"),
+    EXPECT_EQ(effect_words(Json(150.0), stats::Direction::lower, "latency_us"),
               "2.50× faster (-60.0 % latency_us)");
-    EXPECT_EQ(effect_words(Json(-20.0), "higher", "tflops"), "1.25× lower tflops (-20.0 %)");
-    EXPECT_EQ(effect_words(Json(), "lower", "latency_us"), "no estimate");
+    EXPECT_EQ(effect_words(Json(-20.0), stats::Direction::higher, "tflops"),
+              "1.25× lower tflops (-20.0 %)");
+    EXPECT_EQ(effect_words(Json(), stats::Direction::lower, "latency_us"), "no estimate");
 }
 
 TEST(ReportText, DurationsChooseTheirUnit) {

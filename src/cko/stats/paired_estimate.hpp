@@ -2,6 +2,7 @@
 // intervals, and the case-weighted pooled estimate over several cases.
 #pragma once
 
+#include "cko/util/closed_enum.hpp"
 #include "cko/util/json.hpp"
 
 #include <cstddef>
@@ -12,8 +13,10 @@
 
 namespace cko::stats {
 
-// Which way is better for the metric (time: lower; throughput: higher).
-enum class Direction { lower, higher };
+// Which way is better for the metric (time: lower; throughput: higher); the enumerator name is the
+// spec's word (objective.primary.direction, a constraint's direction).
+#define CKO_DIRECTIONS(X) X(lower) X(higher)
+CKO_CLOSED_ENUM(Direction, CKO_DIRECTIONS, direction_name, direction_from_name)
 
 // d = ln(candidate / reference), signed so that positive means the candidate is better
 // (direction lower: ln(reference / candidate)). Both values must be finite and positive.

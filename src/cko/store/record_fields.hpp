@@ -2,6 +2,7 @@
 // invalid_record error naming the file and the member's JSON path. Internal to store/.
 #pragma once
 
+#include "cko/util/closed_enum.hpp"
 #include "cko/util/error.hpp"
 #include "cko/util/json.hpp"
 
@@ -57,6 +58,16 @@ public:
             wrong(key, v, "a string");
         }
         return v.get<std::string>();
+    }
+
+    // A closed word (a CKO_CLOSED_ENUM): a string that is one of its spellings.
+    template <class Enum>
+    [[nodiscard]] Enum word(std::string_view key) const {
+        const std::string value = text(key);
+        if (const auto found = closed_enum_from_name<Enum>(value)) {
+            return *found;
+        }
+        fail(key, fmt::format("is \"{}\", not one of: {}", value, closed_enum_words<Enum>()));
     }
 
     [[nodiscard]] std::optional<std::string> text_or_null(std::string_view key) const {

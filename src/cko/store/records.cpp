@@ -177,17 +177,17 @@ ExperimentRecord ExperimentRecord::from_json(const Json& j, std::string_view fil
     {
         const Fields b = f.child("base");
         b.only({"kind", "experiment_id", "digest"});
-        e.base = Base{b.text("kind"), b.text_or_null("experiment_id"), b.text("digest")};
+        e.base = Base{b.word<BaseKind>("kind"), b.text_or_null("experiment_id"), b.text("digest")};
     }
     e.changed_files = f.texts("changed_files");
     e.hypothesis = f.text("hypothesis");
     e.mechanism = f.text("mechanism");
-    e.claim_layer = f.text("claim_layer");
+    e.claim_layer = f.word<ClaimLayer>("claim_layer");
     e.minimum_effect_pct = f.number("minimum_effect_pct");
     e.falsifier = f.text_or_null("falsifier");
     e.no_falsifier_reason = f.text_or_null("no_falsifier_reason");
-    e.failure_closes = f.text("failure_closes");
-    e.screen_design = f.text("screen_design");
+    e.failure_closes = f.word<FailureCloses>("failure_closes");
+    e.screen_design = f.word<ScreenDesign>("screen_design");
     e.estimated_cost_s = f.number("estimated_cost_s");
     if (!f.member("gain_bound").is_null()) {
         const Fields g = f.child("gain_bound");
@@ -202,8 +202,8 @@ ExperimentRecord ExperimentRecord::from_json(const Json& j, std::string_view fil
         e.secondary_metrics.push_back(Secondary{s.text("name"), s.number("threshold_pct")});
     }
     e.diagnostics_only = f.texts("diagnostics_only");
-    e.relationship = f.text("relationship");
-    e.lifecycle = f.text("lifecycle");
+    e.relationship = f.word<Relationship>("relationship");
+    e.lifecycle = f.word<Lifecycle>("lifecycle");
     e.premises = f.texts("premises");
     if (f.has("control")) {
         e.control = f.boolean("control");
@@ -224,26 +224,26 @@ Json ExperimentRecord::to_json() const {
         {"target", {{"id", target.id}, {"sha256", target.sha256}}},
         {"candidate", candidate.to_json()},
         {"base",
-         {{"kind", base.kind},
+         {{"kind", base_kind_name(base.kind)},
           {"experiment_id", optional_text(base.experiment_id)},
           {"digest", base.digest}}},
         {"changed_files", changed_files},
         {"hypothesis", hypothesis},
         {"mechanism", mechanism},
-        {"claim_layer", claim_layer},
+        {"claim_layer", claim_layer_name(claim_layer)},
         {"minimum_effect_pct", minimum_effect_pct},
         {"falsifier", optional_text(falsifier)},
         {"no_falsifier_reason", optional_text(no_falsifier_reason)},
-        {"failure_closes", failure_closes},
-        {"screen_design", screen_design},
+        {"failure_closes", failure_closes_name(failure_closes)},
+        {"screen_design", screen_design_name(screen_design)},
         {"estimated_cost_s", estimated_cost_s},
         {"gain_bound", gain_bound ? Json{{"pct", gain_bound->pct}, {"source", gain_bound->source}}
                                   : Json(nullptr)},
         {"extra_correctness_gates", extra_correctness_gates},
         {"secondary_metrics", secondary},
         {"diagnostics_only", diagnostics_only},
-        {"relationship", relationship},
-        {"lifecycle", lifecycle},
+        {"relationship", relationship_name(relationship)},
+        {"lifecycle", lifecycle_name(lifecycle)},
         {"premises", premises}};
     if (!id.empty()) {
         j["id"] = id;

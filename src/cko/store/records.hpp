@@ -7,6 +7,7 @@
 // JSON, checked for their type only; their readers own them.
 #pragma once
 
+#include "cko/store/experiment_words.hpp"
 #include "cko/util/json.hpp"
 
 #include <cstdint>
@@ -69,7 +70,7 @@ struct ExperimentRecord {
         bool operator==(const TargetRef&) const = default;
     };
     struct Base {
-        std::string kind;  // original | champion
+        BaseKind kind = BaseKind::original;
         std::optional<std::string> experiment_id;
         std::string digest;
         bool operator==(const Base&) const = default;
@@ -91,19 +92,19 @@ struct ExperimentRecord {
     std::vector<std::string> changed_files;
     std::string hypothesis;
     std::string mechanism;
-    std::string claim_layer;
+    ClaimLayer claim_layer = ClaimLayer::kernel;
     double minimum_effect_pct = 0;
     std::optional<std::string> falsifier;
     std::optional<std::string> no_falsifier_reason;
-    std::string failure_closes;
-    std::string screen_design;
+    FailureCloses failure_closes = FailureCloses::implementation;
+    ScreenDesign screen_design = ScreenDesign::conservative_bound;
     double estimated_cost_s = 0;
     std::optional<GainBound> gain_bound;
     std::vector<std::string> extra_correctness_gates;
     std::vector<Secondary> secondary_metrics;
     std::vector<std::string> diagnostics_only;
-    std::string relationship;
-    std::string lifecycle;
+    Relationship relationship = Relationship::implementation_equivalence;
+    Lifecycle lifecycle = Lifecycle::isolated_process;
     std::vector<std::string> premises;
     std::optional<bool> control;
     std::optional<std::int64_t> created_unix_s;

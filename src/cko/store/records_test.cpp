@@ -9,6 +9,8 @@
 #include "cko/util/error.hpp"
 #include "cko/util/files.hpp"
 
+#include <fmt/format.h>
+
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -152,21 +154,21 @@ ExperimentRecord sample_experiment() {
     e.id = "exp-0123456789abcdef";
     e.target = {"tgt-0123456789abcdef", kSha};
     e.candidate = ref(kShaB);
-    e.base = {"original", std::nullopt, kSha};
+    e.base = {BaseKind::original, std::nullopt, kSha};
     e.changed_files = {"~saxpy.cpp"};
     e.hypothesis = "rows are contiguous";
     e.mechanism = "loop-order";
-    e.claim_layer = "kernel";
+    e.claim_layer = ClaimLayer::kernel;
     e.minimum_effect_pct = 5.0;
     e.no_falsifier_reason = "known";
-    e.failure_closes = "mechanism";
-    e.screen_design = "conservative_bound";
+    e.failure_closes = FailureCloses::mechanism;
+    e.screen_design = ScreenDesign::conservative_bound;
     e.estimated_cost_s = 12.5;
     e.gain_bound = ExperimentRecord::GainBound{20.0, "map:profile-0123"};
     e.extra_correctness_gates = {"max_abs_err<=1e-3"};
     e.secondary_metrics = {{"peak_mem_bytes", 5.0}};
-    e.relationship = "implementation_equivalence";
-    e.lifecycle = "isolated_process";
+    e.relationship = Relationship::implementation_equivalence;
+    e.lifecycle = Lifecycle::isolated_process;
     e.control = false;
     e.created_unix_s = 1796116060;
     return e;
@@ -354,6 +356,30 @@ TEST(Records, AWrongTypeIsRefusedNamingTheMember) {
     g["changed_files"] = Json::array({"~a", 3});
     const Error d = refusal([&] { (void)ExperimentRecord::from_json(g, "e.json"); });
     EXPECT_EQ(d.details()["field"], "$.changed_files[1]");
+}
+
+// Each closed word of experiment-v1 is read as its enum: another word is refused naming the member
+// and listing the allowed words.
+TEST(Records, AWordOutsideItsClosedSetIsRefusedListingTheWords) {
+    const std::vector<std::pair<std::vector<std::string>, std::string>> words = {
+        {{"base", "kind"}, "original, champion"},
+        {{"claim_layer"}, "kernel, workload, serving"},
+        {{"failure_closes"}, "implementation, integration, mechanism"},
+        {{"screen_design"}, "conservative_bound, diagnostic_proxy"},
+        {{"relationship"}, "implementation_equivalence, artifact_fidelity, deployment_effect"},
+        {{"lifecycle"}, "isolated_process, same_process"},
+    };
+    for (const auto& [path, allowed] : words) {
+        Json e = sample_experiment().to_json();
+        Json& member = path.size() == 1 ? e[path[0]] : e[path[0]][path[1]];
+        member = "system";
+        const Error err = refusal([&] { (void)ExperimentRecord::from_json(e, "e.json"); });
+        EXPECT_EQ(err.code(), ErrorCode::invalid_record);
+        EXPECT_EQ(err.details()["field"], "$." + fmt::format("{}", fmt::join(path, ".")));
+        EXPECT_NE(std::string(err.what()).find("is \"system\", not one of: " + allowed),
+                  std::string::npos)
+            << err.what();
+    }
 }
 
 TEST(Records, UnknownMembersAndOtherKindsAreRefused) {

@@ -48,8 +48,7 @@ std::string outcome_text(const std::string& verb, const eval::OperationOutcome& 
     if (out.contains("reason") && !o.error) {  // a failure's reason is its error, printed once
         text += fmt::format("  {}\n", out["reason"].get<std::string>());
     }
-    const stats::Direction dir =
-        spec.primary.direction == "lower" ? stats::Direction::lower : stats::Direction::higher;
+    const stats::Direction dir = spec.primary.direction;
     if (out.contains("per_case") && out["per_case"].is_array() && out["per_case"].size() > 1) {
         for (const auto& c : out["per_case"]) {
             const Json& e = c["estimate"];
@@ -131,9 +130,7 @@ Outcome compare(const std::string& verb, const Request& r, Context& context) {
     const store::Store store = store::Store::open(r.text("root"));
     const eval::Target target = eval::Target::open(store);
     eval::CompareOptions c;
-    c.kind = verb == "screen"    ? eval::ComparisonKind::screen
-             : verb == "confirm" ? eval::ComparisonKind::confirm
-                                 : eval::ComparisonKind::audit;
+    c.kind = eval::comparison_kind_from_name(verb).value();  // the verb's own row
     // Each kind reads the keys its row defines (comparison_verb): audit has no experiment, only
     // confirm a retry.
     if (c.kind != eval::ComparisonKind::audit) {

@@ -1,6 +1,7 @@
 // A store written record by record (no driver runs) for the report's tests and benchmark.
 #pragma once
 
+#include "cko/eval/target_spec.hpp"
 #include "cko/store/store.hpp"
 #include "cko/util/json.hpp"
 
@@ -236,28 +237,29 @@ private:
                      {"kernel_release", "6.1"}}},
                    {"gpus", Json::array()},
                    {"driver_version", nullptr}}},
-                 {"spec",
-                  {{"name", "synthetic"},
-                   {"claim_layer", "kernel"},
-                   {"objective",
-                    {{"primary",
-                      {{"name", "latency_us"},
-                       {"unit", "us"},
-                       {"direction", "lower"},
-                       {"aggregation", "median"}}},
-                     {"minimum_effect_pct", 5.0},
-                     {"constraints", Json::array()}}},
-                   {"correctness",
-                    {{"metric", "max_rel_err"}, {"operator", "<="}, {"threshold", 1e-6}}},
-                   {"statistics",
-                    {{"confidence", 0.95},
-                     {"min_pairs", 6},
-                     {"max_pairs", 20},
-                     {"sequential", true}}},
-                   {"limits",
-                    {{"gpu_seconds_budget", 0.0},
-                     {"wall_seconds_budget", 3600.0},
-                     {"deadline", nullptr}}}}}});
+                 {"spec", spec()}});
+    }
+
+    // A complete frozen spec (every member TargetSpec::to_json writes): the report reads it typed.
+    static Json spec() {
+        eval::TargetSpec s;
+        s.name = "synthetic";
+        s.claim_layer = store::ClaimLayer::kernel;
+        s.original = "original";
+        s.change_scope = {"original/k.cu"};
+        s.cases_dir = "cases";
+        s.case_ids = {"small", "large"};
+        s.driver_argv = {"python3", "driver.py"};
+        s.capabilities = {"single_subject"};
+        s.primary = {"latency_us", "us", stats::Direction::lower, "median"};
+        s.minimum_effect_pct = 5.0;
+        s.correctness_metric = "max_rel_err";
+        s.correctness_operator = "<=";
+        s.correctness_threshold = 1e-6;
+        s.max_pairs = 20;
+        s.wall_seconds_budget = 3600.0;
+        s.gpus_mode = "none";
+        return s.to_json();
     }
 
     store::Store store_;
