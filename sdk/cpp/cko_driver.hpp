@@ -1,5 +1,5 @@
 // cko_driver.hpp: header-only C++17 helper for cko drivers (cko/driver-request-v1 ->
-// cko/driver-result-v1).
+// cko/driver-result-v2, or v1 when the request names no digests).
 //
 //   #include "cko_driver.hpp"
 //   struct Run : cko_driver::SubjectRun { void run() override {...}  cko_driver::Check check()

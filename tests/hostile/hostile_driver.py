@@ -70,6 +70,45 @@ def main():
             os.link(victim, os.path.join(out_dir, "hard.txt"))
         except OSError:
             open(os.path.join(out_dir, "hard.txt"), "w").write("x")
+    elif behaviour == "swap_roles":
+        # Loads and "measures" both subjects correctly, each entry built from the subject it timed
+        # (its digest included, as the SDKs do), then reports them under each other's role.
+        doc = valid_result(request)
+        if all("digest" in s for s in request["subjects"]):  # a cko that names them reads v2
+            doc["format_version"] = "cko/driver-result-v2"
+            for entry, subject in zip(doc["subjects"], request["subjects"]):
+                entry["loaded_digest"] = subject["digest"]
+        roles = [e["role"] for e in doc["subjects"]]
+        for entry, role in zip(doc["subjects"], reversed(roles)):
+            entry["role"] = role
+        with open(result_path, "w") as f:
+            json.dump(doc, f)
+    elif behaviour == "symlink_artifact":
+        # A link declared as an artifact: it would be kept as evidence pointing outside the store.
+        os.symlink(victim, os.path.join(out_dir, "evidence.txt"))
+        doc = valid_result(request)
+        doc["artifacts"] = ["evidence.txt"]
+        with open(result_path, "w") as f:
+            json.dump(doc, f)
+    elif behaviour == "hardlink_artifact":
+        # A second name of a file elsewhere, declared as an artifact.
+        other = os.path.join(os.path.dirname(os.path.dirname(out_dir)), "stdout.txt")
+        try:
+            os.link(victim, os.path.join(out_dir, "evidence.txt"))
+        except OSError:
+            os.link(other, os.path.join(out_dir, "evidence.txt"))
+        doc = valid_result(request)
+        doc["artifacts"] = ["evidence.txt"]
+        with open(result_path, "w") as f:
+            json.dump(doc, f)
+    elif behaviour in ("plant_in_call_dir", "plant_in_root"):
+        # A valid result, plus a file elsewhere in the store: next to its output dir, or at the root.
+        write_result()
+        call_dir = os.path.dirname(out_dir)
+        root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(call_dir))))
+        where = call_dir if behaviour == "plant_in_call_dir" else root
+        with open(os.path.join(where, "planted.json"), "w") as f:
+            f.write('{"planted": true}')
     elif behaviour == "special_file":
         write_result()
         os.mkfifo(os.path.join(out_dir, "fifo"))
@@ -86,6 +125,17 @@ def main():
             if os.fork() == 0:
                 note_pid(os.getpid())
                 time.sleep(300)
+            os._exit(0)
+        time.sleep(0.3)
+        write_result()
+    elif behaviour == "clean_env_double_fork_daemon":
+        # Leaves the session, forks twice and clears its environment (no containment marker): only
+        # cko being the child subreaper finds it once the intermediate process is gone.
+        if os.fork() == 0:
+            os.setsid()
+            if os.fork() == 0:
+                note_pid(os.getpid())
+                os.execve("/bin/sleep", ["sleep", "300"], {})
             os._exit(0)
         time.sleep(0.3)
         write_result()

@@ -8,7 +8,7 @@ fail() { echo "  FAIL: $*" >&2; exit 1; }
 tmp=$(mktemp -d); trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
 driver="$here/hostile_driver.py"
 root="$tmp/art"
-mkdir -p "$tmp/src" "$tmp/outside" && echo 'kernel' > "$tmp/src/k.cu"
+mkdir -p "$tmp/src" "$tmp/src2" "$tmp/outside" && echo 'kernel' > "$tmp/src/k.cu" && echo 'kernel 2' > "$tmp/src2/k.cu"
 echo '{"n": 4}' > "$tmp/case.json"
 # Outside the store: a file the hostile drivers aim at. Its bytes and mode must never change.
 echo 'precious' > "$tmp/outside/victim.txt" && chmod 0600 "$tmp/outside/victim.txt"
@@ -81,9 +81,22 @@ hostile bad_utf8_name 3 failed undeclared_output
 # Item 2: links and shared inodes: nothing is read, chmodded or ledgered through them.
 hostile symlink_out_dir 2 failed symlink_refused
 hostile symlink_result 3 failed invalid_driver_result
-hostile symlink_extra 3 failed undeclared_output
-hostile hardlink_victim 3 failed undeclared_output
-hostile special_file 3 failed undeclared_output
+hostile symlink_extra 3 failed unsafe_output
+hostile hardlink_victim 3 failed unsafe_output
+hostile special_file 3 failed unsafe_output
+# [18]: links declared as artifacts, and files planted in the store outside the output dir, refuse
+# the call naming the path (they used to be accepted, left for fsck to note).
+hostile symlink_artifact 3 failed unsafe_output
+grep -q 'a symbolic link.*evidence.txt' "$tmp/symlink_artifact.json" || fail "symlink_artifact: path not named"
+hostile hardlink_artifact 3 failed unsafe_output
+grep -q 'a hard link.*evidence.txt' "$tmp/hardlink_artifact.json" || fail "hardlink_artifact: path not named"
+hostile plant_in_call_dir 3 failed unsafe_output
+grep -q 'driver/0001/planted.json' "$tmp/plant_in_call_dir.json" || fail "plant_in_call_dir: path not named"
+hostile plant_in_root 3 failed unsafe_output
+grep -q '"planted.json"' "$tmp/plant_in_root.json" || fail "plant_in_root: path not named"
+# [18] item 6: a paired driver that reports the reference's samples as the candidate's.
+hostile swap_roles 3 failed role_mismatch --mode paired --candidate "$tmp/src2" --capability paired_in_process
+grep -q 'measured on the' "$tmp/swap_roles.json" || fail "swap_roles: the message does not say whose samples"
 # Malformed results, each its own code.
 hostile nul_in_result 3 failed invalid_driver_result
 hostile deep_json 3 failed invalid_driver_result
@@ -91,6 +104,8 @@ hostile duplicate_keys 3 failed invalid_driver_result
 # Item 7: nothing outlives the call: daemons that left the group, hangs, SIGTERM ignored, stopped.
 hostile setsid_daemon 0 succeeded ""
 hostile double_fork_daemon 0 succeeded ""
+# [18]: a daemon that also clears its environment (no marker) is found as an orphan of cko's.
+hostile clean_env_double_fork_daemon 0 succeeded ""
 hostile close_stdout_and_linger 0 succeeded ""
 hostile hang 4 timed_out timed_out --command-timeout 1 --cleanup-timeout 1
 hostile ignore_term 4 timed_out timed_out --command-timeout 1 --cleanup-timeout 1

@@ -11,7 +11,7 @@ In a root: every JSON record is checked against the schema its format_version na
 and the record must be the kind its location says (target.json is a cko/target-v1 ...); every
 events.jsonl line against invocation-event-v1 (seq 0, 1, 2 ...); every driver/NNNN/request.json
 against driver-request-v1; and every driver/NNNN/out/result.json whose call cko validated (a
-`call_validated` event with ok true) against driver-result-v1. Results cko rejected are the
+`call_validated` event with ok true) against driver-result-v1 or -v2 (by format_version). Results cko rejected are the
 driver's mistakes, already recorded as such, and are not checked. Snapshot payloads
 (objects/sha256/*/files), workspaces and the rest of the drivers' output directories are user
 content and are skipped; so are ledger.jsonl and monitor.jsonl, which have no schema here.
@@ -267,8 +267,11 @@ def validate_root(schemas, root, counts, violations):
                 continue
             doc, ok = load(path, path, violations)
             if ok:
-                schemas.check("driver-result-v1", doc, path, violations)
-                counts["driver-result-v1"] += 1
+                # v2 (the SDKs, with loaded_digest) or v1 (hand-written drivers): by format_version.
+                name = "driver-result-v2" if isinstance(doc, dict) and \
+                    doc.get("format_version") == "cko/driver-result-v2" else "driver-result-v1"
+                schemas.check(name, doc, path, violations)
+                counts[name] += 1
 
 
 def main():

@@ -30,6 +30,10 @@ struct Subject {
     std::string role;
     std::string label;
     std::string path;
+    // The digest of the snapshot at `path` (request.subjects[].digest; empty from a cko that names
+    // none). The result reports it as this subject's loaded_digest, from the Subject that was
+    // prepared and timed, so cko can refuse samples reported under the wrong role (role_mismatch).
+    std::string digest;
 };
 
 struct Metric {
@@ -116,9 +120,11 @@ inline Request parse_request(const json::Value& doc) {
     for (size_t i = 0; i < subjects.array.size(); ++i) {
         const std::string where = "request.subjects[" + std::to_string(i) + "]";
         const json::Value& s = subjects.array[i];
-        r.subjects.push_back(Subject{nonempty(s, "role", where),
-                                     field(s, "label", K::string, where).string,
-                                     nonempty(s, "path", where)});
+        const json::Value* digest = s.kind == K::object ? s.find("digest") : nullptr;
+        r.subjects.push_back(Subject{
+            nonempty(s, "role", where), field(s, "label", K::string, where).string,
+            nonempty(s, "path", where),
+            digest && digest->kind != K::null ? nonempty(s, "digest", where) : std::string()});
         if (std::find(roles.begin(), roles.end(), r.subjects.back().role) != roles.end())
             throw RequestError("request.subjects has a duplicate role " + r.subjects.back().role);
         roles.push_back(r.subjects.back().role);

@@ -30,6 +30,8 @@
 namespace cko_driver {
 
 inline constexpr const char* kResultFormat = "cko/driver-result-v1";
+// v1 + every subject's loaded_digest: written when the request names every subject's digest.
+inline constexpr const char* kResultFormatV2 = "cko/driver-result-v2";
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitBadRequest = 2;    // usage or request error: nothing run, no result
 inline constexpr int kExitDriverFailed = 3;  // the driver itself could not run: no result
@@ -317,14 +319,23 @@ private:
     }
 
     std::string result_json() {
+        bool v2 = true;  // a cko that names every subject's digest reads v2
+        for (const auto& sub : r_.subjects)
+            v2 = v2 && !sub.digest.empty();
         std::string out = "{\"format_version\": ";
-        json::write_string(out, kResultFormat);
+        json::write_string(out, v2 ? kResultFormatV2 : kResultFormat);
         out += ",\n \"subjects\": [";
         for (size_t i = 0; i < r_.subjects.size(); ++i) {
             const SubjectSlot& s = slots_[r_.subjects[i].role];
             out += i ? ",\n  {" : "\n  {";
             out += "\"role\": ";
             json::write_string(out, s.subject->role);
+            // The digest of the subject these samples were measured on (the slot's own subject,
+            // never looked up by role): cko refuses any other (role_mismatch).
+            if (v2) {
+                out += ", \"loaded_digest\": ";
+                json::write_string(out, s.subject->digest);
+            }
             // An erroring subject carries no samples and no metrics.
             out += ", \"correctness\": {\"status\": ";
             json::write_string(out, s.failed ? "error" : s.check.status);

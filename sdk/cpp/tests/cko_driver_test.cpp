@@ -181,6 +181,43 @@ static void paired_alternates_in_request_order() {
         EXPECT(at(at(at(s, "measurements"), "primary"), "samples").array.size() == 4);
 }
 
+// With every subject's digest in the request the result is v2, each entry carrying the digest of
+// the subject whose samples it holds (cko refuses any other: role_mismatch).
+static void each_subject_reports_its_loaded_digest() {
+    Fixture f;
+    Recorder w;
+    FixedTimer t(1000);
+    std::string request = f.write("paired", 2, "us", "[\"candidate\", \"reference\"]");
+    std::string text;
+    {
+        std::ifstream in(request);
+        std::stringstream ss;
+        ss << in.rdbuf();
+        text = ss.str();
+    }
+    const std::string ref = std::string(64, 'a'), cand = std::string(64, 'b');
+    for (const auto& [path, digest] :
+         {std::pair<std::string, std::string>{"/nowhere/ref", ref}, {"/nowhere/cand", cand}}) {
+        const std::string key = "\"path\": \"" + path + "\"";
+        text.replace(text.find(key), key.size(), key + ", \"digest\": \"" + digest + "\"");
+    }
+    std::ofstream(request) << text;
+    EXPECT(run(request, w, no_warmup(&t)) == 0);
+    const Value r = f.result();
+    EXPECT(at(r, "format_version").string == "cko/driver-result-v2");
+    const auto& subjects = at(r, "subjects").array;
+    EXPECT(subjects.size() == 2);
+    EXPECT(at(subjects[0], "role").string == "reference" &&
+           at(subjects[0], "loaded_digest").string == ref);
+    EXPECT(at(subjects[1], "role").string == "candidate" &&
+           at(subjects[1], "loaded_digest").string == cand);
+    // Without digests (an older cko): v1, no loaded_digest.
+    Fixture g;
+    EXPECT(run(g.write("single", 2, "us", ""), w, no_warmup(&t)) == 0);
+    EXPECT(at(g.result(), "format_version").string == "cko/driver-result-v1");
+    EXPECT(at(g.result(), "subjects").array[0].find("loaded_digest") == nullptr);
+}
+
 static void warm_up_by_time_comes_first() {
     Fixture f;
     Recorder w;
@@ -524,6 +561,7 @@ int main(int argc, char** argv) {
     smoke_gives_two_samples_for_one_subject();
     single_accepts_empty_or_own_order();
     paired_alternates_in_request_order();
+    each_subject_reports_its_loaded_digest();
     warm_up_by_time_comes_first();
     units_are_converted();
     real_clock_measures_sleep();

@@ -1,4 +1,4 @@
-"""cko_driver: a pure-stdlib helper for writing cko drivers (cko/driver-request-v1 -> cko/driver-result-v1).
+"""cko_driver: a pure-stdlib helper for writing cko drivers (cko/driver-request-v1 -> cko/driver-result-v2, or v1 when the request names no digests).
 
     from cko_driver import Workload, run_driver
 
@@ -10,12 +10,12 @@
     raise SystemExit(run_driver(Saxpy()))
 """
 from .request import REQUEST_FORMAT, Case, Metric, Profile, Request, RequestError, Subject, load_request, parse_request
-from .result import RESULT_FORMAT, write_result_atomically
+from .result import RESULT_FORMAT, RESULT_FORMAT_V2, write_result_atomically
 from .runner import EXIT_BAD_REQUEST, EXIT_DRIVER_FAILED, EXIT_OK, DriverFailure, Workload, run_driver, serve
 from .timing import NS_PER_UNIT, CpuTimer, CudaEventTimer, ns_to_unit
 
 __all__ = [
-    "REQUEST_FORMAT", "RESULT_FORMAT", "Case", "Metric", "Profile", "Request", "RequestError", "Subject", "load_request",
+    "REQUEST_FORMAT", "RESULT_FORMAT", "RESULT_FORMAT_V2", "Case", "Metric", "Profile", "Request", "RequestError", "Subject", "load_request",
     "parse_request", "write_result_atomically", "EXIT_OK", "EXIT_BAD_REQUEST", "EXIT_DRIVER_FAILED",
     "DriverFailure", "Workload", "run_driver", "serve", "NS_PER_UNIT", "CpuTimer", "CudaEventTimer", "ns_to_unit",
 ]

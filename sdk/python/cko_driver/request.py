@@ -31,6 +31,10 @@ class Subject:
     role: str
     label: str
     path: str
+    # The digest of the snapshot at `path` (request.subjects[].digest; None from a cko that names
+    # none). The result reports it as this subject's loaded_digest, taken from the Subject that was
+    # prepared and timed, so cko can refuse samples reported under the wrong role (role_mismatch).
+    digest: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -120,8 +124,11 @@ def parse_request(doc: Any) -> Request:
     subjects = []
     for i, s in enumerate(subjects_raw):
         where = f"request.subjects[{i}]"
+        digest = None
+        if isinstance(s, dict) and s.get("digest") is not None:
+            digest = _nonempty_str(s, "digest", where)
         subjects.append(Subject(_nonempty_str(s, "role", where), _get(s, "label", str, where),
-                                _nonempty_str(s, "path", where)))
+                                _nonempty_str(s, "path", where), digest))
     roles = [s.role for s in subjects]
     if len(set(roles)) != len(roles):
         raise RequestError(f"request.subjects has duplicate roles: {roles}")

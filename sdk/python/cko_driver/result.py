@@ -5,17 +5,21 @@ import json
 import math
 import os
 import tempfile
-from typing import Dict, List
+from typing import Dict, List, Optional
 
 RESULT_FORMAT = "cko/driver-result-v1"
+# v1 + every subject's loaded_digest: written when the request names every subject's digest.
+RESULT_FORMAT_V2 = "cko/driver-result-v2"
 STATUSES = ("passed", "failed", "error")
 
 
 def subject_result(role: str, status: str, metrics: Dict[str, float], primary, primary_samples: List[float],
-                   constraints, constraint_samples: Dict[str, List[float]]) -> dict:
-    """Exactly {role, correctness, measurements}: cko reads subjects strictly."""
+                   constraints, constraint_samples: Dict[str, List[float]],
+                   loaded_digest: Optional[str] = None) -> dict:
+    """Exactly {role, [loaded_digest,] correctness, measurements}: cko reads subjects strictly.
+    loaded_digest: the digest of the subject these samples were measured on (not looked up by role)."""
     assert status in STATUSES
-    return {
+    doc = {
         "role": role,
         "correctness": {"status": status, "metrics": dict(metrics)},
         "measurements": {
@@ -24,6 +28,9 @@ def subject_result(role: str, status: str, metrics: Dict[str, float], primary, p
                             for c in constraints],
         },
     }
+    if loaded_digest is not None:
+        doc["loaded_digest"] = loaded_digest
+    return doc
 
 
 def list_artifacts(output_dir: str, result_path: str) -> List[str]:

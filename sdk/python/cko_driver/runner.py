@@ -13,7 +13,7 @@ from typing import Callable, Dict, List, Optional
 from .environment import collect_environment
 from .profiling import ProfileError, TorchTrace
 from .request import Request, RequestError, Subject, load_request
-from .result import RESULT_FORMAT, STATUSES, list_artifacts, subject_result, write_result_atomically
+from .result import RESULT_FORMAT, RESULT_FORMAT_V2, STATUSES, list_artifacts, subject_result, write_result_atomically
 from .timing import NS_PER_UNIT, make_timer, ns_to_unit
 
 EXIT_OK = 0
@@ -262,12 +262,15 @@ class _Runner:
         subjects = []
         for sub in self.req.subjects:
             s = self.subjects[sub.role]
+            # The digest comes from the subject that was prepared and timed, the one whose samples
+            # these are: cko refuses an entry whose digest is not its role's (role_mismatch).
+            loaded = s.subject.digest
             if s.error is not None:  # an erroring subject carries no samples and no metrics
-                subjects.append(subject_result(sub.role, "error", {}, self.req.primary, [],
-                                               self.req.constraints, {}))
+                subjects.append(subject_result(s.subject.role, "error", {}, self.req.primary, [],
+                                               self.req.constraints, {}, loaded))
             else:
-                subjects.append(subject_result(sub.role, s.status, s.metrics, self.req.primary, s.primary,
-                                               self.req.constraints, s.constraints))
+                subjects.append(subject_result(s.subject.role, s.status, s.metrics, self.req.primary, s.primary,
+                                               self.req.constraints, s.constraints, loaded))
         if self.environment is None:
             env = collect_environment(self.timer.name)
         else:  # a session reads the stable facts once
@@ -275,7 +278,9 @@ class _Runner:
                 self.environment[self.timer.name] = collect_environment(self.timer.name)
             env = copy.deepcopy(self.environment[self.timer.name])  # the kept facts stay as read
         env["notes"] = list(self.notes)
-        return {"format_version": RESULT_FORMAT, "subjects": subjects, "environment": env,
+        # v2 when cko named every subject's digest (a cko that reads v2), else v1 without digests.
+        v2 = all(sub.digest is not None for sub in self.req.subjects)
+        return {"format_version": RESULT_FORMAT_V2 if v2 else RESULT_FORMAT, "subjects": subjects, "environment": env,
                 "artifacts": list_artifacts(self.req.output_dir, self.req.result_path)}
 
 

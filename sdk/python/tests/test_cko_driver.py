@@ -117,6 +117,41 @@ def test_paired_mode_alternates_subjects_in_request_order(tmp_path):
         assert len(s["measurements"]["primary"]["samples"]) == 4
 
 
+def test_each_subject_reports_the_digest_of_the_snapshot_it_was_measured_on(tmp_path):
+    # cko names each subject's snapshot digest; the result is v2 and every entry carries the digest
+    # of the subject whose samples it holds (cko refuses any other: role_mismatch).
+    digests = {"reference": "a" * 64, "candidate": "b" * 64}
+    subjects = [{"role": r, "label": r, "path": str(tmp_path / r), "digest": digests[r]}
+                for r in ("reference", "candidate")]
+    path, req = make_request(tmp_path, samples=2, subjects=subjects)
+    assert run(path, Recording()) == 0
+    result = load_result(req)
+    assert result["format_version"] == "cko/driver-result-v2"
+    assert {s["role"]: s["loaded_digest"] for s in result["subjects"]} == digests
+    # An erroring subject still says which snapshot it was.
+    path, req = make_request(tmp_path, samples=2, subjects=subjects)
+    assert run(path, Recording(fail={"candidate": "prepare"})) == 0
+    result = load_result(req)
+    assert [s["loaded_digest"] for s in result["subjects"]] == [digests["reference"], digests["candidate"]]
+    assert result["subjects"][1]["correctness"]["status"] == "error"
+
+
+def test_a_request_without_digests_gets_a_v1_result_without_them(tmp_path):
+    path, req = make_request(tmp_path, samples=2)
+    assert run(path, Recording()) == 0
+    result = load_result(req)
+    assert result["format_version"] == "cko/driver-result-v1"
+    assert all("loaded_digest" not in s for s in result["subjects"])
+
+
+def test_a_digest_that_is_not_a_string_is_a_bad_request(tmp_path, capsys):
+    subjects = [{"role": "reference", "label": "r", "path": str(tmp_path / "r"), "digest": 7}]
+    path, req = make_request(tmp_path, mode="single", subjects=subjects)
+    assert run(path, Recording()) == 2
+    assert "request.subjects[0].digest" in capsys.readouterr().err
+    assert not os.path.exists(req["result_path"])
+
+
 def test_warm_up_is_interleaved_and_comes_before_samples(tmp_path):
     path, req = make_request(tmp_path, samples=2, order=("reference", "candidate"))
     w = Recording()

@@ -102,13 +102,10 @@ std::vector<double> samples_of(const Json& metric, const MetricSpec& spec, int e
     return out;
 }
 
-SubjectResult subject_of(const Json& s, const Request& request, const std::string& role,
-                         const std::string& path) {
-    require_keys(s, path, {"role", "correctness", "measurements"});
-    SubjectResult out;
-    out.role = role;
-    const Json& c = s["correctness"];
-    const std::string cpath = path + ".correctness";
+// The subject's correctness object: its status and metrics (every one the rule needs, unless
+// the status is error).
+void correctness_of(const Json& c, const Request& request, const std::string& cpath,
+                    SubjectResult& out) {
     require_keys(c, cpath, {"status", "metrics"});
     const std::string& status = string_at(c, "status", cpath);
     const auto parsed = correctness_status_from_name(status);
@@ -139,6 +136,21 @@ SubjectResult subject_of(const Json& s, const Request& request, const std::strin
             }
         }
     }
+}
+
+SubjectResult subject_of(const Json& s, const Request& request, const std::string& role,
+                         const std::string& path, bool v2) {
+    if (v2) {
+        require_keys(s, path, {"role", "loaded_digest", "correctness", "measurements"});
+    } else {
+        require_keys(s, path, {"role", "correctness", "measurements"}, {"loaded_digest"});
+    }
+    SubjectResult out;
+    out.role = role;
+    if (s.contains("loaded_digest")) {
+        out.loaded_digest = string_at(s, "loaded_digest", path);
+    }
+    correctness_of(s["correctness"], request, path + ".correctness", out);
     const int full = samples_for(request.mode, request.samples);
     const int expected = out.status == CorrectnessStatus::error ? -full : full;
     const Json& m = s["measurements"];
@@ -180,6 +192,33 @@ SubjectResult subject_of(const Json& s, const Request& request, const std::strin
     return out;
 }
 
+// The subject entry that carries role `wanted.role` must say it measured that role's snapshot: a
+// driver that loaded both subjects but reports one's samples under the other's role is caught here
+// (the SDKs fill loaded_digest from the subject they timed). Requests without a digest (none that
+// cko writes) leave nothing to compare.
+void check_role(const SubjectResult& got, const Request& request, const Subject& wanted,
+                const std::string& path) {
+    if (got.loaded_digest.empty() || wanted.digest.empty() || got.loaded_digest == wanted.digest) {
+        return;
+    }
+    std::string whose = "no subject of the request";
+    for (const auto& other : request.subjects) {
+        if (other.digest == got.loaded_digest) {
+            whose = fmt::format("the {} ({})", other.role, other.label);
+        }
+    }
+    throw Error(
+        ErrorCode::role_mismatch,
+        fmt::format("driver result {}: the samples reported as the {}'s were measured on {} "
+                    "(loaded_digest {}, the request's {} is {}); report each subject's "
+                    "samples under its own role, with the digest of the subject timed",
+                    path, wanted.role, whose, got.loaded_digest, wanted.role, wanted.digest),
+        Json{{"path", path + ".loaded_digest"},
+             {"role", wanted.role},
+             {"loaded_digest", got.loaded_digest},
+             {"expected_digest", wanted.digest}});
+}
+
 }  // namespace
 
 int samples_for(Mode mode, int requested) noexcept {
@@ -189,7 +228,11 @@ int samples_for(Mode mode, int requested) noexcept {
 Json Request::to_json() const {
     Json subjects_json = Json::array();
     for (const auto& s : subjects) {
-        subjects_json.push_back(Json{{"role", s.role}, {"label", s.label}, {"path", s.path}});
+        Json subject{{"role", s.role}, {"label", s.label}, {"path", s.path}};
+        if (!s.digest.empty()) {
+            subject["digest"] = s.digest;
+        }
+        subjects_json.push_back(subject);
     }
     Json constraints_json = Json::array();
     for (const auto& c : constraints) {
@@ -241,9 +284,12 @@ Json Result::to_json() const {
 Result validate_result(const Request& request, const Json& result,
                        const std::vector<std::string>& output_files) {
     require_keys(result, "$", {"format_version", "subjects"}, {"environment", "artifacts"});
-    if (result["format_version"] != "cko/driver-result-v1") {
+    // v2 = v1 + every subject's loaded_digest (PROTOCOL.md); v1 results are still read.
+    const bool v2 = result["format_version"] == "cko/driver-result-v2";
+    if (result["format_version"] != "cko/driver-result-v1" && !v2) {
         fail(ErrorCode::invalid_driver_result, "$.format_version",
-             fmt::format("{} is not cko/driver-result-v1", result["format_version"].dump()));
+             fmt::format("{} is neither cko/driver-result-v1 nor cko/driver-result-v2",
+                         result["format_version"].dump()));
     }
     const Json& subjects = result["subjects"];
     if (!subjects.is_array() || subjects.size() != request.subjects.size()) {
@@ -270,7 +316,8 @@ Result validate_result(const Request& request, const Json& result,
                          fmt::format("role {} appears twice", wanted.role));
                 }
                 found = true;
-                out.subjects.push_back(subject_of(subjects[i], request, wanted.role, path));
+                out.subjects.push_back(subject_of(subjects[i], request, wanted.role, path, v2));
+                check_role(out.subjects.back(), request, wanted, path);
             }
         }
         if (!found) {

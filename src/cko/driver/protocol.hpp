@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace cko::driver {
@@ -26,9 +27,21 @@ struct MetricSpec {
 };
 
 struct Subject {
+    Subject() = default;
+    // The digest may be left out: the standalone call and the session fill it in from the
+    // snapshot they materialize.
+    Subject(std::string role_in, std::string label_in, std::string path_in,
+            std::string digest_in = {})
+        : role(std::move(role_in)),
+          label(std::move(label_in)),
+          path(std::move(path_in)),
+          digest(std::move(digest_in)) {}
     std::string role;   // "reference" or "candidate"
     std::string label;  // "original", "exp-…"
     std::string path;   // materialized read-only snapshot
+    // The snapshot's digest (sha256 of its manifest): the request names it, and a result says per
+    // subject which one it loaded (`loaded_digest`), so that swapped roles are refused.
+    std::string digest;
 };
 
 struct Request {
@@ -52,6 +65,7 @@ struct Request {
 
 struct SubjectResult {
     std::string role;
+    std::string loaded_digest;  // empty: a v1 result that did not say
     CorrectnessStatus status = CorrectnessStatus::error;
     std::map<std::string, double> correctness_metrics;
     std::vector<double> primary;
@@ -71,7 +85,8 @@ struct Result {
 // correctness metrics for every requested name (a subject with status `error` may have none, and
 // empty sample series: it measured nothing), and no file in the output directory beyond
 // result.json and the declared artifacts. Each failure has its own error code and names the
-// JSON path.
+// JSON path. Each subject's `loaded_digest` (required in cko/driver-result-v2, checked when present
+// in v1) must be the digest the request gives that role: role_mismatch otherwise.
 [[nodiscard]] Result validate_result(const Request& request, const Json& result,
                                      const std::vector<std::string>& output_files);
 

@@ -12,7 +12,8 @@ Request paired_request() {
     Request r;
     r.mode = Mode::paired;
     r.case_id = "main";
-    r.subjects = {{"reference", "original", "/r"}, {"candidate", "exp-1", "/c"}};
+    r.subjects = {{"reference", "original", "/r", std::string(64, 'a')},
+                  {"candidate", "exp-1", "/c", std::string(64, 'b')}};
     r.order = {"candidate", "reference"};
     r.samples = 3;
     r.primary = {"latency_us", "us"};
@@ -56,6 +57,62 @@ TEST(DriverResult, AValidPairedResultIsRead) {
     EXPECT_EQ(r.subject("candidate").primary[2], 745.3);
     EXPECT_EQ(r.subject("reference").constraints.at("peak_mem_bytes").size(), 3u);
     EXPECT_EQ(r.subject("reference").status, CorrectnessStatus::passed);
+}
+
+// v2: each subject says which snapshot its samples were measured on.
+Json v2_result() {
+    Json j = good_result();
+    j["format_version"] = "cko/driver-result-v2";
+    j["subjects"][0]["loaded_digest"] = std::string(64, 'a');
+    j["subjects"][1]["loaded_digest"] = std::string(64, 'b');
+    return j;
+}
+
+TEST(DriverResult, AV2ResultWithEachSubjectsDigestIsRead) {
+    const Result r = validate_result(paired_request(), v2_result(), {"result.json", "trace.json"});
+    EXPECT_EQ(r.subject("reference").loaded_digest, std::string(64, 'a'));
+    EXPECT_EQ(r.subject("candidate").loaded_digest, std::string(64, 'b'));
+}
+
+TEST(DriverResult, SwappedRolesAreRefused) {
+    // The driver loaded both subjects but reported the reference's samples as the candidate's
+    // (and the other way round): each entry carries the digest of the subject it measured.
+    Json j = v2_result();
+    std::swap(j["subjects"][0]["role"], j["subjects"][1]["role"]);
+    Error e = error_of(j);
+    EXPECT_EQ(e.code(), ErrorCode::role_mismatch);
+    EXPECT_EQ(e.details()["role"], "reference");
+    EXPECT_NE(std::string(e.what()).find("measured on the candidate (exp-1)"), std::string::npos)
+        << e.what();
+    // The same subject reported twice (the candidate's entry holds the reference's samples).
+    j = v2_result();
+    j["subjects"][1]["loaded_digest"] = std::string(64, 'a');
+    e = error_of(j);
+    EXPECT_EQ(e.code(), ErrorCode::role_mismatch);
+    EXPECT_EQ(e.details()["path"], "$.subjects[1].loaded_digest");
+    // A v1 result that names a digest is checked too; a digest of no subject is refused.
+    j = good_result();
+    j["subjects"][0]["loaded_digest"] = std::string(64, 'c');
+    e = error_of(j);
+    EXPECT_EQ(e.code(), ErrorCode::role_mismatch);
+    EXPECT_NE(std::string(e.what()).find("no subject of the request"), std::string::npos);
+}
+
+TEST(DriverResult, AV2ResultMustNameEachSubjectsDigest) {
+    Json j = v2_result();
+    j["subjects"][1].erase("loaded_digest");
+    const Error e = error_of(j);
+    EXPECT_EQ(e.code(), ErrorCode::invalid_driver_result);
+    EXPECT_EQ(e.details()["path"], "$.subjects[1].loaded_digest");
+    // v1 without digests is still read (older drivers; PROTOCOL.md).
+    EXPECT_NO_THROW(
+        (void)validate_result(paired_request(), good_result(), {"result.json", "trace.json"}));
+}
+
+TEST(DriverResult, TheRequestNamesEachSubjectsDigest) {
+    const Json j = paired_request().to_json();
+    EXPECT_EQ(j["subjects"][0]["digest"], std::string(64, 'a'));
+    EXPECT_EQ(j["subjects"][1]["digest"], std::string(64, 'b'));
 }
 
 TEST(DriverResult, WrongSampleCount) {

@@ -44,6 +44,7 @@ StandaloneOutcome run_standalone_call(const store::Store& store, const Standalon
         Request request = call.request;
         for (std::size_t i = 0; i < snaps.size(); ++i) {
             request.subjects[i].path = workspace.add_subject(request.subjects[i].role, snaps[i]);
+            request.subjects[i].digest = snaps[i].digest;
         }
         request.case_path = workspace.add_case(call.request.case_id, case_snap);
 

@@ -88,11 +88,12 @@ Session::Session(const Target& target, run::Invocation& invocation,
                  const std::optional<store::Snapshot>& candidate, std::string candidate_label,
                  Calls calls)
     : target_(target), invocation_(invocation), workspace_(target.store(), invocation.id()) {
-    subjects_["reference"] = {std::move(reference_label),
-                              workspace_.add_subject("reference", reference)};
+    subjects_["reference"] = {"reference", std::move(reference_label),
+                              workspace_.add_subject("reference", reference), reference.digest};
     if (candidate) {
-        subjects_["candidate"] = {std::move(candidate_label),
-                                  workspace_.add_subject("candidate", *candidate)};
+        subjects_["candidate"] = {"candidate", std::move(candidate_label),
+                                  workspace_.add_subject("candidate", *candidate),
+                                  candidate->digest};
     }
     for (const auto& id : target.spec().case_ids) {
         case_paths_[id] = workspace_.add_case(id, target.case_snapshot(id));
@@ -163,8 +164,7 @@ Measurement Session::call(const std::string& case_id, driver::Mode mode,
     request.case_id = case_id;
     request.case_path = case_paths_.at(case_id);
     for (const auto& role : order) {
-        const auto& [label, path] = subjects_.at(role);
-        request.subjects.push_back({role, label, path});
+        request.subjects.push_back(subjects_.at(role));
     }
     // Subjects are listed reference first; `order` says who runs first.
     std::sort(request.subjects.begin(), request.subjects.end(),

@@ -91,7 +91,7 @@ private:
     const Target& target_;
     run::Invocation& invocation_;
     driver::CallWorkspace workspace_;  // removed after the driver session (members in reverse)
-    std::map<std::string, std::pair<std::string, std::string>> subjects_;  // role -> (label, path)
+    std::map<std::string, driver::Subject> subjects_;  // role -> (role, label, path, digest)
     std::map<std::string, std::string> case_paths_;
     std::unique_ptr<run::GpuSetLock> locks_;
     std::vector<CorrectnessGate> gates_;

@@ -2,6 +2,8 @@
 // lost detection.
 #include "cko/run/invocation.hpp"
 
+#include "cko/run/call_guard.hpp"
+
 #include "cko/util/clock.hpp"
 #include "cko/util/fault.hpp"
 #include "cko/util/files.hpp"
@@ -196,6 +198,7 @@ CallOutcome Invocation::begin_call(const Json& request_in, std::chrono::millisec
     // The driver request has no id of its own (PROTOCOL.md): ledger it under the call's.
     store_.write_file(store::layout::call_request(out.relative_dir), canonical_json(request),
                       fmt::format("{}-call-{}-request", id_, out.number));
+    out.store_before = list_store_files(store_, store::layout::call_output_dir(out.relative_dir));
     return out;
 }
 
@@ -305,6 +308,18 @@ void Invocation::end_call(CallOutcome& out, const ProcessResult& process) {
         }
     }
     event("call_finished", finished);
+    // What the driver may not leave: links or special files among its outputs, files anywhere else
+    // in the store. The call is refused; what it left stays for inspection (fsck lists it).
+    try {
+        const std::string call_output = store::layout::call_output_dir(out.relative_dir);
+        refuse_unsafe_outputs(out.output_dir, out.output_files, call_output);
+        if (out.store_before) {
+            refuse_planted_files(store_, *out.store_before, call_output);
+        }
+    } catch (const Error& e) {
+        event("call_tampered", Json{{"call", out.number}, {"error", e.to_json()["error"]}});
+        throw;
+    }
 }
 
 store::RecordRef Invocation::finish(InvocationState state, const std::string& reason,

@@ -15,7 +15,9 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -60,6 +62,9 @@ struct CallOutcome {
     std::string relative_dir;               // e.g. "invocations/inv-…/driver/0001"
     Json launch;  // with a Slurm launcher: the cko/slurm-call-v1 record (also
                   // driver/NNNN/slurm.json); else null
+    // The store's files when the call began (run/call_guard.hpp): what it gained outside its
+    // output directory is refused when the call ends.
+    std::shared_ptr<const std::set<std::string>> store_before;
 };
 
 class Invocation {
@@ -86,7 +91,8 @@ public:
 
     // The two halves of call() for a request served by a persistent driver session (no process of
     // its own): begin_call numbers the call, makes its directories and writes request.json, and
-    // returns the call's timeout; end_call checks and ledgers what the driver left, given how the
+    // returns the call's timeout; end_call checks and ledgers what the driver left (refusing links,
+    // special files and files planted elsewhere in the store: unsafe_output), given how the
     // request ended (`process` describes the session as it stood when the request was answered).
     [[nodiscard]] CallOutcome begin_call(const Json& request, std::chrono::milliseconds& timeout);
     // The output_dir the next call (call() or begin_call()) will get, for a request that names a

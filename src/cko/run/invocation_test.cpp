@@ -172,5 +172,49 @@ TEST_F(InvocationTest, AnOutputDirectoryReplacedByALinkIsRefusedAndNothingOutsid
     EXPECT_EQ(slurp(s.root() / "ledger.jsonl").find("victim"), std::string::npos);
 }
 
+// Issue 18: a file a driver planted in the store outside its output directory, and a link among
+// its outputs, were accepted (fsck only noted them). Now each refuses the call, naming the path,
+// after the call's own records are written.
+TEST_F(InvocationTest, AFilePlantedOutsideTheOutputDirectoryRefusesTheCall) {
+    const store::Store s = store::Store::create(dir_ / "art");
+    Invocation inv = Invocation::create(s, "test", Json{{"x", 1}}, Limits{}, nullptr);
+    CallSpec spec;
+    // $2 is the request: its directory is the call's, one level above the output directory.
+    spec.argv = {"/bin/sh", "-c", "echo '{}' > \"$(dirname \"$2\")/planted.json\"", "sh"};
+    spec.request = Json{{"format_version", "cko/driver-request-v1"}, {"id", "req"}};
+    try {
+        (void)inv.call(spec);
+        FAIL() << "a planted file was accepted";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.code(), ErrorCode::unsafe_output) << e.what();
+        const std::string planted = store::layout::call_dir(inv.id(), 1) + "/planted.json";
+        EXPECT_EQ(e.details()["paths"], Json::array({planted}));
+    }
+    EXPECT_TRUE(s.exists(store::layout::call_process(store::layout::call_dir(inv.id(), 1))));
+    // A call that writes only into its output directory passes.
+    spec.argv = {"/bin/sh", "-c", "echo '{}' > \"$(dirname \"$2\")/out/fine.json\"", "sh"};
+    EXPECT_NO_THROW((void)inv.call(spec));
+}
+
+TEST_F(InvocationTest, ALinkAmongTheOutputsRefusesTheCall) {
+    const store::Store s = store::Store::create(dir_ / "art");
+    put(dir_ / "outside" / "victim.txt", "precious");
+    Invocation inv = Invocation::create(s, "test", Json{{"x", 1}}, Limits{}, nullptr);
+    CallSpec spec;
+    spec.request = Json{{"format_version", "cko/driver-request-v1"}, {"id", "req"}};
+    for (const std::string how : {"ln -s", "ln"}) {
+        spec.argv = {"/bin/sh", "-c", how + " \"$0\" \"$(dirname \"$2\")/out/evidence.txt\"",
+                     (dir_ / "outside" / "victim.txt").string()};
+        try {
+            (void)inv.call(spec);
+            FAIL() << how << ": a linked output was accepted";
+        } catch (const Error& e) {
+            EXPECT_EQ(e.code(), ErrorCode::unsafe_output) << e.what();
+            EXPECT_NE(std::string(e.what()).find("out/evidence.txt"), std::string::npos);
+        }
+    }
+    EXPECT_EQ(slurp(dir_ / "outside" / "victim.txt"), "precious");
+}
+
 }  // namespace
 }  // namespace cko::run

@@ -504,6 +504,10 @@ HashedRecord Store::read_record_hashed(std::string_view relative) const {
     return HashedRecord{parse_json_strict(bytes, limits, p.string()), std::move(sha256)};
 }
 
+bool Store::is_ledgered(std::string_view relative) const {
+    return ledger_index_->digest_of(real_path_of(kLedger), relative).has_value();
+}
+
 void Store::check_ledgered(std::string_view relative, const std::string& sha256) const {
     const std::optional<std::string> recorded =
         ledger_index_->digest_of(real_path_of(kLedger), relative);

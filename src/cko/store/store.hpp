@@ -113,6 +113,8 @@ public:
     // check_ledgered on the file's bytes as they are now: an operation that ran a driver re-checks
     // the records it read before the driver ran (a driver runs as the store's owner).
     void verify_ledgered(std::string_view relative) const;
+    // Whether the ledger has a line for `relative` (a file cko wrote or adopted).
+    [[nodiscard]] bool is_ledgered(std::string_view relative) const;
     // Reads the record `ref` names and checks that its bytes still hash to ref.sha256
     // (invalid_record otherwise): evidence one record cites is never used unverified.
     [[nodiscard]] Json read_verified(const RecordRef& ref) const;

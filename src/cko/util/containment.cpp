@@ -8,14 +8,22 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <atomic>
 #include <cerrno>
 #include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <ctime>
+#include <map>
+#include <mutex>
+#include <set>
 #include <string_view>
+#include <vector>
 
 namespace cko {
 namespace {
@@ -61,7 +69,189 @@ long now_ms() {
     return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
 }
 
+// Our own children and the calls in flight. One lock for both, held while a call's leader is
+// spawned or an own child forked, so that a sweep never sees a child before it is registered.
+struct ChildRegistry {
+    std::mutex mutex;
+    std::multiset<pid_t> own;  // a multiset: a reused pid may be registered again before erased
+    std::map<const CallOrphans*, unsigned long long> calls;  // in flight -> start ticks
+};
+
+ChildRegistry& registry() {
+    static ChildRegistry r;
+    return r;
+}
+
+struct ProcEntry {
+    pid_t pid = 0;
+    char state = '?';
+    pid_t ppid = 0;
+    unsigned long long start_ticks = 0;
+};
+
+// Parses /proc/<pid>/stat: state, ppid and start time (field 22), after the last ')' (comm may
+// hold anything).
+bool read_proc_entry(const char* pid_text, ProcEntry& out) {
+    char path[64];
+    std::snprintf(path, sizeof path, "/proc/%s/stat", pid_text);
+    const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        return false;
+    }
+    char buffer[1024];
+    const ssize_t n = ::read(fd, buffer, sizeof buffer - 1);
+    ::close(fd);
+    if (n <= 0) {
+        return false;
+    }
+    buffer[n] = '\0';
+    const char* paren = std::strrchr(buffer, ')');
+    if (paren == nullptr || paren[1] == '\0') {
+        return false;
+    }
+    out.pid = static_cast<pid_t>(std::strtol(pid_text, nullptr, 10));
+    out.state = paren[2];
+    const char* field = paren + 2;
+    for (int i = 3; i < 22 && field != nullptr; ++i) {  // field 3 is the state
+        field = std::strchr(field, ' ');
+        field = field != nullptr ? field + 1 : nullptr;
+        if (i == 3 && field != nullptr) {
+            out.ppid = static_cast<pid_t>(std::strtol(field, nullptr, 10));
+        }
+    }
+    if (field == nullptr) {
+        return false;
+    }
+    out.start_ticks = std::strtoull(field, nullptr, 10);
+    return true;
+}
+
+std::vector<ProcEntry> children_of(pid_t parent) {
+    std::vector<ProcEntry> out;
+    DIR* proc = ::opendir("/proc");
+    if (proc == nullptr) {
+        return out;
+    }
+    while (const dirent* entry = ::readdir(proc)) {
+        if (entry->d_name[0] < '0' || entry->d_name[0] > '9') {
+            continue;
+        }
+        ProcEntry e;
+        if (read_proc_entry(entry->d_name, e) && e.ppid == parent) {
+            out.push_back(e);
+        }
+    }
+    ::closedir(proc);
+    return out;
+}
+
+// Reaps `pid` (a child we killed) within about `limit_ms`; one stuck in the kernel stays a zombie
+// for a later sweep.
+void reap_within(pid_t pid, long limit_ms) {
+    int status = 0;
+    for (long waited = 0; waited <= limit_ms; waited += 5) {
+        const pid_t got = ::waitpid(pid, &status, WNOHANG);
+        if (got == pid || (got < 0 && errno != EINTR)) {
+            return;
+        }
+        sleep_ms(5);
+    }
+}
+
 }  // namespace
+
+void become_child_subreaper() noexcept {
+    static std::once_flag once;
+    std::call_once(once, [] { (void)::prctl(PR_SET_CHILD_SUBREAPER, 1L, 0L, 0L, 0L); });
+}
+
+pid_t fork_own_child() noexcept {
+    ChildRegistry& r = registry();
+    r.mutex.lock();
+    const pid_t pid = ::fork();
+    if (pid > 0) {
+        try {
+            r.own.insert(pid);
+        } catch (...) {
+        }
+    }
+    // In the child: the only thread, the one that locked it.
+    r.mutex.unlock();
+    return pid;
+}
+
+void forget_own_child(pid_t pid) noexcept {
+    ChildRegistry& r = registry();
+    const std::lock_guard lock(r.mutex);
+    if (const auto it = r.own.find(pid); it != r.own.end()) {
+        r.own.erase(it);
+    }
+}
+
+CallOrphans::CallOrphans(const std::function<pid_t()>& spawn) {
+    become_child_subreaper();
+    ChildRegistry& r = registry();
+    const std::lock_guard lock(r.mutex);
+    leader_ = spawn();  // throws: nothing was started, nothing registered
+    r.own.insert(leader_);
+    ProcEntry e;
+    const std::string pid_text = std::to_string(leader_);
+    start_ticks_ = read_proc_entry(pid_text.c_str(), e) ? e.start_ticks : 0;
+    r.calls[this] = start_ticks_;
+}
+
+CallOrphans::~CallOrphans() {
+    end_orphans();
+    forget_own_child(leader_);
+}
+
+int CallOrphans::end_orphans() noexcept {
+    if (ended_) {
+        return 0;
+    }
+    ended_ = true;
+    int killed = 0;
+    try {
+        ChildRegistry& r = registry();
+        const std::lock_guard lock(r.mutex);
+        r.calls.erase(this);
+        // Each round kills the orphans there are now; their children become ours in turn. Only
+        // children of ours are signalled, so no pid can have been reused under us.
+        for (int round = 0; round < 200; ++round) {
+            std::vector<pid_t> victims;
+            for (const ProcEntry& p : children_of(::getpid())) {
+                if (r.own.contains(p.pid) || p.start_ticks < start_ticks_) {
+                    continue;  // ours on purpose, or older than this call
+                }
+                bool shared = false;  // another call in flight may have started it
+                for (const auto& [call, start] : r.calls) {
+                    shared = shared || start <= p.start_ticks;
+                }
+                if (shared) {
+                    continue;
+                }
+                if (p.state == 'Z' || p.state == 'X') {
+                    reap_within(p.pid, 0);
+                    continue;
+                }
+                victims.push_back(p.pid);
+            }
+            if (victims.empty()) {
+                break;
+            }
+            for (const pid_t v : victims) {
+                if (::kill(v, SIGKILL) == 0) {
+                    ++killed;
+                }
+            }
+            for (const pid_t v : victims) {
+                reap_within(v, 2000);
+            }
+        }
+    } catch (...) {
+    }
+    return killed;
+}
 
 std::string new_containment_token() {
     static std::atomic<unsigned> counter{0};
@@ -106,7 +296,7 @@ Watchdog::Watchdog(pid_t pgid, std::chrono::milliseconds deadline,
     const long start = now_ms();
     const long until = deadline.count() > 0 ? start + static_cast<long>(deadline.count()) : 0;
     const long grace_ms = static_cast<long>(grace.count());
-    pid_ = ::fork();
+    pid_ = fork_own_child();
     if (pid_ != 0) {
         return;  // parent (or fork failed: no watchdog, the in-process deadline still holds)
     }
@@ -141,6 +331,7 @@ Watchdog::~Watchdog() {
         int status = 0;
         while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
         }
+        forget_own_child(pid_);
     }
 }
 

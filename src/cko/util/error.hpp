@@ -64,6 +64,7 @@ enum class ExitClass : int {
     X(missing_result, environment)          \
     X(invalid_driver_result, environment)   \
     X(subject_mismatch, environment)        \
+    X(role_mismatch, environment)           \
     X(sample_count_mismatch, environment)   \
     X(metric_name_mismatch, environment)    \
     X(unit_mismatch, environment)           \
@@ -71,6 +72,7 @@ enum class ExitClass : int {
     X(non_finite_sample, environment)       \
     X(non_positive_sample, environment)     \
     X(undeclared_output, environment)       \
+    X(unsafe_output, environment)           \
     X(driver_failed, environment)           \
     X(resource_wait_timeout, environment)   \
     X(io_error, environment)                \

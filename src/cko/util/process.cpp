@@ -400,9 +400,9 @@ bool wait_and_capture(const ProcessSpec& spec, OutputStream& out, OutputStream& 
 
 // Watches the spawned child until its leader has ended and its output is drained (or the drain
 // time is up). Cancel, the deadline and a capture that failed start the kill.
-void supervise(const ProcessSpec& spec, ChildProcess& child, const std::string& token,
-               Clock::time_point start, OutputStream& out, OutputStream& err,
-               ProcessResult& result) {
+void supervise(const ProcessSpec& spec, ChildProcess& child, CallOrphans& orphans,
+               const std::string& token, Clock::time_point start, OutputStream& out,
+               OutputStream& err, ProcessResult& result) {
     // Becomes readable when the leader ends; without one (old kernel, seccomp) we look every tick.
     const UniqueFd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, result.pid, 0)));
 
@@ -423,6 +423,10 @@ void supervise(const ProcessSpec& spec, ChildProcess& child, const std::string& 
             result.leftovers_killed = group_has_other_live_members(result.pid, result.pid);
             child.signal_group(SIGKILL);
             if (kill_marked_processes(token) > 0) {  // escaped the group: setsid, daemon()
+                result.leftovers_killed = true;
+            }
+            // Escaped the group and scrubbed the marker, then orphaned: reparented to us.
+            if (orphans.end_orphans() > 0) {
                 result.leftovers_killed = true;
             }
             drain_until = now + std::max<std::chrono::milliseconds>(kill.grace(), kMinDrain);
@@ -526,8 +530,12 @@ ProcessResult run_process(const ProcessSpec& spec) {
     Pipe err_pipe = make_output_pipe();
 
     const Clock::time_point start = Clock::now();
-    ChildProcess child(spawn(spec, program, argv, env,
-                             {stdin_fd.get(), out_pipe.write_end.get(), err_pipe.write_end.get()}));
+    // Registered as ours with its start, so that the orphans it leaves are ended with it.
+    CallOrphans orphans([&] {
+        return spawn(spec, program, argv, env,
+                     {stdin_fd.get(), out_pipe.write_end.get(), err_pipe.write_end.get()});
+    });
+    ChildProcess child(orphans.leader());  // destroyed (the leader reaped) before `orphans`
     // Only the child's group holds the write ends now, so end-of-file means it let go of them.
     stdin_fd.reset();
     out_pipe.write_end.reset();
@@ -551,7 +559,7 @@ ProcessResult run_process(const ProcessSpec& spec) {
         spec.on_spawn(
             result.pid);  // an exception here still kills and reaps the child (~ChildProcess)
     }
-    supervise(spec, child, token, start, out, err, result);
+    supervise(spec, child, orphans, token, start, out, err, result);
     watchdog.reset();
     record_exit(child.reap(), out, err, result);
     return result;

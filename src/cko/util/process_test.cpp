@@ -3,6 +3,7 @@
 
 #include "cko/util/error.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
@@ -438,6 +439,51 @@ TEST_F(ProcessTest, ASetsidDaemonDoesNotOutliveItsLeader) {
     EXPECT_TRUE(result.exited);
     EXPECT_TRUE(result.leftovers_killed);
     EXPECT_TRUE(gone_within(read_pid(pid_file), 2s));
+}
+
+// The script a driver runs to leave a daemon that neither the group nor the marker finds: it
+// leaves the session, clears its environment, and its parent exits, so it is orphaned.
+std::vector<std::string> orphaning_script(const std::filesystem::path& pid_file, double linger_s) {
+    return shell(fmt::format("(setsid env -i /bin/sh -c 'sleep 300 </dev/null >/dev/null 2>&1 & "
+                             "echo $! > \"$0\"' \"$1\" &); sleep {}",
+                             linger_s),
+                 {pid_file.string()});
+}
+
+pid_t wait_for_pid(const std::filesystem::path& pid_file) {
+    for (int i = 0; i < 500 && (!std::filesystem::exists(pid_file) ||
+                                std::filesystem::file_size(pid_file) == 0);
+         ++i) {
+        std::this_thread::sleep_for(10ms);
+    }
+    return read_pid(pid_file);
+}
+
+// Issue 18: a daemon that cleared its environment and double-forked survived its call (it used to
+// live its 300 s: reparented to init, no marker, another session).
+TEST_F(ProcessTest, AnOrphanThatClearedItsEnvironmentIsEnded) {
+    const std::filesystem::path pid_file = dir_ / "daemon.pid";
+    const ProcessResult result = run_process(spec_for(orphaning_script(pid_file, 0.3)));
+    EXPECT_TRUE(result.exited);
+    const pid_t daemon = wait_for_pid(pid_file);
+    ASSERT_GT(daemon, 0);
+    EXPECT_TRUE(result.leftovers_killed);
+    EXPECT_TRUE(gone_within(daemon, 2s));
+}
+
+// An orphan started while two calls run may be either's: the call that ends first leaves it, the
+// last one ends it (a persistent session's daemon lives as long as the session).
+TEST_F(ProcessTest, AnOrphanAnotherCallMayOwnLivesUntilThatCallEnds) {
+    const std::filesystem::path pid_file = dir_ / "daemon.pid";
+    std::thread first([this] { (void)run_process(spec_for({"/bin/sleep", "0.6"})); });
+    std::this_thread::sleep_for(100ms);
+    std::thread second([&] { (void)run_process(spec_for(orphaning_script(pid_file, 2.0))); });
+    const pid_t daemon = wait_for_pid(pid_file);
+    first.join();
+    ASSERT_GT(daemon, 0);
+    EXPECT_TRUE(process_exists(daemon)) << "ended by a call that may not own it";
+    second.join();
+    EXPECT_TRUE(gone_within(daemon, 2s));
 }
 
 // Issue 11 item 7: after cko was SIGKILLed its driver ran on past its timeout.

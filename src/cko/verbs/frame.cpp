@@ -1,6 +1,8 @@
 // The operation frame: request normalization, detaching into a new session, signal cancellation.
 #include "cko/verbs/frame.hpp"
 
+#include "cko/util/containment.hpp"
+
 #include <fmt/format.h>
 
 #include <fcntl.h>
@@ -100,7 +102,7 @@ Outcome run_detached(const Verb& verb, const Request& request, Context& context,
         throw Error(ErrorCode::io_error, "cannot create a pipe to detach");
     }
     std::fflush(nullptr);
-    const pid_t pid = ::fork();
+    const pid_t pid = fork_own_child();  // ours on purpose: no orphan sweep ends it
     if (pid < 0) {
         ::close(fds[0]);
         ::close(fds[1]);
@@ -121,6 +123,7 @@ Outcome run_detached(const Verb& verb, const Request& request, Context& context,
     }
     int status = 0;
     ::waitpid(pid, &status, 0);
+    forget_own_child(pid);
     if (reply.starts_with("error ")) {
         const Json e = Json::parse(reply.substr(6));
         const auto code = error_code_from_name(e["error"]["code"].get<std::string>())

@@ -1,0 +1,39 @@
+// What a driver call may not leave behind: files planted in the store outside its output
+// directory, and links or special files inside it. Both refuse the call (unsafe_output).
+#pragma once
+
+#include "cko/store/store.hpp"
+
+#include <filesystem>
+#include <memory>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cko::run {
+
+// Every non-directory path of the store (relative, sorted), except where a call legitimately
+// adds files or where each file is checked otherwise: the call's own output directory
+// (`call_output`, judged by refuse_unsafe_outputs), objects/ (each snapshot checked against its own
+// manifest), invocation workspaces (removed with their invocation), an invocation's profiler work
+// directory (`profile collect` writes the profiler's report there) and staging directories.
+// Directory entries only: no file is opened or hashed.
+[[nodiscard]] std::shared_ptr<const std::set<std::string>> list_store_files(
+    const store::Store& store, std::string_view call_output);
+
+// Refuses the call when the store gained a file, since `before`, that no one accounts for: not in
+// the ledger, not a file mutable by design, not a temporary of a write in progress, not another
+// call's output or capture file. Checked again under the store's lock (a concurrent write is
+// ledgered in the same transaction) before it refuses. Throws unsafe_output naming every path.
+void refuse_planted_files(const store::Store& store, const std::set<std::string>& before,
+                          std::string_view call_output);
+
+// Refuses (unsafe_output, naming the path) a symbolic link, a file with more than one hard link,
+// or anything but a regular file among `files` (relative to `output_dir`; result.json is left to
+// the result's judgement, which refuses a linked one as invalid_driver_result): nothing of a call
+// is read, ledgered or kept through a link.
+void refuse_unsafe_outputs(const std::filesystem::path& output_dir,
+                           const std::vector<std::string>& files, std::string_view call_output);
+
+}  // namespace cko::run
