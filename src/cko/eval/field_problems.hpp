@@ -1,6 +1,6 @@
 // Where a record's values enter (a Target's spec, an experiment's contract): one error form naming
-// the field, the problem and the fix; one check of a closed word; and a collector that reports every
-// problem of a record at once.
+// the field, the problem and the fix; one check of a closed word; and a collector that reports
+// every problem of a record at once.
 #pragma once
 
 #include "cko/util/closed_enum.hpp"
@@ -20,7 +20,8 @@ namespace cko::eval {
 [[noreturn]] void field_error(ErrorCode code, const std::string& field, const std::string& problem,
                               const std::string& fix);
 
-// `value` must be one of `allowed`; otherwise field_error: "\"x\" is not allowed; use one of: a, b".
+// `value` must be one of `allowed`; otherwise field_error: "\"x\" is not allowed; use one of: a,
+// b".
 void one_of(ErrorCode code, const std::string& field, const std::string& value,
             std::span<const std::string_view> allowed);
 

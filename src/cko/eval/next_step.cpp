@@ -24,10 +24,11 @@ NextStep after_failure(const ComparisonEnd& e, std::string_view verb) {
                     : fmt::format("cko {} {}{}", verb, e.experiment_id, root_flag(e))};
     }
     if (e.kind == ComparisonKind::confirm) {
-        return {"the confirm failed before a verdict (the reason says why): once the cause is "
-                "fixed, retry it on the record",
-                fmt::format("cko confirm {}{} --retry-of {} --reason \"…\"", e.experiment_id,
-                            root_flag(e), e.invocation_id)};
+        return {
+            "the confirm failed before a verdict (the reason says why): once the cause is "
+            "fixed, retry it on the record",
+            fmt::format("cko confirm {}{} --retry-of {} --reason \"…\"", e.experiment_id,
+                        root_flag(e), e.invocation_id)};
     }
     return {fmt::format("the {} failed before a verdict (the reason says why): fix the cause and "
                         "run it again",
@@ -39,13 +40,15 @@ NextStep after_failure(const ComparisonEnd& e, std::string_view verb) {
 
 NextStep after_control(const ComparisonEnd& e) {
     if (e.verdict == stats::Verdict::equivalent || e.verdict == stats::Verdict::below_minimum) {
-        return {"the A/A control found no effect beyond the minimum: the instrument is fit to "
-                "compare candidates",
-                ""};
+        return {
+            "the A/A control found no effect beyond the minimum: the instrument is fit to "
+            "compare candidates",
+            ""};
     }
-    return {"the A/A control did not come out equivalent: read its instrument_check before "
-            "trusting a small effect; a repeated control shows whether the bias stays",
-            fmt::format("cko experiment new{} --control …", root_flag(e))};
+    return {
+        "the A/A control did not come out equivalent: read its instrument_check before "
+        "trusting a small effect; a repeated control shows whether the bias stays",
+        fmt::format("cko experiment new{} --control …", root_flag(e))};
 }
 
 NextStep after_screen(const ComparisonEnd& e) {
@@ -55,13 +58,15 @@ NextStep after_screen(const ComparisonEnd& e) {
         return {"the screen passes it on: confirm it (the verdict that can make a champion)",
                 confirm};
     case ScreenDecision::needs_judgement:
-        return {"the screen could not decide: confirm it only if the direction is worth a "
-                "confirm's budget, or close it and try another hypothesis",
-                confirm};
+        return {
+            "the screen could not decide: confirm it only if the direction is worth a "
+            "confirm's budget, or close it and try another hypothesis",
+            confirm};
     case ScreenDecision::rejected:
-        return {"the screen rejects it: record what it rules out and try another hypothesis; "
-                "the evidence does not ask for a confirm",
-                fmt::format("cko experiment new{} --candidate …", root_flag(e))};
+        return {
+            "the screen rejects it: record what it rules out and try another hypothesis; "
+            "the evidence does not ask for a confirm",
+            fmt::format("cko experiment new{} --candidate …", root_flag(e))};
     case ScreenDecision::no_decision:
         break;
     }
@@ -73,9 +78,10 @@ NextStep after_confirm(const ComparisonEnd& e) {
                                            root_flag(e), e.experiment_id, e.invocation_id);
     switch (e.verdict.value_or(stats::Verdict::inconclusive)) {
     case stats::Verdict::improved:
-        return {"improved beyond the minimum effect: it may become the champion (an explicit "
-                "choice)",
-                select};
+        return {
+            "improved beyond the minimum effect: it may become the champion (an explicit "
+            "choice)",
+            select};
     case stats::Verdict::mixed: {
         std::string accept;
         for (const std::string& c : e.regressed_cases) {
@@ -87,13 +93,15 @@ NextStep after_confirm(const ComparisonEnd& e) {
                 select + accept};
     }
     case stats::Verdict::inconclusive:
-        return {"undecided: the evidence allows no promotion; more pairs (a Target with a larger "
-                "max_pairs) or a quieter host could decide it",
-                ""};
+        return {
+            "undecided: the evidence allows no promotion; more pairs (a Target with a larger "
+            "max_pairs) or a quieter host could decide it",
+            ""};
     case stats::Verdict::invalid:
-        return {"the candidate failed correctness: audit and profile collect of it refuse "
-                "(candidate_failed); a fixed version is a new experiment",
-                fmt::format("cko experiment new{} --candidate …", root_flag(e))};
+        return {
+            "the candidate failed correctness: audit and profile collect of it refuse "
+            "(candidate_failed); a fixed version is a new experiment",
+            fmt::format("cko experiment new{} --candidate …", root_flag(e))};
     default:
         return {fmt::format("{}: not a champion; record what it rules out and try another "
                             "hypothesis",
@@ -126,9 +134,10 @@ NextStep next_step(const ComparisonEnd& e) {
         return after_control(e);
     }
     if (e.verdict == stats::Verdict::invalid && e.kind == ComparisonKind::screen) {
-        return {"the candidate failed correctness: confirm and profile collect of it refuse "
-                "(candidate_failed); a fixed version is a new experiment",
-                fmt::format("cko experiment new{} --candidate …", root_flag(e))};
+        return {
+            "the candidate failed correctness: confirm and profile collect of it refuse "
+            "(candidate_failed); a fixed version is a new experiment",
+            fmt::format("cko experiment new{} --candidate …", root_flag(e))};
     }
     switch (e.kind) {
     case ComparisonKind::screen:

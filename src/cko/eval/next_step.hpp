@@ -1,6 +1,6 @@
 // What the evidence of a finished screen, confirm or audit allows next: one line and, where there
-// is one, the command that takes that step ([19]). A pure rule over the comparison's outcome, so the
-// CLI's summary and the MCP document say the same thing; it never takes the step itself.
+// is one, the command that takes that step ([19]). A pure rule over the comparison's outcome, so
+// the CLI's summary and the MCP document say the same thing; it never takes the step itself.
 #pragma once
 
 #include "cko/eval/compare.hpp"
@@ -18,12 +18,12 @@ namespace cko::eval {
 struct ComparisonEnd {
     ComparisonKind kind = ComparisonKind::screen;
     run::InvocationState state = run::InvocationState::succeeded;
-    std::optional<stats::Verdict> verdict;        // when the comparison reached one
-    std::optional<ScreenDecision> decision;       // a screen's
-    bool control = false;                         // an A/A control's comparison
-    std::vector<std::string> regressed_cases;     // a mixed verdict's
-    std::string root;                             // as the caller named it
-    std::string experiment_id;                    // empty for an audit
+    std::optional<stats::Verdict> verdict;     // when the comparison reached one
+    std::optional<ScreenDecision> decision;    // a screen's
+    bool control = false;                      // an A/A control's comparison
+    std::vector<std::string> regressed_cases;  // a mixed verdict's
+    std::string root;                          // as the caller named it
+    std::string experiment_id;                 // empty for an audit
     std::string invocation_id;
 };
 

@@ -23,8 +23,9 @@ TEST(NextStep, AScreenThatPassesItOnAsksForTheConfirm) {
 }
 
 TEST(NextStep, AnUndecidedScreenIsAJudgementNotAnInstruction) {
-    const NextStep n = next_step(end_of(
-        ComparisonKind::screen, Json{{"verdict", "inconclusive"}, {"decision", "needs_judgement"}}));
+    const NextStep n =
+        next_step(end_of(ComparisonKind::screen,
+                         Json{{"verdict", "inconclusive"}, {"decision", "needs_judgement"}}));
     EXPECT_NE(n.statement.find("only if"), std::string::npos);
 }
 
@@ -58,8 +59,8 @@ TEST(NextStep, NoOtherConfirmVerdictOffersASelection) {
 }
 
 TEST(NextStep, AFailedConfirmIsRetriedOnTheRecord) {
-    const NextStep n = next_step(
-        end_of(ComparisonKind::confirm, Json::object(), run::InvocationState::failed));
+    const NextStep n =
+        next_step(end_of(ComparisonKind::confirm, Json::object(), run::InvocationState::failed));
     EXPECT_EQ(n.command, "cko confirm exp-1 --root art --retry-of inv-9 --reason \"…\"");
 }
 

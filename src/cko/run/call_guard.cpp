@@ -60,11 +60,12 @@ std::shared_ptr<const std::set<std::string>> list_store_files(const store::Store
         const std::string rel = it->path().lexically_relative(root).string();
         const bool dir = it->is_directory(ec) && !it->is_symlink(ec);
         const std::string name = it->path().filename().string();
-        const bool in_invocation =
-            store::layout::is_invocation_dir(it->path().parent_path().lexically_relative(root).string());
-        if (dir && (rel == store::layout::kObjectsTop || rel == call_output ||
-                    name.starts_with(".staging-") ||
-                    (in_invocation && (name == store::layout::kWorkspaceDir || name == profiler_dir)))) {
+        const bool in_invocation = store::layout::is_invocation_dir(
+            it->path().parent_path().lexically_relative(root).string());
+        if (dir &&
+            (rel == store::layout::kObjectsTop || rel == call_output ||
+             name.starts_with(".staging-") ||
+             (in_invocation && (name == store::layout::kWorkspaceDir || name == profiler_dir)))) {
             it.disable_recursion_pending();
             continue;
         }
@@ -91,13 +92,14 @@ void refuse_planted_files(const store::Store& store, const std::set<std::string>
     if (planted.empty()) {
         return;
     }
-    throw Error(ErrorCode::unsafe_output,
-                fmt::format("the driver call left {} in the store outside its output directory {} "
-                            "(first: {}); a driver writes only into output_dir. The file is kept "
-                            "for inspection; `cko fsck` lists it",
-                            planted.size() == 1 ? "a file" : fmt::format("{} files", planted.size()),
-                            call_output, planted.front()),
-                Json{{"paths", planted}, {"call_output", std::string(call_output)}});
+    throw Error(
+        ErrorCode::unsafe_output,
+        fmt::format("the driver call left {} in the store outside its output directory {} "
+                    "(first: {}); a driver writes only into output_dir. The file is kept "
+                    "for inspection; `cko fsck` lists it",
+                    planted.size() == 1 ? "a file" : fmt::format("{} files", planted.size()),
+                    call_output, planted.front()),
+        Json{{"paths", planted}, {"call_output", std::string(call_output)}});
 }
 
 void refuse_unsafe_outputs(const fs::path& output_dir, const std::vector<std::string>& files,
@@ -110,7 +112,7 @@ void refuse_unsafe_outputs(const fs::path& output_dir, const std::vector<std::st
         if (::lstat((output_dir / name).c_str(), &st) != 0) {
             continue;  // gone since it was listed: nothing to read through
         }
-        const char* what = S_ISLNK(st.st_mode)   ? "a symbolic link"
+        const char* what = S_ISLNK(st.st_mode)    ? "a symbolic link"
                            : !S_ISREG(st.st_mode) ? "a special file (not a regular file)"
                            : st.st_nlink > 1      ? "a hard link (a file with another name)"
                                                   : nullptr;
