@@ -245,6 +245,27 @@ contains "$err" "error[driver_changed]"
 
 expect_rc 0 "$CKO" fsck --root "$A"
 
+# 8b. A detached baseline shows its progress too, counted in driver calls (before, status showed
+# none: only comparisons wrote progress events).
+B="$tmp/b"
+target "$B"
+model "$B/original" '{"factor": {}, "sleep_s": 0.05}'
+expect_rc 0 "$CKO" target freeze --spec "$B/cko.toml" --root "$B/art"
+expect_rc 0 "$CKO" baseline --root "$B/art" --detach
+inv=$(printf '%s' "$out" | tr -d '\n')
+expect_rc 5 "$CKO" wait "$inv" --root "$B/art" --timeout 3 --json
+expect_rc 0 "$CKO" status "$inv" --root "$B/art" --json
+check '
+import json, sys
+p = json.loads(sys.argv[1])["progress"]
+assert p["unit"] == "calls" and 1 <= p["done"] < p["total"] == 3 * (3 + 2 * 12), p
+assert p["elapsed_s"] > 0 and p["expected_s_at_most"] >= p["elapsed_s"], p
+' "status shows no progress for a running baseline"
+expect_rc 0 "$CKO" status "$inv" --root "$B/art"
+contains "$out" "of 81 calls"
+expect_rc 0 "$CKO" cancel "$inv" --root "$B/art"
+expect_rc 4 "$CKO" wait "$inv" --root "$B/art"
+
 # 5. A misspelled correctness metric at freeze says so (not "the original fails"), and the smoke's
 # logs stay where the message says.
 M="$tmp/m"

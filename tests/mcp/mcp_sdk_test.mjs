@@ -109,11 +109,31 @@ const baseline = await ok("baseline", { root, calls_per_case: 1, aa_pairs: 6 },
                           { onprogress: (p) => progress.push(p) });
 assert.equal(baseline.state, "succeeded");
 assert.ok(progress.some((p) => p.message === `invocation ${baseline.id}`), JSON.stringify(progress));
+// Progress increases with every notification; the baseline's steps are counted in driver calls
+// (a total, the unit in _meta) and never pass their total.
+for (let i = 1; i < progress.length; ++i) {
+  assert.ok(progress[i].progress > progress[i - 1].progress, JSON.stringify(progress));
+}
+const calls = progress.filter((p) => p.total !== undefined);
+assert.ok(calls.length > 0 && calls.every((p) => p.progress <= p.total && p._meta?.["cko/unit"] === "calls"),
+          JSON.stringify(progress));
 
 const exp = await ok("experiment_new", { root, candidate: path.join(ex, "candidate"), hypothesis: "rows are contiguous",
                                          mechanism: "loop-order", failure_closes: "mechanism",
                                          no_falsifier_reason: "known" });
-const screen = await ok("screen", { root, experiment: exp.id });
+const screenProgress = [];
+const screen = await ok("screen", { root, experiment: exp.id }, { onprogress: (p) => screenProgress.push(p) });
+// A comparison counts pairs against the pairs planned, and once a pair is done says the running
+// effect and the time left, in the message and in _meta.
+const pairs = screenProgress.filter((p) => p._meta?.["cko/unit"] === "pairs");
+assert.ok(pairs.length >= 2, JSON.stringify(screenProgress));
+assert.ok(pairs.every((p) => Math.abs((p.total - p.progress) - (p._meta["cko/total"] - p._meta["cko/done"])) < 1e-9),
+          JSON.stringify(pairs));
+const later = pairs.filter((p) => p._meta["cko/done"] >= 1);
+assert.ok(later.length > 0 && later.every((p) => typeof p._meta["cko/effect_pct_so_far"] === "number" &&
+                                                 typeof p._meta["cko/eta_s"] === "number" &&
+                                                 /effect so far [+-]\d/.test(p.message) && /s left/.test(p.message)),
+          JSON.stringify(pairs));
 assert.equal(screen.result.outputs.verdict, "improved", JSON.stringify(screen.result.outputs));
 assert.equal(screen.result.outputs.decision, "pass_to_confirm");
 

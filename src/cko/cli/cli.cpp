@@ -438,8 +438,8 @@ int run_cli(int argc, char** argv) {
             context.cancel = verbs::signal_cancel_flag();
         }
         if (show_progress) {
-            context.progress = [](const std::string& line) {
-                std::fprintf(stderr, "\r\033[K%s", line.c_str());
+            context.progress = [](const Progress& step) {
+                std::fprintf(stderr, "\r\033[K%s", step.text().c_str());
                 std::fflush(stderr);
             };
         }

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
 #include <random>
 
 namespace cko::eval {
@@ -26,6 +27,47 @@ void require_clean(const Measurement& m) {
         throw Contaminated{m.contamination};
     }
 }
+
+// The baseline's steps, counted in driver calls: each case's calls, then two per case and A/A pair.
+// Each step goes to the caller (a terminal, an MCP client) and into the invocation's events, so a
+// detached baseline's `status` shows it as a comparison's does.
+class CallProgress {
+public:
+    CallProgress(run::Invocation& inv, const BaselineOptions& options, std::size_t cases,
+                 int aa_pairs)
+        : inv_(inv),
+          options_(options),
+          total_(static_cast<double>(cases) *
+                 static_cast<double>(options.calls_per_case + 2 * aa_pairs)) {}
+
+    void step(std::string line, int calls) {
+        Progress p(std::move(line));
+        p.done = done_;
+        p.total = total_;
+        p.unit = "calls";
+        const double elapsed =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+        if (done_ > 0) {
+            p.eta_s = elapsed / done_ * (total_ - done_);
+        }
+        inv_.event("progress", Json{{"unit", "calls"},
+                                    {"done", done_},
+                                    {"total", total_},
+                                    {"elapsed_s", elapsed},
+                                    {"expected_s_at_most", elapsed + p.eta_s.value_or(0.0)}});
+        if (options_.progress) {
+            options_.progress(p);
+        }
+        done_ += calls;
+    }
+
+private:
+    run::Invocation& inv_;
+    const BaselineOptions& options_;
+    const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
+    double total_;
+    double done_ = 0;
+};
 
 }  // namespace
 
@@ -82,13 +124,13 @@ OperationOutcome run_baseline(const Target& target, const BaselineOptions& optio
         const store::Snapshot original = target.original();
         Session session(target, inv, original, "original", original, "original-copy");
         Json cases = Json::object();
+        CallProgress progress(inv, options, spec.case_ids.size(), aa_pairs);
         for (const auto& id : spec.case_ids) {
             std::vector<double> samples;
             for (int c = 0; c < options.calls_per_case; ++c) {
-                if (options.progress) {
-                    options.progress(fmt::format("baseline: case {} call {}/{}", id, c + 1,
-                                                 options.calls_per_case));
-                }
+                progress.step(
+                    fmt::format("baseline: case {} call {}/{}", id, c + 1, options.calls_per_case),
+                    1);
                 if (inv.cancelled()) {
                     throw Error(ErrorCode::interrupted, "baseline cancelled");
                 }
@@ -125,10 +167,8 @@ OperationOutcome run_baseline(const Target& target, const BaselineOptions& optio
             double sum = 0;
             for (std::size_t c = 0; c < spec.case_ids.size(); ++c) {
                 const std::string& case_id = spec.case_ids[c];
-                if (options.progress) {
-                    options.progress(
-                        fmt::format("baseline: A/A pair {}/{}, case {}", i + 1, aa_pairs, case_id));
-                }
+                progress.step(
+                    fmt::format("baseline: A/A pair {}/{}, case {}", i + 1, aa_pairs, case_id), 2);
                 if (inv.cancelled()) {
                     throw Error(ErrorCode::interrupted, "baseline cancelled");
                 }

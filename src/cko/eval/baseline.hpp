@@ -1,6 +1,8 @@
 // `cko baseline`: samples of the original per case, and the machine's resolution from an A/A run.
 #pragma once
 
+#include "cko/util/progress.hpp"
+
 #include "cko/eval/target.hpp"
 
 #include <atomic>
@@ -16,7 +18,7 @@ struct BaselineOptions {
     int aa_pairs = 0;  // A/A pairs; 0 = the Target's max_pairs... capped at 2*min_pairs
     std::uint64_t seed = 0;  // AB/BA order of the A/A pairs; 0 = derived from the Target id
     const std::atomic<bool>* cancel = nullptr;
-    std::function<void(const std::string&)> progress;  // one line per call, for a terminal
+    ProgressFn progress;  // one line per call, for a terminal
 };
 
 struct OperationOutcome {

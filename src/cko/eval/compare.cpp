@@ -76,6 +76,35 @@ void attribute_crash(Session& session, const std::string& case_id, const Measure
         alone.calls.empty() ? 0 : alone.calls.front());
 }
 
+// Where a comparison stands before it measures case `c` of round `round`.
+struct Step {
+    std::size_t round;
+    std::size_t c;
+    const std::vector<std::string>& case_ids;
+};
+
+// Counted in pairs (a pair is a round over every case, so a case inside one is a fraction): the
+// running effect over the whole rounds so far and, at the rate so far, the time left at most.
+Progress pair_progress(const std::string& kind, const ComparisonPlan& plan, const Rounds& r,
+                       const Step& at, std::chrono::steady_clock::time_point started) {
+    Progress p;
+    p.line = fmt::format("{}: pair {}/{} (at most), case {}", kind, at.round + 1, plan.max_rounds,
+                         at.case_ids[at.c]);
+    p.unit = "pairs";
+    p.done = static_cast<double>(at.round) +
+             static_cast<double>(at.c) / static_cast<double>(at.case_ids.size());
+    p.total = static_cast<double>(plan.max_rounds);
+    if (!r.d.empty()) {
+        p.effect_pct = stats::log_to_pct(stats::median(pooled_rounds(r.d)));
+    }
+    if (p.done > 0) {
+        const double elapsed =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        p.eta_s = elapsed / p.done * (p.total - p.done);
+    }
+    return p;
+}
+
 // Measures rounds until the plan says stop, a correctness failure, a crash or contamination.
 Rounds measure_rounds(const Target& target, run::Invocation& inv, Session& session,
                       const ComparisonPlan& plan, const CompareOptions& o) {
@@ -99,8 +128,7 @@ Rounds measure_rounds(const Target& target, run::Invocation& inv, Session& sessi
                     fmt::format("{} reached its operation timeout after {} pairs", kind, round));
             }
             if (o.progress) {
-                o.progress(fmt::format("{}: pair {}/{} (at most), case {}", kind, round + 1,
-                                       plan.max_rounds, case_id));
+                o.progress(pair_progress(kind, plan, r, Step{round, c, spec.case_ids}, started));
             }
             const bool candidate_first = (order_rng() & 1U) != 0;
             const Measurement m = session.measure_pair(

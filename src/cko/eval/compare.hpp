@@ -1,6 +1,8 @@
 // `cko screen` / `cko confirm` / `cko audit`: interleaved paired comparisons with a closed verdict.
 #pragma once
 
+#include "cko/util/progress.hpp"
+
 #include "cko/eval/baseline.hpp"
 #include "cko/util/closed_enum.hpp"
 
@@ -24,7 +26,7 @@ struct CompareOptions {
     std::string override_failure;
     std::uint64_t seed = 0;  // pair order; 0 = derived from the experiment and kind (recorded)
     const std::atomic<bool>* cancel = nullptr;
-    std::function<void(const std::string&)> progress;  // one line per pair, for a terminal
+    ProgressFn progress;  // one line per pair, for a terminal
 };
 
 // Runs pairs of reference/candidate calls in randomized AB/BA order, judging correctness of both

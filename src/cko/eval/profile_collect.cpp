@@ -375,8 +375,8 @@ ProfileCollectOutcome collect_profile(const Target& target, const ProfileCollect
             throw Error(ErrorCode::interrupted, "profile collection cancelled");
         }
         if (o.progress) {
-            o.progress(fmt::format("profile collect {}: {} ({}) on case {}…", o.tool, o.subject,
-                                   label, case_id));
+            o.progress(Progress{fmt::format("profile collect {}: {} ({}) on case {}…", o.tool,
+                                            o.subject, label, case_id)});
         }
         Measurement m;
         {

@@ -4,6 +4,8 @@
 // importer and kept as a profile record bound to the experiment, subject, case and invocation.
 #pragma once
 
+#include "cko/util/progress.hpp"
+
 #include "cko/eval/target.hpp"
 #include "cko/store/store.hpp"
 #include "cko/util/error.hpp"
@@ -30,7 +32,7 @@ struct ProfileCollectOptions {
     // candidate_failed); recorded in the request as override_failure.
     std::string override_failure;
     const std::atomic<bool>* cancel = nullptr;
-    std::function<void(const std::string&)> progress;
+    ProgressFn progress;
 };
 
 // The profiler options `--ncu-arg` / `--nsys-arg` may pass (each as "--name value", "--name=value"

@@ -315,6 +315,45 @@ Json tool_result(const verbs::Outcome& outcome, const verbs::Verb* verb) {
                 {"_meta", {{"cko/exit_code", outcome.exit_code}}}};
 }
 
+// A call's progress notifications. MCP wants `progress` to increase with every notification: a step
+// that is not counted (the invocation's id, "confirm running…") adds one, a counted step (pairs of
+// a comparison, calls of a baseline) is its units done after those, with `total` the same offset
+// plus the units planned at most; `_meta` carries the exact counts, the running effect and the
+// time left, and the message says them in words.
+class ProgressNotifier {
+public:
+    explicit ProgressNotifier(Json token) : token_(std::move(token)) {}
+    [[nodiscard]] bool wanted() const { return !token_.is_null(); }
+
+    Json notification(const Progress& step) {
+        Json params{{"progressToken", token_}, {"message", step.text()}};
+        if (step.counted()) {
+            last_ = std::max(offset_ + step.done, last_ + 1e-3);
+            counting_ = true;
+            params["total"] = offset_ + step.total;
+            Json meta{{"cko/unit", step.unit}, {"cko/done", step.done}, {"cko/total", step.total}};
+            if (step.effect_pct) {
+                meta["cko/effect_pct_so_far"] = *step.effect_pct;
+            }
+            if (step.eta_s) {
+                meta["cko/eta_s"] = *step.eta_s;
+            }
+            params["_meta"] = std::move(meta);
+        } else {
+            last_ = counting_ ? last_ + 1e-3 : last_ + 1;
+            offset_ = counting_ ? offset_ : last_ + 1;
+        }
+        params["progress"] = last_;
+        return Json{{"jsonrpc", "2.0"}, {"method", "notifications/progress"}, {"params", params}};
+    }
+
+private:
+    Json token_;
+    double last_ = -1;   // the progress value last sent
+    double offset_ = 0;  // where counted units start: after the uncounted steps before them
+    bool counting_ = false;
+};
+
 }  // namespace
 
 Json Server::call_tool(const Json& params, const std::shared_ptr<std::atomic<bool>>& cancel,
@@ -328,29 +367,18 @@ Json Server::call_tool(const Json& params, const std::shared_ptr<std::atomic<boo
     verbs::Context context;
     context.cancel = cancel.get();
     context.read_only = options_.read_only;
-    auto progress_count = std::make_shared<int>(0);
+    auto notifier = std::make_shared<ProgressNotifier>(progress_token);
     if (!progress_token.is_null()) {
-        context.progress = [this, progress_token, progress_count](const std::string& line) {
-            if (line.empty()) {
-                return;
+        context.progress = [this, notifier](const Progress& step) {
+            if (!step.line.empty()) {
+                send(notifier->notification(step));
             }
-            send(Json{{"jsonrpc", "2.0"},
-                      {"method", "notifications/progress"},
-                      {"params",
-                       {{"progressToken", progress_token},
-                        {"progress", ++*progress_count},
-                        {"message", line}}}});
         };
     }
     // The invocation id goes out as soon as it exists, so that a client can follow or cancel it.
-    context.announce = [this, progress_token, progress_count](const std::string& id) {
-        if (!progress_token.is_null()) {
-            send(Json{{"jsonrpc", "2.0"},
-                      {"method", "notifications/progress"},
-                      {"params",
-                       {{"progressToken", progress_token},
-                        {"progress", ++*progress_count},
-                        {"message", "invocation " + id}}}});
+    context.announce = [this, notifier](const std::string& id) {
+        if (notifier->wanted()) {
+            send(notifier->notification(Progress{"invocation " + id}));
         }
     };
     try {

@@ -64,7 +64,7 @@ Outcome collect_into_store(const Request& request, Context& context, const std::
         o.tool_args = request.list(tool + "_arg");
     }
     o.cancel = context.cancel;
-    o.progress = [&context](const std::string& line) { context.report_progress(line); };
+    o.progress = [&context](const Progress& step) { context.report_progress(step); };
     const eval::ProfileCollectOutcome c = eval::collect_profile(
         target, o, importer,
         [&context](const std::string& id) { context.announce_invocation(id); });

@@ -145,7 +145,7 @@ Outcome compare(const std::string& verb, const Request& r, Context& context) {
     }
     c.seed = r.unsigned_integer("seed");
     c.cancel = context.cancel;
-    c.progress = [&context](const std::string& line) { context.report_progress(line); };
+    c.progress = [&context](const Progress& step) { context.report_progress(step); };
     if (c.kind != eval::ComparisonKind::audit && c.experiment_id.empty()) {
         throw Error(ErrorCode::invalid_argument,
                     fmt::format("{} needs the experiment id (see cko ls)", verb),
@@ -224,7 +224,7 @@ Outcome baseline(const Request& r, Context& context) {
     b.aa_pairs = static_cast<int>(r.integer("aa_pairs"));
     b.seed = r.unsigned_integer("seed");
     b.cancel = context.cancel;
-    b.progress = [&context](const std::string& line) { context.report_progress(line); };
+    b.progress = [&context](const Progress& step) { context.report_progress(step); };
     context.report_progress("baseline running…");
     const auto out = eval::run_baseline(
         target, b, [&context](const std::string& id) { context.announce_invocation(id); });

@@ -19,6 +19,23 @@ namespace cko::verbs {
 namespace fs = std::filesystem;
 namespace {
 
+// A running operation's last progress event: a comparison's pairs and running effect, or a
+// baseline's calls.
+std::string progress_text(const Json& progress) {
+    const double elapsed = progress.value("elapsed_s", 0.0);
+    const double at_most = progress.value("expected_s_at_most", 0.0);
+    if (progress.contains("pairs_done")) {
+        return fmt::format(
+            "{} of at most {} pairs, effect so far {:+.2f}%, {:.0f} s elapsed, at most ~{:.0f} s "
+            "in all",
+            progress.value("pairs_done", 0), progress.value("pairs_at_most", 0),
+            progress.value("effect_pct_so_far", 0.0), elapsed, at_most);
+    }
+    return fmt::format("{:.0f} of {:.0f} {}, {:.0f} s elapsed, at most ~{:.0f} s in all",
+                       progress.value("done", 0.0), progress.value("total", 0.0),
+                       progress.value("unit", "steps"), elapsed, at_most);
+}
+
 std::string status_text(const run::InvocationStatus& st, const Json& progress) {
     std::string text = fmt::format("{}  {}  {}", st.id, st.kind, run::state_name(st.state));
     if (!st.result.is_null()) {
@@ -30,13 +47,7 @@ std::string status_text(const run::InvocationStatus& st, const Json& progress) {
     } else {
         text += fmt::format("  (owner pid {} {})", st.owner.pid, st.owner_alive ? "alive" : "gone");
         if (progress.is_object()) {
-            text += fmt::format(
-                "\n  {} of at most {} pairs, effect so far {:+.2f}%, {:.0f} s elapsed, at most "
-                "~{:.0f} s "
-                "in all",
-                progress.value("pairs_done", 0), progress.value("pairs_at_most", 0),
-                progress.value("effect_pct_so_far", 0.0), progress.value("elapsed_s", 0.0),
-                progress.value("expected_s_at_most", 0.0));
+            text += "\n  " + progress_text(progress);
         }
     }
     return text + "\n";

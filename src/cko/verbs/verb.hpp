@@ -3,6 +3,7 @@
 #pragma once
 
 #include "cko/util/error.hpp"
+#include "cko/util/progress.hpp"
 #include "cko/verbs/request.hpp"
 
 #include <atomic>
@@ -37,7 +38,7 @@ struct Outcome {
 // which halves of the outcome it will print.
 struct Context {
     const std::atomic<bool>* cancel = nullptr;
-    std::function<void(const std::string& line)> progress;           // a status line; "" clears it
+    ProgressFn progress;  // a step: a status line ("" clears it), counted where the work is
     std::function<void(const std::string& invocation_id)> announce;  // the invocation exists
     bool want_text = true;
     bool want_document = true;
@@ -46,9 +47,10 @@ struct Context {
     // declaring it lost, which writes its result.
     bool read_only = false;
 
-    void report_progress(const std::string& line) const {
+    void report_progress(const std::string& line) const { report_progress(Progress{line}); }
+    void report_progress(const Progress& step) const {
         if (progress) {
-            progress(line);
+            progress(step);
         }
     }
     void announce_invocation(const std::string& id) const {
