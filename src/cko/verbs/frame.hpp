@@ -2,6 +2,7 @@
 // the same for a direct CLI run, `--detach` + `wait`, and an MCP tools/call.
 #pragma once
 
+#include "cko/eval/compare.hpp"
 #include "cko/util/error.hpp"
 #include "cko/verbs/verb.hpp"
 
@@ -16,6 +17,12 @@ Outcome run_operation(const Verb& verb, const Json& request, Context& context,
 
 // The document of a failed operation ({"error":{code,message,details}}) and its exit class.
 [[nodiscard]] Json error_document(const Error& error);
+
+// The line after a finished screen, confirm or audit that says what its evidence allows next, and
+// the same as `next_step` in the document. The direct run, `status` and `wait` all add it, so each
+// gives the same document (`root` as the caller spelled it, for the command it names).
+void add_next_step(Outcome& outcome, eval::ComparisonKind kind, const std::string& root,
+                   const std::string& experiment_id);
 
 // SIGINT/SIGTERM/SIGHUP set this flag once install_signal_cancel() ran: long operations poll it
 // and cancel cleanly (child group killed, `cancelled` recorded).

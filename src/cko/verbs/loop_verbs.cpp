@@ -9,6 +9,7 @@
 #include "cko/eval/target_spec.hpp"
 #include "cko/util/error.hpp"
 #include "cko/util/files.hpp"
+#include "cko/verbs/frame.hpp"
 #include "cko/verbs/verb.hpp"
 
 #include <fmt/format.h>
@@ -103,27 +104,6 @@ Outcome from_outcome(const std::string& verb, const eval::OperationOutcome& o,
     Outcome outcome{outcome_text(verb, o, spec), j, o.exit_code, {}};
     outcome.failure = o.error;
     return outcome;
-}
-
-// The line after a screen, confirm or audit that says what its evidence allows next, and the same
-// as `next_step` in the document (eval::next_step: the CLI and MCP say the same).
-void add_next_step(Outcome& outcome, eval::ComparisonKind kind, const std::string& root,
-                   const std::string& experiment_id) {
-    const Json& doc = outcome.document;
-    const auto state =
-        run::state_from_name(doc.value("state", "")).value_or(run::InvocationState::failed);
-    const Json outputs =
-        doc.contains("result") ? doc["result"].value("outputs", Json::object()) : Json::object();
-    eval::ComparisonEnd end = eval::comparison_end_of(kind, state, outputs);
-    end.root = root;
-    end.experiment_id = experiment_id;
-    end.invocation_id = doc.value("id", "");
-    const eval::NextStep next = eval::next_step(end);
-    outcome.document["next_step"] = next.to_json();
-    outcome.text += fmt::format("next: {}\n", next.statement);
-    if (!next.command.empty()) {
-        outcome.text += fmt::format("  {}\n", next.command);
-    }
 }
 
 Outcome compare(const std::string& verb, const Request& r, Context& context) {
@@ -472,6 +452,27 @@ void add_loop_verbs(std::vector<Verb>& table, std::vector<Group>& groups) {
              RequestDef{{root_param(), string_param("audit", "A failed audit invocation"),
                          string_param("reason", "Or an explicit reason")}},
              &champion_restore});
+}
+
+// The line after a screen, confirm or audit that says what its evidence allows next, and the same
+// as `next_step` in the document (eval::next_step: the CLI and MCP say the same).
+void add_next_step(Outcome& outcome, eval::ComparisonKind kind, const std::string& root,
+                   const std::string& experiment_id) {
+    const Json& doc = outcome.document;
+    const auto state =
+        run::state_from_name(doc.value("state", "")).value_or(run::InvocationState::failed);
+    const Json outputs =
+        doc.contains("result") ? doc["result"].value("outputs", Json::object()) : Json::object();
+    eval::ComparisonEnd end = eval::comparison_end_of(kind, state, outputs);
+    end.root = root;
+    end.experiment_id = experiment_id;
+    end.invocation_id = doc.value("id", "");
+    const eval::NextStep next = eval::next_step(end);
+    outcome.document["next_step"] = next.to_json();
+    outcome.text += fmt::format("next: {}\n", next.statement);
+    if (!next.command.empty()) {
+        outcome.text += fmt::format("  {}\n", next.command);
+    }
 }
 
 }  // namespace cko::verbs

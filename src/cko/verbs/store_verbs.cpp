@@ -8,6 +8,7 @@
 #include "cko/store/snapshot.hpp"
 #include "cko/util/error.hpp"
 #include "cko/util/files.hpp"
+#include "cko/verbs/frame.hpp"
 #include "cko/verbs/verb.hpp"
 
 #include <fmt/format.h>
@@ -283,6 +284,16 @@ Outcome fsck(const Request& r, Context& /*context*/) {
     return Outcome{report.to_text(), report.to_json(), report.damaged() ? 1 : 0, {}};
 }
 
+// A finished screen, confirm or audit reads as its direct run did: with its next step.
+void add_next_step_of(Outcome& outcome, const run::InvocationStatus& st, const std::string& root) {
+    const auto kind = eval::comparison_kind_from_name(st.kind);
+    if (!kind || st.state == run::InvocationState::running) {
+        return;
+    }
+    const Json& outputs = st.result.value("outputs", Json::object());
+    add_next_step(outcome, *kind, root, outputs.value("experiment_id", ""));
+}
+
 Outcome status(const Request& r, Context& context) {
     const store::Store store = store::Store::open(r.text("root"));
     const std::string id = r.text("id");
@@ -290,7 +301,9 @@ Outcome status(const Request& r, Context& context) {
                                       : run::detect_lost_invocation(store, id);
     const Json progress =
         st.state == run::InvocationState::running ? eval::comparison_progress(store, id) : Json();
-    return Outcome{status_text(st, progress), status_json(st, progress), status_exit(st), {}};
+    Outcome outcome{status_text(st, progress), status_json(st, progress), status_exit(st), {}};
+    add_next_step_of(outcome, st, r.text("root"));
+    return outcome;
 }
 
 Outcome wait(const Request& r, Context& context) {
@@ -321,6 +334,7 @@ Outcome wait(const Request& r, Context& context) {
     // As the direct call would have ended: a failure is reported as one.
     Outcome outcome{status_text(st, Json()), st.to_json(), status_exit(st), {}};
     outcome.failure = recorded_failure(st);
+    add_next_step_of(outcome, st, r.text("root"));
     return outcome;
 }
 
