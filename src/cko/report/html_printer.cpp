@@ -157,12 +157,12 @@ std::string experiments_html(const Json& model) {
 std::string comparison_html(const Json& c, const Json& model) {
     const Json& t = model["target"];
     const std::string type = c.value("type", "");
-    const std::string subject =
-        type == "audit" ? "the champion " + c.value("candidate", "") : c.value("experiment_id", "");
+    const std::string subject = c.value("subject", c.value("experiment_id", ""));
     std::string s = fmt::format(
-        "<article class=\"comparison\" id=\"{}\"><h3>{} of <code>{}</code> against {} — {}</h3>",
-        e(c, "id"), e(type), e(subject), e(c, "reference"),
-        verdict_label(c.value("verdict", c.value("state", ""))));
+        "<article class=\"comparison\" id=\"{}\"><h3>{} of {}{} (<code>{}</code>) against {} — "
+        "{}</h3>",
+        e(c, "id"), e(type), type == "audit" ? "the champion " : "", e(c.value("name", subject)),
+        e(subject), e(c, "reference"), verdict_label(verdict_or_state(c)));
     std::string decided = "";
     const Json deciding = c.value("deciding", Json());
     if (deciding.is_object()) {
@@ -237,7 +237,7 @@ std::string champion_html(const Json& model) {
                 e(l, "confirm"), e(l, "id"),
                 l.value("accepted_regressions", Json::array()).empty()
                     ? ""
-                    : ", accepting regressions on " + e(l["accepted_regressions"].dump()));
+                    : ", accepting regressions on " + e(list_text(l["accepted_regressions"])));
         } else {
             s += fmt::format("<li>→ original restored {} (selection <code>{}</code>): {}</li>",
                              e(utc_text(l.value("t_unix_s", std::int64_t{0}))), e(l, "id"),
@@ -250,8 +250,7 @@ std::string champion_html(const Json& model) {
     }
     for (const auto& a : model["audits"]) {
         s += fmt::format("<p>Audit <code>{}</code> of <code>{}</code>: {} — {} {} ({} pairs).</p>",
-                         e(a, "id"), e(a, "candidate"),
-                         verdict_label(a.value("verdict", a.value("state", ""))),
+                         e(a, "id"), e(a, "candidate"), verdict_label(verdict_or_state(a)),
                          e(a, "effect_words"), e(interval_text(a)), a.value("pairs", 0));
     }
     return s + "</section>";
@@ -377,9 +376,11 @@ std::string render_html(const Json& model) {
     s += target_html(t);
     s += baseline_html(model);
     s += "<section id=\"overview\"><h2>All comparisons at a glance</h2>" + overview_chart(model) +
-         "<p class=\"muted\">Each ◆ is an estimate (Hodges–Lehmann) with the interval that decided "
-         "its verdict; a "
-         "verdict of improved needs the whole interval right of the hatched band.</p></section>";
+         "<p class=\"muted\">Each comparison is named by its experiment's mechanism (the "
+         "experiment's id under it); its ◆ is the estimate (Hodges–Lehmann) with the interval that "
+         "decided its verdict, and the rows under it are its cases (■, a regressed case ✕). A "
+         "verdict of improved needs the whole interval right of the hatched band. A comparison "
+         "that decided nothing cites a numbered note under the chart.</p></section>";
     s += experiments_html(model);
     s += "<section id=\"comparisons\"><h2>Comparisons</h2><p class=\"muted\">How to read a chart: "
          "○ are the pairs' "

@@ -60,6 +60,37 @@ TEST_F(HtmlPrinterTest, APageWithOneChartPerComparisonAndTheChampionNamed) {
     }
 }
 
+// The overview section of a page, from its heading to the end of its section.
+std::string overview_of(const std::string& html) {
+    const auto at = html.find("<section id=\"overview\">");
+    return at == std::string::npos ? "" : html.substr(at, html.find("</section>", at) - at);
+}
+
+// Issue [19]: the overview showed pooled effects only, labelled by experiment id, a mixed
+// verdict's cases as JSON, and a cancelled comparison's reason over the chart's labels.
+TEST_F(HtmlPrinterTest, TheOverviewShowsEveryCaseNamedByMechanismWithReasonsAsNotes) {
+    testing::SyntheticStore s(dir_ / "art");
+    const std::string x = s.experiment("vectorize");
+    s.next_regressed = {"small"};
+    (void)s.comparison("confirm", x, 0.2, "mixed");
+    const std::string y = s.experiment("unroll");
+    (void)s.invocation("confirm", y, Json{{"experiment_id", y}}, "cancelled", 3,
+                       "cancelled by the user");
+    const std::string html = render_html(build_report_model(s.store(), 0));
+    const std::string overview = overview_of(html);
+    ASSERT_NE(overview.find("class=\"overview-chart\""), std::string::npos);
+    EXPECT_NE(overview.find(">confirm vectorize<"), std::string::npos);
+    EXPECT_NE(overview.find(">" + x + "<"), std::string::npos) << "the id beside the name";
+    EXPECT_EQ(count(overview, ">case small<"), 1u);
+    EXPECT_EQ(count(overview, ">case large<"), 1u);
+    EXPECT_EQ(count(overview, "estimate cross"), 1u) << "the regressed case stands out";
+    EXPECT_NE(overview.find(">cancelled [1]<"), std::string::npos);
+    EXPECT_NE(overview.find("class=\"chart-note\">[1] confirm unroll"), std::string::npos);
+    EXPECT_NE(html.find("improved overall but regressed on small<"), std::string::npos);
+    EXPECT_EQ(html.find("[&quot;"), std::string::npos) << "no list is printed as JSON";
+    EXPECT_NE(html.find("<h3>confirm of vectorize (<code>" + x + "</code>)"), std::string::npos);
+}
+
 TEST_F(HtmlPrinterTest, AnEmptyTargetStillRendersAndSaysWhatIsMissing) {
     testing::SyntheticStore s(dir_ / "art");
     const std::string html = render_html(build_report_model(s.store(), 0));

@@ -143,44 +143,109 @@ std::string baseline_and_experiments_md(const Json& model) {
     return s;
 }
 
-// The comparisons table (each with its interval strip), then each comparison's per-case and
-// constraint detail. `m`: the minimum effect in %.
-std::string comparisons_md(const Json& model, double m) {
-    std::string s;
+// The strip's axis: ±1.6 m at least, wide enough for every comparison's and case's interval.
+std::pair<double, double> strip_axis(const Json& comparisons, double m) {
     double lo = -1.6 * stats::pct_to_log(m);
     double hi = -lo;
-    for (const auto& e : model["comparisons"]) {
+    const auto take = [&](const Json& e) {
         for (const char* k : {"ci_low_pct", "ci_high_pct"}) {
             if (e.value(k, Json()).is_number()) {
                 lo = std::min(lo, stats::pct_to_log(e[k].get<double>()));
                 hi = std::max(hi, stats::pct_to_log(e[k].get<double>()));
             }
         }
+    };
+    for (const auto& e : comparisons) {
+        take(e);
+        for (const auto& pc : e.value("per_case", Json::array())) {
+            take(pc);
+        }
     }
-    s += fmt::format(
+    return {lo, hi};
+}
+
+// The interval strip as Markdown code, "–" where there is no interval.
+std::string strip_md(const Json& e, double m, std::pair<double, double> axis) {
+    const std::string strip = interval_strip(e, m, axis.first, axis.second);
+    return strip.empty() ? "–" : "`" + strip + "`";
+}
+
+// What a comparison measured: its experiment's mechanism with the experiment's id beside.
+std::string subject_md(const Json& e) {
+    const std::string subject = e.value("subject", e.value("experiment_id", ""));
+    return fmt::format("{}{} (`{}`)", e.value("type", "") == "audit" ? "champion " : "",
+                       md_cell(e.value("name", subject)), subject);
+}
+
+// One comparison's row, then one row per case under it (a regressed case marked ✘). The reason
+// of an invalid, cancelled or failed comparison goes to `notes`, cited as [k].
+std::string comparison_rows_md(const Json& e, double m, std::pair<double, double> axis,
+                               std::vector<std::string>& notes) {
+    const std::string type = e.value("type", "");
+    std::string verdict = md_cell(verdict_or_state(e));
+    std::string mark;
+    const std::string state = e.value("state", "");
+    if ((verdict == "invalid" || (state != "succeeded" && state != "running")) &&
+        !e.value("reason", "").empty()) {
+        notes.push_back(fmt::format("{} `{}` ({}) {}: {}", type, e.value("id", ""),
+                                    md_cell(e.value("name", "")), verdict,
+                                    md_cell(e.value("reason", ""))));
+        mark = fmt::format(" [{}]", notes.size());
+    }
+    if (!e.value("regressed_cases", Json::array()).empty()) {
+        mark += " — regressed on " + md_cell(list_text(e["regressed_cases"]));
+    }
+    std::string s = fmt::format("| {} | {} `{}` | {} | **{}**{}{} | {} | {} | {} | {} | {} |\n",
+                                when(e), type, e.value("id", ""), subject_md(e), verdict,
+                                type == "screen" ? " / " + md_cell(e.value("decision", "")) : "",
+                                mark, c(e, "effect_words"), interval_text(e), strip_md(e, m, axis),
+                                e.value("pairs", 0), seconds_text(e.value("wall_s", 0.0)));
+    for (const auto& pc : e.value("per_case", Json::array())) {
+        const bool regressed = pc.value("regressed", false);
+        s += fmt::format("| | ↳ case `{}` | | {} | {} | {} | {} | | |\n", pc.value("case_id", ""),
+                         regressed ? "✘ **regressed case**" : md_cell(pc.value("verdict", "")),
+                         c(pc, "effect_words"), interval_text(pc), strip_md(pc, m, axis));
+    }
+    return s;
+}
+
+// The comparisons table: each comparison's row with its interval strip and its cases' rows; the
+// reasons of those that decided nothing as numbered notes under the table. `m`: the minimum
+// effect in %.
+std::string comparisons_table_md(const Json& model, double m) {
+    const auto axis = strip_axis(model["comparisons"], m);
+    std::string s = fmt::format(
         "\n## Comparisons\n\nThe picture: `[==◆==]` is the deciding interval and its estimate, `|` "
         "marks "
-        "±{:g} % (the minimum effect), `:` no difference; right = candidate better.\n\n"
+        "±{:g} % (the minimum effect), `:` no difference; right = candidate better. Each case's "
+        "row (↳) follows its comparison's.\n\n"
         "| started | what | subject | verdict | effect | deciding interval | picture | pairs | "
         "wall |\n"
         "|---|---|---|---|---|---|---|---|---|\n",
         m);
+    std::vector<std::string> notes;
     for (const auto& e : model["comparisons"]) {
-        const std::string type = e.value("type", "");
-        s += fmt::format("| {} | {} `{}` | `{}` | **{}**{} | {} | {} | `{}` | {} | {} |\n", when(e),
-                         type, e.value("id", ""),
-                         type == "audit" ? e.value("candidate", "") : e.value("experiment_id", ""),
-                         md_cell(e.value("verdict", e.value("state", ""))),
-                         type == "screen" ? " / " + md_cell(e.value("decision", "")) : "",
-                         c(e, "effect_words"), interval_text(e), interval_strip(e, m, lo, hi),
-                         e.value("pairs", 0), seconds_text(e.value("wall_s", 0.0)));
+        s += comparison_rows_md(e, m, axis, notes);
     }
+    if (!notes.empty()) {
+        s += "\nNotes:\n\n";
+        for (std::size_t k = 0; k < notes.size(); ++k) {
+            s += fmt::format("[{}] {}\n", k + 1, notes[k]);
+            s += k + 1 < notes.size() ? "\n" : "";
+        }
+    }
+    return s;
+}
+
+// Each comparison's reason, per-case and constraint detail and notes.
+std::string comparison_details_md(const Json& model) {
+    std::string s;
     for (const auto& e : model["comparisons"]) {
         if (e.value("per_case", Json::array()).empty() && e.value("reason", "").empty()) {
             continue;
         }
-        s += fmt::format("\n**{} `{}`**: {}\n", e.value("type", ""), e.value("id", ""),
-                         e.value("reason", ""));
+        s += fmt::format("\n**{} `{}`** of {}: {}\n", e.value("type", ""), e.value("id", ""),
+                         subject_md(e), e.value("reason", ""));
         for (const auto& pc : e.value("per_case", Json::array())) {
             s += fmt::format("- case `{}`: {}{}, {} {}\n", pc.value("case_id", ""),
                              pc.value("verdict", ""),
@@ -226,8 +291,8 @@ std::string champion_and_audits_md(const Json& model) {
     }
     for (const auto& a : model["audits"]) {
         s += fmt::format("- `{}` of `{}`: **{}**, {} {}\n", a.value("id", ""),
-                         a.value("candidate", ""), a.value("verdict", a.value("state", "")),
-                         a.value("effect_words", ""), interval_text(a));
+                         a.value("candidate", ""), verdict_or_state(a), a.value("effect_words", ""),
+                         interval_text(a));
     }
     return s;
 }
@@ -300,7 +365,8 @@ std::string render_markdown(const Json& model) {
     std::string s = summary_md(model);
     s += target_md(t);
     s += baseline_and_experiments_md(model);
-    s += comparisons_md(model, t.value("minimum_effect_pct", 0.0));
+    s += comparisons_table_md(model, t.value("minimum_effect_pct", 0.0));
+    s += comparison_details_md(model);
     s += champion_and_audits_md(model);
     s += cost_and_profiles_md(model);
     s += findings_md(model["findings"], model["stop"]);

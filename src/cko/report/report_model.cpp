@@ -140,7 +140,7 @@ void conclude(Json& x, const Json& comparisons, const std::string& champion,
         } else if (v == "mixed") {
             status = "mixed";
             conclusion = "improved overall but regressed on " +
-                         confirm.value("regressed_cases", Json::array()).dump();
+                         list_text(confirm.value("regressed_cases", Json::array()));
         } else {
             status = "unresolved";
             conclusion = fmt::format("confirm {}: {}", v.empty() ? text_of(confirm, "state") : v,
@@ -230,7 +230,7 @@ void comparison_gaps(Json& gaps, const Json& comparisons) {
         if (text_of(c, "verdict") == "mixed") {
             add_gap(gaps, "mixed",
                     fmt::format("{} {} is mixed: regressed on {}", text_of(c, "type"), id,
-                                c.value("regressed_cases", Json::array()).dump()),
+                                list_text(c.value("regressed_cases", Json::array()))),
                     Json::array({id}));
         }
     }
@@ -299,6 +299,13 @@ struct HistoryParts {
 HistoryParts sort_history(const Json& history, stats::Direction direction,
                           const std::string& metric) {
     HistoryParts parts;
+    // Each comparison is named by its experiment's mechanism and hypothesis, not by ids alone.
+    std::map<std::string, Json> experiment_of;
+    for (const auto& e : history.at("entries")) {
+        if (text_of(e, "type") == "experiment") {
+            experiment_of[text_of(e, "id")] = e;
+        }
+    }
     for (Json e : history.at("entries")) {
         const std::string type = text_of(e, "type");
         if (type == "experiment") {
@@ -334,6 +341,13 @@ HistoryParts sort_history(const Json& history, stats::Direction direction,
         // An audit measures the champion: it belongs to the experiment the candidate label names.
         const std::string owner =
             type == "audit" ? text_of(e, "candidate") : text_of(e, "experiment_id");
+        const Json& x = experiment_of[owner];
+        e["subject"] = owner;
+        e["mechanism"] = text_of(x, "mechanism");
+        e["hypothesis"] = text_of(x, "hypothesis");
+        e["name"] = !text_of(x, "mechanism").empty()    ? text_of(x, "mechanism")
+                    : !text_of(x, "hypothesis").empty() ? one_line(text_of(x, "hypothesis"), 60)
+                                                        : owner;
         parts.by_experiment[owner].push_back(e);
         parts.comparisons.push_back(e);
     }

@@ -15,7 +15,10 @@ namespace cko::report {
 //   baseline     the latest baseline entry (A/A interval, resolution, case medians) or null
 //   experiments  in time order, each with its comparisons' ids and `status`/`conclusion` words
 //   comparisons  every screen/confirm/audit entry of the history (per-pair d, deciding interval,
-//                per-case intervals, constraints, notes), each with `effect_words`
+//                per-case intervals, constraints, notes), each with `effect_words`, its
+//                `subject` (the experiment measured: an audit's is the champion's) and that
+//                experiment's `mechanism` and `hypothesis`; `name` is what the printers call
+//                it: the mechanism, else the hypothesis, else the experiment's id
 //   champion     {current, digest, lineage[]}, audits[], cost {gpu_s, wall_s, driver_calls,
 //                budget}, profiles[] (none stored yet), stop (or null)
 //   findings     {goal, rejected[], gaps[]}: what the handoff cites (rejections with what each

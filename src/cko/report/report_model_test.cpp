@@ -179,6 +179,44 @@ TEST_F(ReportModelTest, NotesMixedVerdictsAndAnUnresolvableBaselineAreGaps) {
     EXPECT_EQ((*find(m["experiments"], "id", y))["status"], "unresolved");
 }
 
+// Issue [19]: a mixed verdict's cases were printed as JSON (`regressed on ["small"]`).
+TEST_F(ReportModelTest, AMixedVerdictNamesItsRegressedCasesInWords) {
+    SyntheticStore s(dir_ / "art");
+    const std::string x = s.experiment("vectorize");
+    s.next_regressed = {"small", "large"};
+    const std::string c = s.comparison("confirm", x, 0.2, "mixed");
+    const Json m = build_report_model(s.store(), 0);
+    EXPECT_EQ((*find(m["experiments"], "id", x))["conclusion"],
+              "improved overall but regressed on small, large");
+    const Json* gap = find(m["findings"]["gaps"], "kind", "mixed");
+    ASSERT_NE(gap, nullptr);
+    EXPECT_EQ((*gap)["text"], "confirm " + c + " is mixed: regressed on small, large");
+    EXPECT_EQ(m.dump().find(R"(regressed on [)"), std::string::npos);
+}
+
+// Issue [19]: comparisons were known by their experiment's id only; each now carries the
+// experiment's mechanism and hypothesis, and the name the printers show.
+TEST_F(ReportModelTest, AComparisonIsNamedByItsExperimentsMechanism) {
+    SyntheticStore s(dir_ / "art");
+    const std::string x = s.experiment("loop-order", "mechanism", "rows first halves misses");
+    const std::string c = s.comparison("confirm", x, 0.5, "improved");
+    (void)s.select(x, c);
+    (void)s.comparison("audit", x, 0.5, "improved");
+    const std::string y = s.experiment("", "mechanism", "a hypothesis without a mechanism");
+    (void)s.comparison("screen", y, 0.5, "improved", "pass_to_confirm");
+    const Json m = build_report_model(s.store(), 0);
+    ASSERT_EQ(m["comparisons"].size(), 3u);
+    const Json& confirm = m["comparisons"][0];
+    EXPECT_EQ(confirm["subject"], x);
+    EXPECT_EQ(confirm["mechanism"], "loop-order");
+    EXPECT_EQ(confirm["hypothesis"], "rows first halves misses");
+    EXPECT_EQ(confirm["name"], "loop-order");
+    const Json& audit = m["comparisons"][1];
+    EXPECT_EQ(audit["subject"], x) << "an audit measures the champion's experiment";
+    EXPECT_EQ(audit["name"], "loop-order");
+    EXPECT_EQ(m["comparisons"][2]["name"], "a hypothesis without a mechanism");
+}
+
 TEST_F(ReportModelTest, AnAuditThatFailsTheChampionMeansTheGoalIsNotReached) {
     SyntheticStore s(dir_ / "art");
     const std::string x = s.experiment("loop-order");

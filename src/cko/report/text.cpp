@@ -10,6 +10,29 @@
 #include <ctime>
 
 namespace cko::report {
+namespace {
+
+// The words of `text` split at spaces (runs of spaces count as one).
+std::vector<std::string> words_of(const std::string& text) {
+    std::vector<std::string> words;
+    std::string word;
+    for (const char c : text) {
+        if (c == ' ') {
+            if (!word.empty()) {
+                words.push_back(std::move(word));
+                word.clear();
+            }
+        } else {
+            word += c;
+        }
+    }
+    if (!word.empty()) {
+        words.push_back(std::move(word));
+    }
+    return words;
+}
+
+}  // namespace
 
 std::string html_escape(std::string_view text) {
     std::string out;
@@ -75,7 +98,44 @@ std::string value_text(const Json& value) {
     if (value.is_null()) {
         return "none";
     }
+    if (value.is_array()) {
+        return list_text(value);
+    }
     return value.is_string() ? value.get<std::string>() : value.dump();
+}
+
+std::string verdict_or_state(const Json& comparison) {
+    const std::string verdict = comparison.value("verdict", Json("")).is_string()
+                                    ? comparison.value("verdict", "")
+                                    : std::string();
+    return verdict.empty() ? comparison.value("state", "") : verdict;
+}
+
+std::string list_text(const Json& list) {
+    if (!list.is_array()) {
+        return value_text(list);
+    }
+    std::string out;
+    for (const auto& item : list) {
+        out += (out.empty() ? "" : ", ") + value_text(item);
+    }
+    return out.empty() ? "none" : out;
+}
+
+std::vector<std::string> wrap_text(std::string_view text, std::size_t max_chars) {
+    std::vector<std::string> lines;
+    std::string line;
+    for (const std::string& word : words_of(one_line(text, text.size()))) {
+        if (!line.empty() && line.size() + 1 + word.size() > max_chars) {
+            lines.push_back(line);
+            line.clear();
+        }
+        line += (line.empty() ? "" : " ") + word;
+    }
+    if (!line.empty()) {
+        lines.push_back(line);
+    }
+    return lines;
 }
 
 std::string pct_text(double pct) {

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace cko::report {
 
@@ -21,8 +22,20 @@ namespace cko::report {
 // spaces. For long driver messages quoted in tables.
 [[nodiscard]] std::string one_line(std::string_view text, std::size_t max_chars = 240);
 
-// "none" for a null JSON value, the string itself for a string, dump() otherwise.
+// "none" for a null JSON value, the string itself for a string, a list as words (list_text),
+// dump() otherwise.
 [[nodiscard]] std::string value_text(const Json& value);
+
+// What a comparison came to: its verdict, else (a cancelled or failed one has none) its state.
+[[nodiscard]] std::string verdict_or_state(const Json& comparison);
+
+// A JSON list as people write it: "small, large" (each item by value_text), "none" when empty;
+// never `["small","large"]`.
+[[nodiscard]] std::string list_text(const Json& list);
+
+// The lines of `text` wrapped at spaces to at most `max_chars` bytes each (a longer word stays
+// whole on its own line); line breaks in `text` become spaces. For notes drawn below a chart.
+[[nodiscard]] std::vector<std::string> wrap_text(std::string_view text, std::size_t max_chars);
 
 // "+12.3 %", "−4.31 %" (a real minus sign); "–" for a missing (null) value.
 [[nodiscard]] std::string pct_text(const Json& pct);

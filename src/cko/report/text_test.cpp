@@ -14,6 +14,24 @@ TEST(ReportText, PercentsCarryTheirSignAndThreeFigures) {
     EXPECT_EQ(pct_text(Json()), "–");
 }
 
+// Issue [19]: the report printed a mixed verdict's cases as `["small"]`.
+TEST(ReportText, AListIsPrintedAsWordsNeverAsJson) {
+    EXPECT_EQ(list_text(Json::array({"small", "large"})), "small, large");
+    EXPECT_EQ(list_text(Json::array()), "none");
+    EXPECT_EQ(value_text(Json::array({"small"})), "small");
+}
+
+TEST(ReportText, WrappedLinesBreakAtSpacesAndKeepEveryWord) {
+    const auto lines = wrap_text("the candidate failed\ncorrectness on case small", 20);
+    ASSERT_EQ(lines.size(), 3u);
+    EXPECT_EQ(lines[0], "the candidate failed");
+    EXPECT_EQ(lines[1], "correctness on case");
+    EXPECT_EQ(lines[2], "small");
+    EXPECT_EQ(wrap_text("averyveryverylongword x", 5),
+              (std::vector<std::string>{"averyveryverylongword", "x"}));
+    EXPECT_TRUE(wrap_text("", 10).empty());
+}
+
 TEST(ReportText, AnIntervalNeedsBothEnds) {
     EXPECT_EQ(interval_text(Json{{"ci_low_pct", 5.5}, {"ci_high_pct", 20.0}}),
               "[+5.50 %, +20.0 %]");

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -120,6 +121,7 @@ public:
                                                 {"estimate", estimate(pct, pct - 4, pct + 4)}}});
         }
         out["d"] = d;
+        regress_cases(out, std::exchange(next_regressed, {}));
         if (!decision.empty()) {
             out["decision"] = decision;
         }
@@ -194,6 +196,9 @@ public:
     static constexpr std::int64_t t0 = 1796116000;
     // When set, the next invocation's cost ({wall_s, gpu_s, driver_calls}) instead of the default.
     Json next_cost;
+    // When set, the cases the next comparison regressed on: each its own verdict regressed at
+    // −10 % (an interval left of the band), all of them named in regressed_cases.
+    std::vector<std::string> next_regressed;
 
 private:
     std::int64_t tick() { return t0 + 60 * ++clock_; }
@@ -204,6 +209,22 @@ private:
                     {"source", source},
                     {"file_count", 1},
                     {"total_bytes", 100}};
+    }
+
+    static void regress_cases(Json& out, const std::vector<std::string>& cases) {
+        if (!out.contains("per_case")) {
+            return;
+        }
+        for (auto& c : out["per_case"]) {
+            if (std::find(cases.begin(), cases.end(), c.value("case_id", "")) != cases.end()) {
+                c["verdict"] = "regressed";
+                c["regressed"] = true;
+                c["estimate"] = estimate(-10, -12, -8);
+            } else if (!cases.empty()) {
+                c["verdict"] = "improved";
+            }
+        }
+        out["regressed_cases"] = cases;
     }
 
     static Json estimate(double hl_pct, double lo_pct, double hi_pct) {
