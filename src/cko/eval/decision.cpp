@@ -93,9 +93,9 @@ std::string record_falsify(const Target& target, const FalsifyOptions& o,
     run::Invocation inv = run::Invocation::create(target.store(), std::string(kFalsifyKind),
                                                   request, limits_for(target.spec()), nullptr);
     announce(inv.id());
-    const std::string reason = fmt::format("{} recorded {} on {} {}", o.experiment_id, o.outcome,
-                                           evidence.value("kind", ""),
-                                           evidence.value("id", evidence.value("digest", "")));
+    const std::string reason =
+        fmt::format("{} recorded {} on {} {}", o.experiment_id, o.outcome,
+                    evidence.value("kind", ""), evidence.value("id", evidence.value("digest", "")));
     inv.finish(run::InvocationState::succeeded, reason, request);
     return inv.id();
 }
@@ -161,8 +161,8 @@ Json require_stage_allowed(const TargetSpec& spec, Stage stage, const std::strin
     std::optional<Stage> limit = spec.farthest_stage;
     std::string set_by = "[limits] farthest_stage of the Target's spec (target.json)";
     if (!stage_limit.empty()) {
-        const Stage asked = closed_word<Stage>(ErrorCode::invalid_argument, "stage_limit",
-                                               stage_limit);
+        const Stage asked =
+            closed_word<Stage>(ErrorCode::invalid_argument, "stage_limit", stage_limit);
         if (!limit || asked < *limit) {
             limit = asked;
             set_by = "--stage-limit of this call";
@@ -172,15 +172,16 @@ Json require_stage_allowed(const TargetSpec& spec, Stage stage, const std::strin
         return Json();
     }
     if (stage > *limit) {
-        throw Error(ErrorCode::not_authorized,
-                    fmt::format("{} is not authorized: the farthest stage allowed is {}, set by "
-                                "{}; a person (or a session with a wider limit) runs the next "
-                                "stage",
-                                stage_name(stage), stage_name(*limit), set_by),
-                    Json{{"stage", stage_name(stage)},
-                         {"stage_limit", stage_name(*limit)},
-                         {"set_by", set_by},
-                         {"field", set_by.starts_with("--") ? "stage_limit" : "limits.farthest_stage"}});
+        throw Error(
+            ErrorCode::not_authorized,
+            fmt::format("{} is not authorized: the farthest stage allowed is {}, set by "
+                        "{}; a person (or a session with a wider limit) runs the next "
+                        "stage",
+                        stage_name(stage), stage_name(*limit), set_by),
+            Json{{"stage", stage_name(stage)},
+                 {"stage_limit", stage_name(*limit)},
+                 {"set_by", set_by},
+                 {"field", set_by.starts_with("--") ? "stage_limit" : "limits.farthest_stage"}});
     }
     return Json{{"stage", stage_name(*limit)}, {"set_by", set_by}};
 }
@@ -197,9 +198,8 @@ std::string seconds_left(const char* what, const Json& b) {
     if (b.at("budget").is_null()) {
         return fmt::format("{} {:.1f} s spent, no budget set", what, b.value("spent", 0.0));
     }
-    return fmt::format("{} {:.1f} s of {:.1f} s spent, {:.1f} s left", what,
-                       b.value("spent", 0.0), b["budget"].get<double>(),
-                       b["remaining"].get<double>());
+    return fmt::format("{} {:.1f} s of {:.1f} s spent, {:.1f} s left", what, b.value("spent", 0.0),
+                       b["budget"].get<double>(), b["remaining"].get<double>());
 }
 
 }  // namespace
@@ -228,8 +228,7 @@ Json budget_and_next_stage(const store::Store& store, const std::string& invocat
             {"stage", stage_name(next)},
             {"experiment_id", experiment},
             {"estimated_cost_s", x.estimated_cost_s > 0 ? Json(x.estimated_cost_s) : Json()},
-            {"last_to_verdict",
-             e.result ? e.result->outputs.value("to_verdict", Json()) : Json()},
+            {"last_to_verdict", e.result ? e.result->outputs.value("to_verdict", Json()) : Json()},
             {"stage_limit", spec.farthest_stage ? Json(stage_name(*spec.farthest_stage)) : Json()},
             {"authorized", !spec.farthest_stage || next <= *spec.farthest_stage}};
     }
@@ -248,11 +247,11 @@ std::string budget_and_next_stage_text(const Json& j) {
         return "";
     }
     const Json& b = j.at("budgets");
-    std::string text = fmt::format("  budget: {}; {}{}\n", seconds_left("wall", b.at("wall_s")),
-                                   seconds_left("GPU", b.at("gpu_s")),
-                                   b.at("deadline").is_string()
-                                       ? "; deadline " + b["deadline"].get<std::string>()
-                                       : std::string());
+    std::string text =
+        fmt::format("  budget: {}; {}{}\n", seconds_left("wall", b.at("wall_s")),
+                    seconds_left("GPU", b.at("gpu_s")),
+                    b.at("deadline").is_string() ? "; deadline " + b["deadline"].get<std::string>()
+                                                 : std::string());
     const Json& n = j.at("next_stage");
     if (n.is_null()) {
         return text;
@@ -265,10 +264,10 @@ std::string budget_and_next_stage_text(const Json& j) {
             ? fmt::format("{:.1f} s (the experiment's estimated_cost_s)",
                           n["estimated_cost_s"].get<double>())
             : std::string("nothing (the experiment gave no estimated_cost_s)"),
-        last.is_object() ? fmt::format("{} pairs, {:.1f} GPU s, {:.1f} wall s",
-                                       last.value("pairs", 0), last.value("gpu_s", 0.0),
-                                       last.value("wall_s", 0.0))
-                         : std::string("nothing yet"),
+        last.is_object()
+            ? fmt::format("{} pairs, {:.1f} GPU s, {:.1f} wall s", last.value("pairs", 0),
+                          last.value("gpu_s", 0.0), last.value("wall_s", 0.0))
+            : std::string("nothing yet"),
         n.value("authorized", true)
             ? std::string()
             : fmt::format(" (not authorized: farthest_stage is {})", n.value("stage_limit", "")));

@@ -59,8 +59,7 @@ struct FalsifyRecord {
 // null (an override reason is then invalid_argument: there is nothing to override). Falsified
 // without `override_reason`: `falsified` naming the falsify record and how to override. With a
 // reason: {reason, falsify_invocation}, which the caller records as `override_falsified`.
-[[nodiscard]] Json require_not_falsified(const InvocationLedger& ledger,
-                                         std::string_view operation,
+[[nodiscard]] Json require_not_falsified(const InvocationLedger& ledger, std::string_view operation,
                                          std::string_view experiment_id,
                                          const std::string& override_reason);
 
@@ -77,7 +76,8 @@ struct FalsifyRecord {
 // experiment_id, estimated_cost_s (the experiment's estimate, null if it gave none),
 // last_to_verdict (what this invocation's verdict took), stage_limit (the Target's
 // farthest_stage or null), authorized}}. Reads only; null when the store holds no Target.
-[[nodiscard]] Json budget_and_next_stage(const store::Store& store, const std::string& invocation_id);
+[[nodiscard]] Json budget_and_next_stage(const store::Store& store,
+                                         const std::string& invocation_id);
 [[nodiscard]] std::string budget_and_next_stage_text(const Json& j);
 // Adds `budget` (the budgets above) and `next_stage` to an invocation's document (null without a
 // Target): status, wait and the operation itself give the same document.

@@ -27,8 +27,8 @@ InvocationEntry falsify_entry(const std::string& id, const std::string& experime
 
 TEST(Decision, TheLatestOutcomeStandsWhateverTheIdOrder) {
     const std::vector<InvocationEntry> entries = {
-        falsify_entry("inv-a", "exp-1", "survived", 200), falsify_entry("inv-b", "exp-1",
-                                                                        "falsified", 100),
+        falsify_entry("inv-a", "exp-1", "survived", 200),
+        falsify_entry("inv-b", "exp-1", "falsified", 100),
         falsify_entry("inv-c", "exp-2", "falsified", 300)};
     const InvocationLedger ledger = InvocationLedger::of(entries);
     const auto latest = latest_falsify_record(ledger, "exp-1");
