@@ -3,6 +3,7 @@
 
 #include "cko/eval/champion.hpp"
 #include "cko/eval/compare_context.hpp"
+#include "cko/eval/decision.hpp"
 #include "cko/eval/experiment.hpp"
 #include "cko/eval/failure_gate.hpp"
 #include "cko/eval/judge.hpp"
@@ -296,11 +297,28 @@ stats::Verdict judge_and_record(const Target& target, const ComparisonPlan& plan
     return j.verdict;
 }
 
+// A screen or confirm of an experiment recorded as falsified is refused unless
+// o.override_falsified is given, then recorded as the request's override_falsified.
+void gate_falsified_experiment(const CompareOptions& o, ComparisonPlan& plan,
+                               const InvocationLedger& ledger) {
+    if (o.kind == ComparisonKind::audit) {
+        return;  // an audit re-checks the champion against the original: no experiment's claim
+    }
+    const Json overridden = require_not_falsified(ledger, comparison_kind_name(o.kind),
+                                                  o.experiment_id, o.override_falsified);
+    if (!overridden.is_null()) {
+        plan.request["override_falsified"] = overridden;
+    }
+}
+
 }  // namespace
 
 OperationOutcome run_comparison(const Target& target, const CompareOptions& o,
                                 const std::function<void(const std::string&)>& announce) {
     const std::string kind(comparison_kind_name(o.kind));
+    // Nothing past the stage this session may reach runs (decision.hpp).
+    const Json stage_limit =
+        require_stage_allowed(target.spec(), *stage_from_name(kind), o.stage_limit);
     // The one-confirm rule is decided and its invocation created under one per-experiment lock, so
     // two confirms started together cannot both pass the check.
     std::optional<store::StoreLock> decision;
@@ -312,6 +330,10 @@ OperationOutcome run_comparison(const Target& target, const CompareOptions& o,
     const InvocationLedger ledger = InvocationLedger::read(target.store());
     ComparisonPlan plan = plan_comparison(target, o, ledger);
     gate_failed_candidate(o, plan, ledger);  // failure_gate.hpp
+    gate_falsified_experiment(o, plan, ledger);
+    if (!stage_limit.is_null()) {
+        plan.request["stage_limit"] = stage_limit;
+    }
     run::Invocation inv = run::Invocation::create(target.store(), kind, plan.request,
                                                   limits_for(target.spec()), o.cancel);
     decision.reset();  // the confirm now exists: a later confirm sees it

@@ -24,6 +24,12 @@ struct CompareOptions {
     // confirm and audit: the caller's reason to measure a candidate that an earlier screen,
     // confirm or audit failed (else candidate_failed); recorded in the request.
     std::string override_failure;
+    // screen and confirm: the caller's reason to measure an experiment recorded as falsified
+    // (`cko experiment falsify`; else falsified); recorded in the request as override_falsified.
+    std::string override_falsified;
+    // The farthest stage this call may run (`--stage-limit`; "" = the Target's [limits]
+    // farthest_stage only); a stage past it is not_authorized. Recorded as stage_limit.
+    std::string stage_limit;
     std::uint64_t seed = 0;  // pair order; 0 = derived from the experiment and kind (recorded)
     const std::atomic<bool>* cancel = nullptr;
     ProgressFn progress;  // one line per pair, for a terminal

@@ -2,6 +2,7 @@
 // happened.
 #include "cko/eval/history.hpp"
 
+#include "cko/eval/decision.hpp"
 #include "cko/eval/experiment.hpp"
 #include "cko/eval/judge.hpp"
 #include "cko/eval/ledger.hpp"
@@ -177,13 +178,18 @@ Json target_history(const store::Store& store) {
                  {"failure_closes", store::failure_closes_name(x.failure_closes)},
                  {"minimum_effect_pct", x.minimum_effect_pct},
                  {"relationship", store::relationship_name(x.relationship)},
-                 {"screen_design", store::screen_design_name(x.screen_design)}});
+                 {"screen_design", store::screen_design_name(x.screen_design)},
+                 {"estimated_cost_s", x.estimated_cost_s}});
     }
     // Bound first: a temporary inside a range-for initializer dies before the loop (C++20).
     const InvocationLedger ledger = InvocationLedger::read(store);
     for (const InvocationEntry& inv : ledger.entries()) {
         const store::InvocationRecord& request = inv.request;
         const std::string& kind = request.kind;
+        if (kind == kFalsifyKind && inv.succeeded()) {
+            entries.push_back(falsify_history_entry(inv));  // decision.hpp
+            continue;
+        }
         if (kind != "screen" && kind != "confirm" && kind != "audit" && kind != "baseline") {
             continue;
         }
@@ -293,6 +299,10 @@ std::string history_text(const Json& h) {
                                                e.value("subject", Json("")).get<std::string>())
                                  : std::string(),
                             collected);
+            continue;
+        }
+        if (type == kFalsifyKind) {
+            text += falsify_history_line(when, e);
             continue;
         }
         if (type == "select" || type == "restore") {

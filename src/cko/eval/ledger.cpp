@@ -37,6 +37,12 @@ InvocationLedger InvocationLedger::read(const store::Store& store) {
     return ledger;
 }
 
+InvocationLedger InvocationLedger::of(std::vector<InvocationEntry> entries) {
+    InvocationLedger ledger;
+    ledger.entries_ = std::move(entries);
+    return ledger;
+}
+
 std::vector<const InvocationEntry*> InvocationLedger::confirms_of(
     std::string_view experiment_id) const {
     std::vector<const InvocationEntry*> found;

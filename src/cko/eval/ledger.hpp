@@ -31,6 +31,8 @@ struct InvocationEntry {
 class InvocationLedger {
 public:
     [[nodiscard]] static InvocationLedger read(const store::Store& store);
+    // A ledger of the given entries (for rules tested without a store).
+    [[nodiscard]] static InvocationLedger of(std::vector<InvocationEntry> entries);
 
     // Every invocation, in id order (the order of run::list_invocations).
     [[nodiscard]] const std::vector<InvocationEntry>& entries() const noexcept { return entries_; }

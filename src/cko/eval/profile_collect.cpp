@@ -3,6 +3,7 @@
 #include "cko/eval/profile_collect.hpp"
 
 #include "cko/env/tools.hpp"
+#include "cko/eval/decision.hpp"
 #include "cko/eval/experiment.hpp"
 #include "cko/eval/failure_gate.hpp"
 #include "cko/eval/profile_evidence.hpp"
@@ -273,6 +274,8 @@ ProfileCollectOutcome collect_profile(const Target& target, const ProfileCollect
     // The invocations, read once for the failure gate and the budget.
     const InvocationLedger ledger = InvocationLedger::read(store);
     const Json overridden = gate_profiled_subject(ledger, o, experiment);
+    const Json overridden_falsified =
+        require_not_falsified(ledger, "profile collect", o.experiment_id, o.override_falsified);
     const std::string case_id = o.case_id.empty() ? spec.case_ids.front() : o.case_id;
     if (std::find(spec.case_ids.begin(), spec.case_ids.end(), case_id) == spec.case_ids.end()) {
         throw Error(ErrorCode::invalid_argument,
@@ -321,6 +324,9 @@ ProfileCollectOutcome collect_profile(const Target& target, const ProfileCollect
                  {"driver_mode", "process"}};
     if (!overridden.is_null()) {
         request["override_failure"] = overridden;
+    }
+    if (!overridden_falsified.is_null()) {
+        request["override_falsified"] = overridden_falsified;
     }
     run::Invocation inv =
         run::Invocation::create(store, "profile", request, limits_for(spec), o.cancel);

@@ -31,6 +31,9 @@ struct ProfileCollectOptions {
     // The caller's reason to profile a candidate that a screen, confirm or audit failed (else
     // candidate_failed); recorded in the request as override_failure.
     std::string override_failure;
+    // The caller's reason to profile an experiment recorded as falsified (else falsified);
+    // recorded in the request as override_falsified.
+    std::string override_falsified;
     const std::atomic<bool>* cancel = nullptr;
     ProgressFn progress;
 };

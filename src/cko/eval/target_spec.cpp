@@ -512,6 +512,13 @@ void read_limits(Table& top, TargetSpec& s, FieldProblems& p) {
         }
     });
     p.check([&] {
+        if (limits.has("farthest_stage")) {
+            s.farthest_stage = closed_word<Stage>(
+                ErrorCode::invalid_spec, "limits.farthest_stage",
+                limits.string("farthest_stage",
+                              "the farthest stage a session may run: \"screen\", \"confirm\" "
+                              "or \"audit\""));
+        }
         if (limits.has("deadline")) {
             s.deadline_text =
                 limits.string("deadline", "an absolute UTC time such as 2026-12-01T00:00:00Z");

@@ -1,6 +1,7 @@
 // The Target spec (cko.toml, PROTOCOL.md): parsed with toml++ and validated field by field.
 #pragma once
 
+#include "cko/eval/stage.hpp"
 #include "cko/run/slurm_launcher.hpp"
 #include "cko/stats/paired_estimate.hpp"
 #include "cko/store/experiment_words.hpp"
@@ -71,6 +72,9 @@ struct TargetSpec {
     double wall_seconds_budget = 0;  // 0 = unlimited
     std::optional<std::int64_t> deadline_unix_s;
     std::string deadline_text;
+    // [limits] farthest_stage: the farthest comparison this Target's sessions may run (a verb past
+    // it is not_authorized); none = every stage.
+    std::optional<Stage> farthest_stage;
 
     std::string gpus_mode;               // "auto" | "list" | "none"
     std::vector<std::string> gpu_uuids;  // when gpus_mode == "list"

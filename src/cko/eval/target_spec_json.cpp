@@ -54,6 +54,9 @@ Json TargetSpec::to_json() const {
                 {"wall_seconds_budget", wall_seconds_budget},
                 {"deadline", deadline_text.empty() ? Json(nullptr) : Json(deadline_text)},
                 {"host_changes", "advice_only"}};
+    if (farthest_stage) {  // absent when unset, so that existing Targets keep their ids
+        limits["farthest_stage"] = stage_name(*farthest_stage);
+    }
     Json driver_json{{"argv", driver_argv},
                      {"capabilities", capabilities},
                      {"identity_paths", identity_paths},
@@ -140,6 +143,16 @@ TargetSpec TargetSpec::from_json(const Json& s, const std::filesystem::path& bas
     if (!l.at("deadline").is_null()) {
         spec.deadline_text = l.at("deadline");
     }
+    if (l.contains("farthest_stage")) {
+        const std::string word = l.at("farthest_stage");
+        spec.farthest_stage = stage_from_name(word);
+        if (!spec.farthest_stage) {
+            throw Error(ErrorCode::invalid_record,
+                        fmt::format("target.json: limits.farthest_stage \"{}\" is not a stage ({})",
+                                    word, closed_enum_words<Stage>()),
+                        Json{{"field", "$.spec.limits.farthest_stage"}});
+        }
+    }
     const Json& gpus = s.at("resources").at("gpus");
     if (gpus.is_array()) {
         spec.gpus_mode = "list";
@@ -219,6 +232,7 @@ cleanup_timeout_s = 30
 gpu_seconds_budget = 1800
 # wall_seconds_budget = 7200
 # deadline = "2026-12-31T00:00:00Z"
+# farthest_stage = "confirm"       # screen | confirm | audit: the farthest stage a session may run
 
 [resources]
 gpus = "auto"                      # or ["GPU-<uuid>", ...]; [] for CPU-only work

@@ -259,6 +259,33 @@ TEST(TargetSpec, ACaseRegressionToleranceIsReadAndBounded) {
               std::string::npos);
 }
 
+// [limits] farthest_stage (issue 23): a closed word, frozen only when given (so that Targets
+// without it keep their ids), read back typed.
+TEST(TargetSpec, TheFarthestStageIsAClosedWordFrozenOnlyWhenGiven) {
+    const TargetSpec none = parse_target_spec(kGood, "/t/cko.toml");
+    EXPECT_FALSE(none.farthest_stage);
+    EXPECT_FALSE(none.to_json().at("limits").contains("farthest_stage"));
+    const std::string limited = replace(kGood, "cleanup_timeout_s = 30",
+                                        "cleanup_timeout_s = 30\nfarthest_stage = \"confirm\"");
+    const TargetSpec s = parse_target_spec(limited, "/t/cko.toml");
+    ASSERT_TRUE(s.farthest_stage);
+    EXPECT_EQ(*s.farthest_stage, Stage::confirm);
+    const TargetSpec back = TargetSpec::from_json(s.to_json(), "/t");
+    EXPECT_EQ(back.farthest_stage, Stage::confirm);
+    EXPECT_EQ(back.to_json(), s.to_json());
+    try {
+        (void)parse_target_spec(replace(kGood, "cleanup_timeout_s = 30",
+                                        "cleanup_timeout_s = 30\nfarthest_stage = \"select\""),
+                                "/t/cko.toml");
+        FAIL() << "farthest_stage = \"select\" was accepted";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.code(), ErrorCode::invalid_spec);
+        EXPECT_EQ(e.details().at("field"), "limits.farthest_stage");
+        EXPECT_NE(std::string(e.what()).find("screen, confirm, audit"), std::string::npos)
+            << e.what();
+    }
+}
+
 TEST(TargetSpec, SyntaxErrorsNameTheLine) {
     try {
         (void)parse_target_spec("[target\nname = 1", "spec.toml");

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace cko::report {
 namespace {
 
@@ -34,8 +36,9 @@ std::string budget_line(const char* what, double spent, double budget) {
     if (budget <= 0) {
         return fmt::format("- {}: {} spent; no budget set\n", what, seconds_text(spent));
     }
-    return fmt::format("- {}: {} of {} ({:.0f} %)\n", what, seconds_text(spent),
-                       seconds_text(budget), 100.0 * spent / budget);
+    return fmt::format("- {}: {} of {} ({:.0f} %), {} left\n", what, seconds_text(spent),
+                       seconds_text(budget), 100.0 * spent / budget,
+                       seconds_text(std::max(0.0, budget - spent)));
 }
 
 std::string write_here(const std::string& title, const std::string& prompt) {
@@ -210,12 +213,40 @@ std::string cost_md(const Json& cost) {
 
 }  // namespace
 
+// What each experiment's next stage would cost: its estimated_cost_s and what its last
+// comparison took to its verdict.
+std::string next_stages_md(const Json& model) {
+    std::string s;
+    for (const auto& x : model["experiments"]) {
+        const Json& n = x.value("next_stage", Json());
+        if (!n.is_object()) {
+            continue;
+        }
+        const Json& last = n.value("last_to_verdict", Json());
+        s += fmt::format(
+            "- next stage of `{}`: {}{}, estimated {}; {}\n", x.value("id", ""),
+            n.value("stage", ""), n.value("authorized", true) ? "" : " (not authorized)",
+            n.value("estimated_cost_s", Json()).is_number()
+                ? seconds_text(n["estimated_cost_s"].get<double>())
+                : std::string("nothing (no estimated_cost_s)"),
+            last.is_object()
+                ? fmt::format("its last comparison `{}` took {} pairs, {} GPU, {} wall to its "
+                              "verdict",
+                              last.value("invocation_id", ""), last.value("pairs", 0),
+                              seconds_text(last.value("gpu_s", 0.0)),
+                              seconds_text(last.value("wall_s", 0.0)))
+                : std::string("not measured yet"));
+    }
+    return s;
+}
+
 std::string render_handoff(const Json& model) {
     const Json& f = model["findings"];
     std::string s = opening_md(model);
     s += outcome_md(model);
     s += conclusions_md(model);
     s += cost_md(model["cost"]);
+    s += next_stages_md(model);
     s += "\n## Evidence gaps and open risks\n\n";
     for (const auto& g : f["gaps"]) {
         s += fmt::format("- {}{}\n", g.value("text", ""),

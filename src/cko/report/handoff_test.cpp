@@ -57,7 +57,7 @@ TEST_F(HandoffTest, TheSkeletonCitesTheEvidenceAndMarksWhatAPersonMustWrite) {
         std::string::npos);
     EXPECT_NE(md.find("closed: **integration**"), std::string::npos);
     EXPECT_NE(md.find("`" + slow + "`, `" + c3 + "`"), std::string::npos);
-    EXPECT_NE(md.find("- wall: 1 min 16 s of 1 h 00 min (2 %)"), std::string::npos);
+    EXPECT_NE(md.find("- wall: 1 min 16 s of 1 h 00 min (2 %), 58 min"), std::string::npos);
     EXPECT_NE(md.find("no termination reason recorded"), std::string::npos);
 
     (void)record_stop(s.store(), "goal reached; the remaining directions are not worth the budget");

@@ -292,6 +292,7 @@ struct HistoryParts {
     Json lineage = Json::array();
     Json profiles = Json::array();  // parsed profiler documents and maps kept as evidence
     std::map<std::string, Json> by_experiment;
+    std::map<std::string, Json> outcomes;  // the latest falsify record of each experiment
     double driver_calls = 0;
     Json cost_by_kind = Json::object();
 };
@@ -318,6 +319,10 @@ HistoryParts sort_history(const Json& history, stats::Direction direction,
         }
         if (type == "profile") {
             parts.profiles.push_back(e);
+            continue;
+        }
+        if (type == "falsify") {  // entries are in time order: a later record supersedes
+            parts.outcomes[text_of(e, "experiment_id")] = e;
             continue;
         }
         parts.driver_calls += number_or(e, "driver_calls", 0);
@@ -352,6 +357,55 @@ HistoryParts sort_history(const Json& history, stats::Direction direction,
         parts.comparisons.push_back(e);
     }
     return parts;
+}
+
+// The decision record's outcome of an experiment (`cko experiment falsify`), in its conclusion and
+// evidence; `outcome` is null when none was recorded.
+void add_outcome(Json& x, const std::map<std::string, Json>& outcomes) {
+    const auto found = outcomes.find(text_of(x, "id"));
+    if (found == outcomes.end()) {
+        x["outcome"] = Json();
+        return;
+    }
+    const Json& o = found->second;
+    x["outcome"] = Json{{"outcome", text_of(o, "outcome")},
+                        {"invocation_id", text_of(o, "id")},
+                        {"evidence", o.value("evidence", Json::object())},
+                        {"note", text_of(o, "note")}};
+    x["conclusion"] = one_line(fmt::format("{}; hypothesis {} ({})", text_of(x, "conclusion"),
+                                           text_of(o, "outcome"), text_of(o, "id")));
+    x["evidence"].push_back(text_of(o, "id"));
+}
+
+// The stage an experiment would run next (screen when unmeasured, confirm after a passing screen,
+// audit for the champion) and what it would cost: the experiment's estimated_cost_s, and what its
+// last comparison took to its verdict; null when no stage follows.
+void add_next_stage(Json& x, const Json& comparisons, const eval::TargetSpec& spec) {
+    const std::string status = text_of(x, "status");
+    const char* next = status == "unmeasured"    ? "screen"
+                       : status == "unconfirmed" ? "confirm"
+                       : status == "champion"    ? "audit"
+                                                 : nullptr;
+    const bool falsified =
+        x["outcome"].is_object() && x["outcome"].value("outcome", "") == "falsified";
+    if (next == nullptr || falsified) {
+        x["next_stage"] = Json();
+        return;
+    }
+    Json last;
+    if (!comparisons.empty()) {
+        const Json& c = comparisons.back();
+        last = Json{{"invocation_id", text_of(c, "id")},
+                    {"pairs", c.value("pairs", 0)},
+                    {"gpu_s", number_or(c, "gpu_s", 0)},
+                    {"wall_s", number_or(c, "wall_s", 0)}};
+    }
+    const double estimate = number_or(x, "estimated_cost_s", 0);
+    x["next_stage"] = Json{{"stage", next},
+                           {"estimated_cost_s", estimate > 0 ? Json(estimate) : Json()},
+                           {"last_to_verdict", last},
+                           {"authorized", !spec.farthest_stage || *eval::stage_from_name(next) <=
+                                                                      *spec.farthest_stage}};
 }
 
 // The champion section: current, lineage, selection, and whether an audit since the selection
@@ -475,6 +529,8 @@ Json build_report_model(const store::Store& store, std::int64_t now_unix_s) {
         }
         x["comparisons"] = ids;
         conclude(x, mine, current, ever_selected);
+        add_outcome(x, parts.outcomes);
+        add_next_stage(x, mine, spec);
     }
     Json audits = Json::array();
     const Json champion_section = champion_section_of(champion, current, parts, audits);

@@ -55,6 +55,8 @@ enum class ExitClass : int {
     X(scope_violation, usage)               \
     X(already_confirmed, usage)             \
     X(candidate_failed, usage)              \
+    X(falsified, usage)                     \
+    X(not_authorized, usage)                \
     X(not_eligible, usage)                  \
     X(budget_exhausted, usage)              \
     X(deadline_passed, usage)               \

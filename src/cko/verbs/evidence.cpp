@@ -46,7 +46,7 @@ std::vector<Param> collect_params() {
     return {string_param("experiment", "The experiment whose subject is profiled"),
             string_param("subject", "reference (the experiment's base) or candidate"),
             string_param("case", "The case of the one driver call (default: the Target's first)"),
-            override_failure_param()};
+            override_failure_param(), override_falsified_param()};
 }
 
 Outcome collect_into_store(const Request& request, Context& context, const std::string& tool,
@@ -59,6 +59,7 @@ Outcome collect_into_store(const Request& request, Context& context, const std::
     o.subject = request.text("subject");
     o.case_id = request.text("case");
     o.override_failure = request.text("override_failure");
+    o.override_falsified = request.text("override_falsified");
     if (tool != "torch") {
         o.program = request.text(tool);
         o.tool_args = request.list(tool + "_arg");

@@ -2,6 +2,7 @@
 // champion.
 #include "cko/eval/champion.hpp"
 #include "cko/eval/compare.hpp"
+#include "cko/eval/decision.hpp"
 #include "cko/eval/experiment.hpp"
 #include "cko/eval/history.hpp"
 #include "cko/eval/judge.hpp"
@@ -101,6 +102,7 @@ std::string outcome_text(const std::string& verb, const eval::OperationOutcome& 
 Outcome from_outcome(const std::string& verb, const eval::OperationOutcome& o,
                      const store::Store& store, const eval::TargetSpec& spec) {
     Json j = run::invocation_status(store, o.invocation_id).to_json();
+    eval::add_budget_and_next_stage(j, store, o.invocation_id);  // as status and wait give it
     Outcome outcome{outcome_text(verb, o, spec), j, o.exit_code, {}};
     outcome.failure = o.error;
     return outcome;
@@ -123,6 +125,10 @@ Outcome compare(const std::string& verb, const Request& r, Context& context) {
     if (c.kind != eval::ComparisonKind::screen) {
         c.override_failure = r.text("override_failure");
     }
+    if (c.kind != eval::ComparisonKind::audit) {
+        c.override_falsified = r.text("override_falsified");
+    }
+    c.stage_limit = r.text("stage_limit");
     c.seed = r.unsigned_integer("seed");
     c.cancel = context.cancel;
     c.progress = [&context](const Progress& step) { context.report_progress(step); };
@@ -257,6 +263,25 @@ Outcome experiment_new(const Request& r, Context& /*context*/) {
         {}};
 }
 
+Outcome experiment_falsify(const Request& r, Context& context) {
+    const store::Store store = store::Store::open(r.text("root"));
+    const eval::Target target = eval::Target::open(store);
+    eval::FalsifyOptions f;
+    f.experiment_id = r.text("experiment");
+    f.outcome = r.text("outcome");
+    f.evidence = r.text("evidence");
+    f.note = r.text("note");
+    const std::string id = eval::record_falsify(
+        target, f, [&context](const std::string& inv) { context.announce_invocation(inv); });
+    const run::InvocationStatus st = run::invocation_status(store, id);
+    const Json& out = st.result.at("outputs");
+    return Outcome{fmt::format("{}: {} recorded as {} (evidence {})\n", id, f.experiment_id,
+                               f.outcome, out.at("evidence").dump()),
+                   st.to_json(),
+                   0,
+                   {}};
+}
+
 Outcome champion_show(const Request& r, Context& /*context*/) {
     const store::Store store = store::Store::open(r.text("root"));
     const eval::Champion c = eval::read_champion(store);
@@ -323,6 +348,10 @@ Verb comparison_verb(const std::string& name, const std::string& summary, RunFn 
     if (name != "screen") {
         def.params.push_back(override_failure_param());
     }
+    if (name != "audit") {
+        def.params.push_back(override_falsified_param());
+    }
+    def.params.push_back(stage_limit_param());
     def.params.push_back(
         integer_param("seed", "Seed of the AB/BA order (default: derived from the ids, recorded)"));
     def.params.back().minimum = 0;
@@ -412,6 +441,17 @@ void add_loop_verbs(std::vector<Verb>& table, std::vector<Group>& groups) {
             list_param("premise", "A premise the hypothesis rests on (repeatable)"),
         }},
         &experiment_new});
+
+    table.push_back(Verb{
+        {"experiment", "falsify"},
+        "Record that an experiment's hypothesis was falsified or survived, citing evidence",
+        RequestDef{{root_param(), positional(required(string_param("experiment", "Experiment id"))),
+                    required(string_param("outcome", "falsified or survived")),
+                    required(string_param("evidence",
+                                          "A stored id (inv-…, profile-…) or a file (stored "
+                                          "content-addressed)")),
+                    string_param("note", "What the evidence showed")}},
+        &experiment_falsify});
 
     table.push_back(comparison_verb(
         "screen", "Cheap paired look: can reject or pass to confirm, never select", &screen));

@@ -112,6 +112,16 @@ Param override_failure_param() {
                         "Run it although the candidate failed an earlier screen, confirm or audit: "
                         "the reason, recorded in the invocation");
 }
+Param override_falsified_param() {
+    return string_param("override_falsified",
+                        "Run it although the experiment was recorded as falsified: the reason, "
+                        "recorded in the invocation");
+}
+Param stage_limit_param() {
+    return string_param("stage_limit",
+                        "The farthest stage this session may run: screen, confirm or audit "
+                        "(tightens the Target's [limits] farthest_stage)");
+}
 
 std::string cli_option_name(const std::string& key) {
     std::string name = "--" + key;

@@ -44,6 +44,12 @@ Param detach_param();
 // `override_failure` (confirm, audit, profile collect): the reason to measure or profile a
 // candidate that an earlier screen, confirm or audit failed, recorded in the invocation.
 Param override_failure_param();
+// `override_falsified` (screen, confirm, profile collect): the reason to measure or profile an
+// experiment recorded as falsified (`cko experiment falsify`), recorded in the invocation.
+Param override_falsified_param();
+// `stage_limit` (screen, confirm, audit): the farthest stage this call may run (screen, confirm or
+// audit), for an agent's session; a verb past it refuses with not_authorized.
+Param stage_limit_param();
 
 [[nodiscard]] std::string cli_option_name(const std::string& key);  // case_file -> --case-file
 

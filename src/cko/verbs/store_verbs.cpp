@@ -2,6 +2,7 @@
 // `cancel`.
 #include "cko/eval/champion.hpp"
 #include "cko/eval/compare_context.hpp"
+#include "cko/eval/decision.hpp"
 #include "cko/eval/experiment.hpp"
 #include "cko/run/invocation.hpp"
 #include "cko/store/fsck.hpp"
@@ -301,7 +302,13 @@ Outcome status(const Request& r, Context& context) {
                                       : run::detect_lost_invocation(store, id);
     const Json progress =
         st.state == run::InvocationState::running ? eval::comparison_progress(store, id) : Json();
-    Outcome outcome{status_text(st, progress), status_json(st, progress), status_exit(st), {}};
+    // What the session may still spend and what the next stage costs (decision.hpp).
+    const Json budget = eval::budget_and_next_stage(store, id);
+    Json document = status_json(st, progress);
+    document["budget"] = budget.is_null() ? Json() : budget["budgets"];
+    document["next_stage"] = budget.is_null() ? Json() : budget["next_stage"];
+    Outcome outcome{status_text(st, progress) + eval::budget_and_next_stage_text(budget), document,
+                    status_exit(st), {}};
     add_next_step_of(outcome, st, r.text("root"));
     return outcome;
 }
@@ -332,7 +339,9 @@ Outcome wait(const Request& r, Context& context) {
             status_json(st, eval::comparison_progress(store, id)));
     }
     // As the direct call would have ended: a failure is reported as one.
-    Outcome outcome{status_text(st, Json()), st.to_json(), status_exit(st), {}};
+    Json document = st.to_json();
+    eval::add_budget_and_next_stage(document, store, id);
+    Outcome outcome{status_text(st, Json()), document, status_exit(st), {}};
     outcome.failure = recorded_failure(st);
     add_next_step_of(outcome, st, r.text("root"));
     return outcome;

@@ -164,6 +164,19 @@ TEST_F(VerbsTest, TheLoopFromInitToReportRunsThroughTheTable) {
     const Outcome screen = run("screen", Json{{"root", root}, {"experiment", exp}});
     EXPECT_EQ(document_["kind"], "screen");
     EXPECT_EQ(screen.exit_code, 0) << document_.dump();
+    const std::string screen_id = document_.at("id");
+    // The decision record: an outcome on cited evidence, a closed word checked.
+    EXPECT_EQ(error_of("experiment_falsify", Json{{"root", root},
+                                                  {"experiment", exp},
+                                                  {"outcome", "maybe"},
+                                                  {"evidence", screen_id}}),
+              ErrorCode::invalid_argument);
+    (void)run(
+        "experiment_falsify",
+        Json{
+            {"root", root}, {"experiment", exp}, {"outcome", "survived"}, {"evidence", screen_id}});
+    EXPECT_EQ(document_["kind"], "falsify");
+    EXPECT_EQ(document_["result"]["outputs"]["evidence"]["id"], screen_id);
     const Outcome confirm = run("confirm", Json{{"root", root}, {"experiment", exp}});
     const std::string confirm_id = document_.at("id");
     EXPECT_EQ(document_["result"]["outputs"]["verdict"], "improved") << document_.dump();
@@ -345,6 +358,7 @@ TEST(VerbsCoverage, EveryVerbHasAnInProcessTest) {
                                        "target_freeze",
                                        "baseline",
                                        "experiment_new",
+                                       "experiment_falsify",
                                        "screen",
                                        "confirm",
                                        "audit",
