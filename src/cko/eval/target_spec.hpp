@@ -1,6 +1,7 @@
 // The Target spec (cko.toml, PROTOCOL.md): parsed with toml++ and validated field by field.
 #pragma once
 
+#include "cko/env/observation.hpp"
 #include "cko/run/slurm_launcher.hpp"
 #include "cko/stats/paired_estimate.hpp"
 #include "cko/store/experiment_words.hpp"
@@ -71,6 +72,9 @@ struct TargetSpec {
     double wall_seconds_budget = 0;  // 0 = unlimited
     std::optional<std::int64_t> deadline_unix_s;
     std::string deadline_text;
+
+    // [observation]: the limits past which a comparison's window is disturbed (inconclusive).
+    env::ObservationRule observation;
 
     std::string gpus_mode;               // "auto" | "list" | "none"
     std::vector<std::string> gpu_uuids;  // when gpus_mode == "list"
