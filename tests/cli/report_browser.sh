@@ -16,8 +16,9 @@ if [ -z "$browser" ]; then
   exit 77
 fi
 
-# The demo, as `make demo` runs it, into a directory of ours.
-CKO="$CKO" CKO_DEMO_WORK="$tmp/demo" bash "$repo/scripts/demo.sh" > "$tmp/demo.log" 2>&1 ||
+# The demo, as `make demo` runs it, into a directory of ours; on a shared, loaded CI host, with
+# host load not let decide its verdicts (the report is under test here, not this host).
+CKO="$CKO" CKO_DEMO_WORK="$tmp/demo" CKO_DEMO_MAX_HOST_LOAD=1000 bash "$repo/scripts/demo.sh" > "$tmp/demo.log" 2>&1 ||
   { tail -40 "$tmp/demo.log" >&2; fail "the demo failed"; }
 report="$tmp/demo/report.html"
 [ -s "$report" ] || fail "the demo wrote no report.html"

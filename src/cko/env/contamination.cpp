@@ -48,7 +48,104 @@ Json MonitorSample::to_json() const {
                                 {"clock_event_reasons", optional_json(gpu.clock_event_reasons)},
                                 {"processes", procs}});
     }
-    return Json{{"unix_ns", unix_ns}, {"gpus", gpu_list}, {"load_1m", optional_json(load_1m)}};
+    // The run queue as read, the reader included; busy and steal over the interval before.
+    const Json host_json{{"procs_running", optional_json(host.procs_running)},
+                         {"busy_pct", optional_json(busy_pct)},
+                         {"steal_pct", optional_json(steal_pct)},
+                         {"cpu_freq_mhz", optional_json(host.freq_mhz)}};
+    return Json{{"unix_ns", unix_ns},
+                {"gpus", gpu_list},
+                {"load_1m", optional_json(load_1m)},
+                {"host", host_json}};
+}
+
+void HostObservation::add(const HostObservation& o) {
+    logical_cpus = std::max(logical_cpus, o.logical_cpus);
+    samples += o.samples;
+    run_queue_samples += o.run_queue_samples;
+    runnable_sum += o.runnable_sum;
+    ticks += o.ticks;
+    idle_ticks += o.idle_ticks;
+    steal_ticks += o.steal_ticks;
+    freq_samples += o.freq_samples;
+    const auto lower = [](std::optional<double> a, std::optional<double> b) {
+        return a && b ? std::min(*a, *b) : (a ? a : b);
+    };
+    const auto upper = [](std::optional<double> a, std::optional<double> b) {
+        return a && b ? std::max(*a, *b) : (a ? a : b);
+    };
+    freq_min_mhz = lower(freq_min_mhz, o.freq_min_mhz);
+    freq_max_mhz = upper(freq_max_mhz, o.freq_max_mhz);
+    load_1m_max = upper(load_1m_max, o.load_1m_max);
+}
+
+std::optional<double> HostObservation::load_per_cpu() const {
+    if (run_queue_samples == 0 || logical_cpus == 0) {
+        return std::nullopt;
+    }
+    return runnable_sum / static_cast<double>(run_queue_samples) / logical_cpus;
+}
+
+std::optional<double> HostObservation::busy_pct() const {
+    if (ticks == 0) {
+        return std::nullopt;
+    }
+    return 100.0 * static_cast<double>(ticks - std::min(idle_ticks, ticks)) /
+           static_cast<double>(ticks);
+}
+
+std::optional<double> HostObservation::steal_pct() const {
+    if (ticks == 0) {
+        return std::nullopt;
+    }
+    return 100.0 * static_cast<double>(steal_ticks) / static_cast<double>(ticks);
+}
+
+Json HostObservation::to_json() const {
+    Json freq = nullptr;  // unknown: no CPU exposed cpufreq (a VM or a container), not a failure
+    if (freq_min_mhz && freq_max_mhz) {
+        freq = Json{{"min", *freq_min_mhz}, {"max", *freq_max_mhz}, {"samples", freq_samples}};
+    }
+    return Json{{"logical_cpus", logical_cpus},
+                {"samples", samples},
+                {"load_per_cpu", optional_json(load_per_cpu())},
+                {"busy_pct", optional_json(busy_pct())},
+                {"steal_pct", optional_json(steal_pct())},
+                {"cpu_freq_mhz", freq},
+                {"load_1m_max", optional_json(load_1m_max)}};
+}
+
+HostObservation observe_host(const std::vector<MonitorSample>& samples, unsigned logical_cpus) {
+    HostObservation h;
+    h.logical_cpus = logical_cpus;
+    h.samples = samples.size();
+    const CpuTimes* first = nullptr;
+    const CpuTimes* last = nullptr;
+    for (const auto& s : samples) {
+        if (s.host.procs_running) {
+            ++h.run_queue_samples;
+            // The reading thread is itself running while it reads /proc/stat.
+            h.runnable_sum += std::max(1U, *s.host.procs_running) - 1;
+        }
+        if (s.host.times) {
+            first = first != nullptr ? first : &*s.host.times;
+            last = &*s.host.times;
+        }
+        if (s.host.freq_mhz) {
+            ++h.freq_samples;
+            h.freq_min_mhz = std::min(h.freq_min_mhz.value_or(*s.host.freq_mhz), *s.host.freq_mhz);
+            h.freq_max_mhz = std::max(h.freq_max_mhz.value_or(*s.host.freq_mhz), *s.host.freq_mhz);
+        }
+        if (s.load_1m) {
+            h.load_1m_max = std::max(h.load_1m_max.value_or(*s.load_1m), *s.load_1m);
+        }
+    }
+    if (first != nullptr && last->total >= first->total) {
+        h.ticks = last->total - first->total;
+        h.idle_ticks = last->idle >= first->idle ? last->idle - first->idle : 0;
+        h.steal_ticks = last->steal >= first->steal ? last->steal - first->steal : 0;
+    }
+    return h;
 }
 
 Json MonitorSummary::to_json() const {
@@ -59,6 +156,8 @@ Json MonitorSummary::to_json() const {
                 {"low_clock_share", low_clock_share},
                 {"source", source},
                 {"gpu_verified", gpu_verified},
+                {"gpu_readings_missing", gpu_readings_missing},
+                {"host", host.to_json()},
                 {"notes", notes}};
 }
 
@@ -121,11 +220,14 @@ MonitorSummary summarize_samples(const std::vector<MonitorSample>& samples,
                 "GPU {} was never busy with known clocks: the clock rule could not be applied",
                 uuid));
         }
+        summary.gpu_readings_missing += stats.unseen;
         if (stats.unseen > 0) {
             summary.notes.push_back(fmt::format("GPU {} missing from {}/{} readings", uuid,
                                                 stats.unseen, samples.size()));
         }
     }
+    summary.gpu_targets = per_gpu.size();
+    summary.host = observe_host(samples, online_cpus());
     summary.gpu_verified = !samples.empty() && !per_gpu.empty();
     for (const auto& [uuid, stats] : per_gpu) {
         summary.gpu_verified = summary.gpu_verified && stats.unseen == 0;

@@ -2,6 +2,7 @@
 #include "cko/env/monitor.hpp"
 
 #include "cko/env/host.hpp"
+#include "cko/env/host_cpu.hpp"
 #include "cko/util/error.hpp"
 #include "cko/util/json.hpp"
 
@@ -134,11 +135,19 @@ MonitorGpuSample Monitor::gpu_sample(const std::string& uuid, const GpuReading& 
 void Monitor::take_sample() {
     MonitorSample sample;
     sample.unix_ns = unix_now_ns();
-    if (const auto loadavg = read_small_file("/proc/loadavg")) {
-        try {
-            sample.load_1m = std::stod(*loadavg);
-        } catch (const std::exception&) {
-        }
+    sample.host = read_host_cpu();
+    sample.load_1m = sample.host.load_1m;
+    if (sample.host.times && prev_times_ && sample.host.times->total > prev_times_->total) {
+        const auto& now = *sample.host.times;
+        const double ticks = static_cast<double>(now.total - prev_times_->total);
+        const auto delta = [](std::uint64_t a, std::uint64_t b) { return a >= b ? a - b : 0; };
+        sample.busy_pct =
+            100.0 * (ticks - static_cast<double>(delta(now.idle, prev_times_->idle))) / ticks;
+        sample.steal_pct =
+            100.0 * static_cast<double>(delta(now.steal, prev_times_->steal)) / ticks;
+    }
+    if (sample.host.times) {
+        prev_times_ = sample.host.times;
     }
     GpuReading reading;
     if (reader_) {

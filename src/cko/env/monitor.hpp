@@ -13,6 +13,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -61,6 +62,7 @@ private:
 
     std::unique_ptr<GpuReader> reader_;
     std::vector<std::string> notes_;
+    std::optional<CpuTimes> prev_times_;  // the host's CPU counters at the previous reading
     int fd_ = -1;
     bool started_ = false;
     bool stopped_ = false;

@@ -2,6 +2,8 @@
 // flagged; every sample is one canonical JSON line; without a GPU it says what it could not see.
 #include "cko/env/monitor.hpp"
 
+#include "cko/env/observation.hpp"
+
 #include "cko/env/testing/fake_nvml_state.hpp"
 #include "cko/util/error.hpp"
 #include "cko/util/json.hpp"
@@ -109,6 +111,45 @@ TEST(Monitor, ClockDropWhileBusyIsFlaggedACleanWindowIsNot) {
     EXPECT_TRUE(summary.foreign_pids.empty());
     ASSERT_EQ(summary.reasons.size(), 1u);
     EXPECT_NE(summary.reasons[0].find("below 75% of its max"), std::string::npos);
+}
+
+// Issue [18], observation: the GPU vanishing from the readings mid-window is a gap the rule names,
+// and every sample carries the host's run queue, busy and steal shares and CPU frequency (null
+// where cpufreq is absent). Before, a gap only set gpu_verified = false and no host CPU was read.
+TEST(Monitor, AGpuMissingMidWindowIsAGapAndTheHostIsSampledBesideIt) {
+    FakeNvml fake;
+    fake.write(ours_busy());
+    const fs::path jsonl = fresh_jsonl("gap");
+    Monitor monitor({kFakeUuid}, jsonl, std::chrono::milliseconds(20), {}, {}, nvml_only());
+    monitor.start();
+    wait_for_samples(monitor, 3);
+    std::string gone = ours_busy();
+    gone.replace(gone.find("count=1"), 7, "count=0");
+    fake.write(gone);
+    wait_for_samples(monitor, monitor.samples().size() + 3);
+    const MonitorSummary summary = monitor.stop();
+    EXPECT_FALSE(summary.gpu_verified);
+    EXPECT_EQ(summary.gpu_targets, 1u);
+    EXPECT_GE(summary.gpu_readings_missing, 3u);
+    EXPECT_EQ(summary.host.samples, summary.samples);
+    EXPECT_TRUE(summary.host.load_per_cpu());
+
+    WindowObservation window;
+    window.gpus_expected = true;
+    window.add(summary);
+    ObservationRule rule;
+    rule.max_host_load_per_cpu = 1e6;  // the host's own load is not under test here
+    const auto problems = observation_problems(window, rule);
+    ASSERT_EQ(problems.size(), 1u);
+    EXPECT_NE(problems[0].find("gaps in the GPU readings"), std::string::npos);
+
+    const auto lines = read_lines(jsonl);
+    ASSERT_GE(lines.size(), 2u);
+    EXPECT_TRUE(lines[0]["host"]["procs_running"].is_number());
+    EXPECT_TRUE(lines[0]["host"]["busy_pct"].is_null());  // no interval before the first
+    EXPECT_TRUE(lines[1]["host"]["busy_pct"].is_number() || lines[1]["host"]["busy_pct"].is_null());
+    EXPECT_TRUE(lines[1]["host"].contains("cpu_freq_mhz"));
+    EXPECT_TRUE(lines[1]["host"].contains("steal_pct"));
 }
 
 TEST(Monitor, WithoutTargetGpusRecordsHostOnlySamples) {

@@ -1,6 +1,7 @@
 // The comparison engine shared by screen, confirm and audit: plan, measure rounds, judge, record.
 #include "cko/eval/compare.hpp"
 
+#include "cko/env/observation.hpp"
 #include "cko/eval/champion.hpp"
 #include "cko/eval/compare_context.hpp"
 #include "cko/eval/decision.hpp"
@@ -29,6 +30,7 @@ struct Rounds {
     std::optional<stats::Verdict> verdict;  // set when the measuring itself decided (invalid)
     std::string reason;
     bool infrastructure_failure = false;
+    env::WindowObservation observation;  // what the monitors of every call saw
 };
 
 std::string correctness_reason(const TargetSpec& spec, const std::string& case_id,
@@ -114,6 +116,9 @@ Rounds measure_rounds(const Target& target, run::Invocation& inv, Session& sessi
     const auto started = std::chrono::steady_clock::now();
     std::mt19937_64 order_rng(plan.seed);
     Rounds r;
+    // This host's monitor sees the driver's GPUs and CPUs unless the driver runs on a Slurm node.
+    r.observation.on_this_host = !spec.uses_slurm();
+    r.observation.gpus_expected = r.observation.on_this_host && !target.gpu_uuids().empty();
     for (std::size_t round = 0; round < plan.max_rounds; ++round) {
         std::vector<double> round_d;
         std::map<std::string, std::vector<double>> round_constraints;
@@ -134,6 +139,9 @@ Rounds measure_rounds(const Target& target, run::Invocation& inv, Session& sessi
             const bool candidate_first = (order_rng() & 1U) != 0;
             const Measurement m = session.measure_pair(
                 case_id, candidate_first, plan.seed + round * spec.case_ids.size() + c);
+            for (const auto& summary : m.monitors) {
+                r.observation.add(summary);
+            }
             Json pair = m.to_json();
             pair["round"] = round + 1;
             pair["case"] = case_id;
@@ -225,8 +233,13 @@ stats::Verdict judge_and_record(const Target& target, const ComparisonPlan& plan
     in.plan = plan.sequential;
     in.instrument_bias = plan.instrument_bias;
     in.control = plan.experiment && plan.experiment->is_control();
+    in.observation_problems = env::observation_problems(r.observation, spec.observation);
     const Judgement j = judge_comparison(in);
     const Json jj = j.to_json();
+    outputs["observation"] = r.observation.to_json(spec.observation);
+    outputs["observation"]["decides"] = j.observation_decides;
+    outputs["observation"]["verdict_without_observation"] =
+        jj["observation_verdict"]["verdict_without_observation"];
     outputs["estimate"] = jj["deciding"]["estimate"];
     outputs["deciding"] =
         Json{{"look", j.look}, {"looks_planned", j.looks_planned}, {"level", j.deciding_level}};
@@ -293,6 +306,9 @@ stats::Verdict judge_and_record(const Target& target, const ComparisonPlan& plan
     }
     if (j.instrument_check && j.instrument_check->biased) {
         reason += "; " + j.instrument_check->statement;
+    }
+    if (!j.observation_note.empty()) {
+        reason += "; " + j.observation_note;
     }
     return j.verdict;
 }
@@ -402,6 +418,9 @@ OperationOutcome run_comparison(const Target& target, const CompareOptions& o,
     }
     for (const auto& note : host_load_notes(plan.load_at_start)) {
         outputs["notes"].push_back(note);
+    }
+    if (!outputs.contains("observation")) {  // not judged: what was observed, for the record
+        outputs["observation"] = rounds.observation.to_json(target.spec().observation);
     }
     outputs["pairs"] = rounds.pairs;
     outputs["d"] = pooled_rounds(rounds.d);

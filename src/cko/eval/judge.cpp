@@ -165,6 +165,25 @@ ConstraintJudgement judge_constraint(const JudgeInput& in, const ConstraintRule&
     return cj;
 }
 
+// Without continuous, undisturbed observation of what the claim rests on, the numbers may measure
+// the disturbance: any firm verdict (improved, mixed, regressed, equivalent, below_minimum) is
+// `inconclusive`, and the problems say why.
+void apply_observation(Judgement& j, const std::vector<std::string>& problems) {
+    j.observation_problems = problems;
+    j.verdict_without_observation = j.verdict;
+    if (problems.empty()) {
+        return;
+    }
+    j.observation_decides = j.verdict != stats::Verdict::inconclusive;
+    j.observation_note = fmt::format(
+        "the measurement window was not observed undisturbed ({}){}", fmt::join(problems, "; "),
+        j.observation_decides
+            ? fmt::format(": `{}` is not concluded, the verdict is `inconclusive`",
+                          stats::verdict_name(j.verdict))
+            : "");
+    j.verdict = stats::Verdict::inconclusive;
+}
+
 }  // namespace
 
 Judgement judge_comparison(const JudgeInput& in) {
@@ -262,6 +281,7 @@ Judgement judge_comparison(const JudgeInput& in) {
         }
         j.constraint_judgements.push_back(std::move(cj));
     }
+    apply_observation(j, in.observation_problems);
     return j;
 }
 
@@ -314,6 +334,11 @@ Json Judgement::to_json() const {
     if (instrument_check) {
         j["instrument_check"] = instrument_check->to_json();
     }
+    j["observation_verdict"] =
+        Json{{"problems", observation_problems},
+             {"decides", observation_decides},
+             {"verdict_without_observation", stats::verdict_name(verdict_without_observation)},
+             {"note", observation_note}};
     return j;
 }
 

@@ -44,6 +44,9 @@ struct JudgeInput {
     std::optional<stats::SequentialPlan> plan;      // set: the verdict is taken at the plan's look
     std::optional<InstrumentBias> instrument_bias;  // from the Target's latest A/A check
     bool control = false;  // an A/A control: its own intervals check the instrument
+    // Why the measurement window was not observed or was disturbed (env::observation_problems):
+    // with any, no performance conclusion is drawn and a firm verdict becomes `inconclusive`.
+    std::vector<std::string> observation_problems;
 };
 
 struct CaseJudgement {
@@ -112,6 +115,12 @@ struct Judgement {
     stats::Verdict verdict_without_bias = stats::Verdict::inconclusive;
     std::string instrument_note;
     std::optional<InstrumentCheck> instrument_check;  // controls only
+    // The observation rule: the window's problems and whether they turned a firm verdict into
+    // `inconclusive` (verdict_without_observation keeps what the numbers alone said).
+    std::vector<std::string> observation_problems;
+    bool observation_decides = false;
+    stats::Verdict verdict_without_observation = stats::Verdict::inconclusive;
+    std::string observation_note;
     [[nodiscard]] Json to_json() const;
 };
 
@@ -126,7 +135,9 @@ struct Judgement {
 // per-case verdicts at the same level, constraints per case and pooled (a constraint regressed on
 // any case makes the verdict `regressed`), and never a plain `improved` while a case regressed
 // beyond max(minimum effect, case tolerance) (`mixed`, naming them). A carried instrument bias
-// widens every interval by its bound; where that changes the pooled verdict, `inconclusive`.
+// widens every interval by its bound; where that changes the pooled verdict, `inconclusive`. A
+// window that was not observed, or was disturbed (input.observation_problems), gives no firm
+// verdict: `inconclusive`, naming why.
 // Throws invalid_argument for ragged input.
 [[nodiscard]] Judgement judge_comparison(const JudgeInput& input);
 

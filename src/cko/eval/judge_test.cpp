@@ -309,3 +309,44 @@ TEST(DescribeEffect, SaysFasterOrSlowerWithTheMetricsChange) {
 
 }  // namespace
 }  // namespace cko::eval
+
+namespace cko::eval {
+namespace {
+
+// Issue [18], observation: a window that was disturbed (or not observed) concludes nothing. Before,
+// the problems did not exist in the rule: this input was `improved` (and a regression
+// `regressed`) with only a note.
+TEST(Judge, ADisturbedWindowIsInconclusiveNamingWhy) {
+    JudgeInput in = three_cases(10, 25.0);
+    in.observation_problems = {
+        "host load 3.50 runnable tasks per CPU (2 CPUs, mean of 40 readings) "
+        "exceeds observation.max_host_load_per_cpu = 1"};
+    const Judgement j = judge_comparison(in);
+    EXPECT_EQ(j.verdict, stats::Verdict::inconclusive);
+    EXPECT_EQ(j.verdict_without_observation, stats::Verdict::improved);
+    EXPECT_TRUE(j.observation_decides);
+    EXPECT_NE(j.observation_note.find("host load 3.50"), std::string::npos);
+    EXPECT_NE(j.observation_note.find("`improved` is not concluded"), std::string::npos);
+    EXPECT_EQ(j.to_json()["observation_verdict"]["decides"], true);
+
+    JudgeInput slower = three_cases(10);
+    for (auto& round : slower.d) {
+        for (auto& d : round) {
+            d = -std::abs(d);
+        }
+    }
+    slower.observation_problems = {"gaps in the GPU readings"};
+    EXPECT_EQ(judge_comparison(slower).verdict, stats::Verdict::inconclusive);
+    slower.observation_problems.clear();
+    EXPECT_EQ(judge_comparison(slower).verdict, stats::Verdict::regressed);
+}
+
+TEST(Judge, AnUndisturbedWindowKeepsItsVerdict) {
+    const Judgement j = judge_comparison(three_cases(10, 25.0));
+    EXPECT_EQ(j.verdict, stats::Verdict::improved);
+    EXPECT_FALSE(j.observation_decides);
+    EXPECT_TRUE(j.observation_note.empty());
+}
+
+}  // namespace
+}  // namespace cko::eval

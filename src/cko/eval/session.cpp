@@ -230,6 +230,7 @@ Measurement Session::call(const std::string& case_id, driver::Mode mode,
 
     Measurement m;
     m.calls.push_back(report.outcome.number);
+    m.monitors.push_back(summary);
     if (summary.contaminated) {
         m.contamination = summary.reasons;
     }
@@ -282,6 +283,7 @@ Measurement Session::measure_pair(const std::string& case_id, bool candidate_fir
     for (const auto& role : order) {
         Measurement one = call(case_id, driver::Mode::single, {role}, seed);
         pair.calls.insert(pair.calls.end(), one.calls.begin(), one.calls.end());
+        pair.monitors.insert(pair.monitors.end(), one.monitors.begin(), one.monitors.end());
         pair.contamination.insert(pair.contamination.end(), one.contamination.begin(),
                                   one.contamination.end());
         if (one.error) {

@@ -3,6 +3,7 @@
 
 #include "cko/driver/session_process.hpp"
 #include "cko/driver/workspace.hpp"
+#include "cko/env/contamination.hpp"
 #include "cko/eval/ledger.hpp"
 #include "cko/eval/target.hpp"
 #include "cko/run/gpu_set_lock.hpp"
@@ -39,6 +40,7 @@ struct Measurement {
         driver_notes;         // the driver's environment.notes when a subject did not pass
     std::string stderr_tail;  // the last lines of its stderr then
     Json environment;         // the driver result's `environment` (null without a valid result)
+    std::vector<env::MonitorSummary> monitors;  // one per driver call: what it observed
     [[nodiscard]] Json to_json() const;
 };
 

@@ -530,6 +530,30 @@ void read_limits(Table& top, TargetSpec& s, FieldProblems& p) {
     p.check([&] { limits.close(); });
 }
 
+void read_observation(Table& top, TargetSpec& s, FieldProblems& p) {
+    Table observation = table_of(top, p, "observation", false, "");
+    p.check([&] {
+        s.observation.max_host_load_per_cpu = observation.number(
+            "max_host_load_per_cpu",
+            "runnable tasks per CPU above which a comparison is inconclusive, e.g. 1.0", 1.0);
+        positive("observation.max_host_load_per_cpu", s.observation.max_host_load_per_cpu,
+                 "give a positive number of runnable tasks per CPU, e.g. 1.0");
+    });
+    p.check([&] {
+        s.observation.max_host_steal_pct =
+            observation.number("max_host_steal_pct",
+                               "the CPU steal, in percent, above which a comparison is "
+                               "inconclusive, e.g. 5",
+                               5.0);
+        if (!(s.observation.max_host_steal_pct >= 0 && s.observation.max_host_steal_pct <= 100)) {
+            bad("observation.max_host_steal_pct",
+                fmt::format("{} is not in [0, 100]", s.observation.max_host_steal_pct),
+                "give a percentage such as 5");
+        }
+    });
+    p.check([&] { observation.close(); });
+}
+
 void read_gpus(Table& resources, TargetSpec& s) {
     const toml::node* gpus = resources.node("gpus");
     if (gpus == nullptr || (gpus->is_string() && **gpus->as_string() == "auto")) {
@@ -571,7 +595,7 @@ TargetSpec parse_target_spec(std::string_view text, const fs::path& spec_path) {
         p.check([&] { target.close(); });
         p.check([&] {
             top.close({"cases", "driver", "objective", "correctness", "statistics", "limits",
-                       "resources", "slurm"});
+                       "observation", "resources", "slurm"});
         });
         p.throw_if_any();
         return s;
@@ -586,6 +610,7 @@ TargetSpec parse_target_spec(std::string_view text, const fs::path& spec_path) {
     read_correctness(top, s, p);
     read_statistics(top, s, p);
     read_limits(top, s, p);
+    read_observation(top, s, p);
     Table resources = table_of(top, p, "resources", false, "");
     p.check([&] { read_gpus(resources, s); });
     p.check([&] { resources.close(); });

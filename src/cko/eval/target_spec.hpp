@@ -2,6 +2,7 @@
 #pragma once
 
 #include "cko/eval/stage.hpp"
+#include "cko/env/observation.hpp"
 #include "cko/run/slurm_launcher.hpp"
 #include "cko/stats/paired_estimate.hpp"
 #include "cko/store/experiment_words.hpp"
@@ -75,6 +76,9 @@ struct TargetSpec {
     // [limits] farthest_stage: the farthest comparison this Target's sessions may run (a verb past
     // it is not_authorized); none = every stage.
     std::optional<Stage> farthest_stage;
+
+    // [observation]: the limits past which a comparison's window is disturbed (inconclusive).
+    env::ObservationRule observation;
 
     std::string gpus_mode;               // "auto" | "list" | "none"
     std::vector<std::string> gpu_uuids;  // when gpus_mode == "list"

@@ -89,6 +89,9 @@ Json TargetSpec::to_json() const {
           {"samples_per_call", samples_per_call},
           {"sequential", sequential}}},
         {"limits", limits},
+        {"observation",
+         {{"max_host_load_per_cpu", observation.max_host_load_per_cpu},
+          {"max_host_steal_pct", observation.max_host_steal_pct}}},
         {"resources", {{"gpus", gpus_mode == "list" ? Json(gpu_uuids) : Json(gpus_mode)}}}};
 }
 
@@ -133,6 +136,12 @@ TargetSpec TargetSpec::from_json(const Json& s, const std::filesystem::path& bas
     spec.max_pairs = st.at("max_pairs");
     spec.samples_per_call = st.at("samples_per_call");
     spec.sequential = st.at("sequential");
+    // Targets frozen before [18]'s observation rule hold no limits: they get the defaults.
+    const Json observation = s.value("observation", Json::object());
+    spec.observation.max_host_load_per_cpu =
+        observation.value("max_host_load_per_cpu", spec.observation.max_host_load_per_cpu);
+    spec.observation.max_host_steal_pct =
+        observation.value("max_host_steal_pct", spec.observation.max_host_steal_pct);
     const Json& l = s.at("limits");
     spec.command_timeout_s = l.at("command_timeout_s");
     spec.operation_timeout_s = l.at("operation_timeout_s");
@@ -233,6 +242,10 @@ gpu_seconds_budget = 1800
 # wall_seconds_budget = 7200
 # deadline = "2026-12-31T00:00:00Z"
 # farthest_stage = "confirm"       # screen | confirm | audit: the farthest stage a session may run
+
+[observation]                      # past these a comparison is `inconclusive`, naming why
+max_host_load_per_cpu = 1.0        # runnable tasks per CPU, mean over the window (ours included)
+max_host_steal_pct = 5.0           # CPU time the hypervisor stole, percent of the window
 
 [resources]
 gpus = "auto"                      # or ["GPU-<uuid>", ...]; [] for CPU-only work

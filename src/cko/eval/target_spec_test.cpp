@@ -286,6 +286,33 @@ TEST(TargetSpec, TheFarthestStageIsAClosedWordFrozenOnlyWhenGiven) {
     }
 }
 
+// Issue [18], observation: the host-load and steal limits are stated per Target, with defaults,
+// frozen with the spec, and read back (a Target frozen before them gets the defaults). Before, an
+// [observation] table was an unknown key.
+TEST(TargetSpec, ObservationLimitsAreReadFrozenAndDefaulted) {
+    const TargetSpec d = parse_target_spec(kGood, "/t/cko.toml");
+    EXPECT_DOUBLE_EQ(d.observation.max_host_load_per_cpu, 1.0);
+    EXPECT_DOUBLE_EQ(d.observation.max_host_steal_pct, 5.0);
+    const TargetSpec s = parse_target_spec(
+        kGood + "\n[observation]\nmax_host_load_per_cpu = 2.5\nmax_host_steal_pct = 10\n",
+        "/t/cko.toml");
+    EXPECT_DOUBLE_EQ(s.observation.max_host_load_per_cpu, 2.5);
+    const Json frozen = s.to_json();
+    EXPECT_EQ(frozen["observation"]["max_host_steal_pct"], 10.0);
+    EXPECT_DOUBLE_EQ(TargetSpec::from_json(frozen, "/t").observation.max_host_load_per_cpu, 2.5);
+    Json old = frozen;
+    old.erase("observation");
+    EXPECT_DOUBLE_EQ(TargetSpec::from_json(old, "/t").observation.max_host_load_per_cpu, 1.0);
+    EXPECT_NE(error_of(kGood + "\n[observation]\nmax_host_load_per_cpu = 0\n")
+                  .find("observation.max_host_load_per_cpu"),
+              std::string::npos);
+    EXPECT_NE(error_of(kGood + "\n[observation]\nmax_host_steal_pct = 101\n")
+                  .find("observation.max_host_steal_pct"),
+              std::string::npos);
+    EXPECT_NE(error_of(kGood + "\n[observation]\nmax_load = 2\n").find("max_load"),
+              std::string::npos);
+}
+
 TEST(TargetSpec, SyntaxErrorsNameTheLine) {
     try {
         (void)parse_target_spec("[target\nname = 1", "spec.toml");

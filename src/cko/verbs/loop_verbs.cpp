@@ -29,6 +29,39 @@ std::string pct_interval(const Json& estimate) {
     return fmt::format("[{}, {}]", pct("ci_low_pct"), pct("ci_high_pct"));
 }
 
+// One line on what the monitor saw of the host (and the GPUs) over a comparison's calls.
+std::string observation_text(const Json& obs) {
+    if (!obs.is_object() || obs.value("calls", 0) == 0) {
+        return "";
+    }
+    if (!obs.value("applied", true)) {
+        return "  observation: the driver ran on a Slurm node, which this host's monitor does not "
+               "see\n";
+    }
+    const Json& h = obs["host"];
+    const auto num = [&](const char* key, const char* form) {
+        const Json& v = h.value(key, Json());
+        return v.is_number() ? fmt::format(fmt::runtime(form), v.get<double>())
+                             : std::string("unknown");
+    };
+    const Json& freq = h.value("cpu_freq_mhz", Json());
+    std::string text = fmt::format(
+        "  observation: host load {} runnable per CPU (limit {}), busy {}, steal {} (limit {}%), "
+        "CPU frequency {}; {} readings over {} calls",
+        num("load_per_cpu", "{:.2f}"), obs["limits"].value("max_host_load_per_cpu", 0.0),
+        num("busy_pct", "{:.0f}%"), num("steal_pct", "{:.1f}%"),
+        obs["limits"].value("max_host_steal_pct", 0.0),
+        freq.is_object()
+            ? fmt::format("{:.0f}-{:.0f} MHz", freq.value("min", 0.0), freq.value("max", 0.0))
+            : std::string("unknown"),
+        obs.value("samples", 0), obs.value("calls", 0));
+    if (obs.value("gpu", Json()).is_object()) {
+        text += fmt::format("; GPU readings missing {}/{}", obs["gpu"].value("readings_missing", 0),
+                            obs["gpu"].value("readings", 0));
+    }
+    return text + "\n";
+}
+
 std::string outcome_text(const std::string& verb, const eval::OperationOutcome& o,
                          const eval::TargetSpec& spec) {
     std::string text = fmt::format("{} {}: {}", verb, o.invocation_id, o.state);
@@ -50,6 +83,7 @@ std::string outcome_text(const std::string& verb, const eval::OperationOutcome& 
     if (out.contains("reason") && !o.error) {  // a failure's reason is its error, printed once
         text += fmt::format("  {}\n", out["reason"].get<std::string>());
     }
+    text += observation_text(out.value("observation", Json()));
     const stats::Direction dir = spec.primary.direction;
     if (out.contains("per_case") && out["per_case"].is_array() && out["per_case"].size() > 1) {
         for (const auto& c : out["per_case"]) {
