@@ -32,6 +32,9 @@ env_allow = ["PATH", "PYTHONPATH"]
 [objective]
 primary = { name = "latency_us", unit = "us", direction = "lower", aggregation = "median" }
 minimum_effect_pct = 5.0
+[observation]
+# a shared, loaded test host: these verdicts check the decision record, not a claim about this host
+max_host_load_per_cpu = 1000
 [correctness]
 metric = "max_rel_err"
 operator = "<="

@@ -21,7 +21,7 @@ struct CpuTimes {
 
 // One reading of the host's CPUs.
 struct HostCpuReading {
-    std::optional<CpuTimes> times;         // nullopt: /proc/stat could not be read
+    std::optional<CpuTimes> times;          // nullopt: /proc/stat could not be read
     std::optional<unsigned> procs_running;  // /proc/stat: runnable tasks now, the reader included
     std::optional<double> load_1m;          // /proc/loadavg
     std::optional<double> freq_mhz;         // mean scaling_cur_freq over the CPUs; nullopt unknown

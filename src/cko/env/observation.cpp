@@ -41,13 +41,14 @@ std::vector<std::string> observation_problems(const WindowObservation& w,
         return out;
     }
     if (w.gpus_expected && w.calls_without_gpu_reader > 0) {
-        out.push_back(fmt::format(
-            "the target GPUs were not observed in {} of {} calls (no GPU reader)",
-            w.calls_without_gpu_reader, w.calls));
+        out.push_back(
+            fmt::format("the target GPUs were not observed in {} of {} calls (no GPU reader)",
+                        w.calls_without_gpu_reader, w.calls));
     } else if (w.gpus_expected && w.gpu_readings_missing > 0) {
-        out.push_back(fmt::format("gaps in the GPU readings: a target GPU was missing from {} of "
-                                  "{} readings",
-                                  w.gpu_readings_missing, w.gpu_readings));
+        out.push_back(
+            fmt::format("gaps in the GPU readings: a target GPU was missing from {} of "
+                        "{} readings",
+                        w.gpu_readings_missing, w.gpu_readings));
     }
     const auto load = w.host.load_per_cpu();
     if (!load) {

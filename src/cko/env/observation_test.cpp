@@ -85,9 +85,9 @@ TEST(Observation, GapsInTheGpuReadingsAndAMissingReaderAreProblems) {
     w.add(gpu_call(5, 0));
     EXPECT_TRUE(observation_problems(w, {}).empty());
     w.add(gpu_call(5, 2));
-    EXPECT_NE(joined(observation_problems(w, {}))
-                  .find("a target GPU was missing from 2 of 10 readings"),
-              std::string::npos);
+    EXPECT_NE(
+        joined(observation_problems(w, {})).find("a target GPU was missing from 2 of 10 readings"),
+        std::string::npos);
     MonitorSummary blind = gpu_call(2, 2);
     blind.source = "none";
     w.add(blind);

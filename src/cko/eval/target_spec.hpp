@@ -1,8 +1,8 @@
 // The Target spec (cko.toml, PROTOCOL.md): parsed with toml++ and validated field by field.
 #pragma once
 
-#include "cko/eval/stage.hpp"
 #include "cko/env/observation.hpp"
+#include "cko/eval/stage.hpp"
 #include "cko/run/slurm_launcher.hpp"
 #include "cko/stats/paired_estimate.hpp"
 #include "cko/store/experiment_words.hpp"

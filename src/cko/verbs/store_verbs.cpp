@@ -307,8 +307,10 @@ Outcome status(const Request& r, Context& context) {
     Json document = status_json(st, progress);
     document["budget"] = budget.is_null() ? Json() : budget["budgets"];
     document["next_stage"] = budget.is_null() ? Json() : budget["next_stage"];
-    Outcome outcome{status_text(st, progress) + eval::budget_and_next_stage_text(budget), document,
-                    status_exit(st), {}};
+    Outcome outcome{status_text(st, progress) + eval::budget_and_next_stage_text(budget),
+                    document,
+                    status_exit(st),
+                    {}};
     add_next_step_of(outcome, st, r.text("root"));
     return outcome;
 }
