@@ -27,7 +27,7 @@ expect_rc 0 "$CKO" champion select --root "$A" --experiment "$exp" --confirm "$c
 # Markdown: stdout by default; HTML needs a file.
 expect_rc 0 "$CKO" report --root "$A" --format md
 contains "$out" "Champion now: **\`$exp\`**"
-contains "$out" "| confirm \`$conf\` | \`$exp\` | **improved** |"
+contains "$out" "| confirm \`$conf\` | loop-order (\`$exp\`) | **improved** |"
 expect_rc 2 "$CKO" report --root "$A" --format html
 contains "$err" "--out report.html"
 expect_rc 2 "$CKO" report --root "$A" --format pdf --out "$tmp/r.pdf"
