@@ -237,7 +237,19 @@ Json budget_and_next_stage(const store::Store& store, const std::string& invocat
 
 void add_budget_and_next_stage(Json& document, const store::Store& store,
                                const std::string& invocation_id) {
-    const Json j = budget_and_next_stage(store, invocation_id);
+    // Beside the invocation's own document, never in place of it: an operation that failed because
+    // the Target could not be read (a tampered target.json) still reports its invocation, with why
+    // its budget is missing.
+    Json j;
+    try {
+        j = budget_and_next_stage(store, invocation_id);
+    } catch (const Error& e) {
+        document["budget"] = Json();
+        document["next_stage"] = Json();
+        document["budget_note"] = fmt::format("budget and next stage not computed: error[{}] {}",
+                                              error_code_name(e.code()), e.what());
+        return;
+    }
     document["budget"] = j.is_null() ? Json() : j["budgets"];
     document["next_stage"] = j.is_null() ? Json() : j["next_stage"];
 }
