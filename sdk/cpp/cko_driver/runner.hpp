@@ -181,6 +181,8 @@ public:
     }
 
     std::string run() {
+        // What the workload's code runs (setup to check): the result's cost.workload_s.
+        const auto started = std::chrono::steady_clock::now();
         try {
             w_.setup(r_);
         } catch (const std::exception& e) {
@@ -200,6 +202,8 @@ public:
                 guard(*s, "run", [&] { sample(*s); });
         for (SubjectSlot* s : alive())
             guard(*s, "check", [&] { check(*s); });
+        workload_s_ =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
         return result_json();
     }
 
@@ -210,6 +214,7 @@ private:
     const Options& o_;
     std::map<std::string, SubjectSlot> slots_;
     std::vector<std::string> notes_;
+    double workload_s_ = 0;
     const SubjectSlot* marked_ = nullptr;
 
     void fail(SubjectSlot& s, const char* stage, const std::string& what) {
@@ -370,7 +375,13 @@ private:
                 out += ", ";
             json::write_string(out, artifacts[i]);
         }
-        out += "]}\n";
+        out += "]";
+        if (v2) {  // every cko that reads v2 reads cost
+            out += ",\n \"cost\": {\"workload_s\": ";
+            json::write_number(out, workload_s_ > 0 ? workload_s_ : 0.0);
+            out += "}";
+        }
+        out += "}\n";
         return out;
     }
 };

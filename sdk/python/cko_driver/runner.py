@@ -121,6 +121,7 @@ class _Runner:
                  max_warmup_calls: int, setup_kept: bool = False, environment: Optional[Dict[str, dict]] = None):
         self.w, self.req, self.timer = workload, request, timer
         self.setup_kept, self.environment = setup_kept, environment
+        self.workload_s = 0.0
         self.warmup_s, self.min_warmup_calls, self.max_warmup_calls = warmup_s, min_warmup_calls, max_warmup_calls
         self.subjects = {s.role: _Subject(s) for s in request.subjects}
         self.notes: List[str] = []
@@ -217,6 +218,9 @@ class _Runner:
         s.status, s.metrics = status, metrics
 
     def run(self) -> dict:
+        # What the workload's code runs (setup to check): the result's cost.workload_s; the rest of
+        # the request's time, reading it and writing the result, is the SDK's own.
+        started = time.perf_counter()
         try:
             if not self.setup_kept:
                 self.w.setup(self.req)
@@ -256,6 +260,7 @@ class _Runner:
                 self._check(s)
             except Exception as e:
                 self._fail(s, "check", e)
+        self.workload_s = time.perf_counter() - started
         return self._result()
 
     def _result(self) -> dict:
@@ -280,8 +285,11 @@ class _Runner:
         env["notes"] = list(self.notes)
         # v2 when cko named every subject's digest (a cko that reads v2), else v1 without digests.
         v2 = all(sub.digest is not None for sub in self.req.subjects)
-        return {"format_version": RESULT_FORMAT_V2 if v2 else RESULT_FORMAT, "subjects": subjects, "environment": env,
-                "artifacts": list_artifacts(self.req.output_dir, self.req.result_path)}
+        doc = {"format_version": RESULT_FORMAT_V2 if v2 else RESULT_FORMAT, "subjects": subjects, "environment": env,
+               "artifacts": list_artifacts(self.req.output_dir, self.req.result_path)}
+        if v2:  # every cko that reads v2 reads cost
+            doc["cost"] = {"workload_s": max(0.0, self.workload_s)}
+        return doc
 
 
 def _run_one(workload: Workload, request_path: str, timer_impl, warmup_s: float, min_warmup_calls: int,

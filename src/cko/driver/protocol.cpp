@@ -46,6 +46,21 @@ void require_keys(const Json& obj, const std::string& path,
     }
 }
 
+// `cost` (optional, closed): {"workload_s": seconds >= 0}, what the SDK measured of the workload.
+std::optional<double> workload_seconds(const Json& result) {
+    if (!result.contains("cost")) {
+        return std::nullopt;
+    }
+    const Json& cost = result["cost"];
+    require_keys(cost, "$.cost", {"workload_s"});
+    const Json& w = cost["workload_s"];
+    if (!w.is_number() || !std::isfinite(w.get<double>()) || w.get<double>() < 0) {
+        fail(ErrorCode::invalid_driver_result, "$.cost.workload_s",
+             fmt::format("expected finite seconds >= 0, got {}", w.dump()));
+    }
+    return w.get<double>();
+}
+
 const std::string& string_at(const Json& obj, const std::string& key, const std::string& path) {
     const Json& v = obj.at(key);
     if (!v.is_string()) {
@@ -283,7 +298,7 @@ Json Result::to_json() const {
 
 Result validate_result(const Request& request, const Json& result,
                        const std::vector<std::string>& output_files) {
-    require_keys(result, "$", {"format_version", "subjects"}, {"environment", "artifacts"});
+    require_keys(result, "$", {"format_version", "subjects"}, {"environment", "artifacts", "cost"});
     // v2 = v1 + every subject's loaded_digest (PROTOCOL.md); v1 results are still read.
     const bool v2 = result["format_version"] == "cko/driver-result-v2";
     if (result["format_version"] != "cko/driver-result-v1" && !v2) {
@@ -329,6 +344,7 @@ Result validate_result(const Request& request, const Json& result,
     if (!out.environment.is_object()) {
         fail(ErrorCode::invalid_driver_result, "$.environment", "expected an object");
     }
+    out.workload_s = workload_seconds(result);
     const Json artifacts = result.value("artifacts", Json::array());
     if (!artifacts.is_array()) {
         fail(ErrorCode::invalid_driver_result, "$.artifacts", "expected an array of file names");

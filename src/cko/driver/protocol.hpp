@@ -76,6 +76,10 @@ struct Result {
     std::vector<SubjectResult> subjects;  // in the request's subject order
     Json environment = Json::object();
     std::vector<std::string> artifacts;
+    // `cost.workload_s`: the seconds the driver's workload code itself ran for this request
+    // (setup, prepare, warm-up, the timed samples, checks), as its SDK measured them; unset when
+    // the driver did not say. What the driver took beyond it is its SDK's (eval/session.cpp).
+    std::optional<double> workload_s;
     [[nodiscard]] const SubjectResult& subject(const std::string& role) const;
     [[nodiscard]] Json to_json() const;
 };

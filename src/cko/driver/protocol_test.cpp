@@ -165,6 +165,23 @@ TEST(DriverResult, SubjectsMustMatchTheRequest) {
     EXPECT_EQ(error_of(j).code(), ErrorCode::subject_mismatch);
 }
 
+// cost.workload_s: what the SDK measured of the workload; optional, closed, finite seconds >= 0.
+TEST(DriverResult, TheWorkloadsCostIsReadWhenGivenAndCheckedStrictly) {
+    Json j = v2_result();
+    EXPECT_FALSE(validate_result(paired_request(), j, {"result.json", "trace.json"}).workload_s);
+    j["cost"] = Json{{"workload_s", 0.0125}};
+    EXPECT_EQ(validate_result(paired_request(), j, {"result.json", "trace.json"}).workload_s,
+              0.0125);
+    j["cost"] = Json{{"workload_s", -1.0}};
+    EXPECT_EQ(error_of(j).details()["path"], "$.cost.workload_s");
+    j["cost"] = Json{{"workload_s", "1"}};
+    EXPECT_EQ(error_of(j).details()["path"], "$.cost.workload_s");
+    j["cost"] = Json{{"workload_s", 1.0}, {"sdk_s", 1.0}};
+    EXPECT_EQ(error_of(j).details()["path"], "$.cost.sdk_s");
+    j["cost"] = Json::object();
+    EXPECT_EQ(error_of(j).details()["path"], "$.cost.workload_s");
+}
+
 TEST(DriverResult, ClosedObjectsRejectUnknownKeys) {
     Json j = good_result();
     j["subjects"][0]["note"] = "hi";

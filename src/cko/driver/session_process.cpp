@@ -328,6 +328,9 @@ SessionProcess::Served SessionProcess::serve(const run::CallOutcome& call,
     const Json details_base{
         {"call_dir", call.call_dir.string()}, {"session", number_}, {"session_dir", relative_dir_}};
 
+    // The driver had the request from the line sent until its answer: that is the call's wall
+    // (what it cost cko to copy the logs afterwards is cko's, not the driver's).
+    std::optional<Clock::time_point> answered;
     auto finish_logs = [&] {
         // The driver flushed before it answered; what it wrote is in the pipes, maybe not yet in
         // the capture files (a timed-out wait still cuts what is there).
@@ -339,8 +342,8 @@ SessionProcess::Served SessionProcess::serve(const run::CallOutcome& call,
             copy_slice(stderr_path_, err_from, file_size_or_zero(stderr_path_),
                        call.call_dir / store::layout::kStderrFile);
         served.process.pid = pid_;
-        served.process.wall =
-            std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - started);
+        served.process.wall = std::chrono::duration_cast<std::chrono::nanoseconds>(
+            answered.value_or(Clock::now()) - started);
     };
     auto fail = [&](ErrorCode code, const std::string& message) {
         kill_and_join();
@@ -365,6 +368,7 @@ SessionProcess::Served SessionProcess::serve(const run::CallOutcome& call,
             .dump() +
         "\n";
     const auto answer = await_notice(line, call, started + timeout, timeout, served.process);
+    answered = Clock::now();
     if (const auto* no_answer = std::get_if<NoAnswer>(&answer)) {
         return fail(no_answer->code, no_answer->message);
     }

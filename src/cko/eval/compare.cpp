@@ -429,6 +429,7 @@ OperationOutcome run_comparison(const Target& target, const CompareOptions& o,
     outputs["to_verdict"] =
         Json{{"pairs", rounds.d.size()},
              {"gpu_s", inv.gpu_seconds()},
+             {"held", inv.held_time().to_json()},
              {"wall_s",
               std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()}};
     outputs["infrastructure_failure"] = rounds.infrastructure_failure;

@@ -227,6 +227,9 @@ Measurement Session::call(const std::string& case_id, driver::Mode mode,
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     const env::MonitorSummary summary = monitor.stop();
     invocation_.add_gpu_seconds(seconds * static_cast<double>(gpus.size()));
+    invocation_.add_held_time(seconds,
+                              std::chrono::duration<double>(report.outcome.process.wall).count(),
+                              report.result ? report.result->workload_s : std::nullopt);
 
     Measurement m;
     m.calls.push_back(report.outcome.number);

@@ -7,7 +7,12 @@
 
 #include <fmt/format.h>
 
+#include <dirent.h>
 #include <sys/stat.h>
+#include <time.h>
+
+#include <map>
+#include <mutex>
 
 namespace cko::run {
 namespace fs = std::filesystem;
@@ -45,6 +50,121 @@ std::vector<std::string> unaccounted(const store::Store& store, const std::set<s
 
 }  // namespace
 
+namespace {
+
+// One directory's entries as last read, and the stat that read them: a directory whose inode,
+// mtime and ctime are unchanged has the same entries (adding, removing or renaming an entry
+// changes its mtime), so it is not read again. Git's racy rule: a directory changed less than a
+// second before it was read may change again within the same timestamp tick, so its entries are
+// trusted only when it had been quiet for a second when they were read.
+struct DirListing {
+    ino_t ino = 0;
+    std::int64_t mtime_ns = 0;
+    std::int64_t ctime_ns = 0;
+    bool trusted = false;
+    std::vector<std::pair<std::string, bool>> entries;  // name, is a directory (not a link)
+};
+
+std::int64_t ns_of(const struct timespec& t) {
+    return static_cast<std::int64_t>(t.tv_sec) * 1000000000 + t.tv_nsec;
+}
+
+std::int64_t wall_ns_now() {
+    struct timespec t {};
+    ::clock_gettime(CLOCK_REALTIME, &t);
+    return ns_of(t);
+}
+
+// A store's directories by relative path, kept for the process (a session's calls list the same
+// store again and again).
+class ListingCache {
+public:
+    // The entries of `dir` (absolute) known as `rel`; nullptr when it is not a readable directory.
+    const DirListing* entries(const fs::path& dir, const std::string& rel) {
+        struct stat st {};
+        if (::lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+            dirs_.erase(rel);
+            return nullptr;
+        }
+        auto it = dirs_.find(rel);
+        if (it != dirs_.end() && it->second.trusted && it->second.ino == st.st_ino &&
+            it->second.mtime_ns == ns_of(st.st_mtim) && it->second.ctime_ns == ns_of(st.st_ctim)) {
+            return &it->second;
+        }
+        DirListing l;
+        l.ino = st.st_ino;
+        l.mtime_ns = ns_of(st.st_mtim);
+        l.ctime_ns = ns_of(st.st_ctim);
+        l.trusted = wall_ns_now() - std::max(l.mtime_ns, l.ctime_ns) > 1000000000;
+        if (!read_entries(dir, l.entries)) {
+            dirs_.erase(rel);
+            return nullptr;
+        }
+        return &(dirs_[rel] = std::move(l));
+    }
+
+private:
+    static bool read_entries(const fs::path& dir, std::vector<std::pair<std::string, bool>>& out) {
+        DIR* d = ::opendir(dir.c_str());
+        if (d == nullptr) {
+            return false;
+        }
+        while (const struct dirent* e = ::readdir(d)) {
+            const std::string_view name(e->d_name);
+            if (name == "." || name == "..") {
+                continue;
+            }
+            bool is_dir = e->d_type == DT_DIR;
+            if (e->d_type == DT_UNKNOWN) {
+                struct stat st {};
+                is_dir = ::lstat((dir / e->d_name).c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+            }
+            out.emplace_back(std::string(name), is_dir);
+        }
+        ::closedir(d);
+        return true;
+    }
+
+    std::map<std::string, DirListing> dirs_;
+};
+
+struct Walk {
+    const fs::path& root;
+    std::string_view call_output;
+    const std::string& profiler_dir;
+    ListingCache& cache;
+    std::set<std::string>& out;
+
+    void dir(const std::string& rel) {
+        const DirListing* l = cache.entries(rel.empty() ? root : root / rel, rel);
+        if (l == nullptr) {
+            return;
+        }
+        const bool in_invocation = store::layout::is_invocation_dir(rel);
+        const std::vector<std::pair<std::string, bool>> entries = l->entries;  // dir() may rehash
+        for (const auto& [name, is_dir] : entries) {
+            const std::string child = rel.empty() ? name : rel + "/" + name;
+            if (!is_dir) {
+                out.insert(child);
+            } else if (!(child == store::layout::kObjectsTop || child == call_output ||
+                         name.starts_with(".staging-") ||
+                         (in_invocation &&
+                          (name == store::layout::kWorkspaceDir || name == profiler_dir)))) {
+                dir(child);
+            }
+        }
+    }
+};
+
+std::mutex cache_mutex;
+
+ListingCache& cache_of(const fs::path& root) {
+    static std::map<std::string, ListingCache> caches;  // guarded by cache_mutex
+    return caches[root.string()];
+}
+
+}  // namespace
+
 std::shared_ptr<const std::set<std::string>> list_store_files(const store::Store& store,
                                                               std::string_view call_output) {
     auto out = std::make_shared<std::set<std::string>>();
@@ -52,27 +172,10 @@ std::shared_ptr<const std::set<std::string>> list_store_files(const store::Store
     // `profile collect`'s profiler writes its report there while the call runs; ledgered after.
     const std::string profiler_dir =
         fs::path(store::layout::invocation_profile_dir("inv-x")).filename().string();
-    std::error_code ec;
-    // Never follows a link (the iterator does not descend into one): a link is listed as a file.
-    for (auto it = fs::recursive_directory_iterator(
-             root, fs::directory_options::skip_permission_denied, ec);
-         !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-        const std::string rel = it->path().lexically_relative(root).string();
-        const bool dir = it->is_directory(ec) && !it->is_symlink(ec);
-        const std::string name = it->path().filename().string();
-        const bool in_invocation = store::layout::is_invocation_dir(
-            it->path().parent_path().lexically_relative(root).string());
-        if (dir &&
-            (rel == store::layout::kObjectsTop || rel == call_output ||
-             name.starts_with(".staging-") ||
-             (in_invocation && (name == store::layout::kWorkspaceDir || name == profiler_dir)))) {
-            it.disable_recursion_pending();
-            continue;
-        }
-        if (!dir) {
-            out->insert(rel);
-        }
-    }
+    // Never follows a link (a link is an entry, listed as a file); a directory read before and
+    // unchanged since is not read again (ListingCache).
+    const std::lock_guard lock(cache_mutex);
+    Walk{root, call_output, profiler_dir, cache_of(root), *out}.dir("");
     return out;
 }
 

@@ -23,6 +23,34 @@
 #include <thread>
 
 namespace cko::run {
+
+void HeldTime::add(double held, double driver, std::optional<double> workload) {
+    ++calls;
+    held_s += held;
+    driver_s += std::min(driver, held);
+    if (workload) {
+        workload_s += std::min(*workload, std::min(driver, held));
+        ++workload_calls;
+    }
+}
+
+Json HeldTime::to_json() const {
+    const bool split = calls > 0 && workload_calls == calls;
+    const auto per_request_ms = [&](double s) {
+        return calls > 0 ? Json(1000.0 * s / calls) : Json();
+    };
+    return Json{{"calls", calls},
+                {"held_s", held_s},
+                {"driver_s", driver_s},
+                {"driver_work_s", split ? Json(workload_s) : Json()},
+                {"sdk_s", split ? Json(driver_s - workload_s) : Json()},
+                {"cko_s", held_s - driver_s},
+                {"per_request_ms",
+                 {{"driver_work", split ? per_request_ms(workload_s) : Json()},
+                  {"sdk", split ? per_request_ms(driver_s - workload_s) : Json()},
+                  {"cko", per_request_ms(held_s - driver_s)}}}};
+}
+
 namespace fs = std::filesystem;
 namespace {
 
@@ -289,8 +317,9 @@ void Invocation::end_call(CallOutcome& out, const ProcessResult& process) {
                              {"id", fmt::format("{}-call-{}", id_, out.number)},
                              {"process", out.process.to_json()},
                              {"output_files", out.output_files}});
-    store_.ledger_file(store::layout::call_stdout(out.relative_dir));
-    store_.ledger_file(store::layout::call_stderr(out.relative_dir));
+    // One ledger append for the call's captures and outputs.
+    std::vector<std::string> to_ledger{store::layout::call_stdout(out.relative_dir),
+                                       store::layout::call_stderr(out.relative_dir)};
     for (const auto& name : out.output_files) {
         // A name that cannot be a store path (non-UTF-8, spaces, links, hard links to a file
         // elsewhere) stays unledgered: the
@@ -298,9 +327,10 @@ void Invocation::end_call(CallOutcome& out, const ProcessResult& process) {
         struct stat st {};
         if (is_safe_relative_path(name) && ::lstat((out.output_dir / name).c_str(), &st) == 0 &&
             S_ISREG(st.st_mode) && st.st_nlink == 1) {
-            store_.ledger_file(store::layout::call_output_dir(out.relative_dir) + "/" + name);
+            to_ledger.push_back(store::layout::call_output_dir(out.relative_dir) + "/" + name);
         }
     }
+    store_.ledger_files(to_ledger);
     Json finished{{"call", out.number}, {"process", out.process.to_json()}};
     if (out.launch.is_object()) {  // a Slurm job (call() settled it)
         for (const char* key : {"job_id", "node", "job_state", "scancelled", "lost"}) {

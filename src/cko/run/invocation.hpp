@@ -53,6 +53,24 @@ struct CallSpec {
     std::optional<SlurmOptions> slurm;
 };
 
+// Where the time of an invocation's driver calls went (the window a call holds its GPUs: from the
+// monitor's start to its stop around the call). `driver_s`: the driver had the request (a process
+// from spawn to exit, a session request from the line sent to the answer); `workload_s`: of that,
+// what the driver's workload code ran, as its SDK reported it (result `cost.workload_s`), for
+// `workload_calls` of the `calls`. The rest of `held_s` is cko's own: the request and result
+// files, their validation, the store listing around the call, the monitor.
+struct HeldTime {
+    int calls = 0;
+    double held_s = 0;
+    double driver_s = 0;
+    double workload_s = 0;
+    int workload_calls = 0;
+    void add(double held, double driver, std::optional<double> workload);
+    // {calls, held_s, driver_s, driver_work_s, sdk_s, cko_s, per_request_ms{...}}; driver_work_s
+    // and sdk_s are null unless every call reported its workload time.
+    [[nodiscard]] Json to_json() const;
+};
+
 struct CallOutcome {
     int number = 0;
     std::filesystem::path call_dir;
@@ -112,6 +130,10 @@ public:
                             const std::optional<Error>& error = std::nullopt);
 
     void add_gpu_seconds(double seconds) { gpu_seconds_ += seconds; }
+    void add_held_time(double held_s, double driver_s, std::optional<double> workload_s) {
+        held_.add(held_s, driver_s, workload_s);
+    }
+    [[nodiscard]] const HeldTime& held_time() const noexcept { return held_; }
     // GPU seconds held by this invocation's driver calls so far (calls × GPUs of the Target).
     [[nodiscard]] double gpu_seconds() const noexcept { return gpu_seconds_; }
 
@@ -131,6 +153,7 @@ private:
     std::uint64_t seq_ = 0;
     int calls_ = 0;
     double gpu_seconds_ = 0;
+    HeldTime held_;
 };
 
 struct InvocationStatus {

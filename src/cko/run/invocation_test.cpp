@@ -24,6 +24,32 @@ TEST(InvocationState, NamesRoundTrip) {
     EXPECT_FALSE(state_from_name("done").has_value());
 }
 
+// The held time of calls splits into the workload, the SDK (the rest of the driver's time) and
+// cko (the rest of the window); the split needs every call's workload time.
+TEST(HeldTime, SplitsTheWindowIntoWorkloadSdkAndCko) {
+    HeldTime t;
+    t.add(0.010, 0.008, 0.006);
+    t.add(0.020, 0.015, 0.012);
+    Json j = t.to_json();
+    EXPECT_EQ(j["calls"], 2);
+    EXPECT_NEAR(j["held_s"].get<double>(), 0.030, 1e-12);
+    EXPECT_NEAR(j["driver_work_s"].get<double>(), 0.018, 1e-12);
+    EXPECT_NEAR(j["sdk_s"].get<double>(), 0.005, 1e-12);
+    EXPECT_NEAR(j["cko_s"].get<double>(), 0.007, 1e-12);
+    EXPECT_NEAR(j["per_request_ms"]["cko"].get<double>(), 3.5, 1e-9);
+    // A driver that does not report its workload: cko's share only.
+    t.add(0.010, 0.009, std::nullopt);
+    j = t.to_json();
+    EXPECT_TRUE(j["driver_work_s"].is_null());
+    EXPECT_TRUE(j["sdk_s"].is_null());
+    EXPECT_NEAR(j["cko_s"].get<double>(), 0.008, 1e-12);
+    // A driver's clock can never give it more than the window (nor its workload more than it).
+    HeldTime over;
+    over.add(0.010, 0.020, 0.030);
+    EXPECT_NEAR(over.to_json()["cko_s"].get<double>(), 0.0, 1e-12);
+    EXPECT_NEAR(over.to_json()["sdk_s"].get<double>(), 0.0, 1e-12);
+}
+
 TEST_F(InvocationTest, ACallLeavesRequestOutputsProcessRecordAndEvents) {
     const store::Store s = store::Store::create(dir_ / "art");
     Invocation inv = Invocation::create(s, "test", Json{{"x", 1}}, Limits{}, nullptr);

@@ -250,6 +250,13 @@ LedgerTail read_ledger_tail(int fd, off_t size, const fs::path& root) {
 
 void Store::append_ledger_line(std::string_view relative, const std::string& sha256,
                                std::uint64_t size) const {
+    append_ledger_lines({LedgerEntry{std::string(relative), sha256, size}});
+}
+
+void Store::append_ledger_lines(const std::vector<LedgerEntry>& entries) const {
+    if (entries.empty()) {
+        return;
+    }
     const fs::path ledger = real_path_of(kLedger);
     const int fd = ::open(ledger.c_str(), O_RDWR | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0) {
@@ -266,10 +273,14 @@ void Store::append_ledger_line(std::string_view relative, const std::string& sha
         if (tail.complete_size != st.st_size && ::ftruncate(fd, tail.complete_size) != 0) {
             ledger_io_error(root_, "cannot cut off a torn last line", errno);
         }
-        const std::string line =
-            ledger_line(relative, sha256, size,
-                        tail.last_line.empty() ? "" : sha256_hex(tail.last_line)) +
-            "\n";
+        // Each line chains to the one before it, the first to the ledger's last complete line.
+        std::string line;
+        std::string prev = tail.last_line.empty() ? "" : sha256_hex(tail.last_line);
+        for (const LedgerEntry& e : entries) {
+            const std::string one = ledger_line(e.relative, e.sha256, e.size, prev);
+            prev = sha256_hex(one);
+            line += one + "\n";
+        }
         // Whole lines or nothing: a short or failed write (ENOSPC) is cut back off before we report
         // it.
         int err = fault_point() ? 0 : ENOSPC;
@@ -283,7 +294,10 @@ void Store::append_ledger_line(std::string_view relative, const std::string& sha
         if (err != 0) {
             (void)!::ftruncate(fd, tail.complete_size);
             (void)::fsync(fd);
-            ledger_io_error(root_, fmt::format("cannot write the line for {}", relative), err);
+            ledger_io_error(root_,
+                            fmt::format("cannot write the line{} for {}",
+                                        entries.size() == 1 ? "" : "s", entries.front().relative),
+                            err);
         }
     } catch (...) {
         ::close(fd);
@@ -318,6 +332,25 @@ RecordRef Store::write_record(std::string_view relative, const Json& record) con
 }
 
 void Store::ledger_file_locked(std::string_view relative) const {
+    const LedgerEntry e = checked_ledger_entry(relative);
+    append_ledger_line(e.relative, e.sha256, e.size);
+}
+
+void Store::ledger_files(const std::vector<std::string>& relatives) const {
+    const StoreLock held = lock();
+    std::vector<LedgerEntry> entries;
+    try {
+        for (const auto& rel : relatives) {
+            entries.push_back(checked_ledger_entry(rel));
+        }
+    } catch (...) {
+        append_ledger_lines(entries);  // the ones before the refused file, as one by one would
+        throw;
+    }
+    append_ledger_lines(entries);
+}
+
+Store::LedgerEntry Store::checked_ledger_entry(std::string_view relative) const {
     const fs::path target = real_path_of(relative);
     // Opened once without following a link; chmod, size and digest all come from that descriptor.
     const int fd = ::open(target.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
@@ -351,7 +384,7 @@ void Store::ledger_file_locked(std::string_view relative) const {
         throw;
     }
     ::close(fd);
-    append_ledger_line(relative, digest, static_cast<std::uint64_t>(st.st_size));
+    return LedgerEntry{std::string(relative), digest, static_cast<std::uint64_t>(st.st_size)};
 }
 
 void Store::ledger_file(std::string_view relative) const {

@@ -74,6 +74,10 @@ public:
                          std::string_view id) const;
     // Appends the ledger line for a file written in place before (an append-only log, when sealed).
     void ledger_file(std::string_view relative) const;
+    // Same for several files under one lock, in one append and one fsync of the ledger (a driver
+    // call's capture files and outputs). A file that cannot be ledgered throws after the ones
+    // before it are.
+    void ledger_files(const std::vector<std::string>& relatives) const;
 
     // The one mutable file kind (champion/current.json): replaced under the lock only if its
     // current bytes hash to `expected_sha256` ("" = it must not exist yet). Throws cas_conflict
@@ -126,8 +130,15 @@ public:
 
 private:
     explicit Store(std::filesystem::path root);
+    struct LedgerEntry {
+        std::string relative;
+        std::string sha256;
+        std::uint64_t size = 0;
+    };
     void append_ledger_line(std::string_view relative, const std::string& sha256,
                             std::uint64_t size) const;
+    void append_ledger_lines(const std::vector<LedgerEntry>& entries) const;
+    [[nodiscard]] LedgerEntry checked_ledger_entry(std::string_view relative) const;
     RecordRef write_file_locked(std::string_view relative, std::string_view bytes,
                                 std::string_view id) const;
     void ledger_file_locked(std::string_view relative) const;
