@@ -204,12 +204,13 @@ std::string seconds_left(const char* what, const Json& b) {
 
 }  // namespace
 
-Json budget_and_next_stage(const store::Store& store, const std::string& invocation_id) {
+Json budget_and_next_stage(const store::Store& store, const std::string& invocation_id,
+                           const InvocationEntry* finished) {
     if (!store.exists(store::layout::kTarget)) {
         return Json();
     }
     const TargetSpec spec = frozen_spec(store::read_target_record(store));
-    const InvocationLedger ledger = InvocationLedger::read(store);
+    const InvocationLedger ledger = InvocationLedger::read(store, finished);
     const InvocationLedger::Spent spent = ledger.spent();
     Json j{{"budgets",
             {{"wall_s", budget_of(spec.wall_seconds_budget, spent.wall_s)},
@@ -236,8 +237,8 @@ Json budget_and_next_stage(const store::Store& store, const std::string& invocat
 }
 
 void add_budget_and_next_stage(Json& document, const store::Store& store,
-                               const std::string& invocation_id) {
-    const Json j = budget_and_next_stage(store, invocation_id);
+                               const std::string& invocation_id, const InvocationEntry* finished) {
+    const Json j = budget_and_next_stage(store, invocation_id, finished);
     document["budget"] = j.is_null() ? Json() : j["budgets"];
     document["next_stage"] = j.is_null() ? Json() : j["next_stage"];
 }

@@ -158,8 +158,7 @@ Outcome driver_run(const Request& r, Context& context) {
         store, call, context.cancel,
         [&context](const std::string& id) { context.announce_invocation(id); });
     context.report_progress("");
-    Json j = run::invocation_status(store, out.invocation_id).to_json();
-    Outcome outcome{summary(out), j, out.error ? out.error->exit_code() : 0, {}};
+    Outcome outcome{summary(out), out.status.to_json(), out.exit_code, {}};
     outcome.failure = out.error;
     return outcome;
 }
