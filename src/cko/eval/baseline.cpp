@@ -75,40 +75,130 @@ std::uint64_t seed_from(const std::string& text) {
     return std::stoull(sha256_hex(text).substr(0, 15), nullptr, 16);
 }
 
-OperationOutcome run_baseline(const Target& target, const BaselineOptions& options,
-                              const std::function<void(const std::string&)>& announce) {
+namespace {
+
+// Each case's calls of the original: its samples, median, MAD and CV.
+Json measure_cases(const TargetSpec& spec, const BaselineOptions& options, Session& session,
+                   CallProgress& progress, const run::Invocation& inv) {
+    Json cases = Json::object();
+    for (const auto& id : spec.case_ids) {
+        std::vector<double> samples;
+        for (int c = 0; c < options.calls_per_case; ++c) {
+            progress.step(
+                fmt::format("baseline: case {} call {}/{}", id, c + 1, options.calls_per_case), 1);
+            if (inv.cancelled()) {
+                throw Error(ErrorCode::interrupted, "baseline cancelled");
+            }
+            const Measurement m = session.measure_single(id, "reference");
+            if (m.error) {
+                throw *m.error;
+            }
+            require_clean(m);
+            const auto& s = m.subjects.at("reference");
+            if (!s.correct) {
+                throw Error(ErrorCode::invalid_spec,
+                            fmt::format("the original failed its correctness rule on case {} "
+                                        "during the baseline "
+                                        "(value {}); the Target cannot be measured",
+                                        id, s.correctness_value));
+            }
+            samples.insert(samples.end(), s.primary.begin(), s.primary.end());
+        }
+        cases[id] = Json{{"samples", samples},
+                         {"median", stats::median(samples)},
+                         {"mad", stats::mad(samples)},
+                         {"cv", stats::cv(samples)},
+                         {"unit", spec.primary.unit}};
+    }
+    return cases;
+}
+
+// The A/A pairs' d, pooled ([pair]) and per case ([case][pair]), with the orders they ran in.
+struct AaPairs {
+    std::vector<double> d;
+    std::vector<std::vector<double>> case_d;
+    Json orders = Json::array();
+};
+
+// A/A: the original against itself, paired exactly like a real comparison: a pair is a round
+// over every case, and its d is the mean over the cases.
+AaPairs measure_aa_pairs(const TargetSpec& spec, Session& session, CallProgress& progress,
+                         const run::Invocation& inv, int aa_pairs, std::uint64_t seed) {
+    std::mt19937_64 order_rng(seed);
+    AaPairs aa;
+    aa.case_d.resize(spec.case_ids.size());
+    for (int i = 0; i < aa_pairs; ++i) {
+        double sum = 0;
+        for (std::size_t c = 0; c < spec.case_ids.size(); ++c) {
+            const std::string& case_id = spec.case_ids[c];
+            progress.step(
+                fmt::format("baseline: A/A pair {}/{}, case {}", i + 1, aa_pairs, case_id), 2);
+            if (inv.cancelled()) {
+                throw Error(ErrorCode::interrupted, "baseline cancelled");
+            }
+            const bool candidate_first = (order_rng() & 1U) != 0;
+            aa.orders.push_back(candidate_first ? "BA" : "AB");
+            const Measurement m =
+                session.measure_pair(case_id, candidate_first,
+                                     seed + static_cast<std::uint64_t>(i) * spec.case_ids.size() +
+                                         static_cast<std::uint64_t>(c));
+            if (m.error) {
+                throw *m.error;
+            }
+            require_clean(m);
+            const double case_aa = stats::paired_log_ratio(
+                m.subjects.at("reference").primary_median(),
+                m.subjects.at("candidate").primary_median(), spec.primary.direction);
+            aa.case_d[c].push_back(case_aa);
+            sum += case_aa;
+        }
+        aa.d.push_back(sum / static_cast<double>(spec.case_ids.size()));
+    }
+    return aa;
+}
+
+// The A/A pairs judged: their estimate and verdict, the instrument check and the resolution.
+void judge_aa(const TargetSpec& spec, const AaPairs& pairs, OperationEnd& end) {
+    const std::vector<double>& d = pairs.d;
+    const stats::Resolution resolution = stats::resolution_from_aa(
+        d, spec.confidence, spec.minimum_effect_pct, static_cast<std::size_t>(spec.max_pairs));
+    const stats::PairedEstimate aa = stats::estimate_paired(d, spec.confidence);
+    const stats::Verdict aa_verdict =
+        stats::classify(aa, spec.minimum_effect_pct, static_cast<std::size_t>(spec.min_pairs));
+    end.outputs["aa"] = Json{{"pairs", d.size()},
+                             {"d", d},
+                             {"orders", pairs.orders},
+                             {"estimate", aa.to_json()},
+                             {"verdict", stats::verdict_name(aa_verdict)}};
+    // The two subjects are separately materialized copies of the original (the session's
+    // workspace holds one per role), so an instance effect (placement, build) shows here. An
+    // interval that excludes zero, pooled or of one case, is a biased instrument; later
+    // verdicts read it from this record (compare_context.cpp).
+    std::vector<std::pair<std::string, stats::PairedEstimate>> per_case;
+    if (spec.case_ids.size() > 1) {
+        Json per_case_json = Json::object();
+        for (std::size_t c = 0; c < spec.case_ids.size(); ++c) {
+            per_case.emplace_back(spec.case_ids[c],
+                                  stats::estimate_paired(pairs.case_d[c], spec.confidence));
+            per_case_json[spec.case_ids[c]] = per_case.back().second.to_json();
+        }
+        end.outputs["aa"]["per_case"] = per_case_json;
+    }
+    const InstrumentCheck check = check_instrument(aa, per_case);
+    end.outputs["instrument_check"] = check.to_json();
+    if (check.biased) {
+        end.reason += "; " + check.statement;
+    }
+    end.outputs["resolution"] = resolution.to_json();
+    end.verdict = std::string(stats::verdict_name(aa_verdict));
+}
+
+// The baseline's measuring in its open invocation; contamination ends it `invalid` (exit 1).
+void measure_baseline(const Target& target, const BaselineOptions& options, int aa_pairs,
+                      std::uint64_t seed, run::Invocation& inv, OperationEnd& end) {
     const TargetSpec& spec = target.spec();
-    if (spec.diagnostic) {
-        throw Error(ErrorCode::not_eligible, "a diagnostic Target has no workload to baseline");
-    }
-    if (options.calls_per_case < 1) {
-        throw Error(ErrorCode::invalid_argument, "--calls-per-case must be at least 1",
-                    Json{{"field", "calls_per_case"}});
-    }
-    require_budget(target, 0, InvocationLedger::read(target.store()));
-    const int aa_pairs =
-        options.aa_pairs > 0 ? options.aa_pairs : std::min(spec.max_pairs, 2 * spec.min_pairs);
-    const std::uint64_t seed =
-        options.seed != 0 ? options.seed : seed_from(target.id() + "/baseline");
-    const stats::Direction direction = spec.primary.direction;
-
-    const run::Limits limits = limits_for(spec);
-    run::Invocation inv = run::Invocation::create(
-        target.store(), "baseline",
-        Json{{"target", target.id()},
-             {"calls_per_case", options.calls_per_case},
-             {"aa_pairs", aa_pairs},
-             {"seed", seed},
-             {"driver_mode", target.spec().serves_sessions() ? "session" : "process"}},
-        limits, options.cancel);
-    announce(inv.id());
-
-    OperationOutcome out;
-    out.invocation_id = inv.id();
-    Json outputs{{"target", target.id()}, {"seed", seed}};
-    std::optional<Error> failure;
-    std::string reason = "baseline and A/A resolution measured";
-    run::InvocationState state = run::InvocationState::succeeded;
+    end.outputs = Json{{"target", target.id()}, {"seed", seed}};
+    end.reason = "baseline and A/A resolution measured";
     try {
         const auto changes = target.driver_changes();
         if (!changes.empty()) {
@@ -123,127 +213,52 @@ OperationOutcome run_baseline(const Target& target, const BaselineOptions& optio
         }
         const store::Snapshot original = target.original();
         Session session(target, inv, original, "original", original, "original-copy");
-        Json cases = Json::object();
         CallProgress progress(inv, options, spec.case_ids.size(), aa_pairs);
-        for (const auto& id : spec.case_ids) {
-            std::vector<double> samples;
-            for (int c = 0; c < options.calls_per_case; ++c) {
-                progress.step(
-                    fmt::format("baseline: case {} call {}/{}", id, c + 1, options.calls_per_case),
-                    1);
-                if (inv.cancelled()) {
-                    throw Error(ErrorCode::interrupted, "baseline cancelled");
-                }
-                const Measurement m = session.measure_single(id, "reference");
-                if (m.error) {
-                    throw *m.error;
-                }
-                require_clean(m);
-                const auto& s = m.subjects.at("reference");
-                if (!s.correct) {
-                    throw Error(ErrorCode::invalid_spec,
-                                fmt::format("the original failed its correctness rule on case {} "
-                                            "during the baseline "
-                                            "(value {}); the Target cannot be measured",
-                                            id, s.correctness_value));
-                }
-                samples.insert(samples.end(), s.primary.begin(), s.primary.end());
-            }
-            cases[id] = Json{{"samples", samples},
-                             {"median", stats::median(samples)},
-                             {"mad", stats::mad(samples)},
-                             {"cv", stats::cv(samples)},
-                             {"unit", spec.primary.unit}};
-        }
-        outputs["cases"] = cases;
-
-        // A/A: the original against itself, paired exactly like a real comparison: a pair is a
-        // round over every case, and its d is the mean over the cases.
-        std::mt19937_64 order_rng(seed);
-        std::vector<double> d;
-        std::vector<std::vector<double>> case_d(spec.case_ids.size());
-        Json orders = Json::array();
-        for (int i = 0; i < aa_pairs; ++i) {
-            double sum = 0;
-            for (std::size_t c = 0; c < spec.case_ids.size(); ++c) {
-                const std::string& case_id = spec.case_ids[c];
-                progress.step(
-                    fmt::format("baseline: A/A pair {}/{}, case {}", i + 1, aa_pairs, case_id), 2);
-                if (inv.cancelled()) {
-                    throw Error(ErrorCode::interrupted, "baseline cancelled");
-                }
-                const bool candidate_first = (order_rng() & 1U) != 0;
-                orders.push_back(candidate_first ? "BA" : "AB");
-                const Measurement m = session.measure_pair(
-                    case_id, candidate_first,
-                    seed + static_cast<std::uint64_t>(i) * spec.case_ids.size() +
-                        static_cast<std::uint64_t>(c));
-                if (m.error) {
-                    throw *m.error;
-                }
-                require_clean(m);
-                const double case_aa =
-                    stats::paired_log_ratio(m.subjects.at("reference").primary_median(),
-                                            m.subjects.at("candidate").primary_median(), direction);
-                case_d[c].push_back(case_aa);
-                sum += case_aa;
-            }
-            d.push_back(sum / static_cast<double>(spec.case_ids.size()));
-        }
-        const stats::Resolution resolution = stats::resolution_from_aa(
-            d, spec.confidence, spec.minimum_effect_pct, static_cast<std::size_t>(spec.max_pairs));
-        const stats::PairedEstimate aa = stats::estimate_paired(d, spec.confidence);
-        const stats::Verdict aa_verdict =
-            stats::classify(aa, spec.minimum_effect_pct, static_cast<std::size_t>(spec.min_pairs));
-        outputs["aa"] = Json{{"pairs", d.size()},
-                             {"d", d},
-                             {"orders", orders},
-                             {"estimate", aa.to_json()},
-                             {"verdict", stats::verdict_name(aa_verdict)}};
-        // The two subjects are separately materialized copies of the original (the session's
-        // workspace holds one per role), so an instance effect (placement, build) shows here. An
-        // interval that excludes zero, pooled or of one case, is a biased instrument; later
-        // verdicts read it from this record (compare_context.cpp).
-        std::vector<std::pair<std::string, stats::PairedEstimate>> per_case;
-        if (spec.case_ids.size() > 1) {
-            Json per_case_json = Json::object();
-            for (std::size_t c = 0; c < spec.case_ids.size(); ++c) {
-                per_case.emplace_back(spec.case_ids[c],
-                                      stats::estimate_paired(case_d[c], spec.confidence));
-                per_case_json[spec.case_ids[c]] = per_case.back().second.to_json();
-            }
-            outputs["aa"]["per_case"] = per_case_json;
-        }
-        const InstrumentCheck check = check_instrument(aa, per_case);
-        outputs["instrument_check"] = check.to_json();
-        if (check.biased) {
-            reason += "; " + check.statement;
-        }
-        outputs["resolution"] = resolution.to_json();
-        out.verdict = std::string(stats::verdict_name(aa_verdict));
+        end.outputs["cases"] = measure_cases(spec, options, session, progress, inv);
+        judge_aa(spec, measure_aa_pairs(spec, session, progress, inv, aa_pairs, seed), end);
         // The driver runs as the store's owner: a target.json it rewrote meanwhile fails the
         // baseline (tampered_record) instead of leaving a successful one behind.
         target.store().verify_ledgered(store::layout::kTarget);
     } catch (const Contaminated& c) {
-        reason =
+        end.reason =
             fmt::format("the measurement window was contaminated: {}", fmt::join(c.reasons, "; "));
-        outputs["verdict"] = "invalid";
-        outputs["contamination"] = c.reasons;
-        outputs["reason"] = reason;
-        out.verdict = "invalid";
-        out.exit_code = 1;
-    } catch (const Error& e) {
-        failure = e;
-        reason = e.what();
-        state = run::state_for_error(e);
-        out.exit_code = e.exit_code();
+        end.outputs["verdict"] = "invalid";
+        end.outputs["contamination"] = c.reasons;
+        end.outputs["reason"] = end.reason;
+        end.verdict = "invalid";
+        end.exit_code = 1;
     }
-    outputs["exit_code"] = out.exit_code;
-    inv.finish(state, reason, outputs, failure);
-    out.state = std::string(run::state_name(state));
-    out.outputs = outputs;
-    out.error = failure;
-    return out;
+}
+
+}  // namespace
+
+OperationOutcome run_baseline(const Target& target, const BaselineOptions& options,
+                              const Announce& announce) {
+    const TargetSpec& spec = target.spec();
+    if (spec.diagnostic) {
+        throw Error(ErrorCode::not_eligible, "a diagnostic Target has no workload to baseline");
+    }
+    if (options.calls_per_case < 1) {
+        throw Error(ErrorCode::invalid_argument, "--calls-per-case must be at least 1",
+                    Json{{"field", "calls_per_case"}});
+    }
+    require_budget(target, 0, InvocationLedger::read(target.store()));
+    const int aa_pairs =
+        options.aa_pairs > 0 ? options.aa_pairs : std::min(spec.max_pairs, 2 * spec.min_pairs);
+    const std::uint64_t seed =
+        options.seed != 0 ? options.seed : seed_from(target.id() + "/baseline");
+    const InvocationSpec invocation{
+        "baseline",
+        Json{{"target", target.id()},
+             {"calls_per_case", options.calls_per_case},
+             {"aa_pairs", aa_pairs},
+             {"seed", seed},
+             {"driver_mode", spec.serves_sessions() ? "session" : "process"}},
+        limits_for(spec), options.cancel};
+    return run_in_invocation(target.store(), invocation, announce,
+                             [&](run::Invocation& inv, OperationEnd& end) {
+                                 measure_baseline(target, options, aa_pairs, seed, inv, end);
+                             });
 }
 
 }  // namespace cko::eval

@@ -3,6 +3,7 @@
 
 #include "cko/util/progress.hpp"
 
+#include "cko/eval/operation.hpp"
 #include "cko/eval/target.hpp"
 
 #include <atomic>
@@ -21,19 +22,8 @@ struct BaselineOptions {
     ProgressFn progress;  // one line per call, for a terminal
 };
 
-struct OperationOutcome {
-    std::string invocation_id;
-    std::string state;    // invocation state
-    std::string verdict;  // comparisons: the verdict; baseline: the A/A verdict
-    Json outputs;
-    int exit_code = 0;
-    // The error the invocation recorded when it did not succeed (failed, cancelled, timed out).
-    std::optional<Error> error = std::nullopt;
-};
-
-[[nodiscard]] OperationOutcome run_baseline(
-    const Target& target, const BaselineOptions& options,
-    const std::function<void(const std::string&)>& announce);
+[[nodiscard]] OperationOutcome run_baseline(const Target& target, const BaselineOptions& options,
+                                            const Announce& announce);
 
 // Deterministic seed from text (so that a recorded seed can always be reproduced).
 [[nodiscard]] std::uint64_t seed_from(const std::string& text);

@@ -327,10 +327,119 @@ void gate_falsified_experiment(const CompareOptions& o, ComparisonPlan& plan,
     }
 }
 
+// One comparison in its open invocation: measure (or reject without measuring), then settle the
+// record either way.
+struct ComparisonRun {
+    const Target& target;
+    const CompareOptions& o;
+    const ComparisonPlan& plan;
+    std::chrono::steady_clock::time_point started;
+    stats::Verdict verdict = stats::Verdict::inconclusive;
+    Rounds rounds;
+
+    void measure(run::Invocation& inv, OperationEnd& end);
+    void settle(const run::Invocation& inv, OperationEnd& end);
+};
+
+void ComparisonRun::measure(run::Invocation& inv, OperationEnd& end) {
+    started = std::chrono::steady_clock::now();
+    Json& outputs = end.outputs;
+    outputs = Json{{"experiment_id", o.experiment_id},
+                   {"reference", plan.reference_json},
+                   {"candidate", plan.candidate_json},
+                   {"seed", plan.seed},
+                   {"minimum_effect_pct", plan.minimum_effect_pct},
+                   {"notes", plan.notes}};
+    // A conservative-bound screen whose bound, cited from a stored map, is below the minimum
+    // effect cannot pass: it is rejected without a single driver call.
+    const std::optional<store::ExperimentRecord::GainBound> bound =
+        plan.experiment ? plan.experiment->gain_bound : std::nullopt;
+    const bool bound_rejects =
+        o.kind == ComparisonKind::screen && bound &&
+        plan.experiment->screen_design == store::ScreenDesign::conservative_bound &&
+        bound->source.rfind("map:", 0) == 0 && bound->pct < plan.minimum_effect_pct;
+    const auto problems = target.environment_problems();
+    if (bound_rejects) {
+        verdict = stats::Verdict::below_minimum;
+        end.reason = fmt::format(
+            "the gain bound {}% cited from {} is below the minimum effect {}%: rejected "
+            "without measuring",
+            bound->pct, bound->source, plan.minimum_effect_pct);
+        outputs["bound_rejection"] = Json{{"bound_pct", bound->pct},
+                                          {"source", bound->source},
+                                          {"minimum_effect_pct", plan.minimum_effect_pct}};
+        return;
+    }
+    if (!problems.empty()) {
+        rounds.infrastructure_failure = true;
+        verdict = stats::Verdict::invalid;
+        end.reason = fmt::format("environment mismatch: {}", fmt::join(problems, "; "));
+        return;
+    }
+    Session session(target, inv, plan.reference, plan.reference_label, plan.candidate,
+                    plan.candidate_label);
+    if (plan.experiment) {
+        std::vector<CorrectnessGate> gates;
+        for (const auto& g : plan.experiment->extra_correctness_gates) {
+            gates.push_back(parse_correctness_gate(g, "extra_correctness_gates"));
+        }
+        session.add_correctness_gates(std::move(gates));
+    }
+    rounds = measure_rounds(target, inv, session, plan, o);
+    if (rounds.verdict) {
+        verdict = *rounds.verdict;
+        end.reason = rounds.reason;
+    } else {
+        verdict = judge_and_record(target, plan, rounds, outputs, end.reason);
+    }
+}
+
+void ComparisonRun::settle(const run::Invocation& inv, OperationEnd& end) {
+    Json& outputs = end.outputs;
+    if (end.error) {
+        rounds.infrastructure_failure = true;
+    }
+    for (const auto& note : host_load_notes(plan.load_at_start)) {
+        outputs["notes"].push_back(note);
+    }
+    if (!outputs.contains("observation")) {  // not judged: what was observed, for the record
+        outputs["observation"] = rounds.observation.to_json(target.spec().observation);
+    }
+    outputs["pairs"] = rounds.pairs;
+    outputs["d"] = pooled_rounds(rounds.d);
+    // What the verdict cost: the rounds it took, the GPU seconds its driver calls held (and where
+    // that held time went: the driver's work, its SDK, cko) and the wall time since the operation
+    // began (materializing subjects and waiting for GPU locks included).
+    outputs["to_verdict"] =
+        Json{{"pairs", rounds.d.size()},
+             {"gpu_s", inv.gpu_seconds()},
+             {"held", inv.held_time().to_json()},
+             {"wall_s",
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()}};
+    outputs["infrastructure_failure"] = rounds.infrastructure_failure;
+    if (end.state == run::InvocationState::succeeded) {
+        outputs["verdict"] = stats::verdict_name(verdict);
+        bool positive = verdict == stats::Verdict::improved;
+        if (o.kind == ComparisonKind::screen) {
+            const bool proxy = plan.experiment && plan.experiment->screen_design ==
+                                                      store::ScreenDesign::diagnostic_proxy;
+            const ScreenDecision decision =
+                screen_decision(verdict, rounds.infrastructure_failure, proxy);
+            outputs["decision"] = screen_decision_name(decision);
+            positive = decision == ScreenDecision::pass_to_confirm;
+        }
+        end.verdict = std::string(stats::verdict_name(verdict));
+        end.exit_code = positive ? 0 : 1;
+    } else {
+        end.exit_code = end.error ? end.error->exit_code() : 3;
+    }
+    outputs["reason"] = end.reason;
+}
+
 }  // namespace
 
 OperationOutcome run_comparison(const Target& target, const CompareOptions& o,
-                                const std::function<void(const std::string&)>& announce) {
+                                const Announce& announce) {
     const std::string kind(comparison_kind_name(o.kind));
     // Nothing past the stage this session may reach runs (decision.hpp).
     const Json stage_limit =
@@ -350,112 +459,15 @@ OperationOutcome run_comparison(const Target& target, const CompareOptions& o,
     if (!stage_limit.is_null()) {
         plan.request["stage_limit"] = stage_limit;
     }
-    run::Invocation inv = run::Invocation::create(target.store(), kind, plan.request,
-                                                  limits_for(target.spec()), o.cancel);
-    decision.reset();  // the confirm now exists: a later confirm sees it
-    announce(inv.id());
-
-    Json outputs{{"experiment_id", o.experiment_id},
-                 {"reference", plan.reference_json},
-                 {"candidate", plan.candidate_json},
-                 {"seed", plan.seed},
-                 {"minimum_effect_pct", plan.minimum_effect_pct},
-                 {"notes", plan.notes}};
-    const auto started = std::chrono::steady_clock::now();
-    OperationOutcome out;
-    out.invocation_id = inv.id();
-    std::optional<Error> failure;
-    run::InvocationState state = run::InvocationState::succeeded;
-    stats::Verdict verdict = stats::Verdict::inconclusive;
-    std::string reason;
-    Rounds rounds;
-    // A conservative-bound screen whose bound, cited from a stored map, is below the minimum
-    // effect cannot pass: it is rejected without a single driver call.
-    const std::optional<store::ExperimentRecord::GainBound> bound =
-        plan.experiment ? plan.experiment->gain_bound : std::nullopt;
-    const bool bound_rejects =
-        o.kind == ComparisonKind::screen && bound &&
-        plan.experiment->screen_design == store::ScreenDesign::conservative_bound &&
-        bound->source.rfind("map:", 0) == 0 && bound->pct < plan.minimum_effect_pct;
-    try {
-        const auto problems = target.environment_problems();
-        if (bound_rejects) {
-            verdict = stats::Verdict::below_minimum;
-            reason = fmt::format(
-                "the gain bound {}% cited from {} is below the minimum effect {}%: rejected "
-                "without measuring",
-                bound->pct, bound->source, plan.minimum_effect_pct);
-            outputs["bound_rejection"] = Json{{"bound_pct", bound->pct},
-                                              {"source", bound->source},
-                                              {"minimum_effect_pct", plan.minimum_effect_pct}};
-        } else if (!problems.empty()) {
-            rounds.infrastructure_failure = true;
-            verdict = stats::Verdict::invalid;
-            reason = fmt::format("environment mismatch: {}", fmt::join(problems, "; "));
-        } else {
-            Session session(target, inv, plan.reference, plan.reference_label, plan.candidate,
-                            plan.candidate_label);
-            if (plan.experiment) {
-                std::vector<CorrectnessGate> gates;
-                for (const auto& g : plan.experiment->extra_correctness_gates) {
-                    gates.push_back(parse_correctness_gate(g, "extra_correctness_gates"));
-                }
-                session.add_correctness_gates(std::move(gates));
-            }
-            rounds = measure_rounds(target, inv, session, plan, o);
-            if (rounds.verdict) {
-                verdict = *rounds.verdict;
-                reason = rounds.reason;
-            } else {
-                verdict = judge_and_record(target, plan, rounds, outputs, reason);
-            }
-        }
-    } catch (const Error& e) {
-        failure = e;
-        reason = e.what();
-        state = run::state_for_error(e);
-        rounds.infrastructure_failure = true;
-    }
-    for (const auto& note : host_load_notes(plan.load_at_start)) {
-        outputs["notes"].push_back(note);
-    }
-    if (!outputs.contains("observation")) {  // not judged: what was observed, for the record
-        outputs["observation"] = rounds.observation.to_json(target.spec().observation);
-    }
-    outputs["pairs"] = rounds.pairs;
-    outputs["d"] = pooled_rounds(rounds.d);
-    // What the verdict cost: the rounds it took, the GPU seconds its driver calls held and the wall
-    // time since the operation began (materializing subjects and waiting for GPU locks included).
-    outputs["to_verdict"] =
-        Json{{"pairs", rounds.d.size()},
-             {"gpu_s", inv.gpu_seconds()},
-             {"held", inv.held_time().to_json()},
-             {"wall_s",
-              std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()}};
-    outputs["infrastructure_failure"] = rounds.infrastructure_failure;
-    if (state == run::InvocationState::succeeded) {
-        outputs["verdict"] = stats::verdict_name(verdict);
-        bool positive = verdict == stats::Verdict::improved;
-        if (o.kind == ComparisonKind::screen) {
-            const bool proxy = plan.experiment && plan.experiment->screen_design ==
-                                                      store::ScreenDesign::diagnostic_proxy;
-            const ScreenDecision decision =
-                screen_decision(verdict, rounds.infrastructure_failure, proxy);
-            outputs["decision"] = screen_decision_name(decision);
-            positive = decision == ScreenDecision::pass_to_confirm;
-        }
-        out.verdict = std::string(stats::verdict_name(verdict));
-        out.exit_code = positive ? 0 : 1;
-    } else {
-        out.exit_code = failure ? failure->exit_code() : 3;
-    }
-    outputs["exit_code"] = out.exit_code;
-    outputs["reason"] = reason;
-    inv.finish(state, reason, outputs, failure);
-    out.state = std::string(run::state_name(state));
-    out.outputs = outputs;
-    out.error = failure;
-    return out;
+    ComparisonRun comparison{target, o, plan, {}, stats::Verdict::inconclusive, {}};
+    return run_in_invocation(
+        target.store(), InvocationSpec{kind, plan.request, limits_for(target.spec()), o.cancel},
+        [&](const std::string& id) {
+            decision.reset();  // the confirm now exists: a later confirm sees it
+            announce(id);
+        },
+        [&](run::Invocation& inv, OperationEnd& end) { comparison.measure(inv, end); },
+        [&](run::Invocation& inv, OperationEnd& end) { comparison.settle(inv, end); });
 }
 
 }  // namespace cko::eval

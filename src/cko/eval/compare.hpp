@@ -41,8 +41,7 @@ struct CompareOptions {
 // against the minimum effect (sequentially when the Target says so). Screen can only reject or
 // pass to confirm; confirm is formal and happens once per experiment; audit compares the original
 // with the current champion.
-[[nodiscard]] OperationOutcome run_comparison(
-    const Target& target, const CompareOptions& options,
-    const std::function<void(const std::string&)>& announce);
+[[nodiscard]] OperationOutcome run_comparison(const Target& target, const CompareOptions& options,
+                                              const Announce& announce);
 
 }  // namespace cko::eval

@@ -204,12 +204,13 @@ std::string seconds_left(const char* what, const Json& b) {
 
 }  // namespace
 
-Json budget_and_next_stage(const store::Store& store, const std::string& invocation_id) {
+Json budget_and_next_stage(const store::Store& store, const std::string& invocation_id,
+                           const InvocationEntry* finished) {
     if (!store.exists(store::layout::kTarget)) {
         return Json();
     }
     const TargetSpec spec = frozen_spec(store::read_target_record(store));
-    const InvocationLedger ledger = InvocationLedger::read(store);
+    const InvocationLedger ledger = InvocationLedger::read(store, finished);
     const InvocationLedger::Spent spent = ledger.spent();
     Json j{{"budgets",
             {{"wall_s", budget_of(spec.wall_seconds_budget, spent.wall_s)},
@@ -236,13 +237,13 @@ Json budget_and_next_stage(const store::Store& store, const std::string& invocat
 }
 
 void add_budget_and_next_stage(Json& document, const store::Store& store,
-                               const std::string& invocation_id) {
+                               const std::string& invocation_id, const InvocationEntry* finished) {
     // Beside the invocation's own document, never in place of it: an operation that failed because
     // the Target could not be read (a tampered target.json) still reports its invocation, with why
     // its budget is missing.
     Json j;
     try {
-        j = budget_and_next_stage(store, invocation_id);
+        j = budget_and_next_stage(store, invocation_id, finished);
     } catch (const Error& e) {
         document["budget"] = Json();
         document["next_stage"] = Json();

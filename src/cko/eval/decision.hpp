@@ -75,14 +75,18 @@ struct FalsifyRecord {
 // unlimited), deadline}, next_stage: null, or for a screen or confirm of an experiment {stage,
 // experiment_id, estimated_cost_s (the experiment's estimate, null if it gave none),
 // last_to_verdict (what this invocation's verdict took), stage_limit (the Target's
-// farthest_stage or null), authorized}}. Reads only; null when the store holds no Target.
+// farthest_stage or null), authorized}}. Reads only; null when the store holds no Target. With
+// `finished`, the operation that has just finished that invocation passes it in: its records are
+// not read again.
 [[nodiscard]] Json budget_and_next_stage(const store::Store& store,
-                                         const std::string& invocation_id);
+                                         const std::string& invocation_id,
+                                         const InvocationEntry* finished = nullptr);
 [[nodiscard]] std::string budget_and_next_stage_text(const Json& j);
 // Adds `budget` (the budgets above) and `next_stage` to an invocation's document (null without a
-// Target): status, wait and the operation itself give the same document.
+// Target): status, wait and the operation itself (passing `finished`) give the same document.
 void add_budget_and_next_stage(Json& document, const store::Store& store,
-                               const std::string& invocation_id);
+                               const std::string& invocation_id,
+                               const InvocationEntry* finished = nullptr);
 
 // The history entry of a falsify invocation ({type: falsify, id, t_unix_s, t_unix_ns,
 // experiment_id, outcome, evidence, note}) and its line in `cko history`.

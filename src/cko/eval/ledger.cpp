@@ -25,9 +25,13 @@ const InvocationEntry* latest_succeeded(const std::vector<InvocationEntry>& entr
 
 }  // namespace
 
-InvocationLedger InvocationLedger::read(const store::Store& store) {
+InvocationLedger InvocationLedger::read(const store::Store& store, const InvocationEntry* known) {
     InvocationLedger ledger;
     for (const auto& id : run::list_invocations(store)) {
+        if (known != nullptr && known->id() == id) {
+            ledger.entries_.push_back(*known);
+            continue;
+        }
         InvocationEntry e{store::read_invocation_record(store, id), std::nullopt};
         if (store.exists(store::layout::invocation_result(id))) {
             e.result = store::read_invocation_result_record(store, id);

@@ -30,7 +30,10 @@ struct InvocationEntry {
 // not in it.
 class InvocationLedger {
 public:
-    [[nodiscard]] static InvocationLedger read(const store::Store& store);
+    // `known`: an invocation the caller holds already (one it has just finished), taken as given
+    // instead of read again.
+    [[nodiscard]] static InvocationLedger read(const store::Store& store,
+                                               const InvocationEntry* known = nullptr);
     // A ledger of the given entries (for rules tested without a store).
     [[nodiscard]] static InvocationLedger of(std::vector<InvocationEntry> entries);
 

@@ -6,6 +6,7 @@
 #include "cko/eval/decision.hpp"
 #include "cko/eval/experiment.hpp"
 #include "cko/eval/failure_gate.hpp"
+#include "cko/eval/operation.hpp"
 #include "cko/eval/profile_evidence.hpp"
 #include "cko/eval/session.hpp"
 #include "cko/util/files.hpp"
@@ -182,6 +183,219 @@ Error with_invocation(const Error& e, const std::string& invocation_id) {
     return Error(e.code(), e.what(), details);
 }
 
+// One collection in its open invocation: what was decided before it, and the steps of its body.
+struct ProfileRun {
+    const Target& target;
+    const ProfileCollectOptions& o;
+    const ProfileImport& importer;
+    std::string case_id;
+    std::vector<std::string> tool_args;
+    std::string program;
+    std::string tool_version;
+    store::Snapshot reference;
+    std::string reference_label;
+    store::Snapshot candidate;
+    std::string label;   // the profiled subject's
+    std::string digest;  // the profiled subject's
+    ProfileCollectOutcome out;
+    std::string work_rel;  // invocations/<id>/profile
+    bool ledgered = false;
+
+    void collect(run::Invocation& inv, OperationEnd& end);
+    void settle(const run::Invocation& inv, OperationEnd& end) const;
+
+private:
+    // How the profiler wraps the call; `output` is where its report will be.
+    ProfiledCall profiled_call(const run::Invocation& inv, const fs::path& work_dir,
+                               fs::path& output) const;
+    // What the profiled call left, for the importer; throws the call's or the profiler's failure.
+    CollectedRun collected(const run::Invocation& inv, const Measurement& m, const fs::path& output,
+                           const fs::path& work_dir) const;
+    // Imports what the call left and stores it as a profile record.
+    void import_and_store(const Measurement& m, CollectedRun& run, const ProfiledCall& how,
+                          OperationEnd& end);
+};
+
+ProfiledCall ProfileRun::profiled_call(const run::Invocation& inv, const fs::path& work_dir,
+                                       fs::path& output) const {
+    ProfiledCall how;
+    if (o.tool == "ncu") {
+        how.argv_prefix = {program, "--export", (work_dir / "report").string(),
+                           "--force-overwrite"};
+        output = work_dir / "report.ncu-rep";
+    } else if (o.tool == "nsys") {
+        how.argv_prefix = {
+            program,    "profile", "--output",          (work_dir / "report").string(),
+            "--export", "sqlite",  "--force-overwrite", "true"};
+        output = work_dir / "report.sqlite";
+    } else {
+        // The trace is the driver's output: inside its output_dir, listed in its artifacts.
+        output = inv.next_output_dir() / "torch-trace.json";
+        how.request_profile = [](const fs::path& output_dir) {
+            return Json{{"kind", "torch"},
+                        {"trace_path", (output_dir / "torch-trace.json").string()}};
+        };
+    }
+    how.argv_prefix.insert(how.argv_prefix.end(), tool_args.begin(), tool_args.end());
+    if (o.tool != "torch") {
+        // Nsight tools keep their configuration and temporary files under these.
+        how.env_allow_extra = {"HOME", "USER", "TMPDIR"};
+    }
+    return how;
+}
+
+CollectedRun ProfileRun::collected(const run::Invocation& inv, const Measurement& m,
+                                   const fs::path& output, const fs::path& work_dir) const {
+    const store::Store& store = target.store();
+    const int call = m.calls.empty() ? 0 : m.calls.front();
+    CollectedRun run;
+    run.tool = o.tool;
+    run.program = program;
+    run.tool_version = tool_version;
+    run.output = output;
+    run.work_dir = work_dir;
+    if (call > 0) {
+        run.call_dir = store.root() / store::layout::call_dir(inv.id(), call);
+    }
+    run.timeout = inv.limits().command;
+    run.cancel = o.cancel;
+    if (importer.refusal && call > 0) {
+        if (auto refused = importer.refusal(run)) {
+            throw *refused;
+        }
+    }
+    if (m.error) {
+        throw Error(m.error->code(),
+                    o.tool == "torch"
+                        ? fmt::format("the profiled driver call failed: {}", m.error->what())
+                        : fmt::format("the profiled call ({} around the driver) failed: {}", o.tool,
+                                      m.error->what()),
+                    m.error->details());
+    }
+    std::error_code ec;
+    if (fs::is_regular_file(fs::symlink_status(output, ec))) {
+        return run;
+    }
+    if (o.tool == "torch") {
+        throw Error(ErrorCode::missing_result,
+                    fmt::format("the driver wrote no torch trace at {}: a request with "
+                                "`profile` {{\"kind\": \"torch\", \"trace_path\": …}} "
+                                "asks the driver to run torch.profiler around its samples "
+                                "and export a Chrome trace there, listed in its artifacts "
+                                "(the Python SDK does; docs/PROTOCOL.md)",
+                                output.string()),
+                    Json{{"field", "profile.trace_path"}, {"path", output.string()}});
+    }
+    std::string said;
+    for (const std::string_view stream : {store::layout::kStderrFile, store::layout::kStdoutFile}) {
+        const std::string tail = last_lines(run.call_dir / stream, 3);
+        if (!tail.empty()) {
+            said += fmt::format("; {} ends with: {}", stream, tail);
+        }
+    }
+    throw Error(ErrorCode::tool_failed,
+                fmt::format("{} ended without writing {} (its messages are in the call's "
+                            "stdout.txt and stderr.txt, {}){}",
+                            o.tool, output.string(), run.call_dir.string(), said),
+                Json{{"path", output.string()}, {"call_dir", run.call_dir.string()}});
+}
+
+void ProfileRun::import_and_store(const Measurement& m, CollectedRun& run, const ProfiledCall& how,
+                                  OperationEnd& end) {
+    const store::Store& store = target.store();
+    if (o.tool == "torch") {
+        const Json software = m.environment.is_object()
+                                  ? m.environment.value("software", Json::object())
+                                  : Json::object();
+        run.tool_version = software.is_object() && software.value("torch", Json()).is_string()
+                               ? software["torch"].get<std::string>()
+                               : std::string();
+        end.outputs["tool_version"] = run.tool_version;
+    }
+    out.imported = importer.import(run);
+    Json files = ledger_work_files(store, work_rel);
+    ledgered = true;
+    if (o.tool == "torch") {
+        files.push_back(Json{{"path", run.output.lexically_relative(store.root()).string()},
+                             {"sha256", sha256_file_hex(run.output)},
+                             {"size", static_cast<std::uint64_t>(fs::file_size(run.output))}});
+    }
+    const auto subject_it = m.subjects.find(o.subject);
+    out.collection =
+        Json{{"invocation_id", out.invocation_id},
+             {"call", m.calls.empty() ? 0 : m.calls.front()},
+             {"case_id", case_id},
+             {"tool", o.tool},
+             {"tool_path", program},
+             {"tool_version", run.tool_version},
+             {"tool_args", tool_args},
+             {"argv", how.argv_prefix},
+             {"subject_label", label},
+             {"subject_digest", digest},
+             {"subject_correct", subject_it != m.subjects.end() && subject_it->second.correct},
+             {"contamination", m.contamination},
+             {"files", files}};
+    out.stored =
+        store_profile(store, ProfileEvidence{o.tool, out.imported.document, out.imported.sources,
+                                             o.experiment_id, o.subject, out.collection});
+    end.outputs["profile"] = out.stored.to_json();
+    end.reason = fmt::format("{} profile of {} ({}) on case {} stored as {}", o.tool, o.subject,
+                             label, case_id, out.stored.id);
+}
+
+void ProfileRun::collect(run::Invocation& inv, OperationEnd& end) {
+    const store::Store& store = target.store();
+    out.invocation_id = inv.id();
+    end.outputs = Json{{"target", target.id()},       {"experiment_id", o.experiment_id},
+                       {"subject", o.subject},        {"subject_label", label},
+                       {"case_id", case_id},          {"tool", o.tool},
+                       {"tool_version", tool_version}};
+    work_rel = store::layout::invocation_profile_dir(inv.id());
+    const auto problems = target.environment_problems();
+    if (!problems.empty()) {
+        throw Error(ErrorCode::environment_mismatch,
+                    fmt::format("a profile here would not be of the Target's machine: {}",
+                                fmt::join(problems, "; ")),
+                    Json{{"problems", problems}});
+    }
+    make_directories(store.real_path_of(work_rel));
+    const fs::path work_dir = store.real_path_of(work_rel);
+    fs::path output;
+    const ProfiledCall how = profiled_call(inv, work_dir, output);
+    if (inv.cancelled()) {
+        throw Error(ErrorCode::interrupted, "profile collection cancelled");
+    }
+    if (o.progress) {
+        o.progress(Progress{fmt::format("profile collect {}: {} ({}) on case {}…", o.tool,
+                                        o.subject, label, case_id)});
+    }
+    Measurement m;
+    {
+        // Locks, monitor and the materialized subjects live for the call only.
+        Session session(target, inv, reference, reference_label, candidate, o.experiment_id,
+                        Session::Calls::profiled);
+        m = session.measure_profiled(case_id, o.subject, how);
+    }
+    // The driver and the profiler run as the store's owner: records read before the call that
+    // they rewrote fail the collection (tampered_record).
+    store.verify_ledgered(store::layout::kTarget);
+    store.verify_ledgered(store::layout::experiment_record(o.experiment_id));
+    end.outputs["call"] = m.calls.empty() ? 0 : m.calls.front();
+    end.outputs["contamination"] = m.contamination;
+    CollectedRun run = collected(inv, m, output, work_dir);
+    import_and_store(m, run, how, end);
+}
+
+void ProfileRun::settle(const run::Invocation& /*inv*/, OperationEnd& /*end*/) const {
+    if (!ledgered) {
+        try {
+            (void)ledger_work_files(target.store(), work_rel);
+        } catch (const Error&) {
+            // The invocation's failure is the one to report.
+        }
+    }
+}
+
 }  // namespace
 
 std::vector<std::string> checked_profiler_args(const std::string& tool,
@@ -328,182 +542,18 @@ ProfileCollectOutcome collect_profile(const Target& target, const ProfileCollect
     if (!overridden_falsified.is_null()) {
         request["override_falsified"] = overridden_falsified;
     }
-    run::Invocation inv =
-        run::Invocation::create(store, "profile", request, limits_for(spec), o.cancel);
-    announce(inv.id());
-
-    ProfileCollectOutcome out;
-    out.invocation_id = inv.id();
-    Json outputs{{"target", target.id()},       {"experiment_id", o.experiment_id},
-                 {"subject", o.subject},        {"subject_label", label},
-                 {"case_id", case_id},          {"tool", o.tool},
-                 {"tool_version", tool_version}};
-    const std::string work_rel = store::layout::invocation_profile_dir(inv.id());
-    std::optional<Error> failure;
-    run::InvocationState state = run::InvocationState::succeeded;
-    std::string reason;
-    bool ledgered = false;
-    try {
-        const auto problems = target.environment_problems();
-        if (!problems.empty()) {
-            throw Error(ErrorCode::environment_mismatch,
-                        fmt::format("a profile here would not be of the Target's machine: {}",
-                                    fmt::join(problems, "; ")),
-                        Json{{"problems", problems}});
-        }
-        make_directories(store.real_path_of(work_rel));
-        const fs::path work_dir = store.real_path_of(work_rel);
-        ProfiledCall how;
-        fs::path output;
-        if (o.tool == "ncu") {
-            how.argv_prefix = {program, "--export", (work_dir / "report").string(),
-                               "--force-overwrite"};
-            output = work_dir / "report.ncu-rep";
-        } else if (o.tool == "nsys") {
-            how.argv_prefix = {
-                program,    "profile", "--output",          (work_dir / "report").string(),
-                "--export", "sqlite",  "--force-overwrite", "true"};
-            output = work_dir / "report.sqlite";
-        } else {
-            // The trace is the driver's output: inside its output_dir, listed in its artifacts.
-            output = inv.next_output_dir() / "torch-trace.json";
-            how.request_profile = [](const fs::path& output_dir) {
-                return Json{{"kind", "torch"},
-                            {"trace_path", (output_dir / "torch-trace.json").string()}};
-            };
-        }
-        how.argv_prefix.insert(how.argv_prefix.end(), tool_args.begin(), tool_args.end());
-        if (o.tool != "torch") {
-            // Nsight tools keep their configuration and temporary files under these.
-            how.env_allow_extra = {"HOME", "USER", "TMPDIR"};
-        }
-        if (inv.cancelled()) {
-            throw Error(ErrorCode::interrupted, "profile collection cancelled");
-        }
-        if (o.progress) {
-            o.progress(Progress{fmt::format("profile collect {}: {} ({}) on case {}…", o.tool,
-                                            o.subject, label, case_id)});
-        }
-        Measurement m;
-        {
-            // Locks, monitor and the materialized subjects live for the call only.
-            Session session(target, inv, reference, reference_label, candidate, o.experiment_id,
-                            Session::Calls::profiled);
-            m = session.measure_profiled(case_id, o.subject, how);
-        }
-        // The driver and the profiler run as the store's owner: records read before the call that
-        // they rewrote fail the collection (tampered_record).
-        store.verify_ledgered(store::layout::kTarget);
-        store.verify_ledgered(store::layout::experiment_record(o.experiment_id));
-        const int call = m.calls.empty() ? 0 : m.calls.front();
-        outputs["call"] = call;
-        outputs["contamination"] = m.contamination;
-        CollectedRun run;
-        run.tool = o.tool;
-        run.program = program;
-        run.tool_version = tool_version;
-        run.output = output;
-        run.work_dir = work_dir;
-        if (call > 0) {
-            run.call_dir = store.root() / store::layout::call_dir(inv.id(), call);
-        }
-        run.timeout = inv.limits().command;
-        run.cancel = o.cancel;
-        if (importer.refusal && call > 0) {
-            if (auto refused = importer.refusal(run)) {
-                throw *refused;
-            }
-        }
-        if (m.error) {
-            throw Error(m.error->code(),
-                        o.tool == "torch"
-                            ? fmt::format("the profiled driver call failed: {}", m.error->what())
-                            : fmt::format("the profiled call ({} around the driver) failed: {}",
-                                          o.tool, m.error->what()),
-                        m.error->details());
-        }
-        std::error_code ec;
-        if (!fs::is_regular_file(fs::symlink_status(output, ec))) {
-            if (o.tool == "torch") {
-                throw Error(ErrorCode::missing_result,
-                            fmt::format("the driver wrote no torch trace at {}: a request with "
-                                        "`profile` {{\"kind\": \"torch\", \"trace_path\": …}} "
-                                        "asks the driver to run torch.profiler around its samples "
-                                        "and export a Chrome trace there, listed in its artifacts "
-                                        "(the Python SDK does; docs/PROTOCOL.md)",
-                                        output.string()),
-                            Json{{"field", "profile.trace_path"}, {"path", output.string()}});
-            }
-            std::string said;
-            for (const std::string_view stream :
-                 {store::layout::kStderrFile, store::layout::kStdoutFile}) {
-                const std::string tail = last_lines(run.call_dir / stream, 3);
-                if (!tail.empty()) {
-                    said += fmt::format("; {} ends with: {}", stream, tail);
-                }
-            }
-            throw Error(ErrorCode::tool_failed,
-                        fmt::format("{} ended without writing {} (its messages are in the call's "
-                                    "stdout.txt and stderr.txt, {}){}",
-                                    o.tool, output.string(), run.call_dir.string(), said),
-                        Json{{"path", output.string()}, {"call_dir", run.call_dir.string()}});
-        }
-        if (o.tool == "torch") {
-            const Json software = m.environment.is_object()
-                                      ? m.environment.value("software", Json::object())
-                                      : Json::object();
-            run.tool_version = software.is_object() && software.value("torch", Json()).is_string()
-                                   ? software["torch"].get<std::string>()
-                                   : std::string();
-            outputs["tool_version"] = run.tool_version;
-        }
-        out.imported = importer.import(run);
-        Json files = ledger_work_files(store, work_rel);
-        ledgered = true;
-        if (o.tool == "torch") {
-            files.push_back(Json{{"path", output.lexically_relative(store.root()).string()},
-                                 {"sha256", sha256_file_hex(output)},
-                                 {"size", static_cast<std::uint64_t>(fs::file_size(output))}});
-        }
-        const auto subject_it = m.subjects.find(o.subject);
-        out.collection =
-            Json{{"invocation_id", inv.id()},
-                 {"call", call},
-                 {"case_id", case_id},
-                 {"tool", o.tool},
-                 {"tool_path", program},
-                 {"tool_version", run.tool_version},
-                 {"tool_args", tool_args},
-                 {"argv", how.argv_prefix},
-                 {"subject_label", label},
-                 {"subject_digest", digest},
-                 {"subject_correct", subject_it != m.subjects.end() && subject_it->second.correct},
-                 {"contamination", m.contamination},
-                 {"files", files}};
-        out.stored = store_profile(
-            store, ProfileEvidence{o.tool, out.imported.document, out.imported.sources,
-                                   o.experiment_id, o.subject, out.collection});
-        outputs["profile"] = out.stored.to_json();
-        reason = fmt::format("{} profile of {} ({}) on case {} stored as {}", o.tool, o.subject,
-                             label, case_id, out.stored.id);
-    } catch (const Error& e) {
-        failure = e;
-        reason = e.what();
-        state = run::state_for_error(e);
+    ProfileRun collection{
+        target,          o,         importer, case_id, tool_args, program, tool_version, reference,
+        reference_label, candidate, label,    digest,  {},        {},      false};
+    const OperationOutcome done = run_in_invocation(
+        store, InvocationSpec{"profile", request, limits_for(spec), o.cancel}, announce,
+        [&](run::Invocation& inv, OperationEnd& end) { collection.collect(inv, end); },
+        [&](run::Invocation& inv, OperationEnd& end) { collection.settle(inv, end); });
+    if (done.error) {
+        throw with_invocation(*done.error, done.invocation_id);
     }
-    if (!ledgered) {
-        try {
-            (void)ledger_work_files(store, work_rel);
-        } catch (const Error&) {
-            // The invocation's failure is the one to report.
-        }
-    }
-    outputs["exit_code"] = failure ? failure->exit_code() : 0;
-    inv.finish(state, reason, outputs, failure);
-    if (failure) {
-        throw with_invocation(*failure, inv.id());
-    }
-    return out;
+    collection.out.operation = done;
+    return collection.out;
 }
 
 }  // namespace cko::eval

@@ -6,6 +6,7 @@
 
 #include "cko/util/progress.hpp"
 
+#include "cko/eval/operation.hpp"
 #include "cko/eval/target.hpp"
 #include "cko/store/store.hpp"
 #include "cko/util/error.hpp"
@@ -74,7 +75,8 @@ struct ProfileCollectOutcome {
     std::string invocation_id;
     ImportedProfile imported;
     store::RecordRef stored;
-    Json collection;  // the record's `collection`
+    Json collection;             // the record's `collection`
+    OperationOutcome operation;  // the finished invocation
 };
 
 // Throws before any invocation exists: not_eligible (a diagnostic Target; ncu/nsys through
@@ -85,8 +87,9 @@ struct ProfileCollectOutcome {
 // environment differs from the frozen one, the call, a profiler that wrote nothing or refused, the
 // import) ends the invocation failed / cancelled / timed_out, stores no profile record, ledgers
 // whatever the profiler left, and is rethrown with `invocation_id` added to its details.
-[[nodiscard]] ProfileCollectOutcome collect_profile(
-    const Target& target, const ProfileCollectOptions& options, const ProfileImport& importer,
-    const std::function<void(const std::string&)>& announce);
+[[nodiscard]] ProfileCollectOutcome collect_profile(const Target& target,
+                                                    const ProfileCollectOptions& options,
+                                                    const ProfileImport& importer,
+                                                    const Announce& announce);
 
 }  // namespace cko::eval

@@ -3,8 +3,8 @@
 
 #include "cko/eval/freeze_leftovers.hpp"
 
-#include "cko/driver/standalone.hpp"
 #include "cko/env/identity.hpp"
+#include "cko/eval/standalone_call.hpp"
 #include "cko/run/gpu_lock.hpp"
 #include "cko/run/shared_fs.hpp"
 #include "cko/util/build_info.hpp"
@@ -262,7 +262,7 @@ FreezeOutcome freeze_target(const FreezeOptions& options) {
 
             // The smoke: two samples of the original on every case, through the real driver.
             for (const auto& id : spec.case_ids) {
-                driver::StandaloneCall call;
+                StandaloneCall call;
                 call.driver.argv = spec.driver_argv;
                 call.driver.capabilities = spec.capabilities;
                 call.driver.env_allow = spec.env_allow;
@@ -284,8 +284,8 @@ FreezeOutcome freeze_target(const FreezeOptions& options) {
                 call.limits = limits_for(spec);
                 call.gpu_uuid =
                     gpus.empty() || spec.uses_slurm() ? "" : gpus.front();  // Slurm allocates GPUs
-                const auto smoke = driver::run_standalone_call(store, call, options.cancel,
-                                                               [](const std::string&) {});
+                const auto smoke =
+                    run_standalone_call(store, call, options.cancel, [](const std::string&) {});
                 outcome.smoke_invocations.push_back(smoke.invocation_id);
                 if (smoke.error) {
                     throw Error(smoke.error->code(),

@@ -54,6 +54,23 @@ Json HeldTime::to_json() const {
 namespace fs = std::filesystem;
 namespace {
 
+// An invocation's status from its request record and its result record (null while it runs).
+InvocationStatus status_of(const std::string& id, const store::InvocationRecord& request,
+                           Json result) {
+    InvocationStatus st;
+    st.id = id;
+    st.kind = request.kind;
+    st.owner = ProcessIdentity{static_cast<pid_t>(request.owner.pid), request.owner.start_ticks,
+                               request.owner.boot_id, request.owner.hostname};
+    st.owner_alive = is_alive(st.owner);
+    if (!result.is_null()) {
+        st.state =
+            state_from_name(result.at("state").get<std::string>()).value_or(InvocationState::lost);
+        st.result = std::move(result);
+    }
+    return st;
+}
+
 double seconds(std::chrono::nanoseconds d) {
     return static_cast<double>(d.count()) / 1e9;
 }
@@ -168,8 +185,11 @@ Invocation Invocation::create(const store::Store& store, const std::string& kind
         record.limits = {seconds(limits.operation), seconds(limits.command),
                          seconds(limits.resource_wait), seconds(limits.cleanup)};
         record.request = request;
-        write_file_create_once(staging / store::layout::kRequestFile,
-                               canonical_json(record.to_json()), 0444);
+        const std::string bytes = canonical_json(record.to_json());
+        write_file_create_once(staging / store::layout::kRequestFile, bytes, 0444);
+        const std::string rel = store::layout::invocation_request(id);
+        inv.request_record_ =
+            store::InvocationRecord::from_json(parse_json_strict(bytes, {}, rel), rel);
         append_line(staging / store::layout::kEventsFile,
                     inv.event_line("created", Json{{"kind", kind}}));
         store.publish_directory(staging, inv.relative_dir(),
@@ -368,9 +388,26 @@ store::RecordRef Invocation::finish(InvocationState state, const std::string& re
     if (error) {
         result.error = error->to_json()["error"];
     }
-    const auto ref = store_.write_record(store::layout::invocation_result(id_), result.to_json());
+    const std::string rel = store::layout::invocation_result(id_);
+    const Json written = result.to_json();
+    const auto ref = store_.write_record(rel, written);
     store_.ledger_file(store::layout::invocation_events(id_));
+    result_json_ = parse_json_strict(canonical_json(written), {}, rel);
+    result_record_ = store::InvocationResultRecord::from_json(result_json_, rel);
     return ref;
+}
+
+const store::InvocationResultRecord& Invocation::result_record() const {
+    if (!result_record_) {
+        throw Error(ErrorCode::internal,
+                    fmt::format("invocation {} has no result before it finishes", id_));
+    }
+    return *result_record_;
+}
+
+InvocationStatus Invocation::finished_status() const {
+    (void)result_record();  // internal before finish()
+    return status_of(id_, request_record_, result_json_);
 }
 
 Json InvocationStatus::to_json() const {
@@ -396,19 +433,10 @@ InvocationStatus invocation_status(const store::Store& store, const std::string&
                     Json{{"id", id}});
     }
     const store::InvocationRecord request = store::read_invocation_record(store, id);
-    InvocationStatus st;
-    st.id = id;
-    st.kind = request.kind;
-    st.owner = ProcessIdentity{static_cast<pid_t>(request.owner.pid), request.owner.start_ticks,
-                               request.owner.boot_id, request.owner.hostname};
-    st.owner_alive = is_alive(st.owner);
-    if (store.exists(store::layout::invocation_result(id))) {
-        st.result = store.read_record(store::layout::invocation_result(id));
-        st.state = state_from_name(st.result.at("state").get<std::string>())
-                       .value_or(InvocationState::lost);
-        return st;
-    }
-    return st;
+    return status_of(id, request,
+                     store.exists(store::layout::invocation_result(id))
+                         ? store.read_record(store::layout::invocation_result(id))
+                         : Json());
 }
 
 InvocationStatus detect_lost_invocation(const store::Store& store, const std::string& id) {

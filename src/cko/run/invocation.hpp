@@ -85,6 +85,17 @@ struct CallOutcome {
     std::shared_ptr<const std::set<std::string>> store_before;
 };
 
+struct InvocationStatus {
+    std::string id;
+    std::string kind;
+    InvocationState state = InvocationState::running;
+    ProcessIdentity owner;
+    bool owner_alive = false;
+    Json result;  // the terminal record when state != running
+    int leftovers_killed = 0;
+    [[nodiscard]] Json to_json() const;
+};
+
 class Invocation {
 public:
     // Writes invocations/<id>/request.json (with this process as owner) and the first event.
@@ -129,6 +140,17 @@ public:
     store::RecordRef finish(InvocationState state, const std::string& reason, const Json& outputs,
                             const std::optional<Error>& error = std::nullopt);
 
+    // The request record as create() wrote it, and after finish() the result record as finish()
+    // wrote it: each parsed from the very bytes written, so that what the operation hands on is
+    // what a later read gives, without reading it back.
+    [[nodiscard]] const store::InvocationRecord& request_record() const noexcept {
+        return request_record_;
+    }
+    // Before finish(): internal.
+    [[nodiscard]] const store::InvocationResultRecord& result_record() const;
+    // After finish(): what invocation_status() reads back now, built from the bytes written.
+    [[nodiscard]] InvocationStatus finished_status() const;
+
     void add_gpu_seconds(double seconds) { gpu_seconds_ += seconds; }
     void add_held_time(double held_s, double driver_s, std::optional<double> workload_s) {
         held_.add(held_s, driver_s, workload_s);
@@ -154,17 +176,9 @@ private:
     int calls_ = 0;
     double gpu_seconds_ = 0;
     HeldTime held_;
-};
-
-struct InvocationStatus {
-    std::string id;
-    std::string kind;
-    InvocationState state = InvocationState::running;
-    ProcessIdentity owner;
-    bool owner_alive = false;
-    Json result;  // the terminal record when state != running
-    int leftovers_killed = 0;
-    [[nodiscard]] Json to_json() const;
+    store::InvocationRecord request_record_;
+    Json result_json_;  // null until finish()
+    std::optional<store::InvocationResultRecord> result_record_;
 };
 
 // Reads an invocation's state; never writes. One without a result whose owner is gone still

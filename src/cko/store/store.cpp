@@ -19,6 +19,8 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <mutex>
 #include <thread>
 
 namespace cko::store {
@@ -40,6 +42,20 @@ fs::path resolved(const fs::path& p) {
 // Relative record paths: safe components only, so nothing can be written outside the root.
 fs::path checked(const fs::path& root, std::string_view relative) {
     return safe_join(root, relative, "record path");
+}
+
+// Reads per relative path, for records_read(); bounded by the records of the stores read.
+std::mutex reads_mutex;
+std::map<std::string, std::uint64_t, std::less<>> reads_by_path;
+
+void count_read(std::string_view relative) {
+    const std::lock_guard<std::mutex> lock(reads_mutex);
+    const auto it = reads_by_path.find(relative);
+    if (it == reads_by_path.end()) {
+        reads_by_path.emplace(std::string(relative), 1);
+    } else {
+        ++it->second;
+    }
 }
 
 }  // namespace
@@ -529,6 +545,7 @@ Json Store::read_record(std::string_view relative) const {
 }
 
 HashedRecord Store::read_record_hashed(std::string_view relative) const {
+    count_read(relative);
     const fs::path p = real_path_of(relative);
     const JsonLimits limits;
     std::string bytes = read_file_capped(p, limits.max_bytes);
@@ -563,6 +580,16 @@ void Store::check_ledgered(std::string_view relative, const std::string& sha256)
 void Store::verify_ledgered(std::string_view relative) const {
     const fs::path p = real_path_of(relative);
     check_ledgered(relative, sha256_hex(read_file_capped(p, JsonLimits{}.max_bytes)));
+}
+
+std::uint64_t records_read(std::string_view prefix) {
+    const std::lock_guard<std::mutex> lock(reads_mutex);
+    std::uint64_t n = 0;
+    for (auto it = reads_by_path.lower_bound(prefix);
+         it != reads_by_path.end() && std::string_view(it->first).starts_with(prefix); ++it) {
+        n += it->second;
+    }
+    return n;
 }
 
 }  // namespace cko::store

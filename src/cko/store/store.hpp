@@ -6,6 +6,7 @@
 #include "cko/util/json.hpp"
 
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -157,5 +158,10 @@ using layout::kStoreMarker;
 // line breaks the chain at the next line.
 [[nodiscard]] std::string ledger_line(std::string_view relative, const std::string& sha256,
                                       std::uint64_t size, const std::string& previous_line_sha256);
+
+// How many records this process has read from disk (read_record, read_record_hashed and so every
+// typed reader of records.hpp) whose relative path starts with `prefix` ("" = all of them): tests
+// count an operation's re-reads of the records it has just written (its own invocation's files).
+[[nodiscard]] std::uint64_t records_read(std::string_view prefix = "");
 
 }  // namespace cko::store

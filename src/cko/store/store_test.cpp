@@ -99,6 +99,20 @@ TEST_F(StoreTest, AHashedReadGivesTheDigestOfTheBytesParsed) {
         Error);
 }
 
+TEST_F(StoreTest, EveryRecordReadIsCountedByItsPath) {
+    const Store s = Store::create(dir_ / "art");
+    (void)s.write_record("experiments/count-a.json", Json{{"format_version", "x"}, {"id", "a"}});
+    (void)s.write_record("experiments/count-b.json", Json{{"format_version", "x"}, {"id", "b"}});
+    const std::uint64_t all = records_read();
+    EXPECT_EQ(records_read("experiments/count-"), 0U);  // writing is not reading
+    (void)s.read_record("experiments/count-a.json");
+    (void)s.read_record_hashed("experiments/count-a.json");
+    (void)s.read_record("experiments/count-b.json");
+    EXPECT_EQ(records_read("experiments/count-a"), 2U);
+    EXPECT_EQ(records_read("experiments/count-"), 3U);
+    EXPECT_EQ(records_read(), all + 3);
+}
+
 TEST_F(StoreTest, TheLockIsExclusiveAndTimesOut) {
     const Store s = Store::create(dir_ / "art");
     std::atomic<bool> held{false};

@@ -1,5 +1,5 @@
 // `cko driver run`: one driver call as a recorded Invocation (for writing and debugging drivers).
-#include "cko/driver/standalone.hpp"
+#include "cko/eval/standalone_call.hpp"
 #include "cko/stats/descriptive.hpp"
 #include "cko/util/error.hpp"
 #include "cko/util/files.hpp"
@@ -64,7 +64,7 @@ void add_subjects(driver::Request& r, const std::string& reference, const std::s
     }
 }
 
-driver::StandaloneCall build_call(const Request& req) {
+eval::StandaloneCall build_call(const Request& req) {
     struct {
         std::string mode, case_id, case_file, reference, candidate, primary, gpu;
         std::int64_t samples;
@@ -89,7 +89,7 @@ driver::StandaloneCall build_call(const Request& req) {
         req.number("operation_timeout"),
         req.number("resource_wait"),
         req.number("cleanup_timeout")};
-    driver::StandaloneCall call;
+    eval::StandaloneCall call;
     if (o.argv.empty()) {
         throw Error(ErrorCode::invalid_argument,
                     "give the driver argv after --, e.g. -- python3 driver.py",
@@ -137,9 +137,8 @@ driver::StandaloneCall build_call(const Request& req) {
     return call;
 }
 
-std::string summary(const driver::StandaloneOutcome& out) {
-    std::string text =
-        fmt::format("invocation {}: {}\n", out.invocation_id, run::state_name(out.state));
+std::string summary(const eval::StandaloneOutcome& out) {
+    std::string text = fmt::format("invocation {}: {}\n", out.invocation_id, out.state);
     if (out.result) {
         for (const auto& s : out.result->subjects) {
             const double median = s.primary.empty() ? std::nan("") : stats::median(s.primary);
@@ -152,15 +151,14 @@ std::string summary(const driver::StandaloneOutcome& out) {
 }
 
 Outcome driver_run(const Request& r, Context& context) {
-    const driver::StandaloneCall call = build_call(r);
+    const eval::StandaloneCall call = build_call(r);
     const store::Store store = store::Store::open_or_create(r.text("root"));
     context.report_progress("running the driver…");
-    const driver::StandaloneOutcome out = driver::run_standalone_call(
+    const eval::StandaloneOutcome out = eval::run_standalone_call(
         store, call, context.cancel,
         [&context](const std::string& id) { context.announce_invocation(id); });
     context.report_progress("");
-    Json j = run::invocation_status(store, out.invocation_id).to_json();
-    Outcome outcome{summary(out), j, out.error ? out.error->exit_code() : 0, {}};
+    Outcome outcome{summary(out), out.status.to_json(), out.exit_code, {}};
     outcome.failure = out.error;
     return outcome;
 }

@@ -135,8 +135,9 @@ std::string outcome_text(const std::string& verb, const eval::OperationOutcome& 
 
 Outcome from_outcome(const std::string& verb, const eval::OperationOutcome& o,
                      const store::Store& store, const eval::TargetSpec& spec) {
-    Json j = run::invocation_status(store, o.invocation_id).to_json();
-    eval::add_budget_and_next_stage(j, store, o.invocation_id);  // as status and wait give it
+    // The finished invocation as the operation wrote it: nothing of it is read back.
+    Json j = o.status.to_json();
+    eval::add_budget_and_next_stage(j, store, o.invocation_id, &o.entry);  // as status gives it
     Outcome outcome{outcome_text(verb, o, spec), j, o.exit_code, {}};
     outcome.failure = o.error;
     return outcome;

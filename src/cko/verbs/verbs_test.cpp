@@ -1,5 +1,7 @@
 // Every verb of the table run in process through the operation frame: the documents an MCP call
 // and `cko VERB --json` print, without a process or CLI11.
+#include "cko/run/invocation.hpp"
+#include "cko/store/catalogue.hpp"
 #include "cko/store/store.hpp"
 #include "cko/store/test_support.hpp"
 #include "cko/util/error.hpp"
@@ -257,6 +259,45 @@ TEST_F(VerbsTest, DriverRunRecordsOneCallAndRejectsABadMode) {
     EXPECT_EQ(error_of("driver_run", bad), ErrorCode::invalid_argument);
     EXPECT_EQ(error_of("driver_run", Json{{"root", (dir_ / "art").string()}, {"sampels", 1}}),
               ErrorCode::invalid_request);
+}
+
+// An operation's verb builds its document from the invocation the operation finished, not from a
+// second read of the records it has just written; the document is what `status` reads back.
+TEST_F(VerbsTest, BaselineAndDriverRunDoNotRereadTheirOwnInvocation) {
+    const fs::path t = write_target();
+    const std::string root = (t / "art").string();
+    (void)run("target_freeze", Json{{"spec", (t / "cko.toml").string()}, {"root", root}});
+    ASSERT_EQ(
+        run("baseline", Json{{"root", root}, {"calls_per_case", 2}, {"aa_pairs", 6}}).exit_code, 0);
+    const std::string baseline = document_.at("id");
+    EXPECT_EQ(store::records_read(store::layout::invocation_dir(baseline) + "/"), 0U)
+        << "records of its own invocation the baseline verb read";
+    const Json baseline_document = document_;
+
+    put(dir_ / "ref" / "values.json", R"({"latency_us": 2.0})");
+    put(dir_ / "case.json", "{}");
+    ASSERT_EQ(
+        run("driver_run",
+            Json{{"root", (dir_ / "art-driver").string()},
+                 {"case_file", (dir_ / "case.json").string()},
+                 {"reference", (dir_ / "ref").string()},
+                 {"argv", Json::array({"python3",
+                                       (fs::current_path() / "tests/cli/fake_driver.py").string(),
+                                       "from_files"})}})
+            .exit_code,
+        0);
+    const std::string call = document_.at("id");
+    EXPECT_EQ(store::records_read(store::layout::invocation_dir(call) + "/"), 0U)
+        << "records of its own invocation the driver run verb read";
+
+    // What was printed is what a later read gives.
+    EXPECT_EQ(document_,
+              run::invocation_status(store::Store::open(dir_ / "art-driver"), call).to_json());
+    Json status = run::invocation_status(store::Store::open(root), baseline).to_json();
+    for (const char* key : {"budget", "next_stage"}) {
+        status[key] = baseline_document.at(key);  // added as `status` adds them
+    }
+    EXPECT_EQ(baseline_document, status);
 }
 
 TEST_F(VerbsTest, ProfileVerbsReadTheirFixtures) {
