@@ -315,7 +315,8 @@ std::string profiles_html(const Json& model) {
             }
             const Json collection = p.value("collection", Json());
             s += fmt::format(
-                "<li><code>{}</code>: {} of {}{}{}</li>", e(p, "id"), e(p, "kind"), files,
+                "<li><code>{}</code>: {} of {}{}{}{}</li>", e(p, "id"), e(p, "kind"), files,
+                p.value("foreign", false) ? " (foreign evidence: no claim may cite it)" : "",
                 p.value("experiment_id", Json()).is_string()
                     ? fmt::format(", evidence for <code>{}</code> ({})", e(p, "experiment_id"),
                                   e(p.value("subject", Json("")).get<std::string>()))

@@ -321,7 +321,8 @@ std::string cost_and_profiles_md(const Json& model) {
         }
         const Json collection = p.value("collection", Json());
         s += fmt::format(
-            "- `{}`: {} of {}{}{}\n", p.value("id", ""), p.value("kind", ""), files,
+            "- `{}`: {} of {}{}{}{}\n", p.value("id", ""), p.value("kind", ""), files,
+            p.value("foreign", false) ? " (foreign evidence: no claim may cite it)" : "",
             p.value("experiment_id", Json()).is_string()
                 ? fmt::format(", evidence for `{}` ({})", p["experiment_id"].get<std::string>(),
                               p.value("subject", Json("")).get<std::string>())
