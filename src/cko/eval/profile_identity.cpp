@@ -54,8 +54,9 @@ void read_devices(const std::string& kind, const Json& doc, ProfileIdentity& out
         }
     } else if (kind == "nsys") {
         for (const auto& g : doc.value("gpus", Json::array())) {
-            add_device(out.devices, text_of(g, "name"),
-                       capability(g.value("computeMajor", Json()), g.value("computeMinor", Json())));
+            add_device(
+                out.devices, text_of(g, "name"),
+                capability(g.value("computeMajor", Json()), g.value("computeMinor", Json())));
         }
         const Json rows = doc.value("reports", Json::object())
                               .value("cuda_gpu_kern_sum", Json::object())
@@ -65,9 +66,9 @@ void read_devices(const std::string& kind, const Json& doc, ProfileIdentity& out
         for (const auto& t : doc.value("traces", Json::array())) {
             const Json id = t.value("identity", Json::object());
             for (const auto& d : id.value("device_properties", Json::array())) {
-                add_device(out.devices, text_of(d, "name"),
-                           capability(d.value("computeMajor", Json()),
-                                      d.value("computeMinor", Json())));
+                add_device(
+                    out.devices, text_of(d, "name"),
+                    capability(d.value("computeMajor", Json()), d.value("computeMinor", Json())));
             }
             const Json summary = t.value("summary", Json::object());
             out.gpu_work = out.gpu_work || summary.value("kernel_time_ns", Json(0)) != Json(0);
@@ -134,12 +135,11 @@ bool device_matches(const Json& d, const Json& t) {
 
 void problem(ProfileIdentity& out, ErrorCode code, const std::string& field, std::string seen,
              std::string expected, const std::string& what, const std::string& fix) {
-    out.problems.push_back(
-        IdentityProblem{code, field, what, what + "; " + fix,
-                        Json{{"field", field},
-                             {"seen", std::move(seen)},
-                             {"expected", std::move(expected)},
-                             {"fix", fix}}});
+    out.problems.push_back(IdentityProblem{code, field, what, what + "; " + fix,
+                                           Json{{"field", field},
+                                                {"seen", std::move(seen)},
+                                                {"expected", std::move(expected)},
+                                                {"fix", fix}}});
 }
 
 void compare_versions(ProfileIdentity& out, const std::string& target_id, bool collected) {
@@ -161,9 +161,10 @@ void compare_versions(ProfileIdentity& out, const std::string& target_id, bool c
             fix = fmt::format("pass --tool-version VERSION (the {} that made it), or {}", name,
                               kForeignFix);
         } else {
-            fix = fmt::format("{}; or, if {} is not the {} that made it, pass the right one "
-                              "with --tool-version",
-                              kForeignFix, version, name);
+            fix = fmt::format(
+                "{}; or, if {} is not the {} that made it, pass the right one "
+                "with --tool-version",
+                kForeignFix, version, name);
         }
         problem(out, ErrorCode::tool_version_unknown, field, version, c.ranges,
                 fmt::format("{}: a profile bound to Target {} must carry a tested version",
@@ -173,8 +174,8 @@ void compare_versions(ProfileIdentity& out, const std::string& target_id, bool c
 }
 
 void compare_devices(ProfileIdentity& out, const store::TargetRecord& target, const Json& mine) {
-    const std::string fix = "offer it to a Target frozen on that device, or " +
-                            std::string(kForeignFix);
+    const std::string fix =
+        "offer it to a Target frozen on that device, or " + std::string(kForeignFix);
     if (mine.empty()) {
         if (!out.devices.empty() || out.gpu_work) {
             problem(out, ErrorCode::environment_mismatch, "device", devices_text(out.devices),
@@ -274,8 +275,8 @@ Json target_devices(const store::TargetRecord& target) {
                           : Json::array();
     for (const auto& g : gpus) {
         const std::string uuid = text_of(g, "uuid");
-        if (target.gpus && std::find(target.gpus->begin(), target.gpus->end(), uuid) ==
-                               target.gpus->end()) {
+        if (target.gpus &&
+            std::find(target.gpus->begin(), target.gpus->end(), uuid) == target.gpus->end()) {
             continue;
         }
         add_device(out, text_of(g, "name"), text_of(g, "compute_capability"));

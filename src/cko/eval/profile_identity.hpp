@@ -22,9 +22,9 @@ struct IdentityProblem {
 };
 
 struct ProfileIdentity {
-    Json tools = Json::array();    // [{tool, field, version, status, tested}]
-    Json devices = Json::array();  // [{name, compute_capability}]: what the export names
-    bool gpu_work = false;         // the export shows GPU work (an NCU export always does)
+    Json tools = Json::array();      // [{tool, field, version, status, tested}]
+    Json devices = Json::array();    // [{name, compute_capability}]: what the export names
+    bool gpu_work = false;           // the export shows GPU work (an NCU export always does)
     std::vector<std::string> notes;  // what could not be compared, and why
     std::vector<IdentityProblem> problems;
 

@@ -152,12 +152,14 @@ TEST_F(ProfileIdentityStore, ABoundGpuExportIsRefusedAndForeignOneIsKeptButNever
 }
 
 TEST_F(ProfileIdentityStore, AForeignMapIsNoGainBound) {
-    const Json map{{"format_version", "cko/map-v1"},
-                   {"parts", Json::array({Json{
-                                 {"windows", Json::array({Json{{"gpu", {{"busy_ns", 5}}}}})}}})}};
+    const Json map{
+        {"format_version", "cko/map-v1"},
+        {"parts",
+         Json::array({Json{{"windows", Json::array({Json{{"gpu", {{"busy_ns", 5}}}}})}}})}};
     const Json sources = Json::array({Json{{"tool", "kineto"}, {"tool_version", "2.11"}}});
     // Kept without an experiment, a mismatch makes it foreign rather than refusing it.
-    const KeptProfile kept = keep_profile(*store_, ProfileEvidence{"map", map, sources, "", "", Json()});
+    const KeptProfile kept =
+        keep_profile(*store_, ProfileEvidence{"map", map, sources, "", "", Json()});
     ASSERT_TRUE(kept.foreign);
     ExperimentSpec s;
     s.candidate = dir_ / "cand-bound";

@@ -124,8 +124,8 @@ VersionCheck check_tested_version(std::string_view tool, std::string_view field,
     const std::string what = field_words(tool, field);
     if (version.empty()) {
         c.status = VersionStatus::not_stated;
-        c.problem = fmt::format("the {} version is not stated (cko was tested on {})", what,
-                                c.ranges);
+        c.problem =
+            fmt::format("the {} version is not stated (cko was tested on {})", what, c.ranges);
         return c;
     }
     const auto components = version_components(version);
@@ -151,8 +151,9 @@ std::vector<std::string> version_notes(const Source& source) {
     std::vector<std::string> notes;
     for (const VersionCheck& c : checks) {
         if (c.status == VersionStatus::not_stated && c.field == "tool_version") {
-            notes.push_back(c.problem +
-                            ": read anyway; to keep it as a Target's evidence, pass --tool-version");
+            notes.push_back(
+                c.problem +
+                ": read anyway; to keep it as a Target's evidence, pass --tool-version");
         } else if (c.status != VersionStatus::tested) {
             notes.push_back(c.problem + ": read anyway, its facts not checked for that version");
         }

@@ -65,7 +65,8 @@ TEST(TestedVersions, AProblemNamesTheVersionSeenAndTheRanges) {
               "NCU 1999.9 is outside the versions cko was tested on (2020.1.x, 2025.3.x)");
     const VersionCheck none = check_tested_version("kineto", "tool_version", "");
     EXPECT_EQ(none.status, VersionStatus::not_stated);
-    EXPECT_EQ(none.problem, "the torch version is not stated (cko was tested on 1.8 - 1.9.x, 2.11.x)");
+    EXPECT_EQ(none.problem,
+              "the torch version is not stated (cko was tested on 1.8 - 1.9.x, 2.11.x)");
     EXPECT_EQ(check_tested_version("nsys", "schema_version", "").problem,
               "the Nsight Systems export schema version is not stated (cko was tested on 3.1.7 - "
               "3.25.x)");
@@ -81,9 +82,8 @@ TEST(TestedVersions, TheDocsStateEveryRange) {
     std::stringstream text;
     text << in.rdbuf();
     for (const TestedRange& r : tested_ranges()) {
-        const std::string range = r.from == r.through
-                                      ? fmt::format("{}.x", r.through)
-                                      : fmt::format("{} - {}.x", r.from, r.through);
+        const std::string range = r.from == r.through ? fmt::format("{}.x", r.through)
+                                                      : fmt::format("{} - {}.x", r.from, r.through);
         const std::string row = fmt::format("| `{}` | `{}` | {} |", r.tool, r.field, range);
         EXPECT_NE(text.str().find(row), std::string::npos)
             << "docs/profile-traces.md has no row starting " << row;
