@@ -73,6 +73,26 @@ void add_version_notes(std::vector<std::string>& notes, const profile::Source& s
     }
 }
 
+void take_stated_version(profile::Source& source, const std::string& given,
+                         const std::string& path) {
+    if (given.empty() || given == source.tool_version) {
+        return;
+    }
+    if (!source.tool_version.empty()) {
+        throw Error(ErrorCode::invalid_argument,
+                    fmt::format("--tool-version {}: {} states {} {}; drop --tool-version", given,
+                                path, profile::tool_display_name(source.tool), source.tool_version),
+                    {{"field", "tool_version"}, {"stated", source.tool_version}});
+    }
+    source.tool_version = given;
+}
+
+Json source_with_path(const profile::Source& source, const std::string& path) {
+    Json s = profile::source_to_json(source);
+    s["path"] = path;
+    return s;
+}
+
 std::vector<Param> collect_params() {
     return {string_param("experiment", "The experiment whose subject is profiled"),
             string_param("subject", "reference (the experiment's base) or candidate"),

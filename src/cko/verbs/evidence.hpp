@@ -30,6 +30,14 @@ void store_if_asked(const Request& request, const std::string& kind, const Json&
 // stated or untested (profile::version_notes): a read says what it does not know.
 void add_version_notes(std::vector<std::string>& notes, const profile::Source& source);
 
+// --tool-version for an input that does not state its tool's version; one that states it wins,
+// and a different --tool-version is refused (invalid_argument naming tool_version), never dropped.
+void take_stated_version(profile::Source& source, const std::string& given,
+                         const std::string& path);
+
+// The source as a profile record lists it: profile::source_to_json with `path`.
+[[nodiscard]] Json source_with_path(const profile::Source& source, const std::string& path);
+
 // `cko profile collect ncu|nsys|torch` in its store form: --experiment, --subject, --case (the
 // root is the verb's own: ncu's has no default, since without it the verb is the diagnostic form).
 [[nodiscard]] std::vector<Param> collect_params();

@@ -217,22 +217,6 @@ Outcome torch(const Request& r, Context& /*context*/) {
     return out;
 }
 
-// --tool-version for an export that does not state EXPORT_PRODUCT_VERSION; one that does wins,
-// and a different --tool-version is refused rather than silently dropped.
-void stated_nsys_version(nsys::NsysExport& e, const std::string& given) {
-    if (given.empty() || given == e.source.tool_version) {
-        return;
-    }
-    if (!e.source.tool_version.empty()) {
-        throw Error(ErrorCode::invalid_argument,
-                    fmt::format("--tool-version {}: {} states Nsight Systems {} "
-                                "(EXPORT_PRODUCT_VERSION); drop --tool-version",
-                                given, e.path, e.source.tool_version),
-                    {{"field", "tool_version"}, {"stated", e.source.tool_version}});
-    }
-    e.source.tool_version = given;
-}
-
 Outcome nsys_summary(const Request& r, Context& /*context*/) {
     const std::string file = r.text("file");
     const std::string csv = r.text("csv");
@@ -246,7 +230,7 @@ Outcome nsys_summary(const Request& r, Context& /*context*/) {
         return Outcome{report.to_csv(), report.to_json(), 0, {}};
     }
     nsys::NsysExport e = nsys::import_nsys_export(file);
-    stated_nsys_version(e, r.text("tool_version"));
+    take_stated_version(e.source, r.text("tool_version"), e.path);
     add_version_notes(e.notes, e.source);
     Outcome out{nsys_text(e, static_cast<std::size_t>(r.integer("top"))), e.to_json(), 0, {}};
     Json source = profile::source_to_json(e.source);
