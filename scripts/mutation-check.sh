@@ -64,6 +64,10 @@ mutants=(
   "read_skips_the_ledger|src/cko/store/store.cpp|    check_ledgered(relative, sha256);\n    return HashedRecord|    return HashedRecord|store_test cko|^(ReadCheckTest|cli_trust$)"
   "failed_candidate_not_gated|src/cko/eval/failure_gate.cpp|    if (!override_reason.empty()) {\n        return Json{{\"reason\"|    if (true) {\n        return Json{{\"reason\"|cko|^(cli_trust|cli_loop)$"
   "champion_pointer_hashed_in_a_second_read|src/cko/eval/champion.cpp|    c.file_sha256 = std::move(current.sha256);|    c.file_sha256 = sha256_file_hex(store.path_of(kCurrent));|cko crash_quick_driver|^races$"
+  # [18] item 4, evidence identity: each killed by ProfileIdentity* (eval_test) and cli_profile_identity.
+  "identity_cpu_target_takes_gpu_exports|src/cko/eval/profile_identity.cpp|        if (!out.devices.empty() || out.gpu_work) {|        if (false) {|eval_test cko|^(ProfileIdentity|cli_profile_identity$)"
+  "identity_untested_version_binds|src/cko/eval/profile_identity.cpp|        if (status == \"tested\") {|        if (true) {|eval_test cko|^(ProfileIdentity|cli_profile_identity$)"
+  "foreign_profile_citable|src/cko/eval/profile_evidence.cpp|    if (!profile.value(\"foreign\", false)) {|    if (true) {|eval_test cko|^(ProfileIdentity|cli_profile_identity$)"
 )
 
 echo "== copying the tree to $scratch"

@@ -76,6 +76,50 @@ sed 's/"sm_100a"/"sm_100aa"/' "$tmp/d2.json" > "$tmp/bad.json"
 expect_rc 1 "$py" "$here/../schemas/validate_store.py" --document "$tmp/bad.json"
 contains "$out" "sm_100aa"
 
+# --root [--experiment --subject]: the document is kept as a profile record, with the tool version
+# and the SHA-256 of each file it came from (a ptxas log states no version: --tool-version).
+ex="$(cd "$here/../../examples/cpu-saxpy" && pwd)"
+saxpy_target "$tmp/t" "$ex/original"
+expect_rc 0 "$CKO" target freeze --spec "$tmp/t/cko.toml" --root "$tmp/t/art"
+expect_rc 0 "$CKO" experiment new --root "$tmp/t/art" --candidate "$ex/candidate" --hypothesis h --mechanism m \
+  --failure-closes mechanism --no-falsifier-reason none --json
+exp=$(printf '%s' "$out" | field 'd["id"]')
+root="$tmp/t/art"
+expect_rc 0 "$CKO" ptxas "$fx/ptxas_v.txt" --tool-version 13.0.88 --root "$root" --experiment "$exp" --subject candidate --json
+printf '%s' "$out" > "$tmp/ptxas-stored.json"
+expect_rc 0 "$CKO" sass "$fx/wgmma.sm_90a.cubin" --cuobjdump "$tmp/cuobjdump" --root "$root" --experiment "$exp" \
+  --subject candidate --json
+printf '%s' "$out" > "$tmp/sass-stored.json"
+expect_rc 0 "$CKO" triton "$fx/triton-cache" --no-sass --root "$root" --experiment "$exp" --subject reference --json
+printf '%s' "$out" > "$tmp/triton-stored.json"
+python3 - "$root" "$fx" "$tmp/ptxas-stored.json" "$tmp/sass-stored.json" "$tmp/triton-stored.json" <<'PY'
+import hashlib, json, os, sys
+root, fx = sys.argv[1], sys.argv[2]
+sha = lambda p: hashlib.sha256(open(p, "rb").read()).hexdigest()
+records = {}
+for printed in map(lambda p: json.load(open(p)), sys.argv[3:]):
+    r = json.load(open(os.path.join(root, printed["stored"]["path"])))
+    printed.pop("stored")
+    assert r["document"] == printed and r["foreign"] is False, r["kind"]
+    records[r["kind"]] = r
+p = records["ptxas"]["sources"]
+assert [(s["tool"], s["tool_version"], s["report_sha256"]) for s in p] == [("ptxas", "13.0.88", sha(f"{fx}/ptxas_v.txt"))], p
+s = records["sass"]["sources"]
+assert [(x["tool"], x["tool_version"], x["report_sha256"]) for x in s] == [("cuobjdump", "13.0.85", sha(f"{fx}/wgmma.sm_90a.cubin"))], s
+t = records["triton"]["sources"]
+# The real cache's kernel states its Triton version; the hand-written one does not.
+assert {x["tool_version"] for x in t if "TAICAZ" in x["path"]} == {"3.6.0"}, t
+assert {x["tool_version"] for x in t if "HANDWRITTEN" in x["path"]} == {""}, t
+assert all(x["report_sha256"] == sha(x["path"]) for x in t), t
+assert {x["dialect"] for x in t} >= {"triton-metadata", "triton-cubin", "triton-ptx"}, t
+PY
+expect_rc 2 "$CKO" ptxas "$fx/ptxas_v.txt" --experiment "$exp" --subject candidate
+contains "$err" "need --root"
+expect_rc 0 "$CKO" history --root "$root"
+contains "$out" "ptxas of ptxas_v.txt (sha256 $(sha256sum "$fx/ptxas_v.txt" | cut -c1-12))"
+expect_rc 0 "$py" "$here/../schemas/validate_store.py" "$root" --document "$tmp/ptxas-stored.json" \
+  --document "$tmp/sass-stored.json" --document "$tmp/triton-stored.json"
+
 # Wrong inputs say what to pass instead.
 expect_rc 2 "$CKO" ptxas "$fx/vec.sass"
 contains "$err" "-Xptxas -v"

@@ -58,6 +58,28 @@ operation_timeout_s = 600
 TOML
 }
 
+# use_fake_h200: every later cko call of the script sees one idle H200 through the fake NVML (the
+# fake_nvml target), the GPU the real exports of tests/fixtures were made on; a Target frozen with
+# `[resources] gpus = "auto"` then measures on it.
+use_fake_h200() {
+  local fake=${FAKE_NVML_LIBRARY:-$(dirname "$CKO")/src/cko/env/libfake_nvml.so}
+  [ -f "$fake" ] || fail "fake NVML not found at $fake: build the fake_nvml target"
+  cat > "$tmp/fake-h200-state" <<STATE
+driver=570.86.15
+cuda=12080
+count=1
+gpu0.uuid=GPU-0a1b2c3d-4e5f-6071-8293-a4b5c6d7e8f9
+gpu0.name=NVIDIA H200
+gpu0.cc=9.0
+gpu0.mem_total=150754820096
+gpu0.sm_clock=1980
+gpu0.sm_clock_max=1980
+gpu0.util=0
+gpu0.reasons=1
+STATE
+  export CKO_NVML_LIBRARY="$fake" FAKE_NVML_STATE="$tmp/fake-h200-state" CKO_NVIDIA_SMI=/nonexistent/nvidia-smi
+}
+
 # reledger ROOT REL: after a test edited the ledgered file ROOT/REL on purpose (a copy of a root
 # "moved" to another machine), rewrites the ledger to agree: REL's line gets the new digest and size
 # and every later line is chained again. Every read checks a record against the ledger, so an edit

@@ -59,15 +59,19 @@ contains "$err" "no GPU lane is on device 3"
 expect_rc 2 "$CKO" map "$torch" "$torch"
 contains "$err" "distributedInfo.rank"
 
-# Profiles kept as evidence: content-addressed records in the store, shown by the history.
+# Profiles kept as evidence: content-addressed records in the store, shown by the history. The
+# Target measures on one (fake NVML) H200, the GPU the trace was taken on; the trace does not state
+# its torch version, so a map bound to an experiment names it (--tool-version).
 ex="$(cd examples/cpu-saxpy && pwd)"
+use_fake_h200
 t="$tmp/t"; root="$t/art"
 saxpy_target "$t" "$ex/original"
+printf '[resources]\ngpus = "auto"\n' >> "$t/cko.toml"
 expect_rc 0 "$CKO" target freeze --spec "$t/cko.toml" --root "$root"
 expect_rc 0 "$CKO" experiment new --root "$root" --candidate "$ex/candidate" --hypothesis "rows are contiguous" \
   --mechanism loop-order --failure-closes mechanism --no-falsifier-reason none --json
 exp=$(printf '%s' "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
-expect_rc 0 "$CKO" map "$torch" --window layer --root "$root" --experiment "$exp" --subject candidate --json
+expect_rc 0 "$CKO" map "$torch" --window layer --root "$root" --experiment "$exp" --subject candidate --tool-version 2.11 --json
 printf '%s' "$out" > "$tmp/stored.json"
 id=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["stored"]["id"])' "$tmp/stored.json")
 [ -f "$root/profiles/$id.json" ] || fail "no profiles/$id.json"
@@ -84,9 +88,11 @@ assert r["sources"][0]["report_sha256"] == digest and r["sources"][0]["tool"] ==
 assert len(r["environment_sha256"]) == 64 and r["target"], r
 PY
 # The same evidence again is the same record; another document is another.
-expect_rc 0 "$CKO" map "$torch" --window layer --root "$root" --experiment "$exp" --subject candidate
+expect_rc 0 "$CKO" map "$torch" --window layer --root "$root" --experiment "$exp" --subject candidate --tool-version 2.11
 contains "$out" "stored as $id"
+# Kept without an experiment and without a version, a trace is foreign evidence, saying why.
 expect_rc 0 "$CKO" profile torch "$torch" --root "$root"
+contains "$out" "kept as foreign evidence (no claim may cite it): the torch version is not stated"
 contains "$out" "stored as profile-"
 [ "$(ls "$root/profiles" | wc -l)" -eq 2 ] || fail "expected two profile records: $(ls "$root/profiles")"
 expect_rc 0 "$CKO" history --root "$root"

@@ -10,9 +10,14 @@ repo="$(cd "$(dirname "$0")/../.." && pwd)"
 field() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(eval(sys.argv[1]))' "$1"; }
 count() { ls "$1" 2>/dev/null | wc -l; }
 
+# The Targets measure on one (fake NVML) H200, the GPU the real exports the stand-ins hand back
+# were made on: a profile is bound only to a Target with the device it names.
+use_fake_h200
+
 ex="$(cd examples/cpu-saxpy && pwd)"
 t="$tmp/t"; root="$t/art"
 saxpy_target "$t" "$ex/original"
+printf '[resources]\ngpus = "auto"\n' >> "$t/cko.toml"
 expect_rc 0 "$CKO" target freeze --spec "$t/cko.toml" --root "$root"
 expect_rc 0 "$CKO" experiment new --root "$root" --candidate "$ex/candidate" --hypothesis "rows are contiguous" \
   --mechanism loop-order --failure-closes mechanism --no-falsifier-reason none --json
@@ -102,7 +107,9 @@ PY
 nsys_id=$(field 'd["stored"]["id"]' < "$tmp/nsys.json")
 
 # --- an NCU export imported into the store (cko profile ncu FILE --root) ------------------------
-expect_rc 0 "$CKO" profile ncu tests/fixtures/ncu/ncu_raw.csv --root "$root" --experiment "$exp" --subject reference --json
+# The export does not state its NCU version: bound to an experiment it needs --tool-version.
+expect_rc 0 "$CKO" profile ncu tests/fixtures/ncu/ncu_raw.csv --root "$root" --experiment "$exp" --subject reference \
+  --tool-version 2025.3.1.0 --json
 file_id=$(printf '%s' "$out" | field 'd["stored"]["id"]')
 printf '%s' "$out" | python3 -c '
 import json, sys
@@ -110,7 +117,8 @@ d = json.load(sys.stdin)
 assert "collection" not in d["stored"] and len(d["launches"]) == 7, d["stored"]'
 python3 -c 'import json,sys; r = json.load(open(sys.argv[1])); assert r["kind"] == "ncu" and "collection" not in r, r' \
   "$root/profiles/$file_id.json"
-expect_rc 0 "$CKO" profile ncu tests/fixtures/ncu/ncu_raw.csv --root "$root" --experiment "$exp" --subject reference
+expect_rc 0 "$CKO" profile ncu tests/fixtures/ncu/ncu_raw.csv --root "$root" --experiment "$exp" --subject reference \
+  --tool-version 2025.3.1.0
 contains "$out" "stored as $file_id"   # the same evidence is the same record
 expect_rc 3 "$CKO" profile ncu tests/fixtures/ncu/ncu_counters_not_permitted.txt --root "$root"
 contains "$out" "not stored: the export holds no counters"
@@ -235,6 +243,8 @@ samples_per_call = 3
 [limits]
 command_timeout_s = 120
 operation_timeout_s = 600
+[resources]
+gpus = "auto"
 TOML
 expect_rc 0 "$CKO" target freeze --spec "$tt/cko.toml" --root "$troot"
 mkdir -p "$tmp/cand"; echo "print('v1')" > "$tmp/cand/model.py"
@@ -255,14 +265,14 @@ trace = f"{root}/invocations/{inv}/driver/0001/out/torch-trace.json"
 # The request the driver got asked for the trace inside its output_dir.
 req = json.load(open(f"{root}/invocations/{inv}/driver/0001/request.json"))
 assert req["profile"] == {"kind": "torch", "trace_path": trace}, req.get("profile")
-assert c["tool"] == "torch" and c["tool_path"] == "" and c["argv"] == [] and c["tool_version"] == "2.5.1", c
+assert c["tool"] == "torch" and c["tool_path"] == "" and c["argv"] == [] and c["tool_version"] == "2.11.0", c
 assert c["subject_label"] == exp and c["case_id"] == "main", c
 fixture = hashlib.sha256(open("tests/fixtures/torch/torch_trace.json", "rb").read()).hexdigest()
 assert [f["sha256"] for f in c["files"]] == [fixture], c["files"]
 assert c["files"][0]["path"] == f"invocations/{inv}/driver/0001/out/torch-trace.json", c["files"]
 r = json.load(open(f"{root}/{stored['path']}"))
 assert r["kind"] == "torch" and r["document"] == printed and r["subject"] == "candidate", r["kind"]
-assert r["sources"][0]["report_sha256"] == fixture and r["sources"][0]["tool_version"] == "2.5.1", r["sources"]
+assert r["sources"][0]["report_sha256"] == fixture and r["sources"][0]["tool_version"] == "2.11.0", r["sources"]
 assert printed["traces"][0]["summary"]["kernels"], "the fixture's kernels were not imported"
 PY
 # A driver that ignores the request's `profile` leaves no trace: a clear error, no record.
@@ -275,7 +285,14 @@ contains "$err" "(the Python SDK does; docs/PROTOCOL.md)"
 # The Python SDK runs torch.profiler for that call: with a Kineto torch the trace is stored; a torch
 # without Kineto (Debian's 1.13) or no torch at all is refused in words, and nothing is stored.
 echo sdk > "$tt/profile_mode"
-if "$py" -c 'import sys, torch; sys.exit(0 if torch.autograd.kineto_available() else 1)' 2>/dev/null; then
+# This host's torch is bound only when it is of a tested version (src/cko/profile/tested_versions.cpp).
+tested_torch() { "$py" -c 'import re, sys, torch; v = tuple(map(int, re.match(r"(\d+)\.(\d+)", torch.__version__).groups()))
+sys.exit(0 if v in ((1, 8), (1, 9), (2, 11)) else 1)'; }
+if "$py" -c 'import sys, torch; sys.exit(0 if torch.autograd.kineto_available() else 1)' 2>/dev/null && ! tested_torch; then
+  expect_rc 2 "$CKO" profile collect torch --root "$troot" --experiment "$texp" --subject reference
+  contains "$err" "error[tool_version_unknown]"
+  contains "$err" "is outside the versions cko was tested on"
+elif "$py" -c 'import sys, torch; sys.exit(0 if torch.autograd.kineto_available() else 1)' 2>/dev/null; then
   expect_rc 0 "$CKO" profile collect torch --root "$troot" --experiment "$texp" --subject reference --json
   printf '%s' "$out" | python3 -c '
 import json, sys

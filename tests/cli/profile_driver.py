@@ -4,7 +4,8 @@
 What it does is read from `profile_mode` in its working directory (the Target's folder, not an
 identity path, so that the test can change it between calls):
   trace      a result without the SDK; asked for a trace (request.profile), it copies the real Kineto
-             trace tests/fixtures/torch/torch_trace.json to trace_path and lists it; reports torch 2.5.1
+             trace tests/fixtures/torch/torch_trace.json to trace_path and lists it; reports torch
+             2.11.0 (the torch that wrote that trace)
   ignore     the same result, but no trace (a driver that does not know request.profile)
   sdk        a small CPU workload through the Python SDK, which runs torch.profiler itself
 """
@@ -43,7 +44,7 @@ def by_hand(request_path, write_trace):
             "measurements": {"primary": {"name": primary["name"], "unit": primary["unit"], "samples": [2.0] * n},
                              "constraints": []},
         } for s in request["subjects"]],
-        "environment": {"software": {"torch": "2.5.1"}},
+        "environment": {"software": {"torch": "2.11.0"}},
         "artifacts": artifacts,
     }
     with open(request["result_path"], "w") as f:

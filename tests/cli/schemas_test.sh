@@ -31,8 +31,12 @@ expect_rc 0 "$CKO" confirm "$exp" --root "$A" --json
 conf=$(printf '%s' "$out" | field 'd["id"]')
 expect_rc 0 "$CKO" champion select --root "$A" --experiment "$exp" --confirm "$conf"
 expect_rc 0 "$CKO" audit --root "$A" --json
-expect_rc 0 "$CKO" map "$repo/tests/fixtures/torch/torch_trace.json" --root "$A" --experiment "$exp" --subject candidate  # profiles/<id>.json against profile-record-v1
+# profiles/<id>.json against profile-record-v1: an H200 trace and export on this CPU-only Target are
+# foreign evidence (bound with --foreign; kept without an experiment, foreign by themselves).
+expect_rc 0 "$CKO" map "$repo/tests/fixtures/torch/torch_trace.json" --root "$A" --experiment "$exp" --subject candidate \
+  --tool-version 2.11 --foreign
 expect_rc 0 "$CKO" profile nsys "$repo/tests/fixtures/nsys/vec.sqlite" --root "$A"
+contains "$out" "kept as foreign evidence"
 expect_rc 0 "$CKO" champion restore --root "$A" --reason "schema test"
 expect_rc 0 "$CKO" stop --root "$A" --reason "schema test"  # stop.json against stop-v1
 

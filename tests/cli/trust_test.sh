@@ -53,8 +53,12 @@ new_exp() {
   printf '%s' "$out" | field 'd["id"]'
 }
 
+# The Target measures on one (fake NVML) H200: the stand-in ncu below hands back a real H200 export,
+# and a profile is kept only for a Target with the device it names.
+use_fake_h200
 T="$tmp/t"; A="$T/art"
 two_case_target "$T" "$here/cases_driver.py"
+printf '[resources]\ngpus = "auto"\n' >> "$T/cko.toml"
 expect_rc 0 "$CKO" target freeze --spec "$T/cko.toml" --root "$A"
 expect_rc 0 "$CKO" baseline --root "$A"
 model "$T/wrong" '{"factor": {"a": 2.0, "b": 2.0}, "wrong_on": "b"}'

@@ -43,6 +43,7 @@ Json profile_evidence(const Target& target, const std::string& id) {
         evidence_not_found(id, "is no profile or map of this store");
     }
     const Json p = load_profile(target.store(), id);
+    refuse_foreign_citation(p, "evidence");
     return Json{{"kind", p.value("kind", "") == "map" ? "map" : "profile"}, {"id", id}};
 }
 

@@ -256,6 +256,7 @@ void check_cited_map(const Target& target, const ExperimentSpec& spec) {
             fmt::format("cites '{}', a {} profile, not a map", id, cited.value("kind", "")),
             "cite a profile stored by cko map");
     }
+    refuse_foreign_citation(cited, "gain_bound_source");
 }
 
 // The base this candidate is compared against (the original, or the champion right now), the

@@ -292,13 +292,13 @@ std::string history_text(const Json& h) {
                     c.value("case_id", ""), c.value("tool", ""),
                     version.empty() ? std::string(" version not stated") : " " + version);
             }
-            text +=
-                fmt::format("{:<9} {:<10} {:<22} {} of {}{}{}\n", when, type, e.value("id", ""),
-                            e.value("kind", ""), what,
-                            tied ? fmt::format(" for {} {}", e["experiment_id"].get<std::string>(),
-                                               e.value("subject", Json("")).get<std::string>())
-                                 : std::string(),
-                            collected);
+            text += fmt::format(
+                "{:<9} {:<10} {:<22} {} of {}{}{}{}\n", when, type, e.value("id", ""),
+                e.value("kind", ""), what,
+                tied ? fmt::format(" for {} {}", e["experiment_id"].get<std::string>(),
+                                   e.value("subject", Json("")).get<std::string>())
+                     : std::string(),
+                collected, e.value("foreign", false) ? " [foreign evidence: not citable]" : "");
             continue;
         }
         if (type == kFalsifyKind) {

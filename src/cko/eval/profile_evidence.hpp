@@ -21,18 +21,39 @@ struct ProfileEvidence {
     // Set by `cko profile collect` (eval/profile_collect.hpp): how the profile was taken, the
     // invocation and call, case, tool identity, the subject's snapshot; null for an imported file.
     Json collection;
+    // --foreign: keep it although its identity does not match the Target's (or whatever it is),
+    // recorded `foreign: true` with the reasons; no claim may cite it.
+    bool foreign = false;
+};
+
+// What keep_profile stored: the record, and whether (and why) it is foreign evidence.
+struct KeptProfile {
+    store::RecordRef ref;
+    bool foreign = false;
+    std::vector<std::string> foreign_reasons;
+    std::vector<std::string> notes;  // what of its identity could not be compared, and why
 };
 
 // Writes profiles/<id>.json, id = content_id("profile", {kind, sources' digests, document,
-// experiment, subject, environment}), so the same evidence stored twice is one record (the
-// second call returns the first's ref). The Target's environment identity (target.json's
-// `environment`, by digest) and Target id are bound in. Throws not_found (the root has no frozen
-// Target; the experiment does not exist), invalid_argument (subject other than reference or
-// candidate; subject without experiment or the reverse).
+// experiment, subject, environment, identity, foreign}), so the same evidence stored twice is one
+// record (the second call returns the first's ref). The Target's environment identity
+// (target.json's `environment`, by digest) and Target id are bound in, and the export's identity
+// is compared with the Target's (eval/profile_identity.hpp): bound to an experiment, a problem
+// refuses it (environment_mismatch: a device or tool the Target does not have;
+// tool_version_unknown: a version not stated or outside the tested ranges) unless `foreign`; kept
+// without an experiment, a problem makes it foreign evidence. Throws not_found (the root has no
+// frozen Target; the experiment does not exist), invalid_argument (subject other than reference
+// or candidate; subject without experiment or the reverse).
+KeptProfile keep_profile(const store::Store& store, const ProfileEvidence& evidence);
+// keep_profile's record.
 store::RecordRef store_profile(const store::Store& store, const ProfileEvidence& evidence);
 
-// The stored profiles, each {id, kind, created_unix_s, experiment_id, subject, sources} and, for
-// a collected one, {invocation_id, case_id, tool, tool_version}.
+// Refuses (invalid_argument naming `field`) a stored profile kept as foreign evidence: no claim,
+// falsify record or gain bound may cite it.
+void refuse_foreign_citation(const Json& profile, const std::string& field);
+
+// The stored profiles, each {id, kind, created_unix_s, experiment_id, subject, sources, foreign}
+// and, for a collected one, {invocation_id, case_id, tool, tool_version}.
 [[nodiscard]] std::vector<Json> list_profiles(const store::Store& store);
 
 // Reads profiles/<id>.json (not_found naming the id otherwise).

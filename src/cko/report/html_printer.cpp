@@ -315,15 +315,18 @@ std::string profiles_html(const Json& model) {
             }
             const Json collection = p.value("collection", Json());
             s += fmt::format(
-                "<li><code>{}</code>: {} of {}{}{}</li>", e(p, "id"), e(p, "kind"), files,
+                "<li><code>{}</code>: {} of {}{}{}{}</li>", e(p, "id"), e(p, "kind"), files,
                 p.value("experiment_id", Json()).is_string()
-                    ? fmt::format(", evidence for <code>{}</code> ({})", e(p, "experiment_id"),
+                    ? fmt::format(", {} for <code>{}</code> ({})",
+                                  p.value("foreign", false) ? "offered" : "evidence",
+                                  e(p, "experiment_id"),
                                   e(p.value("subject", Json("")).get<std::string>()))
                     : "",
                 collection.is_object()
                     ? fmt::format(", collected by <code>{}</code> on case <code>{}</code>",
                                   e(collection, "invocation_id"), e(collection, "case_id"))
-                    : "");
+                    : "",
+                p.value("foreign", false) ? "; foreign evidence: no claim may cite it" : "");
         }
         s += "</ul>";
     }

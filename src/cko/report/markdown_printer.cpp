@@ -321,15 +321,18 @@ std::string cost_and_profiles_md(const Json& model) {
         }
         const Json collection = p.value("collection", Json());
         s += fmt::format(
-            "- `{}`: {} of {}{}{}\n", p.value("id", ""), p.value("kind", ""), files,
+            "- `{}`: {} of {}{}{}{}\n", p.value("id", ""), p.value("kind", ""), files,
             p.value("experiment_id", Json()).is_string()
-                ? fmt::format(", evidence for `{}` ({})", p["experiment_id"].get<std::string>(),
+                ? fmt::format(", {} for `{}` ({})",
+                              p.value("foreign", false) ? "offered" : "evidence",
+                              p["experiment_id"].get<std::string>(),
                               p.value("subject", Json("")).get<std::string>())
                 : "",
             collection.is_object() ? fmt::format(", collected by `{}` on case `{}`",
                                                  collection.value("invocation_id", ""),
                                                  collection.value("case_id", ""))
-                                   : "");
+                                   : "",
+            p.value("foreign", false) ? "; foreign evidence: no claim may cite it" : "");
     }
     return s;
 }

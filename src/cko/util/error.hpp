@@ -60,6 +60,7 @@ enum class ExitClass : int {
     X(not_eligible, usage)                  \
     X(budget_exhausted, usage)              \
     X(deadline_passed, usage)               \
+    X(tool_version_unknown, usage)          \
     X(environment_mismatch, environment)    \
     X(driver_changed, environment)          \
     X(store_locked, environment)            \

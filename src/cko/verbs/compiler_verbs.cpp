@@ -1,4 +1,5 @@
-// `cko ptxas LOG`, `cko sass FILE`, `cko sass diff A B`, `cko triton DIR`: compiler evidence verbs.
+// `cko ptxas LOG`, `cko sass FILE`, `cko sass diff A B`, `cko triton DIR`: compiler evidence verbs
+// (with --root the first, second and last keep their document as a profile record).
 #include "cko/compiler/ptxas_log.hpp"
 #include "cko/compiler/sass_diff.hpp"
 #include "cko/compiler/sass_input.hpp"
@@ -7,10 +8,13 @@
 #include "cko/compiler/triton_cache.hpp"
 #include "cko/util/demangled.hpp"
 #include "cko/util/error.hpp"
+#include "cko/util/sha256.hpp"
+#include "cko/verbs/evidence.hpp"
 #include "cko/verbs/verb.hpp"
 
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <memory>
 
 namespace cko::verbs {
@@ -138,6 +142,31 @@ std::string triton_text(const compiler::TritonCache& c) {
     return out;
 }
 
+// What a stored Triton profile came from: each kernel's metadata file and every artifact beside it
+// (ttir ... cubin), each with its SHA-256 and the Triton version the metadata states.
+Json triton_sources(const compiler::TritonCache& c) {
+    Json sources = Json::array();
+    const std::filesystem::path dir(c.directory);
+    for (const compiler::TritonKernel& k : c.kernels) {
+        const std::filesystem::path meta = dir / k.metadata_path;
+        sources.push_back(Json{{"path", meta.string()},
+                               {"report_sha256", sha256_file_hex(meta)},
+                               {"tool", "triton"},
+                               {"tool_version", k.triton_version},
+                               {"dialect", "triton-metadata"},
+                               {"parser_version", "cko-triton-1"}});
+        for (const compiler::TritonArtifact& a : k.artifacts) {
+            sources.push_back(Json{{"path", (dir / a.path).string()},
+                                   {"report_sha256", a.sha256},
+                                   {"tool", "triton"},
+                                   {"tool_version", k.triton_version},
+                                   {"dialect", "triton-" + a.stage},
+                                   {"parser_version", "cko-triton-1"}});
+        }
+    }
+    return sources;
+}
+
 compiler::SassInputOptions sass_options(const Request& r) {
     compiler::SassInputOptions o;
     o.cuobjdump = r.text("cuobjdump");
@@ -148,16 +177,22 @@ Outcome ptxas(const Request& req, Context& /*context*/) {
     const std::string log = req.text("log");
     require_value(log, "LOG", "cko ptxas LOG (the stderr of nvcc -Xptxas -v)");
     const compiler::TextInput in = compiler::read_text_input(log, 64 << 20, "ptxas log");
-    const compiler::PtxasReport r = compiler::parse_resource_report(in.text, in.sha256, in.path);
-    return Outcome{ptxas_text(r), compiler::ptxas_report_to_json(r), 0, {}};
+    compiler::PtxasReport r = compiler::parse_resource_report(in.text, in.sha256, in.path);
+    take_stated_version(r.source, req.text("tool_version"), log);
+    Outcome out{ptxas_text(r), compiler::ptxas_report_to_json(r), 0, {}};
+    store_if_asked(req, "ptxas", Json::array({source_with_path(r.source, log)}), out);
+    return out;
 }
 
 Outcome sass(const Request& req, Context& /*context*/) {
     const std::string file = req.text("file");
     require_value(file, "FILE",
                   "cko sass FILE (a cuobjdump/nvdisasm dump, a cubin, a fatbin or an executable)");
-    const SassReport r = compiler::load_sass(file, sass_options(req));
-    return Outcome{sass_text(r), compiler::sass_report_to_json(r), 0, {}};
+    SassReport r = compiler::load_sass(file, sass_options(req));
+    take_stated_version(r.source, req.text("tool_version"), file);
+    Outcome out{sass_text(r), compiler::sass_report_to_json(r), 0, {}};
+    store_if_asked(req, "sass", Json::array({source_with_path(r.source, file)}), out);
+    return out;
 }
 
 Outcome sass_diff(const Request& req, Context& /*context*/) {
@@ -177,7 +212,10 @@ Outcome triton(const Request& req, Context& /*context*/) {
     o.disassemble = !req.flag("no_sass");
     o.sass = sass_options(req);
     const compiler::TritonCache c = compiler::read_triton_cache(dir, o);
-    return Outcome{triton_text(c), compiler::triton_cache_to_json(c), 0, {}};
+    Outcome out{triton_text(c), compiler::triton_cache_to_json(c), 0, {}};
+    store_if_asked(req, "triton", req.text("root").empty() ? Json::array() : triton_sources(c),
+                   out);
+    return out;
 }
 
 }  // namespace
@@ -187,20 +225,27 @@ void add_compiler_verbs(std::vector<Verb>& table) {
     table.push_back(
         Verb{{"ptxas"},
              "Resource usage per function from ptxas -v or cuobjdump -res-usage output",
-             RequestDef{{positional(string_param("log",
-                                                 "stderr of nvcc -Xptxas -v (or ptxas -v), CUDA "
-                                                 "11-13, or cuobjdump -res-usage output"))}},
+             RequestDef{with_evidence_params(
+                 {positional(string_param("log",
+                                          "stderr of nvcc -Xptxas -v (or ptxas -v), CUDA "
+                                          "11-13, or cuobjdump -res-usage output")),
+                  string_param("tool_version",
+                               "The ptxas (CUDA) version that wrote the log (it does not say)")})},
              &ptxas,
-             true});
-    table.push_back(Verb{
-        {"sass"},
-        "Instruction mix and signatures of SASS (text or binary)",
-        RequestDef{{positional(string_param(
-                        "file", "cuobjdump --dump-sass / nvdisasm text, or a CUDA binary")),
-                    string_param("cuobjdump", "The disassembler for binaries (default: cuobjdump)",
-                                 "cuobjdump")}},
-        &sass,
-        true});
+             false});  // with --root it writes a profile record
+    table.push_back(
+        Verb{{"sass"},
+             "Instruction mix and signatures of SASS (text or binary)",
+             RequestDef{with_evidence_params(
+                 {positional(string_param(
+                      "file", "cuobjdump --dump-sass / nvdisasm text, or a CUDA binary")),
+                  string_param("cuobjdump", "The disassembler for binaries (default: cuobjdump)",
+                               "cuobjdump"),
+                  string_param("tool_version",
+                               "The cuobjdump/nvdisasm version that wrote a text dump (a binary is "
+                               "disassembled by --cuobjdump, whose version is read)")})},
+             &sass,
+             false});  // with --root it writes a profile record
     table.push_back(Verb{
         {"sass", "diff"},
         "Compare the SASS of two builds kernel by kernel",
@@ -210,15 +255,16 @@ void add_compiler_verbs(std::vector<Verb>& table) {
                                  "cuobjdump")}},
         &sass_diff,
         true});
-    table.push_back(Verb{
-        {"triton"},
-        "Kernels of a Triton cache directory",
-        RequestDef{{positional(string_param("dir", "The cache directory")),
-                    string_param("cuobjdump", "The disassembler for cubins (default: cuobjdump)",
-                                 "cuobjdump"),
-                    flag_param("no_sass", "Do not disassemble cubins")}},
-        &triton,
-        true});
+    table.push_back(
+        Verb{{"triton"},
+             "Kernels of a Triton cache directory",
+             RequestDef{with_evidence_params(
+                 {positional(string_param("dir", "The cache directory")),
+                  string_param("cuobjdump", "The disassembler for cubins (default: cuobjdump)",
+                               "cuobjdump"),
+                  flag_param("no_sass", "Do not disassemble cubins")})},
+             &triton,
+             false});  // with --root it writes a profile record
 }
 
 }  // namespace cko::verbs

@@ -2,10 +2,13 @@
 #include "cko/verbs/evidence.hpp"
 
 #include "cko/eval/profile_evidence.hpp"
+#include "cko/profile/tested_versions.hpp"
 #include "cko/store/store.hpp"
 #include "cko/util/error.hpp"
 
 #include <fmt/format.h>
+
+#include <algorithm>
 
 namespace cko::verbs {
 
@@ -13,7 +16,13 @@ std::vector<Param> evidence_params() {
     return {
         string_param("root", "Keep the parsed document in this artifact root (profiles/<id>.json)"),
         string_param("experiment", "With --root: the experiment the profile is evidence for"),
-        string_param("subject", "With --experiment: reference or candidate")};
+        string_param("subject", "With --experiment: reference or candidate"), foreign_param()};
+}
+
+Param foreign_param() {
+    return flag_param("foreign",
+                      "With --root: keep it although its device or tool version does not match "
+                      "the Target (foreign evidence: recorded with the reasons, never citable)");
 }
 
 std::vector<Param> with_evidence_params(std::vector<Param> params) {
@@ -27,19 +36,61 @@ void store_if_asked(const Request& request, const std::string& kind, const Json&
                     Outcome& outcome) {
     const std::string root = request.text("root");
     if (root.empty()) {
-        if (!request.text("experiment").empty() || !request.text("subject").empty()) {
+        if (!request.text("experiment").empty() || !request.text("subject").empty() ||
+            request.flag("foreign")) {
             throw Error(ErrorCode::invalid_argument,
-                        "--experiment and --subject need --root (the store the profile goes to)",
+                        "--experiment, --subject and --foreign need --root (the store the "
+                        "profile goes to)",
                         {{"field", "root"}});
         }
         return;
     }
     const store::Store store = store::Store::open(root);
-    const store::RecordRef ref = eval::store_profile(
-        store, eval::ProfileEvidence{kind, outcome.document, sources, request.text("experiment"),
-                                     request.text("subject"), Json()});
+    eval::ProfileEvidence evidence{
+        kind,  outcome.document, sources, request.text("experiment"), request.text("subject"),
+        Json()};
+    evidence.foreign = request.flag("foreign");
+    const eval::KeptProfile kept = eval::keep_profile(store, evidence);
+    const store::RecordRef& ref = kept.ref;
     outcome.document["stored"] = Json{{"id", ref.id}, {"path", ref.path}, {"sha256", ref.sha256}};
+    for (const std::string& note : kept.notes) {
+        outcome.text += "note: " + note + "\n";
+    }
+    if (kept.foreign) {
+        outcome.document["stored"]["foreign"] = true;
+        outcome.document["stored"]["foreign_reasons"] = kept.foreign_reasons;
+        outcome.text += fmt::format("kept as foreign evidence (no claim may cite it): {}\n",
+                                    fmt::join(kept.foreign_reasons, "; "));
+    }
     outcome.text += "stored as " + ref.id + " (" + ref.path + ")\n";
+}
+
+void add_version_notes(std::vector<std::string>& notes, const profile::Source& source) {
+    for (std::string& note : profile::version_notes(source)) {
+        if (std::find(notes.begin(), notes.end(), note) == notes.end()) {
+            notes.push_back(std::move(note));
+        }
+    }
+}
+
+void take_stated_version(profile::Source& source, const std::string& given,
+                         const std::string& path) {
+    if (given.empty() || given == source.tool_version) {
+        return;
+    }
+    if (!source.tool_version.empty()) {
+        throw Error(ErrorCode::invalid_argument,
+                    fmt::format("--tool-version {}: {} states {} {}; drop --tool-version", given,
+                                path, profile::tool_display_name(source.tool), source.tool_version),
+                    {{"field", "tool_version"}, {"stated", source.tool_version}});
+    }
+    source.tool_version = given;
+}
+
+Json source_with_path(const profile::Source& source, const std::string& path) {
+    Json s = profile::source_to_json(source);
+    s["path"] = path;
+    return s;
 }
 
 std::vector<Param> collect_params() {

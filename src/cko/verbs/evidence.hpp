@@ -2,6 +2,7 @@
 #pragma once
 
 #include "cko/eval/profile_collect.hpp"
+#include "cko/profile/fact.hpp"
 #include "cko/util/json.hpp"
 #include "cko/verbs/verb.hpp"
 
@@ -10,16 +11,32 @@
 
 namespace cko::verbs {
 
-// The three optional keys; `root` here has no default: without it nothing is stored.
+// The optional keys root, experiment, subject and foreign; `root` here has no default: without it
+// nothing is stored.
 [[nodiscard]] std::vector<Param> evidence_params();
+// --foreign (a flag): keep a profile whose identity does not match the Target as foreign evidence.
+[[nodiscard]] Param foreign_param();
 // `params` followed by evidence_params().
 [[nodiscard]] std::vector<Param> with_evidence_params(std::vector<Param> params);
 
-// With `root`: stores the outcome's document (eval::store_profile) and adds `stored`
-// {id, path, sha256} to it and a line to the text. Without: nothing (and --experiment or
-// --subject alone is an error naming --root).
+// With `root`: stores the outcome's document (eval::keep_profile) and adds `stored`
+// {id, path, sha256, and foreign: true with foreign_reasons for foreign evidence} to it and lines
+// to the text. Without: nothing (and --experiment, --subject or --foreign alone is an error
+// naming --root).
 void store_if_asked(const Request& request, const std::string& kind, const Json& sources,
                     Outcome& outcome);
+
+// Appends to a document's notes what of the source's tool version (or nsys export schema) is not
+// stated or untested (profile::version_notes): a read says what it does not know.
+void add_version_notes(std::vector<std::string>& notes, const profile::Source& source);
+
+// --tool-version for an input that does not state its tool's version; one that states it wins,
+// and a different --tool-version is refused (invalid_argument naming tool_version), never dropped.
+void take_stated_version(profile::Source& source, const std::string& given,
+                         const std::string& path);
+
+// The source as a profile record lists it: profile::source_to_json with `path`.
+[[nodiscard]] Json source_with_path(const profile::Source& source, const std::string& path);
 
 // `cko profile collect ncu|nsys|torch` in its store form: --experiment, --subject, --case (the
 // root is the verb's own: ncu's has no default, since without it the verb is the diagnostic form).

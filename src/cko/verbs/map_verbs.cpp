@@ -29,6 +29,9 @@ Outcome map(const Request& r, Context& /*context*/) {
     o.gantt_columns = static_cast<std::size_t>(r.integer("gantt_columns"));
     timeline::ExecutionMap m = timeline::compute_execution_map(loaded.timeline, o);
     m.notes.insert(m.notes.end(), loaded.notes.begin(), loaded.notes.end());
+    for (const auto& in : loaded.inputs) {
+        add_version_notes(m.notes, in.source);
+    }
     Outcome out{timeline::execution_map_text(m, static_cast<std::size_t>(r.integer("top"))),
                 profile::map_document(loaded, m),
                 0,

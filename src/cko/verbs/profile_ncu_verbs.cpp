@@ -334,6 +334,7 @@ Outcome ncu(const Request& r, Context& context) {
     const ReportArgs args = report_args(r, r.text("file"));
     require_argument(args.file, "FILE", "cko profile ncu FILE");
     NcuReport report = profile::ncu::read_ncu_report(args.file, parse_options(args));
+    add_version_notes(report.notes, report.source);
     if (r.text("root").empty()) {
         Outcome none;
         store_if_asked(r, "ncu", Json::array(), none);  // --experiment/--subject alone: refused

@@ -148,9 +148,10 @@ std::string kineto_text(const kineto::KinetoTrace& t, std::size_t top) {
 }
 
 std::string nsys_text(const nsys::NsysExport& e, std::size_t top) {
-    std::string out =
-        fmt::format("{}  (Nsight Systems {}, export schema {}, sha256 {})\n", e.path,
-                    e.source.tool_version, e.schema_version, e.source.report_sha256.substr(0, 16));
+    std::string out = fmt::format(
+        "{}  (Nsight Systems {}, export schema {}, sha256 {})\n", e.path,
+        e.source.tool_version.empty() ? std::string("version not stated") : e.source.tool_version,
+        e.schema_version, e.source.report_sha256.substr(0, 16));
     for (const auto& note : e.notes) {
         out += "  note: " + note + "\n";
     }
@@ -194,7 +195,10 @@ std::string nsys_text(const nsys::NsysExport& e, std::size_t top) {
 Outcome torch(const Request& r, Context& /*context*/) {
     const std::vector<std::string> files = r.list("files");
     const std::vector<std::filesystem::path> paths(files.begin(), files.end());
-    const auto traces = kineto::import_kineto_traces(paths, r.text("tool_version"));
+    auto traces = kineto::import_kineto_traces(paths, r.text("tool_version"));
+    for (auto& t : traces) {
+        add_version_notes(t.notes, t.source);
+    }
     std::string text;
     for (const auto& t : traces) {
         if (!text.empty()) {
@@ -225,7 +229,9 @@ Outcome nsys_summary(const Request& r, Context& /*context*/) {
         }
         return Outcome{report.to_csv(), report.to_json(), 0, {}};
     }
-    const nsys::NsysExport e = nsys::import_nsys_export(file);
+    nsys::NsysExport e = nsys::import_nsys_export(file);
+    take_stated_version(e.source, r.text("tool_version"), e.path);
+    add_version_notes(e.notes, e.source);
     Outcome out{nsys_text(e, static_cast<std::size_t>(r.integer("top"))), e.to_json(), 0, {}};
     Json source = profile::source_to_json(e.source);
     source["path"] = e.path;
@@ -289,6 +295,9 @@ void add_profile_trace_verbs(std::vector<Verb>& table) {
              string_param("csv",
                           "Print one report as nsys stats CSV: cuda_gpu_kern_sum[:base|:mangled], "
                           "cuda_gpu_mem_time_sum, cuda_api_sum, nvtx_sum, cuda_sync_sum"),
+             string_param("tool_version",
+                          "The Nsight Systems version, when the export does not state "
+                          "EXPORT_PRODUCT_VERSION"),
              nsys_top})},
         &nsys_summary,
         false});  // with --root it writes a profile record
