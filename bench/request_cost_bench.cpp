@@ -43,7 +43,8 @@ fs::path make_project(const fs::path& dir, bool session) {
     write(dir / "candidate/work.py", "N = 2000  # the same work\n");
     write(dir / "cases/tiny.json", "{}\n");
     write(dir / "driver.py", std::string(R"(import os, sys
-sys.path.insert(0, )") + "\"" CKO_SOURCE_DIR "/sdk/python\"" + R"()
+sys.path.insert(0, )") + "\"" CKO_SOURCE_DIR "/sdk/python\"" +
+                                 R"()
 from cko_driver import Workload, run_driver
 
 class Tiny(Workload):
@@ -67,7 +68,7 @@ ids = ["tiny"]
 [driver]
 argv = ["python3", "driver.py"]
 capabilities = ["single_subject", "paired_in_process")") +
-                                   (session ? ", \"session\"" : "") + R"(]
+                                (session ? ", \"session\"" : "") + R"(]
 identity_paths = ["driver.py"]
 env_allow = ["PATH"]
 [objective]
@@ -120,8 +121,8 @@ void BM_ScreenRequestCost(benchmark::State& state) {
     for (auto _ : state) {
         (void)sh(in_dir + "screen " + experiment + " --root R --json > screen.json");
         const Json d = Json::parse(slurp(dir / "screen.json"), nullptr, false);
-        const Json held = d.is_object() ? d["result"]["outputs"]["to_verdict"].value("held", Json())
-                                        : Json();
+        const Json held =
+            d.is_object() ? d["result"]["outputs"]["to_verdict"].value("held", Json()) : Json();
         if (!held.is_object() || !held["sdk_s"].is_number()) {
             const std::string why = "the screen gave no outputs.to_verdict.held split: " +
                                     slurp(dir / "screen.json").substr(0, 400);
