@@ -7,7 +7,8 @@
 #   3. an A/A control and a real speedup (candidates/triton_fused) confirmed under a foreign GPU process
 #      (a matmul loop started outside cko) and under host CPU load (one busy loop per core).
 # Usage: CKO=<binary> OUT=<dir> bash scripts/validation-trust.sh   (AA_CONTROLS=10; SKIP_WHEEL=1,
-#   SKIP_AA=1, SKIP_DISTURBED=1 leave parts out). What comes back in $OUT: trust.log, trust.json
+#   SKIP_AA=1, SKIP_DISTURBED=1, SKIP_COST=1 leave parts out; part 4 screens torch-softmax and prints
+#   where each request's held GPU time went, outputs.to_verdict.held). What comes back in $OUT: trust.log, trust.json
 #   (one row per confirm: part, label, verdict, pooled verdict, per-case verdicts, effect, reason) and
 #   trust-outcomes.tgz (every outcome JSON).
 set -uo pipefail
@@ -44,6 +45,7 @@ print(json.dumps({
               for c in o.get("per_case", [])},
     "reason": (r.get("reason") or o.get("reason") or "")[:300],
     "gpu_s": (o.get("to_verdict") or {}).get("gpu_s"),
+    "held_ms_per_request": ((o.get("to_verdict") or {}).get("held") or {}).get("per_request_ms"),
     "instrument_bias": o.get("instrument_bias"),
     "error": (d.get("error") or {}).get("code") if isinstance(d.get("error"), dict) else None}))
 EOF
@@ -138,6 +140,20 @@ while time.time() - t < 240: a = (a @ a).clamp_(-1, 1)
   confirm_one "$CKO" "$WORK/disturbed/art" cpu_load triton_cpu "$ex/candidates/triton_fused"
   kill "${burners[@]}" 2>/dev/null; wait 2>/dev/null
   confirm_one "$CKO" "$WORK/disturbed/art" quiet triton_quiet "$ex/candidates/triton_fused"
+fi
+
+if [ -z "${SKIP_COST:-}" ]; then
+  echo "### 4. what a request costs: torch-softmax screened, outputs.to_verdict.held per request"
+  mkdir -p "$WORK/cost/examples"; cp -r "$REPO/examples/torch-softmax" "$WORK/cost/examples/"; ln -s "$REPO/sdk" "$WORK/cost/sdk"
+  cex=$WORK/cost/examples/torch-softmax
+  freeze_and_baseline "$CKO" "$cex" "$WORK/cost/art" cost
+  "$CKO" experiment new --root "$WORK/cost/art" --candidate "$cex/candidate" --hypothesis cost --mechanism cost \
+    --failure-closes mechanism --no-falsifier-reason "validation run" --json > "$OUTC/cost-new.json" 2>&1
+  cexp=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["id"])' "$OUTC/cost-new.json" 2>/dev/null)
+  "$CKO" screen "$cexp" --root "$WORK/cost/art" --json > "$OUTC/cost-screen.json" 2> "$OUTC/cost-screen.err"
+  echo "  cost screen: exit $?"
+  row cost screen "$OUTC/cost-screen.json"
+  python3 -c 'import json,sys; h=json.load(open(sys.argv[1]))["result"]["outputs"]["to_verdict"]["held"]; print("  held per request (ms):", {k: round(v, 2) if v is not None else None for k, v in h["per_request_ms"].items()}, "calls", h["calls"])' "$OUTC/cost-screen.json"
 fi
 
 python3 - "$WORK/rows.jsonl" "$FINAL/trust.json" <<'EOF'
