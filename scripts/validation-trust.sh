@@ -70,9 +70,11 @@ make_target() {
 freeze_and_baseline() {
   local bin=$1 ex=$2 root=$3 part=$4
   "$bin" target freeze --spec "$ex/cko.toml" --root "$root" --json > "$OUTC/$part-freeze.json" 2> "$OUTC/$part-freeze.err"
-  echo "  $part freeze: exit $?"
+  local rc=$?; echo "  $part freeze: exit $rc"
+  [ "$rc" = 0 ] || tail -c 1500 "$OUTC/$part-freeze.err"
+  local t0=$SECONDS
   "$bin" baseline --root "$root" --calls-per-case 2 --aa-pairs 6 --json > "$OUTC/$part-baseline.json" 2> "$OUTC/$part-baseline.err"
-  echo "  $part baseline: exit $? ($(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); o=d["result"]["outputs"]; print(json.dumps(o.get("instrument_check", {}).get("statement")))' "$OUTC/$part-baseline.json" 2>/dev/null))"
+  rc=$?; echo "  $part baseline: exit $rc in $((SECONDS - t0)) s ($(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); o=d["result"]["outputs"]; print(json.dumps(o.get("instrument_check", {}).get("statement")))' "$OUTC/$part-baseline.json" 2>/dev/null))"
 }
 
 confirm_one() {  # BIN ROOT PART LABEL control|CANDIDATE_DIR
@@ -133,13 +135,17 @@ while time.time() - t < 240: a = (a @ a).clamp_(-1, 1)
   confirm_one "$CKO" "$WORK/disturbed/art" gpu_foreign control_gpu control
   confirm_one "$CKO" "$WORK/disturbed/art" gpu_foreign triton_gpu "$ex/candidates/triton_fused"
   kill "$foreign" 2>/dev/null; wait "$foreign" 2>/dev/null
+  # One formal confirm per candidate and base: the same candidate under host load and quiet is
+  # confirmed in stores of its own (each frozen and baselined quiet).
+  ex2=$(make_target loaded 1); freeze_and_baseline "$CKO" "$ex2" "$WORK/loaded/art" loaded
+  ex3=$(make_target quiet 1); freeze_and_baseline "$CKO" "$ex3" "$WORK/quiet/art" quiet
   burners=()
   for _ in $(seq 1 "$(nproc)"); do (while :; do :; done) & burners+=($!); done
   sleep 3; echo "  host load: $(cut -d' ' -f1-3 /proc/loadavg) with ${#burners[@]} busy loops"
-  confirm_one "$CKO" "$WORK/disturbed/art" cpu_load control_cpu control
-  confirm_one "$CKO" "$WORK/disturbed/art" cpu_load triton_cpu "$ex/candidates/triton_fused"
+  confirm_one "$CKO" "$WORK/loaded/art" cpu_load control_cpu control
+  confirm_one "$CKO" "$WORK/loaded/art" cpu_load triton_cpu "$ex2/candidates/triton_fused"
   kill "${burners[@]}" 2>/dev/null; wait 2>/dev/null
-  confirm_one "$CKO" "$WORK/disturbed/art" quiet triton_quiet "$ex/candidates/triton_fused"
+  confirm_one "$CKO" "$WORK/quiet/art" quiet triton_quiet "$ex3/candidates/triton_fused"
 fi
 
 if [ -z "${SKIP_COST:-}" ]; then

@@ -71,6 +71,11 @@ expect_rc 0 "$CKO" experiment new --root "$A" --control --json
 aa=$(printf '%s' "$out" | field 'd["id"]')
 check 'import json,sys; d=json.loads(sys.argv[1]); assert d["control"] is True and d["changed_files"] == [], d' \
   "--control did not freeze an A/A control"
+# A/A controls may be repeated: a second --control is a new experiment, not a refused re-freeze
+# (it was refused with already_exists before).
+expect_rc 0 "$CKO" experiment new --root "$A" --control --json
+aa2=$(printf '%s' "$out" | field 'd["id"]')
+[ -n "$aa2" ] && [ "$aa2" != "$aa" ] || fail "a second A/A control was not frozen as its own experiment"
 expect_rc 1 "$CKO" screen "$aa" --root "$A" --json
 check '
 import json, sys, collections

@@ -52,6 +52,11 @@ bool same_contract(const store::ExperimentRecord& a, const store::ExperimentReco
 }
 
 void refuse_refreeze(const Target& target, const store::ExperimentRecord& record) {
+    if (record.is_control()) {
+        // An A/A control checks the instrument, not a candidate: it may be repeated ([18]), each
+        // repeat its own experiment and its own confirm.
+        return;
+    }
     const store::Store& store = target.store();
     for (const auto& id : list_experiments(store)) {
         const store::ExperimentRecord e = store::read_experiment_record(store, id);
