@@ -76,6 +76,7 @@ check 'import json,sys; d=json.loads(sys.argv[1]); assert d["control"] is True a
 expect_rc 0 "$CKO" experiment new --root "$A" --control --json
 aa2=$(printf '%s' "$out" | field 'd["id"]')
 [ -n "$aa2" ] && [ "$aa2" != "$aa" ] || fail "a second A/A control was not frozen as its own experiment"
+contains "$out" "A/A control (repeat 2)"
 expect_rc 1 "$CKO" screen "$aa" --root "$A" --json
 check '
 import json, sys, collections

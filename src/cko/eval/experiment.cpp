@@ -220,15 +220,21 @@ void check_measures(const TargetSpec& t, const ExperimentSpec& spec, FieldProble
     }
 }
 
-// An A/A control needs no story: it checks the instrument.
-ExperimentSpec with_control_defaults(const ExperimentSpec& given) {
+// An A/A control needs no story: it checks the instrument. A repeated one is numbered (its
+// record, and so its content-addressed id, differs from the earlier controls').
+ExperimentSpec with_control_defaults(const ExperimentSpec& given, const store::Store& store) {
     ExperimentSpec spec = given;
     if (!spec.control) {
         return spec;
     }
     if (spec.hypothesis.empty()) {
-        spec.hypothesis =
-            "A/A control: the candidate is its base, so the comparison should find no effect";
+        int earlier = 0;
+        for (const auto& id : list_experiments(store)) {
+            earlier += store::read_experiment_record(store, id).is_control() ? 1 : 0;
+        }
+        spec.hypothesis = fmt::format(
+            "A/A control{}: the candidate is its base, so the comparison should find no effect",
+            earlier == 0 ? std::string() : fmt::format(" (repeat {})", earlier + 1));
     }
     if (spec.mechanism.empty()) {
         spec.mechanism = "aa-control";
@@ -382,7 +388,7 @@ Json create_experiment(const Target& target, const ExperimentSpec& given) {
         throw Error(ErrorCode::not_eligible,
                     "a diagnostic Target has no workload to compare candidates on");
     }
-    const ExperimentSpec spec = with_control_defaults(given);
+    const ExperimentSpec spec = with_control_defaults(given, target.store());
     FieldProblems problems(ErrorCode::invalid_argument);
     for (const Error& e : experiment_spec_problems(target.spec(), spec)) {
         problems.check([&] { throw e; });
