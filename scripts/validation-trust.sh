@@ -103,6 +103,11 @@ if [ -z "${SKIP_WHEEL:-}" ]; then
   if [ -z "$whl" ]; then echo "  no wheel under dist/ (run make release first)"; else
     python3 -m venv --system-site-packages "$WORK/venv" && "$WORK/venv/bin/pip" install --no-index --no-deps -q "$whl"
     echo "  pip install: exit $?"
+    # The H200 host's torch lives in a virtual environment of its own (/opt/torch/.venv), which a
+    # new venv's system site does not include (run of 2026-12-04: the driver found no torch): the
+    # new venv sees it through a .pth file, and its own cko_driver (the wheel's) comes first.
+    torch_site=$(python3 -c 'import os, torch; print(os.path.dirname(os.path.dirname(torch.__file__)))' 2>/dev/null)
+    [ -z "$torch_site" ] || echo "$torch_site" > "$("$WORK/venv/bin/python" -c 'import site; print(site.getsitepackages()[0])')/host-torch.pth"
     VCKO=$WORK/venv/bin/cko
     "$VCKO" --version; "$VCKO" self-check | tail -n 3
     "$VCKO" doctor > "$OUTC/wheel-doctor.txt" 2>&1; echo "  cko doctor: exit $?"

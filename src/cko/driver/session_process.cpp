@@ -328,9 +328,8 @@ SessionProcess::Served SessionProcess::serve(const run::CallOutcome& call,
     const Json details_base{
         {"call_dir", call.call_dir.string()}, {"session", number_}, {"session_dir", relative_dir_}};
 
-    // The driver had the request from the line sent until its answer: that is the call's wall
-    // (what it cost cko to copy the logs afterwards is cko's, not the driver's).
-    std::optional<Clock::time_point> answered;
+    std::optional<Clock::time_point>
+        answered;  // the call's wall ends there (the log copy is cko's)
     auto finish_logs = [&] {
         // The driver flushed before it answered; what it wrote is in the pipes, maybe not yet in
         // the capture files (a timed-out wait still cuts what is there).

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include <algorithm>
 #include <map>
 #include <mutex>
 
@@ -33,14 +34,13 @@ bool is_capture_file(std::string_view rel) {
            (name == store::layout::kStdoutFile || name == store::layout::kStderrFile);
 }
 
-std::vector<std::string> unaccounted(const store::Store& store, const std::set<std::string>& before,
-                                     const std::set<std::string>& after) {
+std::vector<std::string> unaccounted(const store::Store& store, const StoreListing& before,
+                                     const StoreListing& after) {
     std::vector<std::string> out;
-    for (const auto& rel : after) {
+    for (const auto& rel : files_added(before, after)) {
         const std::string name = fs::path(rel).filename().string();
-        if (before.contains(rel) || store::layout::is_mutable_by_design(rel) ||
-            store::layout::is_driver_output(rel) || is_capture_file(rel) || is_temporary(name) ||
-            store.is_ledgered(rel)) {
+        if (store::layout::is_mutable_by_design(rel) || store::layout::is_driver_output(rel) ||
+            is_capture_file(rel) || is_temporary(name) || store.is_ledgered(rel)) {
             continue;
         }
         out.push_back(rel);
@@ -62,7 +62,7 @@ struct DirListing {
     std::int64_t mtime_ns = 0;
     std::int64_t ctime_ns = 0;
     bool trusted = false;
-    std::vector<std::pair<std::string, bool>> entries;  // name, is a directory (not a link)
+    std::shared_ptr<const DirEntries> entries;
 };
 
 std::int64_t ns_of(const struct timespec& t) {
@@ -96,15 +96,21 @@ public:
         l.mtime_ns = ns_of(st.st_mtim);
         l.ctime_ns = ns_of(st.st_ctim);
         l.trusted = wall_ns_now() - std::max(l.mtime_ns, l.ctime_ns) > 1000000000;
-        if (!read_entries(dir, l.entries)) {
+        auto entries = std::make_shared<DirEntries>();
+        if (!read_entries(dir, *entries)) {
             dirs_.erase(rel);
             return nullptr;
         }
+        // Unchanged entries keep their pointer even when the directory was read again (a racy
+        // one): files_added skips a directory whose entries are the same object.
+        l.entries = it != dirs_.end() && it->second.entries && *it->second.entries == *entries
+                        ? it->second.entries
+                        : std::shared_ptr<const DirEntries>(std::move(entries));
         return &(dirs_[rel] = std::move(l));
     }
 
 private:
-    static bool read_entries(const fs::path& dir, std::vector<std::pair<std::string, bool>>& out) {
+    static bool read_entries(const fs::path& dir, DirEntries& out) {
         DIR* d = ::opendir(dir.c_str());
         if (d == nullptr) {
             return false;
@@ -122,6 +128,7 @@ private:
             out.emplace_back(std::string(name), is_dir);
         }
         ::closedir(d);
+        std::sort(out.begin(), out.end());
         return true;
     }
 
@@ -133,23 +140,25 @@ struct Walk {
     std::string_view call_output;
     const std::string& profiler_dir;
     ListingCache& cache;
-    std::set<std::string>& out;
+    StoreListing& out;
 
     void dir(const std::string& rel) {
         const DirListing* l = cache.entries(rel.empty() ? root : root / rel, rel);
         if (l == nullptr) {
             return;
         }
+        const std::shared_ptr<const DirEntries> entries = l->entries;  // dir() may rehash
+        out.dirs.emplace(rel, entries);
         const bool in_invocation = store::layout::is_invocation_dir(rel);
-        const std::vector<std::pair<std::string, bool>> entries = l->entries;  // dir() may rehash
-        for (const auto& [name, is_dir] : entries) {
-            const std::string child = rel.empty() ? name : rel + "/" + name;
+        for (const auto& [name, is_dir] : *entries) {
             if (!is_dir) {
-                out.insert(child);
-            } else if (!(child == store::layout::kObjectsTop || child == call_output ||
-                         name.starts_with(".staging-") ||
-                         (in_invocation &&
-                          (name == store::layout::kWorkspaceDir || name == profiler_dir)))) {
+                continue;
+            }
+            const std::string child = rel.empty() ? name : rel + "/" + name;
+            if (!(child == store::layout::kObjectsTop || child == call_output ||
+                  name.starts_with(".staging-") ||
+                  (in_invocation &&
+                   (name == store::layout::kWorkspaceDir || name == profiler_dir)))) {
                 dir(child);
             }
         }
@@ -165,9 +174,39 @@ ListingCache& cache_of(const fs::path& root) {
 
 }  // namespace
 
-std::shared_ptr<const std::set<std::string>> list_store_files(const store::Store& store,
-                                                              std::string_view call_output) {
-    auto out = std::make_shared<std::set<std::string>>();
+std::set<std::string> StoreListing::files() const {
+    std::set<std::string> out;
+    for (const auto& [rel, entries] : dirs) {
+        for (const auto& [name, is_dir] : *entries) {
+            if (!is_dir) {
+                out.insert(rel.empty() ? name : rel + "/" + name);
+            }
+        }
+    }
+    return out;
+}
+
+std::vector<std::string> files_added(const StoreListing& before, const StoreListing& after) {
+    std::vector<std::string> out;
+    for (const auto& [rel, entries] : after.dirs) {
+        const auto was = before.dirs.find(rel);
+        if (was != before.dirs.end() && was->second == entries) {
+            continue;  // the same entries: nothing added here
+        }
+        for (const auto& [name, is_dir] : *entries) {
+            if (!is_dir && (was == before.dirs.end() ||
+                            !std::binary_search(was->second->begin(), was->second->end(),
+                                                std::pair<std::string, bool>(name, false)))) {
+                out.push_back(rel.empty() ? name : rel + "/" + name);
+            }
+        }
+    }
+    return out;
+}
+
+std::shared_ptr<const StoreListing> list_store_files(const store::Store& store,
+                                                     std::string_view call_output) {
+    auto out = std::make_shared<StoreListing>();
     const fs::path root = store.root();
     // `profile collect`'s profiler writes its report there while the call runs; ledgered after.
     const std::string profiler_dir =
@@ -179,7 +218,7 @@ std::shared_ptr<const std::set<std::string>> list_store_files(const store::Store
     return out;
 }
 
-void refuse_planted_files(const store::Store& store, const std::set<std::string>& before,
+void refuse_planted_files(const store::Store& store, const StoreListing& before,
                           std::string_view call_output) {
     std::vector<std::string> planted =
         unaccounted(store, before, *list_store_files(store, call_output));

@@ -5,6 +5,7 @@
 #include "cko/store/store.hpp"
 
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -13,20 +14,38 @@
 
 namespace cko::run {
 
-// Every non-directory path of the store (relative, sorted), except where a call legitimately
+// One directory's entries: name and whether it is a directory (a link is not). Shared between the
+// listings taken of an unchanged directory, so a listing copies pointers, not names.
+using DirEntries = std::vector<std::pair<std::string, bool>>;
+
+// The store's directories as listed, by relative path ("" is the root).
+struct StoreListing {
+    std::map<std::string, std::shared_ptr<const DirEntries>> dirs;
+    // Every non-directory path (relative, sorted).
+    [[nodiscard]] std::set<std::string> files() const;
+};
+
+// The store's directories (relative paths) and their entries, except where a call legitimately
 // adds files or where each file is checked otherwise: the call's own output directory
 // (`call_output`, judged by refuse_unsafe_outputs), objects/ (each snapshot checked against its own
 // manifest), invocation workspaces (removed with their invocation), an invocation's profiler work
 // directory (`profile collect` writes the profiler's report there) and staging directories.
-// Directory entries only: no file is opened or hashed.
-[[nodiscard]] std::shared_ptr<const std::set<std::string>> list_store_files(
-    const store::Store& store, std::string_view call_output);
+// Directory entries only: no file is opened or hashed, and a directory unchanged since this process
+// last read it (inode, mtime, ctime; git's racy rule) is not read again.
+[[nodiscard]] std::shared_ptr<const StoreListing> list_store_files(const store::Store& store,
+                                                                   std::string_view call_output);
+
+// The files of `after` that `before` did not have: only directories whose entries differ are
+// compared (an unchanged directory shares its entries), so the cost follows what changed, not the
+// store's size.
+[[nodiscard]] std::vector<std::string> files_added(const StoreListing& before,
+                                                   const StoreListing& after);
 
 // Refuses the call when the store gained a file, since `before`, that no one accounts for: not in
 // the ledger, not a file mutable by design, not a temporary of a write in progress, not another
 // call's output or capture file. Checked again under the store's lock (a concurrent write is
 // ledgered in the same transaction) before it refuses. Throws unsafe_output naming every path.
-void refuse_planted_files(const store::Store& store, const std::set<std::string>& before,
+void refuse_planted_files(const store::Store& store, const StoreListing& before,
                           std::string_view call_output);
 
 // Refuses (unsafe_output, naming the path) a symbolic link, a file with more than one hard link,

@@ -23,6 +23,8 @@
 
 namespace cko::run {
 
+struct StoreListing;  // run/call_guard.hpp
+
 #define CKO_INVOCATION_STATES(X) X(running) X(succeeded) X(failed) X(cancelled) X(timed_out) X(lost)
 
 CKO_CLOSED_ENUM(InvocationState, CKO_INVOCATION_STATES, state_name, state_from_name)
@@ -82,7 +84,7 @@ struct CallOutcome {
                   // driver/NNNN/slurm.json); else null
     // The store's files when the call began (run/call_guard.hpp): what it gained outside its
     // output directory is refused when the call ends.
-    std::shared_ptr<const std::set<std::string>> store_before;
+    std::shared_ptr<const StoreListing> store_before;
 };
 
 struct InvocationStatus {

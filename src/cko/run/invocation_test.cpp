@@ -1,13 +1,17 @@
 // Invocations: the records a call leaves, terminal states, and `lost` when the owner is gone.
 #include "cko/run/invocation.hpp"
 
+#include "cko/run/call_guard.hpp"
+
 #include "cko/store/fsck.hpp"
 #include "cko/store/test_support.hpp"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <csignal>
 #include <fstream>
+#include <set>
 #include <thread>
 
 namespace cko::run {
@@ -48,6 +52,40 @@ TEST(HeldTime, SplitsTheWindowIntoWorkloadSdkAndCko) {
     over.add(0.010, 0.020, 0.030);
     EXPECT_NEAR(over.to_json()["cko_s"].get<double>(), 0.0, 1e-12);
     EXPECT_NEAR(over.to_json()["sdk_s"].get<double>(), 0.0, 1e-12);
+}
+
+// The listing around a driver call: an unchanged directory shares its entries with the listing
+// before (nothing is compared there), a file planted in a directory read long ago is still found
+// (its mtime and ctime changed), and a file in a new directory too.
+TEST_F(InvocationTest, TheStoreListingFindsEveryAddedFileAndSkipsUnchangedDirectories) {
+    const store::Store s = store::Store::create(dir_ / "art");
+    fs::create_directories(dir_ / "art/invocations/inv-old/driver/0001");
+    fs::create_directories(dir_ / "art/quiet");
+    std::ofstream(dir_ / "art/invocations/inv-old/driver/0001/kept.txt") << "x";
+    std::ofstream(dir_ / "art/quiet/a.txt") << "a";
+    // Quiet for a minute: trusted by the racy rule, so later listings reuse what was read.
+    const struct timespec old[2] = {{::time(nullptr) - 60, 0}, {::time(nullptr) - 60, 0}};
+    for (const char* d : {"art/invocations/inv-old/driver/0001", "art/quiet"}) {
+        ASSERT_EQ(::utimensat(AT_FDCWD, (dir_ / d).c_str(), old, 0), 0);
+    }
+    const auto first = list_store_files(s, "invocations/inv-x/driver/0001/out");
+    EXPECT_TRUE(first->files().contains("quiet/a.txt"));
+    const auto again = list_store_files(s, "invocations/inv-x/driver/0001/out");
+    EXPECT_EQ(again->dirs.at("quiet"), first->dirs.at("quiet"));  // not read again
+    EXPECT_TRUE(files_added(*first, *again).empty());
+
+    std::ofstream(dir_ / "art/invocations/inv-old/driver/0001/planted.txt") << "p";
+    // Even with its mtime put back, the directory's ctime moved: it is read again.
+    ASSERT_EQ(::utimensat(AT_FDCWD, (dir_ / "art/invocations/inv-old/driver/0001").c_str(), old, 0),
+              0);
+    fs::create_directories(dir_ / "art/fresh/deep");
+    std::ofstream(dir_ / "art/fresh/deep/new.txt") << "n";
+    const auto after = list_store_files(s, "invocations/inv-x/driver/0001/out");
+    const std::vector<std::string> added = files_added(*first, *after);
+    EXPECT_EQ(std::set<std::string>(added.begin(), added.end()),
+              (std::set<std::string>{"invocations/inv-old/driver/0001/planted.txt",
+                                     "fresh/deep/new.txt"}));
+    EXPECT_EQ(after->dirs.at("quiet"), first->dirs.at("quiet"));
 }
 
 TEST_F(InvocationTest, ACallLeavesRequestOutputsProcessRecordAndEvents) {
