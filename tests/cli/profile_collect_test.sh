@@ -192,6 +192,15 @@ echo empty-import > "$bin/mode"
 failed 2 "empty" ncu
 echo no-export > "$bin/mode"
 failed 3 "nsys ended without writing $root/invocations/" nsys
+# An ncu of an untested version is refused before any profiled call: no invocation, no driver run
+# (before, the call ran under ncu and the profile was refused only when it was stored).
+echo old-version > "$bin/mode"
+invocations=$(count "$root/invocations"); : > "$bin/argv.log"
+expect_rc 2 "$CKO" profile collect ncu --root "$root" --experiment "$exp" --subject candidate
+contains "$err" "error[tool_version_unknown]"
+contains "$err" "nothing was profiled"
+[ "$(count "$root/invocations")" -eq "$invocations" ] || fail "an untested ncu still started an invocation"
+[ "$(cat "$bin/argv.log")" = "--version" ] || fail "an untested ncu still ran the driver: $(cat "$bin/argv.log")"
 rm "$bin/mode"
 expect_rc 0 "$CKO" fsck --root "$root"
 expect_rc 0 python3 tests/schemas/validate_store.py "$root"

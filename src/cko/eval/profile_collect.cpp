@@ -9,6 +9,7 @@
 #include "cko/eval/operation.hpp"
 #include "cko/eval/profile_evidence.hpp"
 #include "cko/eval/session.hpp"
+#include "cko/profile/tested_versions.hpp"
 #include "cko/util/files.hpp"
 #include "cko/util/sha256.hpp"
 
@@ -113,6 +114,25 @@ std::string probe_version(const std::string& tool, const std::string& program) {
                     Json{{"field", tool}, {"tool", tool}, {"program", program}});
     }
     return env::parse_tool_version(run.output);
+}
+
+// What the profiler would make could never be bound to the Target (eval/profile_identity): say so
+// before a single profiled call spends the GPU on it.
+void refuse_untested_profiler(const std::string& tool, const std::string& program,
+                              const std::string& version) {
+    const profile::VersionCheck v = profile::check_tested_version(tool, "tool_version", version);
+    if (v.status == profile::VersionStatus::tested) {
+        return;
+    }
+    throw Error(ErrorCode::tool_version_unknown,
+                fmt::format("{} ({}); nothing was profiled, since its profile could not be bound "
+                            "to the Target: give a {} of a tested version with --{} PATH",
+                            v.problem, program, tool_product(tool), tool),
+                Json{{"field", "tool_version"},
+                     {"tool", tool},
+                     {"program", program},
+                     {"seen", version},
+                     {"tested", v.ranges}});
 }
 
 store::ExperimentRecord load_experiment_named(const store::Store& store, const std::string& id) {
@@ -503,6 +523,7 @@ ProfileCollectOutcome collect_profile(const Target& target, const ProfileCollect
     if (o.tool != "torch") {
         program = resolve_program(o.tool, o.program);
         tool_version = probe_version(o.tool, program);
+        refuse_untested_profiler(o.tool, program, tool_version);
     } else if (!o.program.empty()) {
         throw Error(ErrorCode::invalid_argument,
                     "torch has no profiler program: the driver runs torch.profiler itself",

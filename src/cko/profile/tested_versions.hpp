@@ -43,13 +43,7 @@ struct VersionCheck {
     std::string tool;     // as given
     std::string field;    // "tool_version" or "schema_version"
     std::string version;  // as given
-    std::string ranges;  // The notes a read prints for a source whose version (or, for nsys, export
-                         // schema) is not stated
-    // or outside the tested ranges, each naming what is unknown; none when tested. A standalone
-    // read reads it anyway: it binds nothing.
-    [[nodiscard]] std::vector<std::string> version_notes(const Source& source);
-
-    // "2020.1.x, 2025.3.x": the importer's ranges, for messages
+    std::string ranges;   // "2020.1.x, 2025.3.x": the importer's ranges, for messages
     // What is unknown or untested, in words: "the NCU version is not stated" / "NCU 1999.9 is
     // outside the versions cko was tested on (...)"; "" when tested.
     std::string problem;
