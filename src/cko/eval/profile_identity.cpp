@@ -13,8 +13,16 @@ namespace {
 
 using profile::VersionStatus;
 
-constexpr const char* kForeignFix =
-    "keep it as foreign evidence with --foreign (stored with the reasons; no claim may cite it)";
+// `cko profile collect` has no --foreign: what it collected is kept as foreign evidence by
+// importing the export with the importer's verb, which has.
+std::string foreign_fix(bool collected) {
+    return collected
+               ? "keep it as foreign evidence by importing the export with `cko profile "
+                 "ncu|nsys|torch FILE --root R --experiment EXP --subject S --foreign` (stored "
+                 "with the reasons; no claim may cite it)"
+               : "keep it as foreign evidence with --foreign (stored with the reasons; no "
+                 "claim may cite it)";
+}
 
 std::string text_of(const Json& j, const char* key) {
     const Json v = j.is_object() ? j.value(key, Json()) : Json();
@@ -154,17 +162,18 @@ void compare_versions(ProfileIdentity& out, const std::string& target_id, bool c
         const std::string name = profile::tool_display_name(tool);
         std::string fix;
         if (field == "schema_version") {
-            fix = kForeignFix;
+            fix = foreign_fix(collected);
         } else if (collected) {
-            fix = fmt::format("profile with a {} of a tested version, or {}", name, kForeignFix);
+            fix = fmt::format("profile with a {} of a tested version, or {}", name,
+                              foreign_fix(collected));
         } else if (status == "not_stated") {
             fix = fmt::format("pass --tool-version VERSION (the {} that made it), or {}", name,
-                              kForeignFix);
+                              foreign_fix(false));
         } else {
             fix = fmt::format(
                 "{}; or, if {} is not the {} that made it, pass the right one "
                 "with --tool-version",
-                kForeignFix, version, name);
+                foreign_fix(false), version, name);
         }
         problem(out, ErrorCode::tool_version_unknown, field, version, c.ranges,
                 fmt::format("{}: a profile bound to Target {} must carry a tested version",
@@ -173,9 +182,10 @@ void compare_versions(ProfileIdentity& out, const std::string& target_id, bool c
     }
 }
 
-void compare_devices(ProfileIdentity& out, const store::TargetRecord& target, const Json& mine) {
+void compare_devices(ProfileIdentity& out, const store::TargetRecord& target, const Json& mine,
+                     bool collected) {
     const std::string fix =
-        "offer it to a Target frozen on that device, or " + std::string(kForeignFix);
+        "offer it to a Target frozen on that device, or " + foreign_fix(collected);
     if (mine.empty()) {
         if (!out.devices.empty() || out.gpu_work) {
             problem(out, ErrorCode::environment_mismatch, "device", devices_text(out.devices),
@@ -214,7 +224,7 @@ bool same_release(const std::string& a, const std::string& b) {
     return *x == *y;
 }
 
-void compare_tools(ProfileIdentity& out, const store::TargetRecord& target) {
+void compare_tools(ProfileIdentity& out, const store::TargetRecord& target, bool collected) {
     const Json tools = target.environment.is_object()
                            ? target.environment.value("tools", Json::array())
                            : Json::array();
@@ -236,7 +246,7 @@ void compare_tools(ProfileIdentity& out, const store::TargetRecord& target) {
                                 "{} {} (its `{} --version` at freeze)",
                                 profile::tool_display_name(tool), version, target.id,
                                 profile::tool_display_name(tool), frozen, tool),
-                    "profile with the Target's own " + tool + ", or " + kForeignFix);
+                    "profile with the Target's own " + tool + ", or " + foreign_fix(collected));
         }
     }
 }
@@ -286,8 +296,8 @@ Json target_devices(const store::TargetRecord& target) {
 
 void compare_with_target(ProfileIdentity& identity, const store::TargetRecord& target,
                          bool collected) {
-    compare_devices(identity, target, target_devices(target));
-    compare_tools(identity, target);
+    compare_devices(identity, target, target_devices(target), collected);
+    compare_tools(identity, target, collected);
     compare_versions(identity, target.id, collected);
 }
 

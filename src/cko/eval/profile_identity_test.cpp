@@ -124,6 +124,21 @@ TEST(ProfileIdentity, ACollectedProfileTakesTheVersionItsProfilerReported) {
     EXPECT_TRUE(identity.problems.empty());
 }
 
+// `profile collect` has no --foreign: a collected profile's fix names the import that keeps it as
+// foreign evidence (before, it told the caller to pass a flag collect does not take).
+TEST(ProfileIdentity, ACollectedProfilesFixNamesTheImportNotAFlagCollectLacks) {
+    ProfileIdentity identity = read_profile_identity("ncu", h200_ncu_document(), ncu_sources(""),
+                                                     Json{{"tool_version", "2019.5.0.0"}});
+    compare_with_target(identity, target_on("NVIDIA H200", "9.0"), true);
+    ASSERT_EQ(identity.problems.size(), 1U);
+    const std::string fix = identity.problems[0].details.at("fix");
+    EXPECT_EQ(fix.find("with --foreign"), std::string::npos) << fix;
+    EXPECT_NE(fix.find("cko profile ncu|nsys|torch FILE --root R --experiment EXP --subject S "
+                       "--foreign"),
+              std::string::npos)
+        << fix;
+}
+
 class ProfileIdentityStore : public testing::FrozenTargetTest {};
 
 // This host's Target is frozen without GPUs: CPU-only.
