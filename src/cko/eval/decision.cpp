@@ -69,8 +69,8 @@ Json resolve_evidence(const Target& target, const std::string& evidence) {
     evidence_not_found(evidence, "is neither a stored id nor a file");
 }
 
-std::string record_falsify(const Target& target, const FalsifyOptions& o,
-                           const std::function<void(const std::string&)>& announce) {
+OperationOutcome record_falsify(const Target& target, const FalsifyOptions& o,
+                                const std::function<void(const std::string&)>& announce) {
     FieldProblems problems(ErrorCode::invalid_argument);
     problems.check([&] {
         (void)closed_word<FalsifyOutcome>(ErrorCode::invalid_argument, "outcome", o.outcome);
@@ -91,14 +91,16 @@ std::string record_falsify(const Target& target, const FalsifyOptions& o,
                        {"outcome", o.outcome},
                        {"evidence", evidence},
                        {"note", o.note}};
-    run::Invocation inv = run::Invocation::create(target.store(), std::string(kFalsifyKind),
-                                                  request, limits_for(target.spec()), nullptr);
-    announce(inv.id());
-    const std::string reason =
-        fmt::format("{} recorded {} on {} {}", o.experiment_id, o.outcome,
-                    evidence.value("kind", ""), evidence.value("id", evidence.value("digest", "")));
-    inv.finish(run::InvocationState::succeeded, reason, request);
-    return inv.id();
+    // The outcome's outputs are its request, without an exit class (as falsify records always had).
+    InvocationSpec spec{std::string(kFalsifyKind), request, limits_for(target.spec()), nullptr};
+    spec.records_exit_code = false;
+    return run_in_invocation(
+        target.store(), spec, announce, [&](run::Invocation& /*inv*/, OperationEnd& end) {
+            end.reason = fmt::format("{} recorded {} on {} {}", o.experiment_id, o.outcome,
+                                     evidence.value("kind", ""),
+                                     evidence.value("id", evidence.value("digest", "")));
+            end.outputs = request;
+        });
 }
 
 Json FalsifyRecord::to_json() const {

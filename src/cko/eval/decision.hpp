@@ -4,6 +4,7 @@
 #pragma once
 
 #include "cko/eval/ledger.hpp"
+#include "cko/eval/operation.hpp"
 #include "cko/eval/stage.hpp"
 #include "cko/eval/target.hpp"
 #include "cko/util/closed_enum.hpp"
@@ -36,9 +37,10 @@ struct FalsifyOptions {
 // Records the outcome: an invocation of kind `falsify` whose request and outputs are {target,
 // experiment_id, outcome, evidence, note}; it succeeds at once (nothing is measured). Every
 // problem of the options is reported at once (invalid_argument); an unknown experiment is
-// not_found. Returns the invocation id.
-std::string record_falsify(const Target& target, const FalsifyOptions& options,
-                           const std::function<void(const std::string&)>& announce);
+// not_found. Through the operation frame: the outcome carries the finished invocation.
+[[nodiscard]] OperationOutcome record_falsify(
+    const Target& target, const FalsifyOptions& options,
+    const std::function<void(const std::string&)>& announce);
 
 // One recorded outcome.
 struct FalsifyRecord {

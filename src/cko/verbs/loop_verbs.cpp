@@ -306,15 +306,15 @@ Outcome experiment_falsify(const Request& r, Context& context) {
     f.outcome = r.text("outcome");
     f.evidence = r.text("evidence");
     f.note = r.text("note");
-    const std::string id = eval::record_falsify(
+    const eval::OperationOutcome o = eval::record_falsify(
         target, f, [&context](const std::string& inv) { context.announce_invocation(inv); });
-    const run::InvocationStatus st = run::invocation_status(store, id);
-    const Json& out = st.result.at("outputs");
-    return Outcome{fmt::format("{}: {} recorded as {} (evidence {})\n", id, f.experiment_id,
-                               f.outcome, out.at("evidence").dump()),
-                   st.to_json(),
-                   0,
-                   {}};
+    Outcome outcome{fmt::format("{}: {} recorded as {} (evidence {})\n", o.invocation_id,
+                                f.experiment_id, f.outcome, o.outputs.at("evidence").dump()),
+                    o.status.to_json(),
+                    o.exit_code,
+                    {}};
+    outcome.failure = o.error;
+    return outcome;
 }
 
 Outcome champion_show(const Request& r, Context& /*context*/) {

@@ -293,6 +293,23 @@ TEST_F(VerbsTest, BaselineAndDriverRunDoNotRereadTheirOwnInvocation) {
     // What was printed is what a later read gives.
     EXPECT_EQ(document_,
               run::invocation_status(store::Store::open(dir_ / "art-driver"), call).to_json());
+    const Json driver_document = document_;
+
+    // experiment falsify: its invocation through the same frame, not read back either (it was
+    // read once before).
+    ASSERT_EQ(run("experiment_new", Json{{"root", root}, {"control", true}}).exit_code, 0);
+    const std::string exp = document_.at("id");
+    ASSERT_EQ(run("experiment_falsify", Json{{"root", root},
+                                             {"experiment", exp},
+                                             {"outcome", "survived"},
+                                             {"evidence", baseline}})
+                  .exit_code,
+              0);
+    const std::string falsify = document_.at("id");
+    EXPECT_EQ(store::records_read(store::layout::invocation_dir(falsify) + "/"), 0U)
+        << "records of its own invocation the falsify verb read";
+    EXPECT_EQ(document_, run::invocation_status(store::Store::open(root), falsify).to_json());
+    document_ = driver_document;
     Json status = run::invocation_status(store::Store::open(root), baseline).to_json();
     for (const char* key : {"budget", "next_stage"}) {
         status[key] = baseline_document.at(key);  // added as `status` adds them
