@@ -3,13 +3,13 @@
 #include "cko/run/call_guard.hpp"
 
 #include "cko/store/catalogue.hpp"
+#include "cko/util/clock.hpp"
 #include "cko/util/error.hpp"
 
 #include <fmt/format.h>
 
 #include <dirent.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #include <algorithm>
 #include <map>
@@ -48,10 +48,6 @@ std::vector<std::string> unaccounted(const store::Store& store, const StoreListi
     return out;
 }
 
-}  // namespace
-
-namespace {
-
 // One directory's entries as last read, and the stat that read them: a directory whose inode,
 // mtime and ctime are unchanged has the same entries (adding, removing or renaming an entry
 // changes its mtime), so it is not read again. Git's racy rule: a directory changed less than a
@@ -67,12 +63,6 @@ struct DirListing {
 
 std::int64_t ns_of(const struct timespec& t) {
     return static_cast<std::int64_t>(t.tv_sec) * 1000000000 + t.tv_nsec;
-}
-
-std::int64_t wall_ns_now() {
-    struct timespec t {};
-    ::clock_gettime(CLOCK_REALTIME, &t);
-    return ns_of(t);
 }
 
 // A store's directories by relative path, kept for the process (a session's calls list the same
@@ -95,7 +85,7 @@ public:
         l.ino = st.st_ino;
         l.mtime_ns = ns_of(st.st_mtim);
         l.ctime_ns = ns_of(st.st_ctim);
-        l.trusted = wall_ns_now() - std::max(l.mtime_ns, l.ctime_ns) > 1000000000;
+        l.trusted = unix_nanoseconds_now() - std::max(l.mtime_ns, l.ctime_ns) > 1000000000;
         auto entries = std::make_shared<DirEntries>();
         if (!read_entries(dir, *entries)) {
             dirs_.erase(rel);
@@ -147,7 +137,8 @@ struct Walk {
         if (l == nullptr) {
             return;
         }
-        const std::shared_ptr<const DirEntries> entries = l->entries;  // dir() may rehash
+        // Held here: a child's read replaces only its own cache entry, never this one's.
+        const std::shared_ptr<const DirEntries> entries = l->entries;
         out.dirs.emplace(rel, entries);
         const bool in_invocation = store::layout::is_invocation_dir(rel);
         for (const auto& [name, is_dir] : *entries) {
