@@ -5,12 +5,14 @@
 # whole suite. A mutant that survives both fails this script, and so does a mutant whose anchor no
 # longer occurs exactly once (the code moved: update the table, do not delete the row).
 #   scripts/mutation-check.sh [--keep] [NAME...]   (default: every mutant; --keep leaves the scratch dir)
+#   scripts/mutation-check.sh --lint               (the table only: each row's shape and anchor; no build)
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 keep=0
+lint=0
 only=()
 for a in "$@"; do
-  if [ "$a" = --keep ]; then keep=1; else only+=("$a"); fi
+  case "$a" in --keep) keep=1;; --lint) lint=1;; *) only+=("$a");; esac
 done
 start=$(date +%s)
 jobs=$(nproc)
@@ -19,7 +21,7 @@ scratch=$(mktemp -d "${TMPDIR:-/tmp}/cko-mutation-XXXXXX")
 export CCACHE_BASEDIR="$scratch"  # paths relative to the copy, so its objects hit the main build's cache
 
 # Each row: NAME | FILE | ANCHOR (exact text, must occur once) | REPLACEMENT | BUILD TARGETS | CTEST REGEX
-# Replacements are one line; \n in them becomes a newline.
+# Replacements are one line; \n in them becomes a newline and \p a literal | (a bare | ends the field).
 mutants=(
   "kineto_event_count|src/cko/profile/kineto/trace_summary.cpp|    ++summary_.events;|    summary_.events += summary_.events == 0 ? 2 : 1;|profile_kineto_test cko|^(KinetoTrace|cli_trace)"
   "kineto_p99_as_p95|src/cko/profile/kineto/trace_summary.cpp|l.p99_ns = nearest_rank(latencies_, 99);|l.p99_ns = nearest_rank(latencies_, 95);|profile_kineto_test|^KinetoTrace"
@@ -65,10 +67,55 @@ mutants=(
   "failed_candidate_not_gated|src/cko/eval/failure_gate.cpp|    if (!override_reason.empty()) {\n        return Json{{\"reason\"|    if (true) {\n        return Json{{\"reason\"|cko|^(cli_trust|cli_loop)$"
   "champion_pointer_hashed_in_a_second_read|src/cko/eval/champion.cpp|    c.file_sha256 = std::move(current.sha256);|    c.file_sha256 = sha256_file_hex(store.path_of(kCurrent));|cko crash_quick_driver|^races$"
   # [18] item 4, evidence identity: each killed by ProfileIdentity* (eval_test) and cli_profile_identity.
-  "identity_cpu_target_takes_gpu_exports|src/cko/eval/profile_identity.cpp|        if (!out.devices.empty() || out.gpu_work) {|        if (false) {|eval_test cko|^(ProfileIdentity|cli_profile_identity$)"
+  "identity_cpu_target_takes_gpu_exports|src/cko/eval/profile_identity.cpp|        if (!out.devices.empty() \p\p out.gpu_work) {|        if (false) {|eval_test cko|^(ProfileIdentity|cli_profile_identity$)"
   "identity_untested_version_binds|src/cko/eval/profile_identity.cpp|        if (status == \"tested\") {|        if (true) {|eval_test cko|^(ProfileIdentity|cli_profile_identity$)"
   "foreign_profile_citable|src/cko/eval/profile_evidence.cpp|    if (!profile.value(\"foreign\", false)) {|    if (true) {|eval_test cko|^(ProfileIdentity|cli_profile_identity$)"
 )
+
+# apply FILE ANCHOR REPLACEMENT: replaces the one occurrence; exit 3 when not exactly one.
+apply() {
+  python3 - "$@" <<'PY'
+import sys
+def unescape(s):
+    return s.replace("\\n", "\n").replace("\\p", "|")
+path, anchor, repl = sys.argv[1], unescape(sys.argv[2]), unescape(sys.argv[3])
+text = open(path).read()
+n = text.count(anchor)
+if n != 1:
+    print(f"  anchor occurs {n} times in {path}: {anchor!r}")
+    sys.exit(3)
+open(path, "w").write(text.replace(anchor, repl))
+PY
+}
+
+# The table's shape, before anything is built: the fields in their places (the regex is the rest of
+# the row and may hold |; a | in an anchor or a replacement is written \p), a unique name, a file
+# that exists and an anchor that occurs exactly once in it.
+lint_problems=()
+declare -A seen=()
+for row in "${mutants[@]}"; do
+  IFS='|' read -r name file anchor repl targets regex <<<"$row"
+  if ! [[ "$targets" =~ ^[A-Za-z0-9_]+( [A-Za-z0-9_]+)*$ && "$regex" == ^* ]]; then
+    lint_problems+=("$name: its fifth field is not build targets or its sixth not a ^regex (got '$targets' and '$regex'): NAME|FILE|ANCHOR|REPLACEMENT|TARGETS|REGEX, with a | inside code written \\p")
+    continue
+  fi
+  [ -z "${seen[$name]:-}" ] || lint_problems+=("$name: a second row of that name")
+  seen[$name]=1
+  if [ ! -f "$repo/$file" ]; then
+    lint_problems+=("$name: no file $file")
+  elif ! out=$(cp "$repo/$file" "$scratch/lint.src" && apply "$scratch/lint.src" "$anchor" "$repl"); then
+    out=${out#  }
+    lint_problems+=("$name: ${out//$scratch\/lint.src/$file}")
+  fi
+done
+if [ "${#lint_problems[@]}" -gt 0 ]; then
+  printf '  FAIL: %s\n' "${lint_problems[@]}"
+  exit 1
+fi
+if [ "$lint" -eq 1 ]; then
+  echo "mutation table: ${#mutants[@]} rows, each with six fields and an anchor that occurs once"
+  exit 0
+fi
 
 echo "== copying the tree to $scratch"
 if git -C "$repo" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
@@ -89,19 +136,6 @@ all_targets=$(printf '%s\n' "${mutants[@]}" | cut -d'|' -f5 | tr ' ' '\n' | sort
 cmake --build build -j "$jobs" --target $all_targets >/dev/null
 make -s -C examples/cpu-saxpy build/driver_cpp >/dev/null
 
-# apply FILE ANCHOR REPLACEMENT: replaces the one occurrence; exit 3 when not exactly one.
-apply() {
-  python3 - "$@" <<'PY'
-import sys
-path, anchor, repl = sys.argv[1], sys.argv[2].replace("\\n", "\n"), sys.argv[3].replace("\\n", "\n")
-text = open(path).read()
-n = text.count(anchor)
-if n != 1:
-    print(f"  anchor occurs {n} times in {path}: {anchor!r}")
-    sys.exit(3)
-open(path, "w").write(text.replace(anchor, repl))
-PY
-}
 
 killed=0
 applied=0
