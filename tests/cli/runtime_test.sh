@@ -39,7 +39,7 @@ expect_rc 0 "$CKO" driver run --request "$tmp/req.json"
 contains "$out" '"state": "succeeded"'
 echo '{"root": "x", "argv": ["true"], "sample": 3}' > "$tmp/bad.json"
 expect_rc 2 "$CKO" driver run --request "$tmp/bad.json"
-contains "$err" 'request key "sample" is not an option'
+contains "$err" 'request key "sample" is not a key of this verb'
 
 # Each misbehaviour: its own error code, a terminal result, exit code of its class.
 check() {  # check BEHAVIOUR WANT_RC WANT_STATE WANT_CODE [flags...]

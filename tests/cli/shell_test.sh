@@ -51,6 +51,32 @@ echo '{"jsn": true}' > "$tmp/bad.json"
 expect_rc 2 "$CKO" self-check --request "$tmp/bad.json"
 contains "$err" 'error[invalid_request]'
 contains "$err" '"jsn"'
+# Every verb: a misspelt key in its --request file is refused before anything runs, with the same
+# rule and words as an MCP call's (verbs::RequestDef), naming the key; so is a value out of range.
+echo '{"no_such_key": 1}' > "$tmp/misspelt.json"
+"$CKO" help --json | python3 -c '
+import json, sys
+def walk(rows, prefix):
+    for r in rows:
+        words = prefix + [r["name"]]
+        if r.get("verbs"): walk(r["verbs"], words)
+        else: print(" ".join(words))
+walk(json.load(sys.stdin)["verbs"], [])' > "$tmp/verbs.txt"
+[ "$(wc -l < "$tmp/verbs.txt")" -ge 30 ] || fail "help --json lists $(wc -l < "$tmp/verbs.txt") verbs"
+while read -r -a words; do
+  expect_rc 2 "$CKO" "${words[@]}" --request "$tmp/misspelt.json" --json </dev/null
+  python3 -c 'import json, sys
+e = json.loads(sys.argv[1])["error"]
+assert e["code"] == "invalid_request" and e["details"]["key"] == "no_such_key", (sys.argv[2], e)
+assert e["message"].startswith("request key \"no_such_key\" is not a key"), (sys.argv[2], e)' "$out" "${words[*]}"
+done < "$tmp/verbs.txt"
+for m in -1 0 1001; do
+  echo "{\"candidate\": \"c\", \"minimum_effect_pct\": $m}" > "$tmp/minimum.json"
+  expect_rc 2 "$CKO" experiment new --request "$tmp/minimum.json" --json
+  python3 -c 'import json, sys
+e = json.loads(sys.argv[1])["error"]
+assert e["code"] == "invalid_request" and e["details"]["key"] == "minimum_effect_pct", e' "$out"
+done
 echo '{"json": true, "json": false}' > "$tmp/dup.json"
 expect_rc 2 "$CKO" self-check --request "$tmp/dup.json"
 contains "$err" 'error[json_duplicate_key]'

@@ -90,6 +90,24 @@ started = process.hrtime.bigint();
 for (let i = 0; i < 20; i++) await client.listTools();
 console.log(`tools/list: ${(Number(process.hrtime.bigint() - started) / 1e6 / 20).toFixed(2)} ms per call (mean of 20)`);
 
+// Every tool refuses a key its request does not have, before it runs anything, naming the key; a
+// value out of range is refused the same way (the rules a CLI --request file meets).
+for (const tool of tools) {
+  const r = await client.callTool({ name: tool.name, arguments: { no_such_key: 1 } });
+  assert.equal(r.isError, true, `${tool.name} took a misspelt key: ${JSON.stringify(r.structuredContent)}`);
+  const e = r.structuredContent.error;
+  assert.equal(e.code, "invalid_request", `${tool.name}: ${JSON.stringify(e)}`);
+  assert.equal(e.details.key, "no_such_key", `${tool.name}: ${JSON.stringify(e)}`);
+  assert.match(e.message, /request key "no_such_key" is not a key/, tool.name);
+}
+for (const m of [-1, 0, 1001]) {
+  const r = await client.callTool({ name: "experiment_new", arguments: { candidate: "c", minimum_effect_pct: m } });
+  assert.equal(r.isError, true, `minimum_effect_pct ${m} accepted`);
+  assert.equal(r.structuredContent.error.code, "invalid_request");
+  assert.equal(r.structuredContent.error.details.key, "minimum_effect_pct", JSON.stringify(r.structuredContent.error));
+}
+console.log(`misspelt key: refused by each of ${tools.length} tools`);
+
 // Every call: the outcome document is structuredContent; a failure is a tool error with cko's code.
 async function call(name, args, options = {}) {
   const result = await client.callTool({ name, arguments: args }, undefined, options);

@@ -209,6 +209,13 @@ std::vector<std::string> merge_request(CLI::App& app, int argc, char** argv) {
                     "--request needs a verb before it, e.g. cko self-check --request r.json");
     }
     const Json request = read_json_file(request_path);
+    if (verb->row != nullptr && request.is_object()) {
+        // The rules an MCP call's arguments meet (verbs::RequestDef): a misspelt key, a wrong type
+        // or a value out of range is refused here naming the request key, not later as a CLI flag.
+        Json given = request;
+        given.erase("json");  // the CLI's own flag, not a request key
+        (void)verb->row->request.check_given(given);
+    }
     std::vector<std::string> extra = request_words(*verb, request);
     const auto dashdash = std::find(extra.begin(), extra.end(), "--");
     std::vector<std::string> named(extra.begin(), dashdash);

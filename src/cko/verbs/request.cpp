@@ -189,7 +189,7 @@ Json RequestDef::schema() const {
     return out;
 }
 
-Json RequestDef::normalize(const Json& request) const {
+Json RequestDef::check_given(const Json& request) const {
     const Json given = request.is_null() ? Json::object() : request;
     if (!given.is_object()) {
         throw Error(ErrorCode::invalid_request,
@@ -213,6 +213,11 @@ Json RequestDef::normalize(const Json& request) const {
         }
         out[p->key] = checked_value(*p, value);
     }
+    return out;
+}
+
+Json RequestDef::normalize(const Json& request) const {
+    Json out = check_given(request);
     for (const Param& p : params) {
         if (out.contains(p.key)) {
             continue;

@@ -63,6 +63,10 @@ struct RequestDef {
     // fills the defaults; every problem is an invalid_request error naming the key and the fix.
     // Keys may be written with '-' for '_' (the CLI's spelling).
     [[nodiscard]] Json normalize(const Json& request) const;
+    // The keys a request gives, checked one by one as normalize checks them (unknown keys, types,
+    // ranges) without asking for required keys or filling defaults: for a CLI --request file, whose
+    // other keys may come from the command line. Returns the given keys, snake_case, nulls dropped.
+    [[nodiscard]] Json check_given(const Json& request) const;
 };
 
 // A normalized request with typed access; a key that is absent yields its type's empty value.
