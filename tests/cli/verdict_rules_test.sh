@@ -168,11 +168,42 @@ assert b["decides"] and b["verdict_without_bias"] == "improved" and b["source"].
 assert any("biased instrument" in n for n in o["notes"]), o["notes"]
 assert "decides this verdict" in o["reason"], o["reason"]' "biased: the carried bias did not decide"
 
-# 4. Every record of the three roots against the JSON Schemas (the new fields included).
+# 3b. A constraint's own instance effect: the candidate slot uses 0.4 % more memory whatever code it
+# holds (latency unaffected). The baseline's A/A flags that constraint alone; a candidate 3 % faster
+# with the same memory is then not called a memory regression (it was `regressed` before: the A/A
+# checked the primary only), while its latency verdict carries no bias.
+M="$tmp/membias"
+model "$M/original" '{"noise": 0.0005, "metric_role_bias": {"candidate": {"peak_mem_mb": -0.004}},
+  "metrics": {"latency_us": {"a": 100, "b": 100}, "peak_mem_mb": {"a": 1000, "b": 1000}}}'
+target "$M" "a b" 'primary = { name = "latency_us", unit = "us", direction = "lower", aggregation = "median" }
+minimum_effect_pct = 1.0
+constraints = [{ name = "peak_mem_mb", unit = "MB", direction = "lower", max_regression_pct = 0.1 }]'
+expect_rc 0 "$CKO" baseline --root "$M/art" --aa-pairs 12 --json
+check '
+import json, sys
+c = json.loads(sys.argv[1])["result"]["outputs"]["instrument_check"]
+assert c["biased"] and c["bias_bound_pct"] == 0 and c["biased_scopes"] == [], c
+m = c["constraints"]["peak_mem_mb"]
+assert m["biased"] and m["bias_bound_pct"] > 0.35, m
+assert "constraint peak_mem_mb" in c["statement"], c["statement"]' "membias: the constraint's bias not flagged"
+model "$tmp/faster" '{"noise": 0.0005, "metric_role_bias": {"candidate": {"peak_mem_mb": -0.004}},
+  "metrics": {"latency_us": {"a": 97, "b": 97}, "peak_mem_mb": {"a": 1000, "b": 1000}}}'
+faster=$(new_exp "$M/art" "$tmp/faster")
+expect_rc 0 "$CKO" confirm "$faster" --root "$M/art" --json
+check '
+import json, sys
+o = json.loads(sys.argv[1])["result"]["outputs"]
+assert o["verdict"] == "improved", (o["verdict"], o.get("constraints"))
+assert "instrument_bias" not in o, o.get("instrument_bias")
+b = o["constraints"]["peak_mem_mb"]["instrument_bias"]
+assert b["decides"] and b["status_without_bias"] == "regressed", b
+assert any("biased instrument for constraint peak_mem_mb" in n for n in o["notes"]), o["notes"]' "membias: a placement effect on memory was a regression"
+
+# 4. Every record of the four roots against the JSON Schemas (the new fields included).
 repo="$(cd "$(dirname "$0")/../.." && pwd)"
 py=""
 for p in ${CKO_SCHEMA_PYTHON:-} /usr/bin/python3 python3; do
   if "$p" -c 'import jsonschema' 2>/dev/null; then py=$p; break; fi
 done
 [ -n "$py" ] || fail "no python3 with jsonschema (install python3-jsonschema: scripts/deps.sh)"
-expect_rc 0 "$py" "$repo/tests/schemas/validate_store.py" "$S/art" "$L/art" "$B/art"
+expect_rc 0 "$py" "$repo/tests/schemas/validate_store.py" "$S/art" "$L/art" "$B/art" "$M/art"

@@ -117,8 +117,30 @@ Json measure_cases(const TargetSpec& spec, const BaselineOptions& options, Sessi
 struct AaPairs {
     std::vector<double> d;
     std::vector<std::vector<double>> case_d;
+    std::map<std::string, std::vector<std::vector<double>>>
+        constraint_case_d;  // name -> [case][pair]
     Json orders = Json::array();
 };
+
+// One metric's A/A estimates from its [case][pair] d: pooled (a pair's d is the mean over the
+// cases) and, for more than one case, each case's.
+AaEstimates aa_estimates(const std::vector<std::string>& case_ids,
+                         const std::vector<std::vector<double>>& case_d, double confidence) {
+    AaEstimates aa;
+    std::vector<double> pooled(case_d.empty() ? 0 : case_d.front().size(), 0.0);
+    for (const auto& pairs : case_d) {
+        for (std::size_t i = 0; i < pairs.size() && i < pooled.size(); ++i) {
+            pooled[i] += pairs[i] / static_cast<double>(case_d.size());
+        }
+    }
+    aa.pooled = stats::estimate_paired(pooled, confidence);
+    if (case_ids.size() > 1) {
+        for (std::size_t c = 0; c < case_ids.size(); ++c) {
+            aa.cases.emplace_back(case_ids[c], stats::estimate_paired(case_d[c], confidence));
+        }
+    }
+    return aa;
+}
 
 // A/A: the original against itself, paired exactly like a real comparison: a pair is a round
 // over every case, and its d is the mean over the cases.
@@ -151,6 +173,14 @@ AaPairs measure_aa_pairs(const TargetSpec& spec, Session& session, CallProgress&
                 m.subjects.at("candidate").primary_median(), spec.primary.direction);
             aa.case_d[c].push_back(case_aa);
             sum += case_aa;
+            for (const auto& con : spec.constraints) {  // each constraint's own A/A d
+                auto& by_case = aa.constraint_case_d[con.name];
+                by_case.resize(spec.case_ids.size());
+                by_case[c].push_back(stats::paired_log_ratio(
+                    stats::median(m.subjects.at("reference").constraints.at(con.name)),
+                    stats::median(m.subjects.at("candidate").constraints.at(con.name)),
+                    con.direction));
+            }
         }
         aa.d.push_back(sum / static_cast<double>(spec.case_ids.size()));
     }
@@ -184,7 +214,11 @@ void judge_aa(const TargetSpec& spec, const AaPairs& pairs, OperationEnd& end) {
         }
         end.outputs["aa"]["per_case"] = per_case_json;
     }
-    const InstrumentCheck check = check_instrument(aa, per_case);
+    std::map<std::string, AaEstimates> constraint_aa;
+    for (const auto& [name, case_d] : pairs.constraint_case_d) {
+        constraint_aa[name] = aa_estimates(spec.case_ids, case_d, spec.confidence);
+    }
+    const InstrumentCheck check = check_instrument(aa, per_case, constraint_aa);
     end.outputs["instrument_check"] = check.to_json();
     if (check.biased) {
         end.reason += "; " + check.statement;

@@ -240,11 +240,19 @@ ComparisonPlan plan_comparison(const Target& target, const CompareOptions& o,
     p.candidate_json = Json{{"label", p.candidate_label}, {"digest", p.candidate.digest}};
     p.notes = noise_notes(ledger, p.minimum_effect_pct);
     p.instrument_bias = latest_instrument_bias(ledger);
-    if (p.instrument_bias) {
+    if (p.instrument_bias && p.instrument_bias->bound_log > 0) {
         p.notes.push_back(fmt::format(
             "biased instrument: the latest A/A check ({}) found identical code differ by up to "
             "±{:.3f} %; the verdict must hold with its interval widened by that much",
             p.instrument_bias->source, stats::log_to_pct(p.instrument_bias->bound_log)));
+    }
+    for (const auto& [name, bound] : p.instrument_bias ? p.instrument_bias->constraint_bound_log
+                                                       : std::map<std::string, double>{}) {
+        p.notes.push_back(fmt::format(
+            "biased instrument for constraint {}: the latest A/A check ({}) found identical code "
+            "differ on it by up to ±{:.3f} %; its statuses must hold with intervals widened by "
+            "that much",
+            name, p.instrument_bias->source, stats::log_to_pct(bound)));
     }
     p.load_at_start = load_average_now();
     p.request =

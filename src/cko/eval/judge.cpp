@@ -53,7 +53,20 @@ bool at_look(const stats::SequentialPlan& plan, std::size_t rounds) {
 }
 
 Json InstrumentBias::to_json() const {
-    return Json{{"bound_pct", stats::log_to_pct(bound_log)}, {"source", source}};
+    Json out{{"bound_pct", stats::log_to_pct(bound_log)}, {"source", source}};
+    if (!constraint_bound_log.empty()) {
+        Json bounds = Json::object();
+        for (const auto& [name, bound] : constraint_bound_log) {
+            bounds[name] = stats::log_to_pct(bound);
+        }
+        out["constraint_bound_pct"] = std::move(bounds);
+    }
+    return out;
+}
+
+double InstrumentBias::constraint_bound(const std::string& name) const {
+    const auto found = constraint_bound_log.find(name);
+    return found == constraint_bound_log.end() ? 0.0 : found->second;
 }
 
 Json ConstraintJudgement::to_json() const {
@@ -63,26 +76,49 @@ Json ConstraintJudgement::to_json() const {
                                 {"status", stats::constraint_status_name(c.status)},
                                 {"estimate", c.estimate.to_json()}});
     }
-    return Json{{"estimate", pooled.to_json()},
-                {"pooled_status", stats::constraint_status_name(pooled_status)},
-                {"status", stats::constraint_status_name(status)},
-                {"max_regression_pct", max_regression_pct},
-                {"per_case", per_case},
-                {"regressed_cases", regressed_cases}};
+    Json out{{"estimate", pooled.to_json()},
+             {"pooled_status", stats::constraint_status_name(pooled_status)},
+             {"status", stats::constraint_status_name(status)},
+             {"max_regression_pct", max_regression_pct},
+             {"per_case", per_case},
+             {"regressed_cases", regressed_cases}};
+    if (bias_bound_log > 0) {
+        out["instrument_bias"] =
+            Json{{"bound_pct", stats::log_to_pct(bias_bound_log)},
+                 {"decides", bias_decides()},
+                 {"status_without_bias", stats::constraint_status_name(status_without_bias)}};
+    }
+    return out;
 }
 
-Json InstrumentCheck::to_json() const {
+Json IntervalCheck::to_json() const {
     return Json{{"biased", biased},
                 {"bias_bound_pct", stats::log_to_pct(bound_log)},
                 {"biased_scopes", biased_scopes},
-                {"intervals", intervals},
-                {"statement", statement}};
+                {"intervals", intervals}};
 }
 
-InstrumentCheck check_instrument(
-    const stats::PairedEstimate& pooled,
-    const std::vector<std::pair<std::string, stats::PairedEstimate>>& cases) {
-    InstrumentCheck check;
+Json InstrumentCheck::to_json() const {
+    Json out{{"biased", biased},
+             {"bias_bound_pct", stats::log_to_pct(bound_log)},
+             {"biased_scopes", biased_scopes},
+             {"intervals", intervals},
+             {"statement", statement}};
+    if (!constraints.empty()) {
+        Json by_name = Json::object();
+        for (const auto& [name, c] : constraints) {
+            by_name[name] = c.to_json();
+        }
+        out["constraints"] = std::move(by_name);
+    }
+    return out;
+}
+
+namespace {
+
+// One metric's A/A intervals: biased when one of them, pooled or of a case, excludes zero.
+IntervalCheck check_intervals(const AaEstimates& aa) {
+    IntervalCheck check;
     const auto look_at = [&](const std::string& scope, const stats::PairedEstimate& e) {
         const bool usable = e.n > 0 && e.confidence_reached();
         const bool excludes_zero = usable && (e.ci_low > 0 || e.ci_high < 0);
@@ -101,21 +137,54 @@ InstrumentCheck check_instrument(
                 std::max({check.bound_log, std::fabs(e.ci_low), std::fabs(e.ci_high)});
         }
     };
-    look_at("pooled", pooled);
-    if (cases.size() > 1) {
-        for (const auto& [id, e] : cases) {
+    look_at("pooled", aa.pooled);
+    if (aa.cases.size() > 1) {
+        for (const auto& [id, e] : aa.cases) {
             look_at(id, e);
         }
     }
-    check.statement =
-        check.biased
-            ? fmt::format(
-                  "biased instrument: identical code in two materialized copies differs ({} "
-                  "interval{} exclude{} zero), by up to ±{:.3f} %; every later verdict of the "
-                  "Target is read with its intervals widened by that much",
-                  fmt::join(check.biased_scopes, ", "), check.biased_scopes.size() == 1 ? "" : "s",
-                  check.biased_scopes.size() == 1 ? "s" : "", stats::log_to_pct(check.bound_log))
-            : "the A/A intervals include zero: no instance effect resolved";
+    return check;
+}
+
+std::string scopes_text(const IntervalCheck& c) {
+    return fmt::format("{} interval{} exclude{} zero", fmt::join(c.biased_scopes, ", "),
+                       c.biased_scopes.size() == 1 ? "" : "s",
+                       c.biased_scopes.size() == 1 ? "s" : "");
+}
+
+}  // namespace
+
+InstrumentCheck check_instrument(
+    const stats::PairedEstimate& pooled,
+    const std::vector<std::pair<std::string, stats::PairedEstimate>>& cases,
+    const std::map<std::string, AaEstimates>& constraints) {
+    const IntervalCheck primary = check_intervals(AaEstimates{pooled, cases});
+    InstrumentCheck check;
+    check.biased = primary.biased;
+    check.bound_log = primary.bound_log;
+    check.biased_scopes = primary.biased_scopes;
+    check.intervals = primary.intervals;
+    std::vector<std::string> parts;
+    if (primary.biased) {
+        parts.push_back(fmt::format(
+            "biased instrument: identical code in two materialized copies differs ({}), by up to "
+            "±{:.3f} %; every later verdict of the Target is read with its intervals widened by "
+            "that much",
+            scopes_text(primary), stats::log_to_pct(primary.bound_log)));
+    }
+    for (const auto& [name, aa] : constraints) {
+        IntervalCheck c = check_intervals(aa);
+        if (c.biased) {
+            check.biased = true;
+            parts.push_back(fmt::format(
+                "constraint {}: identical code differs ({}), by up to ±{:.3f} %; its later "
+                "statuses are read with intervals widened by that much",
+                name, scopes_text(c), stats::log_to_pct(c.bound_log)));
+        }
+        check.constraints[name] = std::move(c);
+    }
+    check.statement = parts.empty() ? "the A/A intervals include zero: no instance effect resolved"
+                                    : fmt::format("{}", fmt::join(parts, "; "));
     return check;
 }
 
@@ -123,7 +192,14 @@ std::optional<InstrumentBias> carried_bias(const Json& check, std::string source
     if (!check.is_object() || !check.value("biased", false)) {
         return std::nullopt;
     }
-    return InstrumentBias{stats::pct_to_log(check.value("bias_bound_pct", 0.0)), std::move(source)};
+    InstrumentBias bias{stats::pct_to_log(check.value("bias_bound_pct", 0.0)), std::move(source)};
+    const Json constraints = check.value("constraints", Json::object());
+    for (const auto& [name, c] : constraints.items()) {
+        if (c.value("biased", false)) {
+            bias.constraint_bound_log[name] = stats::pct_to_log(c.value("bias_bound_pct", 0.0));
+        }
+    }
+    return bias;
 }
 
 namespace {
@@ -132,6 +208,28 @@ stats::PairedEstimate widened(stats::PairedEstimate e, double by) {
     e.ci_low -= by;
     e.ci_high += by;
     return e;
+}
+
+// Reads a constraint's estimates, widened by `by` (a carried instrument bias; 0: none): the pooled
+// and per-case statuses, the regressed cases and the overall status.
+void classify_constraint_estimates(ConstraintJudgement& cj, std::size_t min_pairs, double by) {
+    cj.pooled_status =
+        stats::classify_constraint(widened(cj.pooled, by), cj.max_regression_pct, min_pairs);
+    bool all_ok = cj.pooled_status == stats::ConstraintStatus::ok;
+    cj.regressed_cases.clear();
+    for (CaseConstraint& cc : cj.cases) {
+        cc.status =
+            stats::classify_constraint(widened(cc.estimate, by), cj.max_regression_pct, min_pairs);
+        all_ok = all_ok && cc.status == stats::ConstraintStatus::ok;
+        if (cc.status == stats::ConstraintStatus::regressed) {
+            cj.regressed_cases.push_back(cc.case_id);
+        }
+    }
+    const bool regressed =
+        cj.pooled_status == stats::ConstraintStatus::regressed || !cj.regressed_cases.empty();
+    cj.status = regressed ? stats::ConstraintStatus::regressed
+                : all_ok  ? stats::ConstraintStatus::ok
+                          : stats::ConstraintStatus::inconclusive;
 }
 
 ConstraintJudgement judge_constraint(const JudgeInput& in, const ConstraintRule& rule,
@@ -144,24 +242,18 @@ ConstraintJudgement judge_constraint(const JudgeInput& in, const ConstraintRule&
     cj.name = rule.name;
     cj.max_regression_pct = rule.max_regression_pct;
     cj.pooled = stats::estimate_paired(pooled_rounds(rounds), level);
-    cj.pooled_status = stats::classify_constraint(cj.pooled, rule.max_regression_pct, in.min_pairs);
-    bool all_ok = cj.pooled_status == stats::ConstraintStatus::ok;
     for (std::size_t c = 0; c < in.case_ids.size(); ++c) {
-        CaseConstraint cc;
-        cc.case_id = in.case_ids[c];
-        cc.estimate = stats::estimate_paired(column(rounds, c), level);
-        cc.status = stats::classify_constraint(cc.estimate, rule.max_regression_pct, in.min_pairs);
-        all_ok = all_ok && cc.status == stats::ConstraintStatus::ok;
-        if (cc.status == stats::ConstraintStatus::regressed) {
-            cj.regressed_cases.push_back(cc.case_id);
-        }
-        cj.cases.push_back(std::move(cc));
+        cj.cases.push_back(
+            CaseConstraint{in.case_ids[c], stats::estimate_paired(column(rounds, c), level), {}});
     }
-    const bool regressed =
-        cj.pooled_status == stats::ConstraintStatus::regressed || !cj.regressed_cases.empty();
-    cj.status = regressed ? stats::ConstraintStatus::regressed
-                : all_ok  ? stats::ConstraintStatus::ok
-                          : stats::ConstraintStatus::inconclusive;
+    classify_constraint_estimates(cj, in.min_pairs, 0.0);
+    cj.status_without_bias = cj.status;
+    // A bias this constraint's own A/A check found: its statuses must hold with it (a copy that
+    // merely sits elsewhere is not a constraint regression).
+    cj.bias_bound_log = in.instrument_bias ? in.instrument_bias->constraint_bound(rule.name) : 0.0;
+    if (cj.bias_bound_log > 0) {
+        classify_constraint_estimates(cj, in.min_pairs, cj.bias_bound_log);
+    }
     return cj;
 }
 
@@ -182,6 +274,76 @@ void apply_observation(Judgement& j, const std::vector<std::string>& problems) {
                           stats::verdict_name(j.verdict))
             : "");
     j.verdict = stats::Verdict::inconclusive;
+}
+
+// A carried instrument bias of the primary metric: the verdict must hold with the interval widened
+// by its bound, or it is `inconclusive` (a constraint's own bias is read in judge_constraint).
+// Returns the bound (0: none), which the per-case intervals are widened by too.
+double apply_primary_bias(Judgement& j, const JudgeInput& in) {
+    const double bias = in.instrument_bias ? in.instrument_bias->bound_log : 0.0;
+    const bool primary_biased = bias > 0;
+    if (primary_biased) {
+        j.instrument_bias = in.instrument_bias;
+    }
+    if (primary_biased && j.pooled_verdict != stats::Verdict::inconclusive) {
+        const stats::Verdict with_bias =
+            stats::classify(widened(j.deciding, bias), in.minimum_effect_pct, in.min_pairs);
+        j.bias_decides = with_bias != j.pooled_verdict;
+    }
+    if (primary_biased) {
+        j.instrument_note =
+            j.bias_decides ? fmt::format(
+                                 "the instrument's bias (±{:.3f} %, {}) decides this verdict: "
+                                 "`{}` does not hold with the interval widened by it, so the "
+                                 "verdict is `inconclusive`",
+                                 stats::log_to_pct(bias), in.instrument_bias->source,
+                                 stats::verdict_name(j.pooled_verdict))
+                           : fmt::format(
+                                 "the instrument is biased (±{:.3f} %, {}); this verdict holds "
+                                 "with the interval widened by that much",
+                                 stats::log_to_pct(bias), in.instrument_bias->source);
+    }
+    if (j.bias_decides) {
+        j.verdict = stats::Verdict::inconclusive;
+    }
+    return bias;
+}
+
+// Each constraint judged at the deciding level; one regressed makes the verdict `regressed`.
+void judge_constraints(Judgement& j, const JudgeInput& in) {
+    for (const auto& rule : in.constraints) {
+        ConstraintJudgement cj = judge_constraint(in, rule, j.deciding_level);
+        j.constraints[rule.name] = cj.to_json();
+        if (cj.status == stats::ConstraintStatus::regressed) {
+            j.verdict = stats::Verdict::regressed;
+            if (j.constraint_reason.empty()) {
+                j.constraint_reason =
+                    cj.regressed_cases.empty()
+                        ? fmt::format("constraint {} regressed beyond {}%", rule.name,
+                                      rule.max_regression_pct)
+                        : fmt::format("constraint {} regressed beyond {}% on case{} {}", rule.name,
+                                      rule.max_regression_pct,
+                                      cj.regressed_cases.size() == 1 ? "" : "s",
+                                      fmt::join(cj.regressed_cases, ", "));
+            }
+        }
+        j.constraint_judgements.push_back(std::move(cj));
+    }
+}
+
+// An A/A control's own intervals, the primary's and each constraint's as measured, check the
+// instrument.
+InstrumentCheck control_check(
+    const Judgement& j, const std::vector<std::pair<std::string, stats::PairedEstimate>>& cases) {
+    std::map<std::string, AaEstimates> constraint_aa;
+    for (const ConstraintJudgement& cj : j.constraint_judgements) {
+        AaEstimates& aa = constraint_aa[cj.name];
+        aa.pooled = cj.pooled;
+        for (const CaseConstraint& cc : cj.cases) {
+            aa.cases.emplace_back(cc.case_id, cc.estimate);
+        }
+    }
+    return check_instrument(j.deciding, cases, constraint_aa);
 }
 
 }  // namespace
@@ -210,30 +372,7 @@ Judgement judge_comparison(const JudgeInput& in) {
     j.verdict = j.pooled_verdict;
     j.verdict_without_bias = j.pooled_verdict;
 
-    // A carried instrument bias: the verdict must hold with the interval widened by its bound.
-    const double bias = in.instrument_bias ? in.instrument_bias->bound_log : 0.0;
-    j.instrument_bias = in.instrument_bias;
-    if (in.instrument_bias && j.pooled_verdict != stats::Verdict::inconclusive) {
-        const stats::Verdict with_bias =
-            stats::classify(widened(j.deciding, bias), in.minimum_effect_pct, in.min_pairs);
-        j.bias_decides = with_bias != j.pooled_verdict;
-    }
-    if (in.instrument_bias) {
-        j.instrument_note =
-            j.bias_decides ? fmt::format(
-                                 "the instrument's bias (±{:.3f} %, {}) decides this verdict: "
-                                 "`{}` does not hold with the interval widened by it, so the "
-                                 "verdict is `inconclusive`",
-                                 stats::log_to_pct(bias), in.instrument_bias->source,
-                                 stats::verdict_name(j.pooled_verdict))
-                           : fmt::format(
-                                 "the instrument is biased (±{:.3f} %, {}); this verdict holds "
-                                 "with the interval widened by that much",
-                                 stats::log_to_pct(bias), in.instrument_bias->source);
-    }
-    if (j.bias_decides) {
-        j.verdict = stats::Verdict::inconclusive;
-    }
+    const double bias = apply_primary_bias(j, in);
 
     // Per case, at the same level as the pooled decision: a case is regressed when its whole
     // interval, widened by any instrument bias, lies below −max(minimum effect, case tolerance).
@@ -259,27 +398,9 @@ Judgement judge_comparison(const JudgeInput& in) {
         j.verdict == stats::Verdict::improved) {
         j.verdict = stats::Verdict::mixed;
     }
+    judge_constraints(j, in);
     if (in.control) {
-        j.instrument_check = check_instrument(j.deciding, case_estimates);
-    }
-
-    for (const auto& rule : in.constraints) {
-        ConstraintJudgement cj = judge_constraint(in, rule, j.deciding_level);
-        j.constraints[rule.name] = cj.to_json();
-        if (cj.status == stats::ConstraintStatus::regressed) {
-            j.verdict = stats::Verdict::regressed;
-            if (j.constraint_reason.empty()) {
-                j.constraint_reason =
-                    cj.regressed_cases.empty()
-                        ? fmt::format("constraint {} regressed beyond {}%", rule.name,
-                                      rule.max_regression_pct)
-                        : fmt::format("constraint {} regressed beyond {}% on case{} {}", rule.name,
-                                      rule.max_regression_pct,
-                                      cj.regressed_cases.size() == 1 ? "" : "s",
-                                      fmt::join(cj.regressed_cases, ", "));
-            }
-        }
-        j.constraint_judgements.push_back(std::move(cj));
+        j.instrument_check = control_check(j, case_estimates);
     }
     apply_observation(j, in.observation_problems);
     return j;

@@ -25,10 +25,14 @@ struct ConstraintRule {
 // code in two separately materialized copies whose interval excluded zero. The sign of such an
 // instance effect (placement, build) does not carry over to other copies, so its size does: every
 // later interval is read as if it could be off by ±bound.
+// A constraint's metric gets its own bound from its own A/A intervals (a copy placed differently
+// may use more memory without running slower): one bias is never read into another metric.
 struct InstrumentBias {
-    double bound_log = 0;  // the far end of the biased A/A interval, |log ratio|
+    double bound_log = 0;  // the primary's: the far end of its biased A/A interval (0: unbiased)
     std::string source;    // "baseline inv-…" or "confirm inv-… of control exp-…"
+    std::map<std::string, double> constraint_bound_log{};  // name -> the same, of that constraint
     [[nodiscard]] Json to_json() const;
+    [[nodiscard]] double constraint_bound(const std::string& name) const;
 };
 
 struct JudgeInput {
@@ -59,7 +63,7 @@ struct CaseJudgement {
 // One constraint on one case, at the deciding level.
 struct CaseConstraint {
     std::string case_id;
-    stats::PairedEstimate estimate;
+    stats::PairedEstimate estimate;  // as measured; the status reads it widened by any bias
     stats::ConstraintStatus status = stats::ConstraintStatus::inconclusive;
 };
 
@@ -74,22 +78,47 @@ struct ConstraintJudgement {
     stats::ConstraintStatus status = stats::ConstraintStatus::inconclusive;
     std::vector<CaseConstraint> cases;
     std::vector<std::string> regressed_cases;
+    // The carried instrument bias of this constraint's metric (0: none): every status above is
+    // read from intervals widened by it; status_without_bias is what the bare intervals said.
+    double bias_bound_log = 0;
+    stats::ConstraintStatus status_without_bias = stats::ConstraintStatus::inconclusive;
+    [[nodiscard]] bool bias_decides() const {
+        return bias_bound_log > 0 && status != status_without_bias;
+    }
     [[nodiscard]] Json to_json() const;
 };
 
-// An A/A check: intervals of identical code, pooled and per case. One that excludes zero shows
-// that two materialized copies of the same code differ: the instrument is biased.
-struct InstrumentCheck {
+// One metric's A/A intervals of identical code, pooled and per case (the case ids).
+struct AaEstimates {
+    stats::PairedEstimate pooled;
+    std::vector<std::pair<std::string, stats::PairedEstimate>> cases;  // empty for one case
+};
+
+// One metric's check: an interval that excludes zero shows that two materialized copies of the
+// same code differ on it.
+struct IntervalCheck {
     bool biased = false;
     double bound_log = 0;                    // largest |end| of an interval that excludes zero
     std::vector<std::string> biased_scopes;  // "pooled" and/or case ids
-    std::string statement;
     Json intervals = Json::array();
+    [[nodiscard]] Json to_json() const;
+};
+
+// An A/A check: the primary metric's intervals and each constraint's. Any that excludes zero makes
+// the instrument biased, for that metric.
+struct InstrumentCheck {
+    bool biased = false;   // the primary or any constraint
+    double bound_log = 0;  // the primary's bound (0 when only a constraint is biased)
+    std::vector<std::string> biased_scopes;  // the primary's
+    std::string statement;
+    Json intervals = Json::array();                    // the primary's
+    std::map<std::string, IntervalCheck> constraints;  // name -> its own check
     [[nodiscard]] Json to_json() const;
 };
 [[nodiscard]] InstrumentCheck check_instrument(
     const stats::PairedEstimate& pooled,
-    const std::vector<std::pair<std::string, stats::PairedEstimate>>& cases);
+    const std::vector<std::pair<std::string, stats::PairedEstimate>>& cases,
+    const std::map<std::string, AaEstimates>& constraints = {});
 // The bias a recorded check (InstrumentCheck::to_json) carries; none when it found none.
 [[nodiscard]] std::optional<InstrumentBias> carried_bias(const Json& check, std::string source);
 

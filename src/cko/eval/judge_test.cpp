@@ -226,6 +226,56 @@ TEST(Judge, AControlWhoseIntervalExcludesZeroFlagsABiasedInstrument) {
     EXPECT_FALSE(carried_bias(c.instrument_check->to_json(), "x").has_value());
 }
 
+// [18]: a constraint's metric can show an instance effect of its own (a copy placed elsewhere uses
+// a little more memory without running slower). A control finds it on that constraint alone, and
+// the bias is carried into that constraint's later statuses only, never into the primary's verdict.
+TEST(Judge, AControlFindsAConstraintsOwnBiasAndItIsCarriedIntoThatConstraintOnly) {
+    JudgeInput control = two_cases(30, 0.0, 0.0, 0.001);
+    control.control = true;
+    control.constraints = {{"peak_mem", 0.1}, {"p99_ms", 5.0}};
+    for (std::size_t r = 0; r < control.d.size(); ++r) {
+        const double z = 0.0005 * std::sin(1.3 * static_cast<double>(r));
+        control.constraint_d["peak_mem"].push_back({-0.004 + z, -0.004 - z});  // 0.4 % more memory
+        control.constraint_d["p99_ms"].push_back({z, -z});
+    }
+    const Judgement aa = judge_comparison(control);
+    ASSERT_TRUE(aa.instrument_check.has_value());
+    EXPECT_TRUE(aa.instrument_check->biased);
+    EXPECT_DOUBLE_EQ(aa.instrument_check->bound_log, 0.0);  // the primary is clean
+    EXPECT_TRUE(aa.instrument_check->constraints.at("peak_mem").biased);
+    EXPECT_FALSE(aa.instrument_check->constraints.at("p99_ms").biased);
+    EXPECT_NE(aa.instrument_check->statement.find("constraint peak_mem"), std::string::npos)
+        << aa.instrument_check->statement;
+    const auto carried = carried_bias(aa.instrument_check->to_json(), "confirm inv-aa");
+    ASSERT_TRUE(carried.has_value());
+    EXPECT_DOUBLE_EQ(carried->bound_log, 0.0);
+    EXPECT_GT(carried->constraint_bound("peak_mem"), 0.004);
+    EXPECT_DOUBLE_EQ(carried->constraint_bound("p99_ms"), 0.0);
+
+    // A later candidate: 3 % faster, the same 0.4 % more memory, against a 0.1 % memory limit.
+    JudgeInput later = two_cases(30, std::log(1.03), std::log(1.03), 0.001);
+    later.constraints = control.constraints;
+    later.constraint_d = control.constraint_d;
+    const Judgement bare = judge_comparison(later);
+    EXPECT_EQ(bare.verdict, stats::Verdict::regressed);  // without the A/A: a memory regression
+    later.instrument_bias = carried;
+    const Judgement j = judge_comparison(later);
+    EXPECT_EQ(j.verdict, stats::Verdict::improved);  // the copy's own placement, not the code
+    EXPECT_FALSE(j.instrument_bias.has_value());     // the primary carries no bias
+    const ConstraintJudgement& mem = j.constraint_judgements.at(0);
+    EXPECT_EQ(mem.status_without_bias, stats::ConstraintStatus::regressed);
+    EXPECT_NE(mem.status, stats::ConstraintStatus::regressed);
+    EXPECT_TRUE(mem.bias_decides());
+    EXPECT_EQ(j.constraints["peak_mem"]["instrument_bias"]["decides"], true);
+    EXPECT_EQ(j.constraints["peak_mem"]["instrument_bias"]["status_without_bias"], "regressed");
+    EXPECT_FALSE(j.constraints["p99_ms"].contains("instrument_bias"));
+    // A memory increase far beyond the bias stays a regression.
+    for (auto& round : later.constraint_d["peak_mem"]) {
+        round = {-0.05, -0.05 + 0.0001 * round[0]};
+    }
+    EXPECT_EQ(judge_comparison(later).verdict, stats::Verdict::regressed);
+}
+
 TEST(Judge, ASequentialVerdictIsTakenAtTheLooksRepeatedLevelNotTheNominalOne) {
     JudgeInput in = three_cases(8, 25.0);
     stats::SequentialPlan plan;
