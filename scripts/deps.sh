@@ -19,6 +19,7 @@ test_packages=(
   python3-torch  # the torch examples' CPU tests (1.13, CPU): ~1.5 min, 166 packages, 633 MB installed
   nodejs    # the MCP SDK client test and the skills-install test (tests/mcp/, packages pinned in its lock file)
   clang-format-14  # scripts/format-check.sh
+  debootstrap  # CI's fresh Debian 12 root for the wheel alone (scripts/wheel-container-test.sh)
 )
 case "${1:-}" in
   --demo) what="demo"; packages=("${demo_packages[@]}") ;;
