@@ -58,6 +58,88 @@ Json swap_champion(const store::Store& store, const Champion& current,
     return record;
 }
 
+// Why a confirm is not `improved`, when its record knows: a constraint broken on a case (never
+// acceptable by --accept-regression), or an instrument bias that decided. Empty otherwise.
+std::string not_improved_reason(const Json& out) {
+    std::string why;
+    for (const auto& r : out.value("constraint_regressions", Json::array())) {
+        why += fmt::format("; constraint {} regressed on case {}", r.value("constraint", "?"),
+                           r.value("case_id", "?"));
+    }
+    const Json bias = out.value("instrument_bias", Json::object());
+    if (bias.value("decides", false)) {
+        why += fmt::format("; the biased instrument (±{:.3f} %, {}) decided it: `{}` without it",
+                           bias.value("bound_pct", 0.0), bias.value("source", "?"),
+                           bias.value("verdict_without_bias", "?"));
+    }
+    return why;
+}
+
+// The regressed cases a selection by confirm `confirm_id` (outputs `out`) accepts: none for an
+// `improved` confirm, each regressed case of a `mixed` one, which must all be among
+// `accepted_regressions`. Any other verdict, or an accepted case that did not regress, is refused.
+std::vector<std::string> regressions_to_accept(
+    const Json& out, const std::string& confirm_id,
+    const std::vector<std::string>& accepted_regressions) {
+    const std::string verdict = out.value("verdict", "");
+    std::vector<std::string> regressed;
+    if (verdict == "mixed") {
+        regressed = out.value("regressed_cases", std::vector<std::string>{});
+        std::vector<std::string> missing;
+        for (const auto& c : regressed) {
+            if (std::find(accepted_regressions.begin(), accepted_regressions.end(), c) ==
+                accepted_regressions.end()) {
+                missing.push_back(c);
+            }
+        }
+        if (!missing.empty()) {
+            throw Error(
+                ErrorCode::not_eligible,
+                fmt::format(
+                    "confirm {} is `mixed`: improved pooled, but case{} {} regressed; selecting it "
+                    "needs --accept-regression for each ({})",
+                    confirm_id, missing.size() == 1 ? "" : "s", fmt::join(missing, ", "),
+                    fmt::join(missing, ", ")),
+                Json{{"regressed_cases", regressed}, {"field", "accept_regression"}});
+        }
+    } else if (verdict != "improved") {
+        throw Error(
+            ErrorCode::not_eligible,
+            fmt::format("confirm {} gave `{}`{}; only an `improved` confirm can select a "
+                        "champion",
+                        confirm_id, verdict.empty() ? "no verdict" : verdict,
+                        not_improved_reason(out)),
+            Json{{"verdict", verdict},
+                 {"constraint_regressions", out.value("constraint_regressions", Json::array())}});
+    }
+    for (const auto& c : accepted_regressions) {
+        if (std::find(regressed.begin(), regressed.end(), c) == regressed.end()) {
+            throw Error(ErrorCode::invalid_argument,
+                        fmt::format("--accept-regression {}: confirm {} has no regressed case {}",
+                                    c, confirm_id, c),
+                        Json{{"field", "accept_regression"}});
+        }
+    }
+    return regressed;
+}
+
+// Refuses a confirm (outputs `out`) whose reference is not the current champion: a selection must
+// beat the current champion.
+void require_current_reference(const Json& out, const std::string& confirm_id,
+                               const Champion& current) {
+    if (out.at("reference").at("digest") != current.digest) {
+        throw Error(ErrorCode::not_eligible,
+                    fmt::format("confirm {} compared against {}, but the champion is now {}: a "
+                                "selection must beat the "
+                                "current champion. Freeze a new experiment of the same candidate "
+                                "with --base champion "
+                                "and confirm that",
+                                confirm_id, out.at("reference").value("label", "?"),
+                                current.experiment_id.value_or("the original")),
+                    Json{{"fix", "cko experiment new --base champion --candidate ..."}});
+    }
+}
+
 }  // namespace
 
 Json Champion::to_json() const {
@@ -126,70 +208,10 @@ Json select_champion(const Target& target, const std::string& experiment_id,
                     fmt::format("confirm {} measured {}, not {}", confirm_id,
                                 out.value("experiment_id", "?"), experiment_id));
     }
-    const std::string verdict = out.value("verdict", "");
-    std::vector<std::string> regressed;
-    if (verdict == "mixed") {
-        regressed = out.value("regressed_cases", std::vector<std::string>{});
-        std::vector<std::string> missing;
-        for (const auto& c : regressed) {
-            if (std::find(accepted_regressions.begin(), accepted_regressions.end(), c) ==
-                accepted_regressions.end()) {
-                missing.push_back(c);
-            }
-        }
-        if (!missing.empty()) {
-            throw Error(
-                ErrorCode::not_eligible,
-                fmt::format(
-                    "confirm {} is `mixed`: improved pooled, but case{} {} regressed; selecting it "
-                    "needs --accept-regression for each ({})",
-                    confirm_id, missing.size() == 1 ? "" : "s", fmt::join(missing, ", "),
-                    fmt::join(missing, ", ")),
-                Json{{"regressed_cases", regressed}, {"field", "accept_regression"}});
-        }
-    } else if (verdict != "improved") {
-        // Say what made it so when the record knows: a constraint broken on a case (never
-        // acceptable by --accept-regression), or an instrument bias that decided.
-        std::string why;
-        for (const auto& r : out.value("constraint_regressions", Json::array())) {
-            why += fmt::format("; constraint {} regressed on case {}", r.value("constraint", "?"),
-                               r.value("case_id", "?"));
-        }
-        const Json bias = out.value("instrument_bias", Json::object());
-        if (bias.value("decides", false)) {
-            why +=
-                fmt::format("; the biased instrument (±{:.3f} %, {}) decided it: `{}` without it",
-                            bias.value("bound_pct", 0.0), bias.value("source", "?"),
-                            bias.value("verdict_without_bias", "?"));
-        }
-        throw Error(
-            ErrorCode::not_eligible,
-            fmt::format("confirm {} gave `{}`{}; only an `improved` confirm can select a "
-                        "champion",
-                        confirm_id, verdict.empty() ? "no verdict" : verdict, why),
-            Json{{"verdict", verdict},
-                 {"constraint_regressions", out.value("constraint_regressions", Json::array())}});
-    }
-    for (const auto& c : accepted_regressions) {
-        if (std::find(regressed.begin(), regressed.end(), c) == regressed.end()) {
-            throw Error(ErrorCode::invalid_argument,
-                        fmt::format("--accept-regression {}: confirm {} has no regressed case {}",
-                                    c, confirm_id, c),
-                        Json{{"field", "accept_regression"}});
-        }
-    }
+    const std::vector<std::string> regressed =
+        regressions_to_accept(out, confirm_id, accepted_regressions);
     const Champion current = read_champion(store);
-    if (out.at("reference").at("digest") != current.digest) {
-        throw Error(ErrorCode::not_eligible,
-                    fmt::format("confirm {} compared against {}, but the champion is now {}: a "
-                                "selection must beat the "
-                                "current champion. Freeze a new experiment of the same candidate "
-                                "with --base champion "
-                                "and confirm that",
-                                confirm_id, out.at("reference").value("label", "?"),
-                                current.experiment_id.value_or("the original")),
-                    Json{{"fix", "cko experiment new --base champion --candidate ..."}});
-    }
+    require_current_reference(out, confirm_id, current);
     store::SelectionRecord selection;
     selection.experiment_id = experiment_id;
     selection.confirm = store::SelectionRecord::Confirm{

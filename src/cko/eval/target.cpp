@@ -90,6 +90,236 @@ void adopt_node_identity(const TargetSpec& spec, const std::string& case_id, con
     }
 }
 
+// Throws one error naming every problem at once: a user fixes them in one go, not one freeze at a
+// time. Returns when there is none.
+void refuse_workload_problems(const std::vector<SpecProblem>& problems) {
+    if (problems.empty()) {
+        return;
+    }
+    std::vector<std::string> lines;
+    Json list = Json::array();
+    for (const auto& p : problems) {
+        lines.push_back(fmt::format("{}: {}; {}", p.field, p.problem, p.fix));
+        list.push_back(Json{{"field", p.field}, {"problem", p.problem}, {"fix", p.fix}});
+    }
+    const SpecProblem& p = problems.front();
+    throw Error(p.code,
+                problems.size() == 1
+                    ? lines.front()
+                    : fmt::format("{} problems: {}", problems.size(), fmt::join(lines, " | ")),
+                Json{{"field", p.field}, {"fix", p.fix}, {"problems", list}});
+}
+
+// The spec of `options`, its base_dir made real, once the root is known to be new and (unless the
+// spec is diagnostic) every workload piece is known to exist.
+TargetSpec validated_spec(const FreezeOptions& options) {
+    TargetSpec spec = read_target_spec(options.spec);
+    spec.base_dir = real(spec.base_dir);
+    std::error_code ec;
+    if (fs::exists(fs::symlink_status(options.root, ec))) {
+        throw Error(
+            ErrorCode::already_exists,
+            fmt::format("{} already exists: a Target root is frozen once; pick a new --root",
+                        options.root.string()),
+            Json{{"field", "root"}, {"fix", "pick a path that does not exist yet"}});
+    }
+    if (!spec.diagnostic) {
+        refuse_workload_problems(workload_problems(spec));
+    }
+    return spec;
+}
+
+// Where a freeze builds its root and where the finished root goes.
+struct FreezePaths {
+    fs::path parent;      // the real directory holding the root
+    fs::path final_root;  // the root, once frozen
+    fs::path staging;     // the hidden root built beside it, renamed into place at the end
+};
+
+// The paths of a freeze of `root` by this process.
+FreezePaths freeze_paths(const fs::path& root) {
+    FreezePaths paths;
+    paths.parent = real(root.has_parent_path() ? root.parent_path() : fs::path("."));
+    paths.final_root = paths.parent / root.filename();
+    paths.staging =
+        paths.parent / fmt::format(".{}.freeze-{}", root.filename().string(), ::getpid());
+    return paths;
+}
+
+// The lock coherence of the root's filesystem; refused for a Slurm Target where flock would not
+// exclude other nodes (jobs on other nodes write into the store and cko locks it).
+run::LockCoherence store_filesystem(const TargetSpec& spec, const FreezePaths& paths) {
+    const run::LockCoherence store_fs = run::lock_coherence(paths.parent);
+    if (spec.uses_slurm() && store_fs.coherent == std::optional<bool>(false)) {
+        throw Error(ErrorCode::environment_mismatch,
+                    fmt::format("the store {} would be on {} ({}): {}", paths.final_root.string(),
+                                store_fs.fs_type, store_fs.mount_point, store_fs.reason),
+                    Json{{"field", "root"},
+                         {"fix", "put --root on a filesystem whose flock is coherent across nodes"},
+                         {"filesystem", store_fs.to_json()}});
+    }
+    return store_fs;
+}
+
+// The Target record before the workload is frozen: the spec, the environment, when and by what.
+Json initial_record(const FreezeOptions& options, const TargetSpec& spec,
+                    const env::Identity& identity, const run::LockCoherence& store_fs) {
+    Json record{{"format_version", "cko/target-v1"},
+                {"spec", spec.to_json()},
+                {"spec_sha256", sha256_file_hex(options.spec)},
+                {"spec_dir", spec.base_dir.string()},
+                {"environment", identity.to_json()},
+                {"created_unix_s", unix_seconds_now()},
+                {"created_by", std::string("cko ") + build_version()}};
+    if (spec.deadline_unix_s) {
+        record["deadline_unix_s"] = *spec.deadline_unix_s;
+    }
+    if (spec.uses_slurm()) {
+        record["store_filesystem"] = store_fs.to_json();
+    }
+    return record;
+}
+
+// The snapshot references of the spec's cases, in the spec's order.
+Json snapshot_cases(const store::Store& store, const TargetSpec& spec) {
+    Json cases = Json::array();
+    for (const auto& id : spec.case_ids) {
+        const auto snap =
+            store::take_snapshot(store, spec.base_dir / spec.cases_dir / (id + ".json"));
+        cases.push_back(Json{{"id", id}, {"snapshot", snap.reference()}});
+    }
+    return cases;
+}
+
+// The GPUs a Target starts from: the spec's among this machine's, or none yet with Slurm (the GPUs
+// and the identity are the compute node's, known after the first smoke).
+std::vector<std::string> initial_gpus(const TargetSpec& spec, const env::Identity& identity) {
+    std::vector<std::string> local_gpus;
+    for (const auto& g : identity.gpus) {
+        local_gpus.push_back(g.uuid);
+    }
+    return spec.uses_slurm() ? std::vector<std::string>{} : select_gpus(spec, local_gpus);
+}
+
+// The smoke call of case `id`: two samples of the original, through the real driver.
+StandaloneCall smoke_call(const TargetSpec& spec, const std::string& id,
+                          const std::vector<std::string>& gpus) {
+    StandaloneCall call;
+    call.driver.argv = spec.driver_argv;
+    call.driver.capabilities = spec.capabilities;
+    call.driver.env_allow = spec.env_allow;
+    call.driver.working_dir = spec.base_dir;
+    if (spec.uses_slurm()) {
+        call.driver.slurm = spec.slurm;
+    }
+    call.request.mode = driver::Mode::smoke;
+    call.request.case_id = id;
+    call.request.case_path = (spec.base_dir / spec.cases_dir / (id + ".json")).string();
+    call.request.subjects = {{"reference", "original", (spec.base_dir / spec.original).string()}};
+    call.request.order = {"reference"};
+    call.request.primary = {spec.primary.name, spec.primary.unit};
+    for (const auto& c : spec.constraints) {
+        call.request.constraints.push_back({c.name, c.unit});
+    }
+    call.request.correctness_metrics = {spec.correctness_metric};
+    call.limits = limits_for(spec);
+    call.gpu_uuid = gpus.empty() || spec.uses_slurm() ? "" : gpus.front();  // Slurm allocates GPUs
+    return call;
+}
+
+// Why the original failed its correctness rule, as far as the smoke says: a metric the driver does
+// not report is a misspelling, not a failing original; then the driver's notes. Empty if neither.
+std::string correctness_failure_reason(const TargetSpec& spec, const StandaloneOutcome& smoke) {
+    const auto& ref = smoke.result->subject("reference");
+    std::string why;
+    if (ref.correctness_metrics.count(spec.correctness_metric) == 0) {
+        std::vector<std::string> reported;
+        for (const auto& [name, v] : ref.correctness_metrics) {
+            reported.push_back(name);
+        }
+        why = fmt::format("; the driver reported no metric \"{}\" ({}): check correctness.metric",
+                          spec.correctness_metric,
+                          reported.empty()
+                              ? std::string("it reported none")
+                              : fmt::format("it reported: {}", fmt::join(reported, ", ")));
+    }
+    for (const auto& note : smoke.result->environment.value("notes", Json::array())) {
+        if (note.is_string()) {
+            why += "; driver note: " + note.get<std::string>();
+        }
+    }
+    return why;
+}
+
+// Throws unless the original passed its own correctness rule in the smoke of case `id`.
+void refuse_failing_original(const TargetSpec& spec, const std::string& id,
+                             const StandaloneOutcome& smoke) {
+    const auto& ref = smoke.result->subject("reference");
+    const double value = ref.correctness_metrics.count(spec.correctness_metric) != 0
+                             ? ref.correctness_metrics.at(spec.correctness_metric)
+                             : std::nan("");
+    if (ref.status == driver::CorrectnessStatus::passed &&
+        correctness_passes(spec.correctness_operator, value, spec.correctness_threshold)) {
+        return;
+    }
+    throw Error(ErrorCode::invalid_spec,
+                fmt::format("the original does not pass its own correctness rule on case {} ({} {} "
+                            "{} {}, "
+                            "driver status {}){}; fix the rule or the driver before freezing",
+                            id, spec.correctness_metric, value, spec.correctness_operator,
+                            spec.correctness_threshold, driver::correctness_status_name(ref.status),
+                            correctness_failure_reason(spec, smoke)),
+                Json{{"field", "correctness.metric"},
+                     {"case", id},
+                     {"fix", "make the original pass its rule"}});
+}
+
+// Snapshots the original and the cases into `record`, runs the smoke of every case, then records
+// the driver's identity, the smokes and the GPUs. Returns the smokes' invocation ids.
+std::vector<std::string> freeze_workload(const store::Store& store, const TargetSpec& spec,
+                                         const env::Identity& identity,
+                                         const std::atomic<bool>* cancel, Json& record) {
+    record["original"] = store::take_snapshot(store, spec.base_dir / spec.original).reference();
+    record["cases"] = snapshot_cases(store, spec);
+    std::vector<std::string> gpus = initial_gpus(spec, identity);
+    std::vector<std::string> smokes;
+    for (const auto& id : spec.case_ids) {
+        const auto smoke = run_standalone_call(store, smoke_call(spec, id, gpus), cancel,
+                                               [](const std::string&) {});
+        smokes.push_back(smoke.invocation_id);
+        if (smoke.error) {
+            throw Error(smoke.error->code(),
+                        fmt::format("the smoke of case {} failed, nothing was frozen: {}", id,
+                                    smoke.error->what()),
+                        smoke.error->details());
+        }
+        if (spec.uses_slurm()) {
+            adopt_node_identity(spec, id, smoke.launch, record, gpus);
+        }
+        refuse_failing_original(spec, id, smoke);
+    }
+    // The identity is taken after the smoke: the smoke runs the driver where every later call runs
+    // it (the spec's directory), and what the first run leaves in its own folder (Python's
+    // bytecode, a JIT-built extension) is the state later calls start from. Taken before, the
+    // smoke itself made the Target refuse every later call.
+    record["driver_identity"] = hash_identity_paths(store, spec);
+    record["smoke"] = smokes;
+    record["gpus"] = gpus;
+    return smokes;
+}
+
+// Names the record by its content, writes it into the staging store and moves the staging root
+// into place. Returns the record as written.
+Json publish_target(const store::Store& store, Json record, const FreezePaths& paths) {
+    record["id"] = content_id("tgt", record);
+    // Written through its type: what lands in target.json is what TargetRecord reads back.
+    record = store::TargetRecord::from_json(record, store::layout::kTarget).to_json();
+    store.write_record(store::layout::kTarget, record);
+    rename_no_replace(paths.staging, paths.final_root);
+    fsync_directory(paths.parent);
+    return record;
+}
+
 }  // namespace
 
 std::vector<SpecProblem> workload_problems(const TargetSpec& spec) {
@@ -176,187 +406,27 @@ Json hash_identity_paths(const store::Store& store, const TargetSpec& spec) {
 }
 
 FreezeOutcome freeze_target(const FreezeOptions& options) {
-    TargetSpec spec = read_target_spec(options.spec);
-    spec.base_dir = real(spec.base_dir);
-    std::error_code ec;
-    if (fs::exists(fs::symlink_status(options.root, ec))) {
-        throw Error(
-            ErrorCode::already_exists,
-            fmt::format("{} already exists: a Target root is frozen once; pick a new --root",
-                        options.root.string()),
-            Json{{"field", "root"}, {"fix", "pick a path that does not exist yet"}});
-    }
-    if (!spec.diagnostic) {
-        const auto problems = workload_problems(spec);
-        if (!problems.empty()) {
-            // Every problem at once: a user fixes them in one go, not one freeze at a time.
-            std::vector<std::string> lines;
-            Json list = Json::array();
-            for (const auto& p : problems) {
-                lines.push_back(fmt::format("{}: {}; {}", p.field, p.problem, p.fix));
-                list.push_back(Json{{"field", p.field}, {"problem", p.problem}, {"fix", p.fix}});
-            }
-            const SpecProblem& p = problems.front();
-            throw Error(p.code,
-                        problems.size() == 1 ? lines.front()
-                                             : fmt::format("{} problems: {}", problems.size(),
-                                                           fmt::join(lines, " | ")),
-                        Json{{"field", p.field}, {"fix", p.fix}, {"problems", list}});
-        }
-    }
-    const fs::path parent =
-        real(options.root.has_parent_path() ? options.root.parent_path() : fs::path("."));
-    const fs::path final_root = parent / options.root.filename();
-    const fs::path staging =
-        parent / fmt::format(".{}.freeze-{}", options.root.filename().string(), ::getpid());
+    const TargetSpec spec = validated_spec(options);
+    const FreezePaths paths = freeze_paths(options.root);
     FreezeOutcome outcome;
     outcome.reclaimed =
-        reclaim_freeze_leftovers(parent, options.root.filename().string(), spec.name);
-    // Jobs on other nodes write into the store and cko locks it: flock must exclude other nodes.
-    const run::LockCoherence store_fs = run::lock_coherence(parent);
-    if (spec.uses_slurm() && store_fs.coherent == std::optional<bool>(false)) {
-        throw Error(ErrorCode::environment_mismatch,
-                    fmt::format("the store {} would be on {} ({}): {}", final_root.string(),
-                                store_fs.fs_type, store_fs.mount_point, store_fs.reason),
-                    Json{{"field", "root"},
-                         {"fix", "put --root on a filesystem whose flock is coherent across nodes"},
-                         {"filesystem", store_fs.to_json()}});
-    }
+        reclaim_freeze_leftovers(paths.parent, options.root.filename().string(), spec.name);
+    const run::LockCoherence store_fs = store_filesystem(spec, paths);
     try {
-        const store::Store store = store::Store::create(staging);
+        const store::Store store = store::Store::create(paths.staging);
         env::ProbeOptions probe;
         probe.tools = options.probe_tools;
         const env::Identity identity = env::probe_identity(probe);
-        Json record{{"format_version", "cko/target-v1"},
-                    {"spec", spec.to_json()},
-                    {"spec_sha256", sha256_file_hex(options.spec)},
-                    {"spec_dir", spec.base_dir.string()},
-                    {"environment", identity.to_json()},
-                    {"created_unix_s", unix_seconds_now()},
-                    {"created_by", std::string("cko ") + build_version()}};
-        if (spec.deadline_unix_s) {
-            record["deadline_unix_s"] = *spec.deadline_unix_s;
-        }
-        if (spec.uses_slurm()) {
-            record["store_filesystem"] = store_fs.to_json();
-        }
+        Json record = initial_record(options, spec, identity, store_fs);
         if (!spec.diagnostic) {
-            const store::Snapshot original =
-                store::take_snapshot(store, spec.base_dir / spec.original);
-            Json cases = Json::array();
-            for (const auto& id : spec.case_ids) {
-                const auto snap =
-                    store::take_snapshot(store, spec.base_dir / spec.cases_dir / (id + ".json"));
-                cases.push_back(Json{{"id", id}, {"snapshot", snap.reference()}});
-            }
-            std::vector<std::string> local_gpus;
-            for (const auto& g : identity.gpus) {
-                local_gpus.push_back(g.uuid);
-            }
-            // With Slurm the GPUs and the identity are the compute node's, known after the first
-            // smoke.
-            std::vector<std::string> gpus =
-                spec.uses_slurm() ? std::vector<std::string>{} : select_gpus(spec, local_gpus);
-            record["original"] = original.reference();
-            record["cases"] = cases;
-
-            // The smoke: two samples of the original on every case, through the real driver.
-            for (const auto& id : spec.case_ids) {
-                StandaloneCall call;
-                call.driver.argv = spec.driver_argv;
-                call.driver.capabilities = spec.capabilities;
-                call.driver.env_allow = spec.env_allow;
-                call.driver.working_dir = spec.base_dir;
-                if (spec.uses_slurm()) {
-                    call.driver.slurm = spec.slurm;
-                }
-                call.request.mode = driver::Mode::smoke;
-                call.request.case_id = id;
-                call.request.case_path = (spec.base_dir / spec.cases_dir / (id + ".json")).string();
-                call.request.subjects = {
-                    {"reference", "original", (spec.base_dir / spec.original).string()}};
-                call.request.order = {"reference"};
-                call.request.primary = {spec.primary.name, spec.primary.unit};
-                for (const auto& c : spec.constraints) {
-                    call.request.constraints.push_back({c.name, c.unit});
-                }
-                call.request.correctness_metrics = {spec.correctness_metric};
-                call.limits = limits_for(spec);
-                call.gpu_uuid =
-                    gpus.empty() || spec.uses_slurm() ? "" : gpus.front();  // Slurm allocates GPUs
-                const auto smoke =
-                    run_standalone_call(store, call, options.cancel, [](const std::string&) {});
-                outcome.smoke_invocations.push_back(smoke.invocation_id);
-                if (smoke.error) {
-                    throw Error(smoke.error->code(),
-                                fmt::format("the smoke of case {} failed, nothing was frozen: {}",
-                                            id, smoke.error->what()),
-                                smoke.error->details());
-                }
-                if (spec.uses_slurm()) {
-                    adopt_node_identity(spec, id, smoke.launch, record, gpus);
-                }
-                const auto& ref = smoke.result->subject("reference");
-                const double value = ref.correctness_metrics.count(spec.correctness_metric) != 0
-                                         ? ref.correctness_metrics.at(spec.correctness_metric)
-                                         : std::nan("");
-                if (ref.status != driver::CorrectnessStatus::passed ||
-                    !correctness_passes(spec.correctness_operator, value,
-                                        spec.correctness_threshold)) {
-                    // Say why: a metric the driver does not report is a misspelling, not a failing
-                    // original.
-                    std::string why;
-                    if (ref.correctness_metrics.count(spec.correctness_metric) == 0) {
-                        std::vector<std::string> reported;
-                        for (const auto& [name, v] : ref.correctness_metrics) {
-                            reported.push_back(name);
-                        }
-                        why = fmt::format(
-                            "; the driver reported no metric \"{}\" ({}): check correctness.metric",
-                            spec.correctness_metric,
-                            reported.empty()
-                                ? std::string("it reported none")
-                                : fmt::format("it reported: {}", fmt::join(reported, ", ")));
-                    }
-                    for (const auto& note :
-                         smoke.result->environment.value("notes", Json::array())) {
-                        if (note.is_string()) {
-                            why += "; driver note: " + note.get<std::string>();
-                        }
-                    }
-                    throw Error(
-                        ErrorCode::invalid_spec,
-                        fmt::format(
-                            "the original does not pass its own correctness rule on case {} ({} {} "
-                            "{} {}, "
-                            "driver status {}){}; fix the rule or the driver before freezing",
-                            id, spec.correctness_metric, value, spec.correctness_operator,
-                            spec.correctness_threshold, driver::correctness_status_name(ref.status),
-                            why),
-                        Json{{"field", "correctness.metric"},
-                             {"case", id},
-                             {"fix", "make the original pass its rule"}});
-                }
-            }
-            // The identity is taken after the smoke: the smoke runs the driver where every later
-            // call runs it (the spec's directory), and what the first run leaves in its own folder
-            // (Python's bytecode, a JIT-built extension) is the state later calls start from.
-            // Taken before, the smoke itself made the Target refuse every later call.
-            record["driver_identity"] = hash_identity_paths(store, spec);
-            record["smoke"] = outcome.smoke_invocations;
-            record["gpus"] = gpus;
+            outcome.smoke_invocations =
+                freeze_workload(store, spec, identity, options.cancel, record);
         }
-        record["id"] = content_id("tgt", record);
-        // Written through its type: what lands in target.json is what TargetRecord reads back.
-        record = store::TargetRecord::from_json(record, store::layout::kTarget).to_json();
-        store.write_record(store::layout::kTarget, record);
-        rename_no_replace(staging, final_root);
-        fsync_directory(parent);
-        outcome.target = record;
+        outcome.target = publish_target(store, std::move(record), paths);
     } catch (const Error& e) {
         // Nothing is frozen, but the driver's logs of the smoke are kept where the message says.
-        const std::string kept = keep_failed_freeze_logs(staging, spec.name);
-        remove_tree_forcibly(staging);
+        const std::string kept = keep_failed_freeze_logs(paths.staging, spec.name);
+        remove_tree_forcibly(paths.staging);
         if (kept.empty()) {
             throw;
         }
@@ -366,10 +436,10 @@ FreezeOutcome freeze_target(const FreezeOptions& options) {
                     fmt::format("{} (the smoke's driver logs are kept in {})", e.what(), kept),
                     details);
     } catch (...) {
-        remove_tree_forcibly(staging);
+        remove_tree_forcibly(paths.staging);
         throw;
     }
-    outcome.root = final_root;
+    outcome.root = paths.final_root;
     return outcome;
 }
 
