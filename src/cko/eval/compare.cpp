@@ -108,6 +108,94 @@ Progress pair_progress(const std::string& kind, const ComparisonPlan& plan, cons
     return p;
 }
 
+// Stops the comparison, after `round` pairs, when it was cancelled or reached its operation
+// timeout.
+void stop_if_cancelled_or_late(const run::Invocation& inv, const std::string& kind,
+                               std::size_t round) {
+    if (inv.cancelled()) {
+        throw Error(ErrorCode::interrupted,
+                    fmt::format("{} cancelled after {} pairs", kind, round));
+    }
+    if (inv.past_deadline()) {
+        throw Error(ErrorCode::timed_out,
+                    fmt::format("{} reached its operation timeout after {} pairs", kind, round));
+    }
+}
+
+// Whether a measured pair voids the comparison at once: its window was contaminated, or a subject
+// failed correctness. The verdict and its reason go into r.
+bool pair_voids_comparison(const TargetSpec& spec, const std::string& case_id, const Measurement& m,
+                           Rounds& r) {
+    if (!m.contamination.empty()) {
+        r.infrastructure_failure = true;
+        r.verdict = stats::Verdict::invalid;
+        r.reason = fmt::format("the measurement window was contaminated: {}",
+                               fmt::join(m.contamination, "; "));
+        return true;
+    }
+    const auto& ref = m.subjects.at("reference");
+    const auto& cand = m.subjects.at("candidate");
+    if (!ref.correct || !cand.correct) {
+        r.verdict = stats::Verdict::invalid;
+        r.reason = !cand.correct
+                       ? correctness_reason(spec, case_id, cand)
+                       : fmt::format(
+                             "the reference failed correctness on case {}: the comparison is "
+                             "void",
+                             case_id);
+        r.reason += driver_notes_of(m);
+        r.infrastructure_failure = ref.correct ? false : true;
+        return true;
+    }
+    return false;
+}
+
+// One round's paired log-ratios, case by case: of the primary metric and of each constraint.
+struct RoundRatios {
+    std::vector<double> d;
+    std::map<std::string, std::vector<double>> constraints;
+};
+
+// Adds a pair's log-ratios (primary and constraints) to its round's.
+void add_pair_ratios(const TargetSpec& spec, const Measurement& m, RoundRatios& round) {
+    const auto& ref = m.subjects.at("reference");
+    const auto& cand = m.subjects.at("candidate");
+    round.d.push_back(stats::paired_log_ratio(ref.primary_median(), cand.primary_median(),
+                                              spec.primary.direction));
+    for (const auto& con : spec.constraints) {
+        round.constraints[con.name].push_back(
+            stats::paired_log_ratio(stats::median(ref.constraints.at(con.name)),
+                                    stats::median(cand.constraints.at(con.name)), con.direction));
+    }
+}
+
+// Adds a finished round to r and records the progress event; returns whether a sequential look
+// stops the comparison here.
+bool close_round(run::Invocation& inv, const ComparisonPlan& plan, Rounds& r, RoundRatios round,
+                 std::chrono::steady_clock::time_point started) {
+    r.d.push_back(std::move(round.d));
+    for (auto& [name, values] : round.constraints) {
+        r.constraint_d[name].push_back(std::move(values));
+    }
+    const std::vector<double> pooled = pooled_rounds(r.d);
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    inv.event("progress", Json{{"pairs_done", r.d.size()},
+                               {"pairs_at_most", plan.max_rounds},
+                               {"effect_pct_so_far", stats::log_to_pct(stats::median(pooled))},
+                               {"elapsed_s", elapsed},
+                               {"expected_s_at_most", elapsed / static_cast<double>(r.d.size()) *
+                                                          static_cast<double>(plan.max_rounds)}});
+    if (plan.sequential && at_look(*plan.sequential, r.d.size())) {
+        const stats::LookDecision look =
+            stats::sequential_look(pooled, *plan.sequential, plan.minimum_effect_pct);
+        if (look.stop) {
+            return true;
+        }
+    }
+    return false;
+}
+
 // Measures rounds until the plan says stop, a correctness failure, a crash or contamination.
 Rounds measure_rounds(const Target& target, run::Invocation& inv, Session& session,
                       const ComparisonPlan& plan, const CompareOptions& o) {
@@ -120,19 +208,10 @@ Rounds measure_rounds(const Target& target, run::Invocation& inv, Session& sessi
     r.observation.on_this_host = !spec.uses_slurm();
     r.observation.gpus_expected = r.observation.on_this_host && !target.gpu_uuids().empty();
     for (std::size_t round = 0; round < plan.max_rounds; ++round) {
-        std::vector<double> round_d;
-        std::map<std::string, std::vector<double>> round_constraints;
+        RoundRatios ratios;
         for (std::size_t c = 0; c < spec.case_ids.size(); ++c) {
             const std::string& case_id = spec.case_ids[c];
-            if (inv.cancelled()) {
-                throw Error(ErrorCode::interrupted,
-                            fmt::format("{} cancelled after {} pairs", kind, round));
-            }
-            if (inv.past_deadline()) {
-                throw Error(
-                    ErrorCode::timed_out,
-                    fmt::format("{} reached its operation timeout after {} pairs", kind, round));
-            }
+            stop_if_cancelled_or_late(inv, kind, round);
             if (o.progress) {
                 o.progress(pair_progress(kind, plan, r, Step{round, c, spec.case_ids}, started));
             }
@@ -152,56 +231,13 @@ Rounds measure_rounds(const Target& target, run::Invocation& inv, Session& sessi
                 return r;
             }
             r.pairs.push_back(pair);
-            if (!m.contamination.empty()) {
-                r.infrastructure_failure = true;
-                r.verdict = stats::Verdict::invalid;
-                r.reason = fmt::format("the measurement window was contaminated: {}",
-                                       fmt::join(m.contamination, "; "));
+            if (pair_voids_comparison(spec, case_id, m, r)) {
                 return r;
             }
-            const auto& ref = m.subjects.at("reference");
-            const auto& cand = m.subjects.at("candidate");
-            if (!ref.correct || !cand.correct) {
-                r.verdict = stats::Verdict::invalid;
-                r.reason =
-                    !cand.correct
-                        ? correctness_reason(spec, case_id, cand)
-                        : fmt::format(
-                              "the reference failed correctness on case {}: the comparison is "
-                              "void",
-                              case_id);
-                r.reason += driver_notes_of(m);
-                r.infrastructure_failure = ref.correct ? false : true;
-                return r;
-            }
-            round_d.push_back(stats::paired_log_ratio(ref.primary_median(), cand.primary_median(),
-                                                      spec.primary.direction));
-            for (const auto& con : spec.constraints) {
-                round_constraints[con.name].push_back(stats::paired_log_ratio(
-                    stats::median(ref.constraints.at(con.name)),
-                    stats::median(cand.constraints.at(con.name)), con.direction));
-            }
+            add_pair_ratios(spec, m, ratios);
         }
-        r.d.push_back(std::move(round_d));
-        for (auto& [name, values] : round_constraints) {
-            r.constraint_d[name].push_back(std::move(values));
-        }
-        const std::vector<double> pooled = pooled_rounds(r.d);
-        const double elapsed =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-        inv.event("progress",
-                  Json{{"pairs_done", r.d.size()},
-                       {"pairs_at_most", plan.max_rounds},
-                       {"effect_pct_so_far", stats::log_to_pct(stats::median(pooled))},
-                       {"elapsed_s", elapsed},
-                       {"expected_s_at_most", elapsed / static_cast<double>(r.d.size()) *
-                                                  static_cast<double>(plan.max_rounds)}});
-        if (plan.sequential && at_look(*plan.sequential, r.d.size())) {
-            const stats::LookDecision look =
-                stats::sequential_look(pooled, *plan.sequential, plan.minimum_effect_pct);
-            if (look.stop) {
-                break;
-            }
+        if (close_round(inv, plan, r, std::move(ratios), started)) {
+            break;
         }
     }
     return r;
