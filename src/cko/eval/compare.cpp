@@ -251,10 +251,8 @@ std::string deciding_text(const Judgement& j) {
                        100 * j.deciding_level);
 }
 
-// Judges the measured rounds and fills the outputs; returns the verdict.
-stats::Verdict judge_and_record(const Target& target, const ComparisonPlan& plan, const Rounds& r,
-                                Json& outputs, std::string& reason) {
-    const TargetSpec& spec = target.spec();
+// What the judge is given: the measured rounds, the Target's rules and the plan's.
+JudgeInput judge_input(const TargetSpec& spec, const ComparisonPlan& plan, const Rounds& r) {
     JudgeInput in;
     in.case_ids = spec.case_ids;
     in.d = r.d;
@@ -270,7 +268,12 @@ stats::Verdict judge_and_record(const Target& target, const ComparisonPlan& plan
     in.instrument_bias = plan.instrument_bias;
     in.control = plan.experiment && plan.experiment->is_control();
     in.observation_problems = env::observation_problems(r.observation, spec.observation);
-    const Judgement j = judge_comparison(in);
+    return in;
+}
+
+// Writes the judgement into the outputs: the observation, the estimates, the per-case and
+// constraint results, the thresholds, any instrument check and the effect in words.
+void record_judgement(const TargetSpec& spec, const Judgement& j, const Rounds& r, Json& outputs) {
     const Json jj = j.to_json();
     outputs["observation"] = r.observation.to_json(spec.observation);
     outputs["observation"]["decides"] = j.observation_decides;
@@ -293,43 +296,41 @@ stats::Verdict judge_and_record(const Target& target, const ComparisonPlan& plan
     }
     const stats::Direction dir = spec.primary.direction;
     outputs["effect_text"] = describe_effect(j.deciding.hl, dir, spec.primary.name);
-    // Secondary metrics: local results only, never a reason to select.
+}
+
+// The experiment's secondary metrics whose pooled estimate clears their threshold (unless the
+// verdict is regressed): local results only, never a reason to select.
+Json local_results(const TargetSpec& spec, const ComparisonPlan& plan, const Rounds& r,
+                   const Judgement& j) {
     Json local = Json::array();
-    if (plan.experiment) {
-        for (const auto& s : plan.experiment->secondary_metrics) {
-            const auto found = r.constraint_d.find(s.name);
-            const auto est =
-                stats::estimate_paired(found == r.constraint_d.end() ? std::vector<double>{}
-                                                                     : pooled_rounds(found->second),
-                                       spec.confidence);
-            if (est.n >= plan.min_rounds && stats::log_to_pct(est.ci_low) >= s.threshold_pct &&
-                j.verdict != stats::Verdict::regressed) {
-                local.push_back(Json{
-                    {"metric", s.name},
-                    {"estimate", est.to_json()},
-                    {"note",
-                     "local result: selecting on it needs a Target with this metric as primary"}});
-            }
-        }
-        const auto& bound = plan.experiment->gain_bound;
-        if (bound && stats::log_to_pct(j.deciding.hl) > bound->pct) {
-            outputs["prediction_error"] = Json{{"measured_pct", stats::log_to_pct(j.deciding.hl)},
-                                               {"bound_pct", bound->pct},
-                                               {"source", bound->source},
-                                               {"note",
-                                                "the measured effect exceeds the pre-registered "
-                                                "upper bound: check the bound or the measurement"}};
+    for (const auto& s : plan.experiment->secondary_metrics) {
+        const auto found = r.constraint_d.find(s.name);
+        const auto est = stats::estimate_paired(
+            found == r.constraint_d.end() ? std::vector<double>{} : pooled_rounds(found->second),
+            spec.confidence);
+        if (est.n >= plan.min_rounds && stats::log_to_pct(est.ci_low) >= s.threshold_pct &&
+            j.verdict != stats::Verdict::regressed) {
+            local.push_back(
+                Json{{"metric", s.name},
+                     {"estimate", est.to_json()},
+                     {"note",
+                      "local result: selecting on it needs a Target with this metric as primary"}});
         }
     }
-    outputs["local_results"] = local;
-    reason = fmt::format(
+    return local;
+}
+
+// The verdict's reason: the effect and its deciding interval against the minimum, then every
+// regressed case, constraint, instrument and observation note that qualifies it.
+std::string judgement_reason(const TargetSpec& spec, const ComparisonPlan& plan, std::size_t pairs,
+                             const Judgement& j, const std::string& effect_text) {
+    std::string reason = fmt::format(
         "{} after {} pairs ({} case{} each) against {}: {}, effect {:+.2f}% [{:+.2f}%, {:+.2f}%] "
         "({}) vs minimum {}%",
-        stats::verdict_name(j.verdict), r.d.size(), spec.case_ids.size(),
-        spec.case_ids.size() == 1 ? "" : "s", plan.reference_label,
-        outputs["effect_text"].get<std::string>(), stats::log_to_pct(j.deciding.hl),
-        stats::log_to_pct(j.deciding.ci_low), stats::log_to_pct(j.deciding.ci_high),
-        deciding_text(j), plan.minimum_effect_pct);
+        stats::verdict_name(j.verdict), pairs, spec.case_ids.size(),
+        spec.case_ids.size() == 1 ? "" : "s", plan.reference_label, effect_text,
+        stats::log_to_pct(j.deciding.hl), stats::log_to_pct(j.deciding.ci_low),
+        stats::log_to_pct(j.deciding.ci_high), deciding_text(j), plan.minimum_effect_pct);
     if (!j.regressed_cases.empty()) {
         reason += fmt::format("; regressed case{}: {}", j.regressed_cases.size() == 1 ? "" : "s",
                               fmt::join(j.regressed_cases, ", "));
@@ -346,6 +347,30 @@ stats::Verdict judge_and_record(const Target& target, const ComparisonPlan& plan
     if (!j.observation_note.empty()) {
         reason += "; " + j.observation_note;
     }
+    return reason;
+}
+
+// Judges the measured rounds and fills the outputs; returns the verdict.
+stats::Verdict judge_and_record(const Target& target, const ComparisonPlan& plan, const Rounds& r,
+                                Json& outputs, std::string& reason) {
+    const TargetSpec& spec = target.spec();
+    const Judgement j = judge_comparison(judge_input(spec, plan, r));
+    record_judgement(spec, j, r, outputs);
+    Json local = Json::array();
+    if (plan.experiment) {
+        local = local_results(spec, plan, r, j);
+        const auto& bound = plan.experiment->gain_bound;
+        if (bound && stats::log_to_pct(j.deciding.hl) > bound->pct) {
+            outputs["prediction_error"] = Json{{"measured_pct", stats::log_to_pct(j.deciding.hl)},
+                                               {"bound_pct", bound->pct},
+                                               {"source", bound->source},
+                                               {"note",
+                                                "the measured effect exceeds the pre-registered "
+                                                "upper bound: check the bound or the measurement"}};
+        }
+    }
+    outputs["local_results"] = local;
+    reason = judgement_reason(spec, plan, r.d.size(), j, outputs["effect_text"].get<std::string>());
     return j.verdict;
 }
 
