@@ -108,6 +108,94 @@ Progress pair_progress(const std::string& kind, const ComparisonPlan& plan, cons
     return p;
 }
 
+// Stops the comparison, after `round` pairs, when it was cancelled or reached its operation
+// timeout.
+void stop_if_cancelled_or_late(const run::Invocation& inv, const std::string& kind,
+                               std::size_t round) {
+    if (inv.cancelled()) {
+        throw Error(ErrorCode::interrupted,
+                    fmt::format("{} cancelled after {} pairs", kind, round));
+    }
+    if (inv.past_deadline()) {
+        throw Error(ErrorCode::timed_out,
+                    fmt::format("{} reached its operation timeout after {} pairs", kind, round));
+    }
+}
+
+// Whether a measured pair voids the comparison at once: its window was contaminated, or a subject
+// failed correctness. The verdict and its reason go into r.
+bool pair_voids_comparison(const TargetSpec& spec, const std::string& case_id, const Measurement& m,
+                           Rounds& r) {
+    if (!m.contamination.empty()) {
+        r.infrastructure_failure = true;
+        r.verdict = stats::Verdict::invalid;
+        r.reason = fmt::format("the measurement window was contaminated: {}",
+                               fmt::join(m.contamination, "; "));
+        return true;
+    }
+    const auto& ref = m.subjects.at("reference");
+    const auto& cand = m.subjects.at("candidate");
+    if (!ref.correct || !cand.correct) {
+        r.verdict = stats::Verdict::invalid;
+        r.reason = !cand.correct
+                       ? correctness_reason(spec, case_id, cand)
+                       : fmt::format(
+                             "the reference failed correctness on case {}: the comparison is "
+                             "void",
+                             case_id);
+        r.reason += driver_notes_of(m);
+        r.infrastructure_failure = ref.correct ? false : true;
+        return true;
+    }
+    return false;
+}
+
+// One round's paired log-ratios, case by case: of the primary metric and of each constraint.
+struct RoundRatios {
+    std::vector<double> d;
+    std::map<std::string, std::vector<double>> constraints;
+};
+
+// Adds a pair's log-ratios (primary and constraints) to its round's.
+void add_pair_ratios(const TargetSpec& spec, const Measurement& m, RoundRatios& round) {
+    const auto& ref = m.subjects.at("reference");
+    const auto& cand = m.subjects.at("candidate");
+    round.d.push_back(stats::paired_log_ratio(ref.primary_median(), cand.primary_median(),
+                                              spec.primary.direction));
+    for (const auto& con : spec.constraints) {
+        round.constraints[con.name].push_back(
+            stats::paired_log_ratio(stats::median(ref.constraints.at(con.name)),
+                                    stats::median(cand.constraints.at(con.name)), con.direction));
+    }
+}
+
+// Adds a finished round to r and records the progress event; returns whether a sequential look
+// stops the comparison here.
+bool close_round(run::Invocation& inv, const ComparisonPlan& plan, Rounds& r, RoundRatios round,
+                 std::chrono::steady_clock::time_point started) {
+    r.d.push_back(std::move(round.d));
+    for (auto& [name, values] : round.constraints) {
+        r.constraint_d[name].push_back(std::move(values));
+    }
+    const std::vector<double> pooled = pooled_rounds(r.d);
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    inv.event("progress", Json{{"pairs_done", r.d.size()},
+                               {"pairs_at_most", plan.max_rounds},
+                               {"effect_pct_so_far", stats::log_to_pct(stats::median(pooled))},
+                               {"elapsed_s", elapsed},
+                               {"expected_s_at_most", elapsed / static_cast<double>(r.d.size()) *
+                                                          static_cast<double>(plan.max_rounds)}});
+    if (plan.sequential && at_look(*plan.sequential, r.d.size())) {
+        const stats::LookDecision look =
+            stats::sequential_look(pooled, *plan.sequential, plan.minimum_effect_pct);
+        if (look.stop) {
+            return true;
+        }
+    }
+    return false;
+}
+
 // Measures rounds until the plan says stop, a correctness failure, a crash or contamination.
 Rounds measure_rounds(const Target& target, run::Invocation& inv, Session& session,
                       const ComparisonPlan& plan, const CompareOptions& o) {
@@ -120,19 +208,10 @@ Rounds measure_rounds(const Target& target, run::Invocation& inv, Session& sessi
     r.observation.on_this_host = !spec.uses_slurm();
     r.observation.gpus_expected = r.observation.on_this_host && !target.gpu_uuids().empty();
     for (std::size_t round = 0; round < plan.max_rounds; ++round) {
-        std::vector<double> round_d;
-        std::map<std::string, std::vector<double>> round_constraints;
+        RoundRatios ratios;
         for (std::size_t c = 0; c < spec.case_ids.size(); ++c) {
             const std::string& case_id = spec.case_ids[c];
-            if (inv.cancelled()) {
-                throw Error(ErrorCode::interrupted,
-                            fmt::format("{} cancelled after {} pairs", kind, round));
-            }
-            if (inv.past_deadline()) {
-                throw Error(
-                    ErrorCode::timed_out,
-                    fmt::format("{} reached its operation timeout after {} pairs", kind, round));
-            }
+            stop_if_cancelled_or_late(inv, kind, round);
             if (o.progress) {
                 o.progress(pair_progress(kind, plan, r, Step{round, c, spec.case_ids}, started));
             }
@@ -152,56 +231,13 @@ Rounds measure_rounds(const Target& target, run::Invocation& inv, Session& sessi
                 return r;
             }
             r.pairs.push_back(pair);
-            if (!m.contamination.empty()) {
-                r.infrastructure_failure = true;
-                r.verdict = stats::Verdict::invalid;
-                r.reason = fmt::format("the measurement window was contaminated: {}",
-                                       fmt::join(m.contamination, "; "));
+            if (pair_voids_comparison(spec, case_id, m, r)) {
                 return r;
             }
-            const auto& ref = m.subjects.at("reference");
-            const auto& cand = m.subjects.at("candidate");
-            if (!ref.correct || !cand.correct) {
-                r.verdict = stats::Verdict::invalid;
-                r.reason =
-                    !cand.correct
-                        ? correctness_reason(spec, case_id, cand)
-                        : fmt::format(
-                              "the reference failed correctness on case {}: the comparison is "
-                              "void",
-                              case_id);
-                r.reason += driver_notes_of(m);
-                r.infrastructure_failure = ref.correct ? false : true;
-                return r;
-            }
-            round_d.push_back(stats::paired_log_ratio(ref.primary_median(), cand.primary_median(),
-                                                      spec.primary.direction));
-            for (const auto& con : spec.constraints) {
-                round_constraints[con.name].push_back(stats::paired_log_ratio(
-                    stats::median(ref.constraints.at(con.name)),
-                    stats::median(cand.constraints.at(con.name)), con.direction));
-            }
+            add_pair_ratios(spec, m, ratios);
         }
-        r.d.push_back(std::move(round_d));
-        for (auto& [name, values] : round_constraints) {
-            r.constraint_d[name].push_back(std::move(values));
-        }
-        const std::vector<double> pooled = pooled_rounds(r.d);
-        const double elapsed =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-        inv.event("progress",
-                  Json{{"pairs_done", r.d.size()},
-                       {"pairs_at_most", plan.max_rounds},
-                       {"effect_pct_so_far", stats::log_to_pct(stats::median(pooled))},
-                       {"elapsed_s", elapsed},
-                       {"expected_s_at_most", elapsed / static_cast<double>(r.d.size()) *
-                                                  static_cast<double>(plan.max_rounds)}});
-        if (plan.sequential && at_look(*plan.sequential, r.d.size())) {
-            const stats::LookDecision look =
-                stats::sequential_look(pooled, *plan.sequential, plan.minimum_effect_pct);
-            if (look.stop) {
-                break;
-            }
+        if (close_round(inv, plan, r, std::move(ratios), started)) {
+            break;
         }
     }
     return r;
@@ -215,10 +251,8 @@ std::string deciding_text(const Judgement& j) {
                        100 * j.deciding_level);
 }
 
-// Judges the measured rounds and fills the outputs; returns the verdict.
-stats::Verdict judge_and_record(const Target& target, const ComparisonPlan& plan, const Rounds& r,
-                                Json& outputs, std::string& reason) {
-    const TargetSpec& spec = target.spec();
+// What the judge is given: the measured rounds, the Target's rules and the plan's.
+JudgeInput judge_input(const TargetSpec& spec, const ComparisonPlan& plan, const Rounds& r) {
     JudgeInput in;
     in.case_ids = spec.case_ids;
     in.d = r.d;
@@ -234,7 +268,12 @@ stats::Verdict judge_and_record(const Target& target, const ComparisonPlan& plan
     in.instrument_bias = plan.instrument_bias;
     in.control = plan.experiment && plan.experiment->is_control();
     in.observation_problems = env::observation_problems(r.observation, spec.observation);
-    const Judgement j = judge_comparison(in);
+    return in;
+}
+
+// Writes the judgement into the outputs: the observation, the estimates, the per-case and
+// constraint results, the thresholds, any instrument check and the effect in words.
+void record_judgement(const TargetSpec& spec, const Judgement& j, const Rounds& r, Json& outputs) {
     const Json jj = j.to_json();
     outputs["observation"] = r.observation.to_json(spec.observation);
     outputs["observation"]["decides"] = j.observation_decides;
@@ -257,43 +296,41 @@ stats::Verdict judge_and_record(const Target& target, const ComparisonPlan& plan
     }
     const stats::Direction dir = spec.primary.direction;
     outputs["effect_text"] = describe_effect(j.deciding.hl, dir, spec.primary.name);
-    // Secondary metrics: local results only, never a reason to select.
+}
+
+// The experiment's secondary metrics whose pooled estimate clears their threshold (unless the
+// verdict is regressed): local results only, never a reason to select.
+Json local_results(const TargetSpec& spec, const ComparisonPlan& plan, const Rounds& r,
+                   const Judgement& j) {
     Json local = Json::array();
-    if (plan.experiment) {
-        for (const auto& s : plan.experiment->secondary_metrics) {
-            const auto found = r.constraint_d.find(s.name);
-            const auto est =
-                stats::estimate_paired(found == r.constraint_d.end() ? std::vector<double>{}
-                                                                     : pooled_rounds(found->second),
-                                       spec.confidence);
-            if (est.n >= plan.min_rounds && stats::log_to_pct(est.ci_low) >= s.threshold_pct &&
-                j.verdict != stats::Verdict::regressed) {
-                local.push_back(Json{
-                    {"metric", s.name},
-                    {"estimate", est.to_json()},
-                    {"note",
-                     "local result: selecting on it needs a Target with this metric as primary"}});
-            }
-        }
-        const auto& bound = plan.experiment->gain_bound;
-        if (bound && stats::log_to_pct(j.deciding.hl) > bound->pct) {
-            outputs["prediction_error"] = Json{{"measured_pct", stats::log_to_pct(j.deciding.hl)},
-                                               {"bound_pct", bound->pct},
-                                               {"source", bound->source},
-                                               {"note",
-                                                "the measured effect exceeds the pre-registered "
-                                                "upper bound: check the bound or the measurement"}};
+    for (const auto& s : plan.experiment->secondary_metrics) {
+        const auto found = r.constraint_d.find(s.name);
+        const auto est = stats::estimate_paired(
+            found == r.constraint_d.end() ? std::vector<double>{} : pooled_rounds(found->second),
+            spec.confidence);
+        if (est.n >= plan.min_rounds && stats::log_to_pct(est.ci_low) >= s.threshold_pct &&
+            j.verdict != stats::Verdict::regressed) {
+            local.push_back(
+                Json{{"metric", s.name},
+                     {"estimate", est.to_json()},
+                     {"note",
+                      "local result: selecting on it needs a Target with this metric as primary"}});
         }
     }
-    outputs["local_results"] = local;
-    reason = fmt::format(
+    return local;
+}
+
+// The verdict's reason: the effect and its deciding interval against the minimum, then every
+// regressed case, constraint, instrument and observation note that qualifies it.
+std::string judgement_reason(const TargetSpec& spec, const ComparisonPlan& plan, std::size_t pairs,
+                             const Judgement& j, const std::string& effect_text) {
+    std::string reason = fmt::format(
         "{} after {} pairs ({} case{} each) against {}: {}, effect {:+.2f}% [{:+.2f}%, {:+.2f}%] "
         "({}) vs minimum {}%",
-        stats::verdict_name(j.verdict), r.d.size(), spec.case_ids.size(),
-        spec.case_ids.size() == 1 ? "" : "s", plan.reference_label,
-        outputs["effect_text"].get<std::string>(), stats::log_to_pct(j.deciding.hl),
-        stats::log_to_pct(j.deciding.ci_low), stats::log_to_pct(j.deciding.ci_high),
-        deciding_text(j), plan.minimum_effect_pct);
+        stats::verdict_name(j.verdict), pairs, spec.case_ids.size(),
+        spec.case_ids.size() == 1 ? "" : "s", plan.reference_label, effect_text,
+        stats::log_to_pct(j.deciding.hl), stats::log_to_pct(j.deciding.ci_low),
+        stats::log_to_pct(j.deciding.ci_high), deciding_text(j), plan.minimum_effect_pct);
     if (!j.regressed_cases.empty()) {
         reason += fmt::format("; regressed case{}: {}", j.regressed_cases.size() == 1 ? "" : "s",
                               fmt::join(j.regressed_cases, ", "));
@@ -310,6 +347,30 @@ stats::Verdict judge_and_record(const Target& target, const ComparisonPlan& plan
     if (!j.observation_note.empty()) {
         reason += "; " + j.observation_note;
     }
+    return reason;
+}
+
+// Judges the measured rounds and fills the outputs; returns the verdict.
+stats::Verdict judge_and_record(const Target& target, const ComparisonPlan& plan, const Rounds& r,
+                                Json& outputs, std::string& reason) {
+    const TargetSpec& spec = target.spec();
+    const Judgement j = judge_comparison(judge_input(spec, plan, r));
+    record_judgement(spec, j, r, outputs);
+    Json local = Json::array();
+    if (plan.experiment) {
+        local = local_results(spec, plan, r, j);
+        const auto& bound = plan.experiment->gain_bound;
+        if (bound && stats::log_to_pct(j.deciding.hl) > bound->pct) {
+            outputs["prediction_error"] = Json{{"measured_pct", stats::log_to_pct(j.deciding.hl)},
+                                               {"bound_pct", bound->pct},
+                                               {"source", bound->source},
+                                               {"note",
+                                                "the measured effect exceeds the pre-registered "
+                                                "upper bound: check the bound or the measurement"}};
+        }
+    }
+    outputs["local_results"] = local;
+    reason = judgement_reason(spec, plan, r.d.size(), j, outputs["effect_text"].get<std::string>());
     return j.verdict;
 }
 

@@ -416,6 +416,122 @@ void ProfileRun::settle(const run::Invocation& /*inv*/, OperationEnd& /*end*/) c
     }
 }
 
+// Refuses a tool cko does not run, and one it cannot run for this Target: a diagnostic Target,
+// or ncu/nsys around a call that runs through Slurm.
+void refuse_unprofilable(const TargetSpec& spec, const std::string& tool) {
+    if (tool != "ncu" && tool != "nsys" && tool != "torch") {
+        throw Error(ErrorCode::invalid_argument,
+                    fmt::format("profiler '{}': expected ncu, nsys or torch", tool),
+                    Json{{"field", "tool"}});
+    }
+    if (spec.diagnostic) {
+        throw Error(ErrorCode::not_eligible, "a diagnostic Target has no workload to profile");
+    }
+    if (spec.uses_slurm() && tool != "torch") {
+        throw Error(ErrorCode::not_eligible,
+                    fmt::format("this Target's driver calls run through Slurm; cko does not wrap "
+                                "them in {} yet: profile on the compute node and keep the export "
+                                "with `cko profile {} FILE --root R --experiment EXP --subject S`",
+                                tool, tool),
+                    Json{{"field", "tool"}});
+    }
+}
+
+// Refuses a --subject other than reference or candidate.
+void require_subject(const std::string& subject) {
+    if (subject != "reference" && subject != "candidate") {
+        throw Error(ErrorCode::invalid_argument,
+                    subject.empty()
+                        ? std::string("--subject is required: reference (the experiment's base) "
+                                      "or candidate")
+                        : fmt::format("--subject is '{}'; use reference (the experiment's base) "
+                                      "or candidate",
+                                      subject),
+                    Json{{"field", "subject"}});
+    }
+}
+
+// The case to profile: --case, else the Target's first; refuses a case the Target lacks.
+std::string profiled_case(const TargetSpec& spec, const std::string& given) {
+    const std::string case_id = given.empty() ? spec.case_ids.front() : given;
+    if (std::find(spec.case_ids.begin(), spec.case_ids.end(), case_id) == spec.case_ids.end()) {
+        throw Error(ErrorCode::invalid_argument,
+                    fmt::format("--case '{}' is not a case of the Target; its cases: {}", case_id,
+                                fmt::join(spec.case_ids, ", ")),
+                    Json{{"field", "case"}, {"cases", spec.case_ids}});
+    }
+    return case_id;
+}
+
+struct ProfilerProgram {
+    std::string path;     // "" for torch
+    std::string version;  // "" for torch
+};
+
+// The profiler's program and its version, refused when untested; torch has none, so a --program
+// given for it is refused.
+ProfilerProgram checked_profiler_program(const ProfileCollectOptions& o) {
+    ProfilerProgram profiler;
+    if (o.tool != "torch") {
+        profiler.path = resolve_program(o.tool, o.program);
+        profiler.version = probe_version(o.tool, profiler.path);
+        refuse_untested_profiler(o.tool, profiler.path, profiler.version);
+    } else if (!o.program.empty()) {
+        throw Error(ErrorCode::invalid_argument,
+                    "torch has no profiler program: the driver runs torch.profiler itself",
+                    Json{{"field", "program"}});
+    }
+    return profiler;
+}
+
+struct ProfiledSides {
+    store::Snapshot reference;
+    std::string reference_label;
+    store::Snapshot candidate;
+    std::string label;   // the profiled subject's
+    std::string digest;  // the profiled subject's
+};
+
+// The experiment's two sides, as a screen of it sees them, and the profiled subject's label and
+// digest.
+ProfiledSides profiled_sides(const store::Store& store, const store::ExperimentRecord& experiment,
+                             const ProfileCollectOptions& o) {
+    const store::ExperimentRecord::Base& base = experiment.base;
+    ProfiledSides sides;
+    sides.reference = store::load_snapshot(store, base.digest);
+    sides.reference_label = base.kind == store::BaseKind::champion && base.experiment_id
+                                ? *base.experiment_id
+                                : std::string("original");
+    sides.candidate = store::load_snapshot(store, experiment.candidate.digest);
+    const bool is_candidate = o.subject == "candidate";
+    sides.label = is_candidate ? o.experiment_id : sides.reference_label;
+    sides.digest = is_candidate ? sides.candidate.digest : sides.reference.digest;
+    return sides;
+}
+
+// The profile invocation's request: what is profiled, with which tool, and any override given.
+Json collect_request(const ProfileRun& run, const Json& overridden,
+                     const Json& overridden_falsified) {
+    Json request{{"target", run.target.id()},
+                 {"experiment_id", run.o.experiment_id},
+                 {"subject", run.o.subject},
+                 {"subject_label", run.label},
+                 {"subject_digest", run.digest},
+                 {"case_id", run.case_id},
+                 {"tool", run.o.tool},
+                 {"tool_path", run.program},
+                 {"tool_version", run.tool_version},
+                 {"tool_args", run.tool_args},
+                 {"driver_mode", "process"}};
+    if (!overridden.is_null()) {
+        request["override_failure"] = overridden;
+    }
+    if (!overridden_falsified.is_null()) {
+        request["override_falsified"] = overridden_falsified;
+    }
+    return request;
+}
+
 }  // namespace
 
 std::vector<std::string> checked_profiler_args(const std::string& tool,
@@ -478,94 +594,40 @@ ProfileCollectOutcome collect_profile(const Target& target, const ProfileCollect
                                       const std::function<void(const std::string&)>& announce) {
     const TargetSpec& spec = target.spec();
     const store::Store& store = target.store();
-    if (o.tool != "ncu" && o.tool != "nsys" && o.tool != "torch") {
-        throw Error(ErrorCode::invalid_argument,
-                    fmt::format("profiler '{}': expected ncu, nsys or torch", o.tool),
-                    Json{{"field", "tool"}});
-    }
-    if (spec.diagnostic) {
-        throw Error(ErrorCode::not_eligible, "a diagnostic Target has no workload to profile");
-    }
-    if (spec.uses_slurm() && o.tool != "torch") {
-        throw Error(ErrorCode::not_eligible,
-                    fmt::format("this Target's driver calls run through Slurm; cko does not wrap "
-                                "them in {} yet: profile on the compute node and keep the export "
-                                "with `cko profile {} FILE --root R --experiment EXP --subject S`",
-                                o.tool, o.tool),
-                    Json{{"field", "tool"}});
-    }
+    refuse_unprofilable(spec, o.tool);
     const store::ExperimentRecord experiment = load_experiment_named(store, o.experiment_id);
-    if (o.subject != "reference" && o.subject != "candidate") {
-        throw Error(ErrorCode::invalid_argument,
-                    o.subject.empty()
-                        ? std::string("--subject is required: reference (the experiment's base) "
-                                      "or candidate")
-                        : fmt::format("--subject is '{}'; use reference (the experiment's base) "
-                                      "or candidate",
-                                      o.subject),
-                    Json{{"field", "subject"}});
-    }
+    require_subject(o.subject);
     // The invocations, read once for the failure gate and the budget.
     const InvocationLedger ledger = InvocationLedger::read(store);
     const Json overridden = gate_profiled_subject(ledger, o, experiment);
     const Json overridden_falsified =
         require_not_falsified(ledger, "profile collect", o.experiment_id, o.override_falsified);
-    const std::string case_id = o.case_id.empty() ? spec.case_ids.front() : o.case_id;
-    if (std::find(spec.case_ids.begin(), spec.case_ids.end(), case_id) == spec.case_ids.end()) {
-        throw Error(ErrorCode::invalid_argument,
-                    fmt::format("--case '{}' is not a case of the Target; its cases: {}", case_id,
-                                fmt::join(spec.case_ids, ", ")),
-                    Json{{"field", "case"}, {"cases", spec.case_ids}});
-    }
+    const std::string case_id = profiled_case(spec, o.case_id);
     const std::vector<std::string> tool_args = checked_profiler_args(o.tool, o.tool_args);
-    std::string program;
-    std::string tool_version;
-    if (o.tool != "torch") {
-        program = resolve_program(o.tool, o.program);
-        tool_version = probe_version(o.tool, program);
-        refuse_untested_profiler(o.tool, program, tool_version);
-    } else if (!o.program.empty()) {
-        throw Error(ErrorCode::invalid_argument,
-                    "torch has no profiler program: the driver runs torch.profiler itself",
-                    Json{{"field", "program"}});
-    }
+    const ProfilerProgram profiler = checked_profiler_program(o);
     const auto changes = target.driver_changes();
     if (!changes.empty()) {
         throw driver_changed_error(changes, "nothing was profiled");
     }
     require_budget(target, 0, ledger);
 
-    // The experiment's two sides, as a screen of it sees them.
-    const store::ExperimentRecord::Base& base = experiment.base;
-    const store::Snapshot reference = store::load_snapshot(store, base.digest);
-    const std::string reference_label = base.kind == store::BaseKind::champion && base.experiment_id
-                                            ? *base.experiment_id
-                                            : std::string("original");
-    const store::Snapshot candidate = store::load_snapshot(store, experiment.candidate.digest);
-    const bool is_candidate = o.subject == "candidate";
-    const std::string label = is_candidate ? o.experiment_id : reference_label;
-    const std::string digest = is_candidate ? candidate.digest : reference.digest;
-
-    Json request{{"target", target.id()},
-                 {"experiment_id", o.experiment_id},
-                 {"subject", o.subject},
-                 {"subject_label", label},
-                 {"subject_digest", digest},
-                 {"case_id", case_id},
-                 {"tool", o.tool},
-                 {"tool_path", program},
-                 {"tool_version", tool_version},
-                 {"tool_args", tool_args},
-                 {"driver_mode", "process"}};
-    if (!overridden.is_null()) {
-        request["override_failure"] = overridden;
-    }
-    if (!overridden_falsified.is_null()) {
-        request["override_falsified"] = overridden_falsified;
-    }
-    ProfileRun collection{
-        target,          o,         importer, case_id, tool_args, program, tool_version, reference,
-        reference_label, candidate, label,    digest,  {},        {},      false};
+    ProfiledSides sides = profiled_sides(store, experiment, o);
+    ProfileRun collection{target,
+                          o,
+                          importer,
+                          case_id,
+                          tool_args,
+                          profiler.path,
+                          profiler.version,
+                          std::move(sides.reference),
+                          std::move(sides.reference_label),
+                          std::move(sides.candidate),
+                          std::move(sides.label),
+                          std::move(sides.digest),
+                          {},
+                          {},
+                          false};
+    const Json request = collect_request(collection, overridden, overridden_falsified);
     const OperationOutcome done = run_in_invocation(
         store, InvocationSpec{"profile", request, limits_for(spec), o.cancel}, announce,
         [&](run::Invocation& inv, OperationEnd& end) { collection.collect(inv, end); },

@@ -155,9 +155,11 @@ SubjectMeasurement Session::judge(const driver::SubjectResult& s) const {
     return m;
 }
 
-Measurement Session::call(const std::string& case_id, driver::Mode mode,
-                          const std::vector<std::string>& order, std::uint64_t seed,
-                          const ProfiledCall* profiled) {
+// The request of one call: the case, the subjects in `order`, the Target's metrics and gates,
+// and (when profiled) one sample and the profile object.
+driver::Request Session::request_for(const std::string& case_id, driver::Mode mode,
+                                     const std::vector<std::string>& order, std::uint64_t seed,
+                                     const ProfiledCall* profiled) {
     const TargetSpec& spec = target_.spec();
     driver::Request request;
     request.mode = mode;
@@ -183,22 +185,35 @@ Measurement Session::call(const std::string& case_id, driver::Mode mode,
             request.correctness_metrics.push_back(g.metric);
         }
     }
+    if (profiled != nullptr && profiled->request_profile) {
+        request.profile = profiled->request_profile(invocation_.next_output_dir());
+    }
+    return request;
+}
 
-    driver::DriverSpec driver = target_.driver();
-    if (profiled != nullptr) {
-        if (profiled->request_profile) {
-            request.profile = profiled->request_profile(invocation_.next_output_dir());
-        }
-        driver.argv.insert(driver.argv.begin(), profiled->argv_prefix.begin(),
-                           profiled->argv_prefix.end());
-        for (const auto& name : profiled->env_allow_extra) {
-            if (std::find(driver.env_allow.begin(), driver.env_allow.end(), name) ==
-                driver.env_allow.end()) {
-                driver.env_allow.push_back(name);
-            }
+namespace {
+
+// The Target's driver behind the profiler's argv prefix, with the profiler's extra environment
+// names allowed.
+driver::DriverSpec profiled_driver(driver::DriverSpec driver, const ProfiledCall& profiled) {
+    driver.argv.insert(driver.argv.begin(), profiled.argv_prefix.begin(),
+                       profiled.argv_prefix.end());
+    for (const auto& name : profiled.env_allow_extra) {
+        if (std::find(driver.env_allow.begin(), driver.env_allow.end(), name) ==
+            driver.env_allow.end()) {
+            driver.env_allow.push_back(name);
         }
     }
+    return driver;
+}
 
+}  // namespace
+
+// Runs one driver call under the contamination monitor and counts its GPU and held seconds.
+Session::MonitoredCall Session::monitored_call(const driver::Request& request,
+                                               const ProfiledCall* profiled) {
+    const driver::DriverSpec driver =
+        profiled != nullptr ? profiled_driver(target_.driver(), *profiled) : target_.driver();
     const auto gpus = target_.gpu_uuids();
     // Our own driver and its children are ours; anything else on the GPU contaminates the window.
     // The driver's pid is remembered from its spawn: a sample taken just before it exits would
@@ -207,9 +222,8 @@ Measurement Session::call(const std::string& case_id, driver::Mode mode,
     auto driver_pid = std::make_shared<std::atomic<pid_t>>(0);
     // The monitor reads this host's GPUs: with Slurm the driver runs elsewhere, so it records
     // host-only samples and says so (the node's identity is checked below instead).
-    const bool slurm = spec.uses_slurm();
     env::Monitor monitor(
-        slurm ? std::vector<std::string>{} : gpus,
+        target_.spec().uses_slurm() ? std::vector<std::string>{} : gpus,
         invocation_.store().root() / store::layout::invocation_monitor(invocation_.id()),
         std::chrono::milliseconds(200), [self, driver_pid, session_pid = session_pid_](pid_t pid) {
             return pid == driver_pid->load() || pid == session_pid->load() ||
@@ -230,14 +244,20 @@ Measurement Session::call(const std::string& case_id, driver::Mode mode,
     invocation_.add_held_time(seconds,
                               std::chrono::duration<double>(report.outcome.process.wall).count(),
                               report.result ? report.result->workload_s : std::nullopt);
+    return {std::move(report), summary};
+}
 
+// The measurement of one monitored call: its contamination (and, with Slurm, the node's identity),
+// its error, or each subject judged, with the driver's notes and stderr when one failed.
+Measurement Session::measurement_of(const MonitoredCall& monitored) const {
+    const driver::CallReport& report = monitored.report;
     Measurement m;
     m.calls.push_back(report.outcome.number);
-    m.monitors.push_back(summary);
-    if (summary.contaminated) {
-        m.contamination = summary.reasons;
+    m.monitors.push_back(monitored.summary);
+    if (monitored.summary.contaminated) {
+        m.contamination = monitored.summary.reasons;
     }
-    if (slurm && report.outcome.launch.is_object()) {
+    if (target_.spec().uses_slurm() && report.outcome.launch.is_object()) {
         if (const auto problem =
                 node_identity_problem(target_.record().environment, report.outcome.launch)) {
             m.contamination.push_back(*problem);
@@ -263,6 +283,13 @@ Measurement Session::call(const std::string& case_id, driver::Mode mode,
         m.stderr_tail = last_lines(report.outcome.call_dir / store::layout::kStderrFile, 5);
     }
     return m;
+}
+
+Measurement Session::call(const std::string& case_id, driver::Mode mode,
+                          const std::vector<std::string>& order, std::uint64_t seed,
+                          const ProfiledCall* profiled) {
+    const driver::Request request = request_for(case_id, mode, order, seed, profiled);
+    return measurement_of(monitored_call(request, profiled));
 }
 
 Measurement Session::measure_single(const std::string& case_id, const std::string& role) {

@@ -88,6 +88,16 @@ private:
     Measurement call(const std::string& case_id, driver::Mode mode,
                      const std::vector<std::string>& order, std::uint64_t seed,
                      const ProfiledCall* profiled = nullptr);
+    // One driver call's report and what the monitor saw during it.
+    struct MonitoredCall {
+        driver::CallReport report;
+        env::MonitorSummary summary;
+    };
+    driver::Request request_for(const std::string& case_id, driver::Mode mode,
+                                const std::vector<std::string>& order, std::uint64_t seed,
+                                const ProfiledCall* profiled);
+    MonitoredCall monitored_call(const driver::Request& request, const ProfiledCall* profiled);
+    Measurement measurement_of(const MonitoredCall& monitored) const;
     SubjectMeasurement judge(const driver::SubjectResult& s) const;
 
     const Target& target_;

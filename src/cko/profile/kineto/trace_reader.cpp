@@ -44,16 +44,54 @@ void check_text(std::string_view bytes, const std::filesystem::path& path, bool 
     }
 }
 
-}  // namespace
-
-ReadResult stream_trace_file(const std::filesystem::path& path, TraceTokenizer& tokenizer,
-                             std::size_t chunk_bytes) {
+// The trace file, open for reading; refuses one that cannot be opened.
+std::unique_ptr<std::FILE, FileCloser> open_trace(const std::filesystem::path& path) {
     std::unique_ptr<std::FILE, FileCloser> file(std::fopen(path.c_str(), "rb"));
     if (!file) {
         throw Error(ErrorCode::io_error,
                     "cannot open " + path.string() + ": " + std::strerror(errno),
                     {{"path", path.string()}});
     }
+    return file;
+}
+
+// Whether the first chunk starts with the gzip magic bytes.
+bool starts_gzip(const std::vector<char>& raw, std::size_t got) {
+    return got >= 2 && static_cast<unsigned char>(raw[0]) == 0x1f &&
+           static_cast<unsigned char>(raw[1]) == 0x8b;
+}
+
+// Refuses a file whose read failed.
+[[noreturn]] void throw_read_error(const std::filesystem::path& path) {
+    throw Error(ErrorCode::io_error, "read error on " + path.string(), {{"path", path.string()}});
+}
+
+// Refuses a file whose bytes zlib could not inflate (`rc` is inflate's code).
+[[noreturn]] void throw_invalid_gzip(const std::filesystem::path& path, const z_stream& z, int rc) {
+    throw Error(ErrorCode::malformed_input,
+                path.string() +
+                    " is not a valid gzip stream: " + (z.msg != nullptr ? z.msg : "inflate failed"),
+                {{"path", path.string()}, {"zlib_code", rc}});
+}
+
+// Refuses an empty file and a gzip stream cut short; otherwise finishes the tokenizer.
+void finish_trace(const ReadResult& result, const InflateStream* inflater,
+                  TraceTokenizer& tokenizer, const std::filesystem::path& path) {
+    if (result.file_bytes == 0) {
+        throw Error(ErrorCode::empty_input, path.string() + " is empty", {{"path", path.string()}});
+    }
+    if (result.gzip && !inflater->stream_ended) {
+        throw Error(ErrorCode::truncated_input, path.string() + ": the gzip stream is cut short",
+                    {{"path", path.string()}});
+    }
+    tokenizer.finish();
+}
+
+}  // namespace
+
+ReadResult stream_trace_file(const std::filesystem::path& path, TraceTokenizer& tokenizer,
+                             std::size_t chunk_bytes) {
+    const std::unique_ptr<std::FILE, FileCloser> file = open_trace(path);
     ReadResult result;
     Sha256 hash;
     std::vector<char> raw(chunk_bytes);
@@ -68,16 +106,14 @@ ReadResult stream_trace_file(const std::filesystem::path& path, TraceTokenizer& 
         const std::size_t got = std::fread(room.data(), 1, room.size(), file.get());
         if (got == 0) {
             if (std::ferror(file.get()) != 0) {
-                throw Error(ErrorCode::io_error, "read error on " + path.string(),
-                            {{"path", path.string()}});
+                throw_read_error(path);
             }
             break;
         }
         hash.update(std::string_view(room.data(), got));
         result.file_bytes += got;
         if (first) {
-            result.gzip = got >= 2 && static_cast<unsigned char>(raw[0]) == 0x1f &&
-                          static_cast<unsigned char>(raw[1]) == 0x8b;
+            result.gzip = starts_gzip(raw, got);
             if (result.gzip) {
                 inflater = std::make_unique<InflateStream>();
             }
@@ -110,10 +146,7 @@ ReadResult stream_trace_file(const std::filesystem::path& path, TraceTokenizer& 
             z.avail_out = static_cast<uInt>(out.size());
             const int rc = inflate(&z, Z_NO_FLUSH);
             if (rc != Z_OK && rc != Z_STREAM_END && rc != Z_BUF_ERROR) {
-                throw Error(ErrorCode::malformed_input,
-                            path.string() + " is not a valid gzip stream: " +
-                                (z.msg != nullptr ? z.msg : "inflate failed"),
-                            {{"path", path.string()}, {"zlib_code", rc}});
+                throw_invalid_gzip(path, z, rc);
             }
             const std::size_t produced = out.size() - z.avail_out;
             check_text(std::string_view(out.data(), produced), path, first);
@@ -128,14 +161,7 @@ ReadResult stream_trace_file(const std::filesystem::path& path, TraceTokenizer& 
         }
         first = false;
     }
-    if (result.file_bytes == 0) {
-        throw Error(ErrorCode::empty_input, path.string() + " is empty", {{"path", path.string()}});
-    }
-    if (result.gzip && !inflater->stream_ended) {
-        throw Error(ErrorCode::truncated_input, path.string() + ": the gzip stream is cut short",
-                    {{"path", path.string()}});
-    }
-    tokenizer.finish();
+    finish_trace(result, inflater.get(), tokenizer, path);
     result.sha256 = hash.finish_hex();
     return result;
 }

@@ -24,6 +24,22 @@ bool compatible(BaseUnit expected, BaseUnit got) {
     return expected == got || (dimensionless(expected) && dimensionless(got));
 }
 
+// Whether fact a comes before fact b: the order of a launch's facts.
+constexpr auto by_id = [](const LaunchFact& a, const LaunchFact& b) { return a.id < b.id; };
+
+// Sets a launch's facts: its slot facts (sorted by id) and its rule facts (sorted by id), merged.
+void set_launch_facts(NcuLaunch& launch, const std::vector<LaunchFact>& facts,
+                      const std::vector<LaunchFact>& rules) {
+    launch.facts.clear();
+    launch.facts.reserve(facts.size() + rules.size());
+    if (rules.empty()) {
+        launch.facts.assign(facts.begin(), facts.end());
+    } else {
+        std::merge(facts.begin(), facts.end(), rules.begin(), rules.end(),
+                   std::back_inserter(launch.facts), by_id);
+    }
+}
+
 }  // namespace
 
 ReportBuilder::ReportBuilder(NcuReport& report, const CsvTokenizer& tokenizer)
@@ -361,6 +377,11 @@ void ReportBuilder::finish_launch(std::size_t li) {
     }
     close_flop();
     // Rule facts (details page), sorted by id and merged in.
+    set_launch_facts(launch, facts, rule_facts(launch));
+    std::vector<SlotValue>().swap(launch_slots_[li]);  // done with it: memory back now
+}
+
+const std::vector<LaunchFact>& ReportBuilder::rule_facts(const NcuLaunch& launch) {
     std::vector<LaunchFact>& rules = scratch_rules_;
     rules.clear();
     for (const RuleFinding& rule : launch.rules) {
@@ -378,17 +399,8 @@ void ReportBuilder::finish_launch(std::size_t li) {
             it->value = std::max(it->value, *rule.estimated_speedup_pct);
         }
     }
-    const auto by_id = [](const LaunchFact& a, const LaunchFact& b) { return a.id < b.id; };
-    launch.facts.clear();
-    launch.facts.reserve(facts.size() + rules.size());
-    if (rules.empty()) {
-        launch.facts.assign(facts.begin(), facts.end());
-    } else {
-        std::sort(rules.begin(), rules.end(), by_id);
-        std::merge(facts.begin(), facts.end(), rules.begin(), rules.end(),
-                   std::back_inserter(launch.facts), by_id);
-    }
-    std::vector<SlotValue>().swap(launch_slots_[li]);  // done with it: memory back now
+    std::sort(rules.begin(), rules.end(), by_id);
+    return rules;
 }
 
 void ReportBuilder::finish() {

@@ -107,6 +107,9 @@ private:
     std::vector<Slot> slots_;
     std::vector<std::vector<SlotValue>> launch_slots_;
     void order_slots();
+    // A launch's rule facts (details page), sorted by id: per rule, the largest estimated speedup
+    // its findings state. The vector is scratch, valid until the next launch.
+    const std::vector<LaunchFact>& rule_facts(const NcuLaunch& launch);
     std::vector<std::uint32_t> ordered_slots_;  // slot indices by fact id (order_slots)
     std::vector<std::string_view> slot_ids_;    // interned fact id of each slot
     std::vector<std::uint8_t> finished_;        // per launch: facts built
