@@ -109,4 +109,73 @@ void BM_ProcessStartToToolsList(benchmark::State& state) {
 }
 BENCHMARK(BM_ProcessStartToToolsList)->Unit(benchmark::kMillisecond)->UseRealTime();
 
+// A live session: one `cko mcp` started and initialized before the clock, then tools/list sent
+// on its stdin and its answer read back from stdout, round trip by round trip — what an agent
+// waits for each time it lists the tools ([21]: goal ≤ 0.5 ms). Wall time per round trip.
+void BM_LiveSessionToolsList(benchmark::State& state) {
+    std::string binary = CKO_BINARY;
+    std::string verb = "mcp";
+    std::vector<char*> argv = {binary.data(), verb.data(), nullptr};
+    int to_child[2];
+    int from_child[2];
+    if (pipe(to_child) != 0 || pipe(from_child) != 0) {
+        state.SkipWithError("pipe failed");
+        return;
+    }
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, to_child[0], 0);
+    posix_spawn_file_actions_adddup2(&actions, from_child[1], 1);
+    posix_spawn_file_actions_addclose(&actions, to_child[1]);
+    posix_spawn_file_actions_addclose(&actions, from_child[0]);
+    pid_t pid = 0;
+    const int spawned = posix_spawn(&pid, binary.c_str(), &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    close(to_child[0]);
+    close(from_child[1]);
+    if (spawned != 0) {
+        state.SkipWithError("cannot start cko mcp");
+        return;
+    }
+    std::string pending;  // bytes read past the last complete line
+    const auto send_and_read_line = [&](const std::string& message) {
+        if (write(to_child[1], message.data(), message.size()) !=
+            static_cast<ssize_t>(message.size())) {
+            return false;
+        }
+        char buffer[65536];
+        while (pending.find('\n') == std::string::npos) {
+            const ssize_t n = read(from_child[0], buffer, sizeof buffer);
+            if (n <= 0) {
+                return false;
+            }
+            pending.append(buffer, static_cast<std::size_t>(n));
+        }
+        pending.erase(0, pending.find('\n') + 1);
+        return true;
+    };
+    bool ok = send_and_read_line(
+        R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",)"
+        R"("capabilities":{},"clientInfo":{"name":"bench","version":"1"}}})"
+        "\n");
+    const std::string initialized = R"({"jsonrpc":"2.0","method":"notifications/initialized"})"
+                                    "\n";
+    ok = ok && write(to_child[1], initialized.data(), initialized.size()) ==
+                   static_cast<ssize_t>(initialized.size());
+    const std::string list = R"({"jsonrpc":"2.0","id":2,"method":"tools/list"})"
+                             "\n";
+    for (auto _ : state) {
+        if (!ok || !send_and_read_line(list)) {
+            state.SkipWithError("cko mcp did not answer tools/list");
+            break;
+        }
+    }
+    close(to_child[1]);
+    close(from_child[0]);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_LiveSessionToolsList)->Unit(benchmark::kMillisecond)->UseRealTime();
+
 }  // namespace

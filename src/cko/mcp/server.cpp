@@ -387,12 +387,12 @@ Json Server::call_tool(const Json& params, const std::shared_ptr<std::atomic<boo
             arguments.is_object() && arguments.value("root", Json()).is_null()) {
             arguments["root"] = options_.root;  // the server's root, not ./artifacts of its cwd
         }
-        if (arguments.is_object() && root != nullptr) {
-            const Json normalized = verb->request.normalize(arguments);
+        const verbs::Request request(verb->request, verb->request.normalize(arguments));
+        if (root != nullptr) {
             const std::lock_guard<std::mutex> lock(calls_mutex_);
-            roots_.insert(absolute_root(normalized.value("root", "artifacts")));
+            roots_.insert(absolute_root(request.json().value("root", "artifacts")));
         }
-        const verbs::Outcome outcome = verbs::run_operation(*verb, arguments, context);
+        const verbs::Outcome outcome = verbs::run_operation(*verb, request, context);
         return tool_result(outcome, verb);
     } catch (const Error& thrown) {
         const Error e = for_tool_caller(thrown, verb);

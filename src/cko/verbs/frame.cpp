@@ -147,7 +147,12 @@ Json Outcome::materialized_document() const {
 
 Outcome run_operation(const Verb& verb, const Json& request, Context& context,
                       const std::function<void()>& before_run) {
-    const Request r(verb.request, verb.request.normalize(request));
+    return run_operation(verb, Request(verb.request, verb.request.normalize(request)), context,
+                         before_run);
+}
+
+Outcome run_operation(const Verb& verb, const Request& r, Context& context,
+                      const std::function<void()>& before_run) {
     if (verb.detachable && r.flag("detach")) {
         return run_detached(verb, r, context, before_run);
     }

@@ -14,6 +14,10 @@ namespace cko::verbs {
 // process that runs the operation (the CLI installs its signal handlers there).
 Outcome run_operation(const Verb& verb, const Json& request, Context& context,
                       const std::function<void()>& before_run = {});
+// The same for a request already normalized against verb.request (an MCP call reads its root from
+// it first): checked once, not twice.
+Outcome run_operation(const Verb& verb, const Request& request, Context& context,
+                      const std::function<void()>& before_run = {});
 
 // The document of a failed operation ({"error":{code,message,details}}) and its exit class.
 [[nodiscard]] Json error_document(const Error& error);
