@@ -23,6 +23,13 @@
 namespace cko::eval {
 namespace {
 
+std::string tool_word(const ProfileCollectOptions& o) {
+    return std::string(profile_tool_name(o.tool));
+}
+std::string subject_word(const ProfileCollectOptions& o) {
+    return std::string(profile_subject_name(o.subject));
+}
+
 namespace fs = std::filesystem;
 
 // ncu_arg -> ncu-arg (the CLI's spelling of a request key).
@@ -183,7 +190,7 @@ Json ledger_work_files(const store::Store& store, const std::string& work_rel) {
 // audit is not profiled without the caller's reason (returned, for the request; null otherwise).
 Json gate_profiled_subject(const InvocationLedger& ledger, const ProfileCollectOptions& o,
                            const store::ExperimentRecord& experiment) {
-    if (o.subject == "candidate") {
+    if (o.subject == ProfileSubject::candidate) {
         return require_candidate_not_failed(ledger, "profile collect", o.experiment_id,
                                             experiment.candidate.digest, o.override_failure,
                                             experiment.is_control());
@@ -239,11 +246,11 @@ private:
 ProfiledCall ProfileRun::profiled_call(const run::Invocation& inv, const fs::path& work_dir,
                                        fs::path& output) const {
     ProfiledCall how;
-    if (o.tool == "ncu") {
+    if (o.tool == ProfileTool::ncu) {
         how.argv_prefix = {program, "--export", (work_dir / "report").string(),
                            "--force-overwrite"};
         output = work_dir / "report.ncu-rep";
-    } else if (o.tool == "nsys") {
+    } else if (o.tool == ProfileTool::nsys) {
         how.argv_prefix = {
             program,    "profile", "--output",          (work_dir / "report").string(),
             "--export", "sqlite",  "--force-overwrite", "true"};
@@ -257,7 +264,7 @@ ProfiledCall ProfileRun::profiled_call(const run::Invocation& inv, const fs::pat
         };
     }
     how.argv_prefix.insert(how.argv_prefix.end(), tool_args.begin(), tool_args.end());
-    if (o.tool != "torch") {
+    if (o.tool != ProfileTool::torch) {
         // Nsight tools keep their configuration and temporary files under these.
         how.env_allow_extra = {"HOME", "USER", "TMPDIR"};
     }
@@ -269,7 +276,7 @@ CollectedRun ProfileRun::collected(const run::Invocation& inv, const Measurement
     const store::Store& store = target.store();
     const int call = m.calls.empty() ? 0 : m.calls.front();
     CollectedRun run;
-    run.tool = o.tool;
+    run.tool = tool_word(o);
     run.program = program;
     run.tool_version = tool_version;
     run.output = output;
@@ -286,17 +293,17 @@ CollectedRun ProfileRun::collected(const run::Invocation& inv, const Measurement
     }
     if (m.error) {
         throw Error(m.error->code(),
-                    o.tool == "torch"
+                    o.tool == ProfileTool::torch
                         ? fmt::format("the profiled driver call failed: {}", m.error->what())
-                        : fmt::format("the profiled call ({} around the driver) failed: {}", o.tool,
-                                      m.error->what()),
+                        : fmt::format("the profiled call ({} around the driver) failed: {}",
+                                      tool_word(o), m.error->what()),
                     m.error->details());
     }
     std::error_code ec;
     if (fs::is_regular_file(fs::symlink_status(output, ec))) {
         return run;
     }
-    if (o.tool == "torch") {
+    if (o.tool == ProfileTool::torch) {
         throw Error(ErrorCode::missing_result,
                     fmt::format("the driver wrote no torch trace at {}: a request with "
                                 "`profile` {{\"kind\": \"torch\", \"trace_path\": …}} "
@@ -316,14 +323,14 @@ CollectedRun ProfileRun::collected(const run::Invocation& inv, const Measurement
     throw Error(ErrorCode::tool_failed,
                 fmt::format("{} ended without writing {} (its messages are in the call's "
                             "stdout.txt and stderr.txt, {}){}",
-                            o.tool, output.string(), run.call_dir.string(), said),
+                            tool_word(o), output.string(), run.call_dir.string(), said),
                 Json{{"path", output.string()}, {"call_dir", run.call_dir.string()}});
 }
 
 void ProfileRun::import_and_store(const Measurement& m, CollectedRun& run, const ProfiledCall& how,
                                   OperationEnd& end) {
     const store::Store& store = target.store();
-    if (o.tool == "torch") {
+    if (o.tool == ProfileTool::torch) {
         const Json software = m.environment.is_object()
                                   ? m.environment.value("software", Json::object())
                                   : Json::object();
@@ -335,17 +342,17 @@ void ProfileRun::import_and_store(const Measurement& m, CollectedRun& run, const
     out.imported = importer.import(run);
     Json files = ledger_work_files(store, work_rel);
     ledgered = true;
-    if (o.tool == "torch") {
+    if (o.tool == ProfileTool::torch) {
         files.push_back(Json{{"path", run.output.lexically_relative(store.root()).string()},
                              {"sha256", sha256_file_hex(run.output)},
                              {"size", static_cast<std::uint64_t>(fs::file_size(run.output))}});
     }
-    const auto subject_it = m.subjects.find(o.subject);
+    const auto subject_it = m.subjects.find(subject_word(o));
     out.collection =
         Json{{"invocation_id", out.invocation_id},
              {"call", m.calls.empty() ? 0 : m.calls.front()},
              {"case_id", case_id},
-             {"tool", o.tool},
+             {"tool", tool_word(o)},
              {"tool_path", program},
              {"tool_version", run.tool_version},
              {"tool_args", tool_args},
@@ -355,20 +362,20 @@ void ProfileRun::import_and_store(const Measurement& m, CollectedRun& run, const
              {"subject_correct", subject_it != m.subjects.end() && subject_it->second.correct},
              {"contamination", m.contamination},
              {"files", files}};
-    out.stored =
-        store_profile(store, ProfileEvidence{o.tool, out.imported.document, out.imported.sources,
-                                             o.experiment_id, o.subject, out.collection});
+    out.stored = store_profile(
+        store, ProfileEvidence{tool_word(o), out.imported.document, out.imported.sources,
+                               o.experiment_id, subject_word(o), out.collection});
     end.outputs["profile"] = out.stored.to_json();
-    end.reason = fmt::format("{} profile of {} ({}) on case {} stored as {}", o.tool, o.subject,
-                             label, case_id, out.stored.id);
+    end.reason = fmt::format("{} profile of {} ({}) on case {} stored as {}", tool_word(o),
+                             subject_word(o), label, case_id, out.stored.id);
 }
 
 void ProfileRun::collect(run::Invocation& inv, OperationEnd& end) {
     const store::Store& store = target.store();
     out.invocation_id = inv.id();
     end.outputs = Json{{"target", target.id()},       {"experiment_id", o.experiment_id},
-                       {"subject", o.subject},        {"subject_label", label},
-                       {"case_id", case_id},          {"tool", o.tool},
+                       {"subject", subject_word(o)},  {"subject_label", label},
+                       {"case_id", case_id},          {"tool", tool_word(o)},
                        {"tool_version", tool_version}};
     work_rel = store::layout::invocation_profile_dir(inv.id());
     const auto problems = target.environment_problems();
@@ -386,15 +393,15 @@ void ProfileRun::collect(run::Invocation& inv, OperationEnd& end) {
         throw Error(ErrorCode::interrupted, "profile collection cancelled");
     }
     if (o.progress) {
-        o.progress(Progress{fmt::format("profile collect {}: {} ({}) on case {}…", o.tool,
-                                        o.subject, label, case_id)});
+        o.progress(Progress{fmt::format("profile collect {}: {} ({}) on case {}…", tool_word(o),
+                                        subject_word(o), label, case_id)});
     }
     Measurement m;
     {
         // Locks, monitor and the materialized subjects live for the call only.
         Session session(target, inv, reference, reference_label, candidate, o.experiment_id,
                         Session::Calls::profiled);
-        m = session.measure_profiled(case_id, o.subject, how);
+        m = session.measure_profiled(case_id, subject_word(o), how);
     }
     // The driver and the profiler run as the store's owner: records read before the call that
     // they rewrote fail the collection (tampered_record).
@@ -416,14 +423,9 @@ void ProfileRun::settle(const run::Invocation& /*inv*/, OperationEnd& /*end*/) c
     }
 }
 
-// Refuses a tool cko does not run, and one it cannot run for this Target: a diagnostic Target,
-// or ncu/nsys around a call that runs through Slurm.
+// Refuses a tool cko cannot run for this Target: a diagnostic Target, or ncu/nsys around a call
+// that runs through Slurm.
 void refuse_unprofilable(const TargetSpec& spec, const std::string& tool) {
-    if (tool != "ncu" && tool != "nsys" && tool != "torch") {
-        throw Error(ErrorCode::invalid_argument,
-                    fmt::format("profiler '{}': expected ncu, nsys or torch", tool),
-                    Json{{"field", "tool"}});
-    }
     if (spec.diagnostic) {
         throw Error(ErrorCode::not_eligible, "a diagnostic Target has no workload to profile");
     }
@@ -434,20 +436,6 @@ void refuse_unprofilable(const TargetSpec& spec, const std::string& tool) {
                                 "with `cko profile {} FILE --root R --experiment EXP --subject S`",
                                 tool, tool),
                     Json{{"field", "tool"}});
-    }
-}
-
-// Refuses a --subject other than reference or candidate.
-void require_subject(const std::string& subject) {
-    if (subject != "reference" && subject != "candidate") {
-        throw Error(ErrorCode::invalid_argument,
-                    subject.empty()
-                        ? std::string("--subject is required: reference (the experiment's base) "
-                                      "or candidate")
-                        : fmt::format("--subject is '{}'; use reference (the experiment's base) "
-                                      "or candidate",
-                                      subject),
-                    Json{{"field", "subject"}});
     }
 }
 
@@ -472,10 +460,10 @@ struct ProfilerProgram {
 // given for it is refused.
 ProfilerProgram checked_profiler_program(const ProfileCollectOptions& o) {
     ProfilerProgram profiler;
-    if (o.tool != "torch") {
-        profiler.path = resolve_program(o.tool, o.program);
-        profiler.version = probe_version(o.tool, profiler.path);
-        refuse_untested_profiler(o.tool, profiler.path, profiler.version);
+    if (o.tool != ProfileTool::torch) {
+        profiler.path = resolve_program(tool_word(o), o.program);
+        profiler.version = probe_version(tool_word(o), profiler.path);
+        refuse_untested_profiler(tool_word(o), profiler.path, profiler.version);
     } else if (!o.program.empty()) {
         throw Error(ErrorCode::invalid_argument,
                     "torch has no profiler program: the driver runs torch.profiler itself",
@@ -503,7 +491,7 @@ ProfiledSides profiled_sides(const store::Store& store, const store::ExperimentR
                                 ? *base.experiment_id
                                 : std::string("original");
     sides.candidate = store::load_snapshot(store, experiment.candidate.digest);
-    const bool is_candidate = o.subject == "candidate";
+    const bool is_candidate = o.subject == ProfileSubject::candidate;
     sides.label = is_candidate ? o.experiment_id : sides.reference_label;
     sides.digest = is_candidate ? sides.candidate.digest : sides.reference.digest;
     return sides;
@@ -512,16 +500,11 @@ ProfiledSides profiled_sides(const store::Store& store, const store::ExperimentR
 // The profile invocation's request: what is profiled, with which tool, and any override given.
 Json collect_request(const ProfileRun& run, const Json& overridden,
                      const Json& overridden_falsified) {
-    Json request{{"target", run.target.id()},
-                 {"experiment_id", run.o.experiment_id},
-                 {"subject", run.o.subject},
-                 {"subject_label", run.label},
-                 {"subject_digest", run.digest},
-                 {"case_id", run.case_id},
-                 {"tool", run.o.tool},
-                 {"tool_path", run.program},
-                 {"tool_version", run.tool_version},
-                 {"tool_args", run.tool_args},
+    Json request{{"target", run.target.id()},        {"experiment_id", run.o.experiment_id},
+                 {"subject", subject_word(run.o)},   {"subject_label", run.label},
+                 {"subject_digest", run.digest},     {"case_id", run.case_id},
+                 {"tool", tool_word(run.o)},         {"tool_path", run.program},
+                 {"tool_version", run.tool_version}, {"tool_args", run.tool_args},
                  {"driver_mode", "process"}};
     if (!overridden.is_null()) {
         request["override_failure"] = overridden;
@@ -533,6 +516,19 @@ Json collect_request(const ProfileRun& run, const Json& overridden,
 }
 
 }  // namespace
+
+ProfileSubject parse_profile_subject(const std::string& word) {
+    if (const auto subject = profile_subject_from_name(word)) {
+        return *subject;
+    }
+    throw Error(ErrorCode::invalid_argument,
+                word.empty() ? std::string("--subject is required: reference (the experiment's "
+                                           "base) or candidate")
+                             : fmt::format("--subject is '{}'; use reference (the experiment's "
+                                           "base) or candidate",
+                                           word),
+                Json{{"field", "subject"}});
+}
 
 std::vector<std::string> checked_profiler_args(const std::string& tool,
                                                const std::vector<std::string>& args) {
@@ -594,16 +590,15 @@ ProfileCollectOutcome collect_profile(const Target& target, const ProfileCollect
                                       const std::function<void(const std::string&)>& announce) {
     const TargetSpec& spec = target.spec();
     const store::Store& store = target.store();
-    refuse_unprofilable(spec, o.tool);
+    refuse_unprofilable(spec, tool_word(o));
     const store::ExperimentRecord experiment = load_experiment_named(store, o.experiment_id);
-    require_subject(o.subject);
     // The invocations, read once for the failure gate and the budget.
     const InvocationLedger ledger = InvocationLedger::read(store);
     const Json overridden = gate_profiled_subject(ledger, o, experiment);
     const Json overridden_falsified =
         require_not_falsified(ledger, "profile collect", o.experiment_id, o.override_falsified);
     const std::string case_id = profiled_case(spec, o.case_id);
-    const std::vector<std::string> tool_args = checked_profiler_args(o.tool, o.tool_args);
+    const std::vector<std::string> tool_args = checked_profiler_args(tool_word(o), o.tool_args);
     const ProfilerProgram profiler = checked_profiler_program(o);
     const auto changes = target.driver_changes();
     if (!changes.empty()) {

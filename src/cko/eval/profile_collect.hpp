@@ -9,6 +9,7 @@
 #include "cko/eval/operation.hpp"
 #include "cko/eval/target.hpp"
 #include "cko/store/store.hpp"
+#include "cko/util/closed_enum.hpp"
 #include "cko/util/error.hpp"
 
 #include <atomic>
@@ -21,11 +22,22 @@
 
 namespace cko::eval {
 
+// What `profile collect` runs (the verb fixes it) and which subject of the experiment it profiles.
+#define CKO_PROFILE_TOOLS(X) X(ncu) X(nsys) X(torch)
+CKO_CLOSED_ENUM(ProfileTool, CKO_PROFILE_TOOLS, profile_tool_name, profile_tool_from_name)
+#define CKO_PROFILE_SUBJECTS(X) X(reference) X(candidate)
+CKO_CLOSED_ENUM(ProfileSubject, CKO_PROFILE_SUBJECTS, profile_subject_name,
+                profile_subject_from_name)
+
+// The subject word where it enters (--subject, a request's `subject`): invalid_argument naming the
+// field and the two words when it is missing or another word.
+[[nodiscard]] ProfileSubject parse_profile_subject(const std::string& word);
+
 struct ProfileCollectOptions {
-    std::string tool;           // "ncu", "nsys" or "torch"
-    std::string experiment_id;  // the experiment whose subject is profiled
-    std::string subject;        // "reference" (the experiment's base) or "candidate"
-    std::string case_id;        // "" = the Target's first case
+    ProfileTool tool = ProfileTool::ncu;
+    std::string experiment_id;                           // the experiment whose subject is profiled
+    ProfileSubject subject = ProfileSubject::reference;  // reference: the experiment's base
+    std::string case_id;                                 // "" = the Target's first case
     // ncu/nsys: a path, or a name found where `cko doctor` looks for tools; "" = the tool's name.
     std::string program;
     std::vector<std::string> tool_args;  // ncu/nsys options, checked by checked_profiler_args

@@ -100,18 +100,19 @@ std::vector<Param> collect_params() {
             override_failure_param(), override_falsified_param()};
 }
 
-Outcome collect_into_store(const Request& request, Context& context, const std::string& tool,
+Outcome collect_into_store(const Request& request, Context& context, eval::ProfileTool profiler,
                            const eval::ProfileImport& importer) {
+    const std::string tool(eval::profile_tool_name(profiler));
     const store::Store store = store::Store::open(request.text("root"));
     const eval::Target target = eval::Target::open(store);
     eval::ProfileCollectOptions o;
-    o.tool = tool;
+    o.tool = profiler;
     o.experiment_id = request.text("experiment");
-    o.subject = request.text("subject");
+    o.subject = eval::parse_profile_subject(request.text("subject"));
     o.case_id = request.text("case");
     o.override_failure = request.text("override_failure");
     o.override_falsified = request.text("override_falsified");
-    if (tool != "torch") {
+    if (profiler != eval::ProfileTool::torch) {
         o.program = request.text(tool);
         o.tool_args = request.list(tool + "_arg");
     }
@@ -126,8 +127,8 @@ Outcome collect_into_store(const Request& request, Context& context, const std::
         fmt::format("collected {} {} of {} ({}) on case {}: invocation {} call {}\n", tool,
                     k.value("tool_version", "").empty() ? std::string("(version not stated)")
                                                         : k.value("tool_version", ""),
-                    o.subject, k.value("subject_label", ""), k.value("case_id", ""),
-                    c.invocation_id, k.value("call", 0)),
+                    eval::profile_subject_name(o.subject), k.value("subject_label", ""),
+                    k.value("case_id", ""), c.invocation_id, k.value("call", 0)),
         c.imported.document,
         0,
         {}};

@@ -47,7 +47,7 @@ void take_stated_version(profile::Source& source, const std::string& given,
 // `<tool>_arg`, and builds the outcome: the importer's text and document, the document with
 // `stored` {id, path, sha256, collection}.
 [[nodiscard]] Outcome collect_into_store(const Request& request, Context& context,
-                                         const std::string& tool,
+                                         eval::ProfileTool tool,
                                          const eval::ProfileImport& importer);
 
 }  // namespace cko::verbs

@@ -411,7 +411,7 @@ Outcome collect_ncu_into_store(const Request& r, Context& context) {
         const Outcome o = report_result(std::move(report), args, whole);
         return eval::ImportedProfile{o.materialized_document(), Json::array({source}), o.text};
     };
-    return collect_into_store(r, context, "ncu", importer);
+    return collect_into_store(r, context, eval::ProfileTool::ncu, importer);
 }
 
 Outcome collect_ncu(const Request& r, Context& context) {

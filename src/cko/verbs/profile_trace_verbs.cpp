@@ -248,7 +248,7 @@ Outcome collect_nsys(const Request& r, Context& context) {
         source["path"] = e.path;
         return eval::ImportedProfile{e.to_json(), Json::array({source}), nsys_text(e, top)};
     };
-    return collect_into_store(r, context, "nsys", importer);
+    return collect_into_store(r, context, eval::ProfileTool::nsys, importer);
 }
 
 Outcome collect_torch(const Request& r, Context& context) {
@@ -266,7 +266,7 @@ Outcome collect_torch(const Request& r, Context& context) {
         }
         return eval::ImportedProfile{kineto::kineto_traces_to_json(traces), sources, text};
     };
-    return collect_into_store(r, context, "torch", importer);
+    return collect_into_store(r, context, eval::ProfileTool::torch, importer);
 }
 
 }  // namespace
