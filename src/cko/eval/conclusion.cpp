@@ -144,21 +144,21 @@ Json lowering_history_entry(const store::ConclusionRecord& r) {
 std::string lowering_text(const Json& e) {
     const std::string audit = e.value("audit", "");
     const std::string verdict = e.value("audit_verdict", "");
-    return fmt::format(
-        "lowered from {} to {} ({}): {}{}", e.value("lowered_from", ""), e.value("lowered_to", ""),
-        e.value("id", ""), e.value("reason", ""),
-        audit.empty() ? std::string()
-                      : fmt::format("; cites audit {} ({})", audit,
-                                    verdict.empty() ? std::string("no verdict") : verdict));
+    return fmt::format("lowered from {} to {} ({}): {}{}", e.value("lowered_from", ""),
+                       e.value("lowered_to", ""), e.value("id", ""), e.value("reason", ""),
+                       audit.empty()
+                           ? std::string()
+                           : fmt::format("; cites audit {} ({})", audit,
+                                         verdict.empty() ? std::string("no verdict") : verdict));
 }
 
 std::string lowering_history_line(const std::string& when, const Json& e) {
-    return fmt::format("{:<9} {:<10} {:<22} conclusion {} -> {} (champion {}){} — {}\n", when,
-                       "lower", e.value("id", ""), e.value("lowered_from", ""),
-                       e.value("lowered_to", ""), e.value("champion", ""),
-                       e.value("audit", "").empty() ? std::string()
-                                                    : " on audit " + e.value("audit", ""),
-                       e.value("reason", ""));
+    return fmt::format(
+        "{:<9} {:<10} {:<22} conclusion {} -> {} (champion {}){} — {}\n", when, "lower",
+        e.value("id", ""), e.value("lowered_from", ""), e.value("lowered_to", ""),
+        e.value("champion", ""),
+        e.value("audit", "").empty() ? std::string() : " on audit " + e.value("audit", ""),
+        e.value("reason", ""));
 }
 
 }  // namespace cko::eval

@@ -63,12 +63,18 @@ TEST_F(ConclusionTest, AnAcceptedLoweringIsRecordedAndBecomesTheClaim) {
 TEST_F(ConclusionTest, ALoweringThatDoesNotGoLowerIsRefused) {
     (void)lower_conclusion(*target_, {"kernel", "measured at the kernel only", ""});
     std::string message;
-    EXPECT_EQ(code_of([&] { (void)lower_conclusion(*target_, {"kernel", "again", ""}); }, &message),
+    EXPECT_EQ(code_of(
+                  [&] {
+                      (void)lower_conclusion(*target_, {"kernel", "again", ""});
+                  },
+                  &message),
               ErrorCode::invalid_argument);
     EXPECT_NE(message.find("choose unconfirmed"), std::string::npos) << message;
     EXPECT_EQ(field_of([&] { (void)lower_conclusion(*target_, {"kernel", "again", ""}); }), "to");
     (void)lower_conclusion(*target_, {"unconfirmed", "gone", ""});
-    EXPECT_EQ(code_of([&] { (void)lower_conclusion(*target_, {"unconfirmed", "more", ""}); }),
+    EXPECT_EQ(code_of([&] {
+                  (void)lower_conclusion(*target_, {"unconfirmed", "more", ""});
+              }),
               ErrorCode::invalid_argument);
     EXPECT_EQ(store::list_conclusions(*store_).size(), 2u);
 }
@@ -84,12 +90,17 @@ TEST_F(ConclusionTest, AnAuditThatUpheldTheChampionIsRefused) {
     (void)select_champion(*target_, exp, planted("confirm", exp, "improved", original_digest()));
     const std::string upheld = planted("audit", "", "improved", digest_of(exp));
     std::string message;
-    EXPECT_EQ(code_of([&] { (void)lower_conclusion(*target_, {"kernel", "why", upheld}); },
-                      &message),
+    EXPECT_EQ(code_of(
+                  [&] {
+                      (void)lower_conclusion(*target_, {"kernel", "why", upheld});
+                  },
+                  &message),
               ErrorCode::invalid_argument);
     EXPECT_NE(message.find("audit: audit " + upheld + " says `improved`"), std::string::npos)
         << message;
-    EXPECT_EQ(field_of([&] { (void)lower_conclusion(*target_, {"kernel", "why", upheld}); }),
+    EXPECT_EQ(field_of([&] {
+                  (void)lower_conclusion(*target_, {"kernel", "why", upheld});
+              }),
               "audit");
     EXPECT_TRUE(store::list_conclusions(*store_).empty());
     EXPECT_EQ(claim().word(), "workload");
@@ -98,7 +109,9 @@ TEST_F(ConclusionTest, AnAuditThatUpheldTheChampionIsRefused) {
 TEST_F(ConclusionTest, BadInputNamesTheField) {
     const std::string exp = experiment("kernel v1\n");
     const std::string confirm = planted("confirm", exp, "regressed", original_digest());
-    EXPECT_EQ(field_of([&] { (void)lower_conclusion(*target_, {"kernel", "why", confirm}); }),
+    EXPECT_EQ(field_of([&] {
+                  (void)lower_conclusion(*target_, {"kernel", "why", confirm});
+              }),
               "audit");  // not an audit
     EXPECT_EQ(code_of([&] {
                   (void)lower_conclusion(*target_, {"kernel", "why", "inv-0000000000000000"});
@@ -110,7 +123,11 @@ TEST_F(ConclusionTest, BadInputNamesTheField) {
               "audit");
     EXPECT_EQ(field_of([&] { (void)lower_conclusion(*target_, {"kernel", "", ""}); }), "reason");
     std::string message;
-    EXPECT_EQ(code_of([&] { (void)lower_conclusion(*target_, {"workload", "why", ""}); }, &message),
+    EXPECT_EQ(code_of(
+                  [&] {
+                      (void)lower_conclusion(*target_, {"workload", "why", ""});
+                  },
+                  &message),
               ErrorCode::invalid_argument);
     EXPECT_NE(message.find("to:"), std::string::npos) << message;
     EXPECT_NE(message.find("unconfirmed"), std::string::npos) << message;

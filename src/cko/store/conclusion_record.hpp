@@ -1,5 +1,6 @@
 // A lowered conclusion (conclusions/<low-id>.json, conclusion-v1): the decision maker's recorded
-// downgrade of the Target's stated claim, with the word it was lowered to, why, and the audit cited.
+// downgrade of the Target's stated claim, with the word it was lowered to, why, and the audit
+// cited.
 #pragma once
 
 #include "cko/store/experiment_words.hpp"
