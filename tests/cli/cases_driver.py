@@ -2,12 +2,15 @@
 """A synthetic three-case workload for the loop tests, written with the Python SDK.
 
 Each subject directory holds model.json: {"factor": {case: speed-up}, "crash_on": case, "wrong_on":
-case, "error_on": case, "sleep_s": seconds, "failed_on": case, "wrong_if_exists": path}. A call's latency is BASE[case] / factor with a 0.3 %
+case, "error_on": case, "sleep_s": seconds, "failed_on": case, "wrong_if_exists": path,
+"slow_if_exists": path}. A call's latency is BASE[case] / factor with a 0.3 %
 seeded jitter, so verdicts are known in advance; crash_on kills the driver with SIGSEGV while that
 subject runs (as a candidate's native code would), wrong_on reports a wrong result, error_on makes
 prepare fail the way a compile error does, failed_on reports status "failed" with a metric inside
 the threshold (the driver's own check failed), wrong_if_exists reports a wrong result on every case
-once that file exists (so a subject can pass its baseline and fail later).
+once that file exists (so a subject can pass its baseline and fail later), slow_if_exists makes the
+subject run at half the original's speed on every case once that file exists (so a champion can be
+confirmed improved and then fail its audit).
 """
 import json
 import os
@@ -39,7 +42,10 @@ def run(state):
 
 
 def latency(state, _elapsed_ns):
-    factor = state["model"].get("factor", {}).get(state["case"], 1.0)
+    model = state["model"]
+    factor = model.get("factor", {}).get(state["case"], 1.0)
+    if "slow_if_exists" in model and os.path.exists(model["slow_if_exists"]):
+        factor = 0.5
     return BASE_US[state["case"]] / factor * (1.0 + 0.003 * state["rng"].uniform(-1.0, 1.0))
 
 

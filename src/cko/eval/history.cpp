@@ -2,6 +2,7 @@
 // happened.
 #include "cko/eval/history.hpp"
 
+#include "cko/eval/conclusion.hpp"
 #include "cko/eval/decision.hpp"
 #include "cko/eval/experiment.hpp"
 #include "cko/eval/judge.hpp"
@@ -357,6 +358,9 @@ Json target_history(const store::Store& store) {
     for (const auto& id : list_selections(store)) {
         entries.push_back(selection_entry(store::read_selection_record(store, id)));
     }
+    for (const auto& lowering : store::list_conclusions(store)) {
+        entries.push_back(lowering_history_entry(lowering));  // conclusion.hpp
+    }
     for (Json p : list_profiles(store)) {
         p["type"] = "profile";
         p["t_unix_s"] = p["created_unix_s"];
@@ -400,6 +404,8 @@ std::string history_text(const Json& h) {
             text += falsify_history_line(when, e);
         } else if (type == "select" || type == "restore") {
             text += selection_line(when, type, e);
+        } else if (type == "lower") {
+            text += lowering_history_line(when, e);
         } else {
             text += comparison_lines(when, type, e);
         }

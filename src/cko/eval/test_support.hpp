@@ -27,7 +27,8 @@ protected:
     }
 
     // Freezes a fresh Target (behaviour: the fake driver's, e.g. "ok"); extra lines go in [limits].
-    void freeze(const std::string& extra_limits, const std::string& behaviour = "ok") {
+    void freeze(const std::string& extra_limits, const std::string& behaviour = "ok",
+                const std::string& claim_layer = "kernel") {
         target_.reset();
         store_.reset();
         const fs::path t =
@@ -38,7 +39,8 @@ protected:
             (fs::current_path() / "tests" / "cli" / "fake_driver.py").string();
         put(t / "cko.toml", R"([target]
 name = "champion-test"
-claim_layer = "kernel"
+claim_layer = ")" + claim_layer +
+                                R"("
 original = "original"
 change_scope = ["original/k.cu"]
 [cases]

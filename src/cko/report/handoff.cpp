@@ -118,6 +118,10 @@ std::string outcome_md(const Json& model) {
     s += "\n## Outcome\n\n";
     s += fmt::format("- **Claim layer:** {} — no claim here reaches beyond it.\n",
                      goal.value("claim_layer", ""));
+    if (goal.contains("lowered")) {
+        s += fmt::format("- **Conclusion lowered:** the claim stated is now {}: {}\n",
+                         goal.value("stated_claim", ""), goal["lowered"].value("text", ""));
+    }
     s += fmt::format("- **Primary goal** ({} {}, minimum effect {:g} %): **{}** — {}\n",
                      t["metric"].value("name", ""),
                      t["metric"].value("direction", "") == "higher" ? "higher" : "lower",

@@ -367,11 +367,15 @@ std::string render_html(const Json& model) {
     s += fmt::format(
         "<section id=\"summary\"><h2>Summary</h2><div class=\"cards\">"
         "<div class=\"card\"><b>champion</b><span class=\"champion\">{}</span></div>"
-        "<div class=\"card\"><b>primary goal ({} layer)</b>{}</div>"
+        "<div class=\"card\"><b>primary goal ({} layer)</b>{}</div>{}"
         "<div class=\"card\"><b>experiments · comparisons</b>{} · {}</div>"
         "<div class=\"card\"><b>cost</b>{} wall, {} GPU</div>"
         "<div class=\"card\"><b>termination</b>{}</div></div></section>",
         e(model["champion"], "current"), e(f["goal"], "claim_layer"), e(f["goal"], "text"),
+        f["goal"].contains("lowered")
+            ? fmt::format("<div class=\"card\"><b>conclusion lowered to {}</b>{}</div>",
+                          e(f["goal"], "stated_claim"), e(f["goal"]["lowered"], "text"))
+            : std::string(),
         model["experiments"].size(), model["comparisons"].size(),
         e(seconds_text(model["cost"].value("wall_s", 0.0))),
         e(seconds_text(model["cost"].value("gpu_s", 0.0))),

@@ -86,6 +86,12 @@ std::string summary_md(const Json& model) {
         seconds_text(model["cost"].value("wall_s", 0.0)),
         seconds_text(model["cost"].value("gpu_s", 0.0)),
         stop.is_null() ? "not recorded (`cko stop --reason …`)" : stop.value("reason", ""));
+    if (f["goal"].contains("lowered")) {
+        s.insert(s.rfind("- **Experiments:**"),
+                 fmt::format("- **Conclusion lowered:** the claim stated is now {}: {}\n",
+                             f["goal"].value("stated_claim", ""),
+                             f["goal"]["lowered"].value("text", "")));
+    }
     return s;
 }
 

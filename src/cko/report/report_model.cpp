@@ -3,6 +3,7 @@
 #include "cko/report/report_model.hpp"
 
 #include "cko/eval/champion.hpp"
+#include "cko/eval/conclusion.hpp"
 #include "cko/eval/history.hpp"
 #include "cko/eval/target_spec.hpp"
 #include "cko/report/termination.hpp"
@@ -293,6 +294,7 @@ struct HistoryParts {
     Json profiles = Json::array();  // parsed profiler documents and maps kept as evidence
     std::map<std::string, Json> by_experiment;
     std::map<std::string, Json> outcomes;  // the latest falsify record of each experiment
+    Json lowered;                          // the latest lowered conclusion, or null
     double driver_calls = 0;
     Json cost_by_kind = Json::object();
 };
@@ -323,6 +325,10 @@ HistoryParts sort_history(const Json& history, stats::Direction direction,
         }
         if (type == "falsify") {  // entries are in time order: a later record supersedes
             parts.outcomes[text_of(e, "experiment_id")] = e;
+            continue;
+        }
+        if (type == "lower") {  // each lowering goes lower: the latest is the claim stated now
+            parts.lowered = e;
             continue;
         }
         parts.driver_calls += number_or(e, "driver_calls", 0);
@@ -477,6 +483,19 @@ Json goal_of(const std::string& claim_layer, const std::string& current, const J
     return goal;
 }
 
+// The goal once the conclusion was lowered (`lowered`: its history entry): it is not claimed at
+// the Target's layer any more, whatever the evidence said before; `lowered` says to what and why.
+Json lowered_goal(Json goal, const Json& lowered) {
+    const std::string before = text_of(goal, "text");
+    goal["reached"] = false;
+    goal["stated_claim"] = text_of(lowered, "lowered_to");
+    goal["lowered"] = lowered;
+    goal["lowered"]["text"] = eval::lowering_text(lowered);
+    goal["text"] = fmt::format("not claimed at the {} layer: the conclusion was {} (before: {})",
+                               text_of(goal, "claim_layer"), eval::lowering_text(lowered), before);
+    return goal;
+}
+
 Json rejected_directions(const Json& experiments) {
     Json rejected = Json::array();
     for (const auto& x : experiments) {
@@ -550,8 +569,11 @@ Json build_report_model(const store::Store& store, std::int64_t now_unix_s) {
     const auto stop = read_stop(store);
     model["stop"] = stop ? *stop : Json();
 
-    const Json goal = goal_of(model["target"].value("claim_layer", ""), current,
-                              parts.by_experiment[current], champion_section);
+    Json goal = goal_of(model["target"].value("claim_layer", ""), current,
+                        parts.by_experiment[current], champion_section);
+    if (!parts.lowered.is_null()) {
+        goal = lowered_goal(std::move(goal), parts.lowered);
+    }
     model["findings"] = Json{{"goal", goal},
                              {"rejected", rejected_directions(parts.experiments)},
                              {"gaps", evidence_gaps(model, parts.comparisons)}};

@@ -22,7 +22,10 @@ namespace cko::report {
 //   champion     {current, digest, lineage[]}, audits[], cost {gpu_s, wall_s, driver_calls,
 //                budget}, profiles[] (none stored yet), stop (or null)
 //   findings     {goal, rejected[], gaps[]}: what the handoff cites (rejections with what each
-//                closed; evidence gaps and open risks, each with its evidence ids)
+//                closed; evidence gaps and open risks, each with its evidence ids); once the
+//                conclusion was lowered (cko conclusion lower), goal also has `lowered` (the
+//                latest lowering's history entry and its `text`) and `stated_claim`, and is not
+//                reached
 // `now_unix_s` stamps the document (tests pass a fixed one).
 [[nodiscard]] Json build_report_model(const store::Store& store, std::int64_t now_unix_s);
 

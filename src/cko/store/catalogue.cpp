@@ -33,6 +33,10 @@ std::string selection_record(std::string_view id) {
     return fmt::format("{}/{}.json", kSelectionsDir, id);
 }
 
+std::string conclusion_record(std::string_view id) {
+    return fmt::format("{}/{}.json", kConclusionsDir, id);
+}
+
 std::string snapshot_dir(std::string_view digest) {
     return join(kObjectsDir, digest);
 }

@@ -9,6 +9,7 @@
 //   experiments/<exp-id>.json
 //   profiles/<prof-id>.json
 //   champion/current.json  champion/selections/<sel-id>.json
+//   conclusions/<low-id>.json                              lowered conclusions (created on demand)
 //   invocations/<inv-id>/{request.json,result.json,events.jsonl,monitor.jsonl,workspace/,profile/}
 //   invocations/<inv-id>/driver/NNNN/{request.json,process.json,slurm.json,out/{result.json,...}}
 //   invocations/<inv-id>/driver/session-NN/
@@ -37,6 +38,7 @@ inline constexpr std::string_view kProfilesDir = "profiles";
 inline constexpr std::string_view kInvocationsDir = "invocations";
 inline constexpr std::string_view kChampionCurrent = "champion/current.json";
 inline constexpr std::string_view kSelectionsDir = "champion/selections";
+inline constexpr std::string_view kConclusionsDir = "conclusions";
 
 // File names inside an invocation's or a call's directory (for listings and checks by name).
 inline constexpr std::string_view kRequestFile = "request.json";
@@ -65,6 +67,7 @@ inline constexpr std::string_view kSnapshotFilesDir = "files";
 [[nodiscard]] std::string experiment_record(std::string_view id);  // experiments/<id>.json
 [[nodiscard]] std::string profile_record(std::string_view id);     // profiles/<id>.json
 [[nodiscard]] std::string selection_record(std::string_view id);   // champion/selections/<id>.json
+[[nodiscard]] std::string conclusion_record(std::string_view id);  // conclusions/<id>.json
 
 // Snapshots.
 [[nodiscard]] std::string snapshot_dir(std::string_view digest);  // objects/sha256/<digest>

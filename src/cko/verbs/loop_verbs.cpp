@@ -1,7 +1,8 @@
 // The evidence-loop verbs: init, target freeze, baseline, experiment new, screen/confirm/audit,
-// champion.
+// champion, conclusion lower.
 #include "cko/eval/champion.hpp"
 #include "cko/eval/compare.hpp"
+#include "cko/eval/conclusion.hpp"
 #include "cko/eval/decision.hpp"
 #include "cko/eval/experiment.hpp"
 #include "cko/eval/history.hpp"
@@ -364,6 +365,19 @@ Outcome champion_restore(const Request& r, Context& /*context*/) {
         {}};
 }
 
+Outcome conclusion_lower(const Request& r, Context& /*context*/) {
+    const store::Store store = store::Store::open(r.text("root"));
+    const eval::Target target = eval::Target::open(store);
+    const Json record =
+        eval::lower_conclusion(target, {r.text("to"), r.text("reason"), r.text("audit")});
+    return Outcome{fmt::format("conclusion {}\n",
+                               eval::lowering_text(eval::lowering_history_entry(
+                                   store::ConclusionRecord::from_json(record, "(written)")))),
+                   record,
+                   0,
+                   {}};
+}
+
 Outcome history(const Request& r, Context& /*context*/) {
     const Json h = eval::target_history(store::Store::open(r.text("root")));
     return Outcome{eval::history_text(h), h, 0, {}};
@@ -415,6 +429,7 @@ void add_loop_verbs(std::vector<Verb>& table, std::vector<Group>& groups) {
         {{"target"}, "Freeze a Target (the one immutable reference for all later work)"});
     groups.push_back({{"experiment"}, "Freeze candidates before they are measured"});
     groups.push_back({{"champion"}, "The one mutable pointer: show, select, restore"});
+    groups.push_back({{"conclusion"}, "Lower the Target's stated claim, for a recorded reason"});
 
     table.push_back(Verb{{"init"},
                          "Write a commented cko.toml Target spec to fill in",
@@ -527,6 +542,14 @@ void add_loop_verbs(std::vector<Verb>& table, std::vector<Group>& groups) {
              RequestDef{{root_param(), string_param("audit", "A failed audit invocation"),
                          string_param("reason", "Or an explicit reason")}},
              &champion_restore});
+    table.push_back(Verb{
+        {"conclusion", "lower"},
+        "Record that the conclusion is lowered below the Target's claim layer (or lower again)",
+        RequestDef{{root_param(),
+                    required(string_param("to", "kernel or unconfirmed (below the claim now)")),
+                    required(string_param("reason", "Why the conclusion is lowered")),
+                    string_param("audit", "An audit whose verdict is not improved (optional)")}},
+        &conclusion_lower});
 }
 
 // The line after a screen, confirm or audit that says what its evidence allows next, and the same
