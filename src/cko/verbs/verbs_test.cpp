@@ -121,6 +121,28 @@ TEST_F(VerbsTest, SelfCheckAndDoctorReportWithoutAGpu) {
     EXPECT_EQ(error_of("doctor", Json{{"tool_timeout_ms", 5}}), ErrorCode::invalid_request);
 }
 
+// conclusion lower through the table: only lower than the claim stated now (the Target's kernel
+// layer here), for a recorded reason.
+TEST_F(VerbsTest, ConclusionLowerRecordsOnlyALowerClaim) {
+    const fs::path t = write_target();
+    const std::string root = (t / "art").string();
+    (void)run("target_freeze", Json{{"spec", (t / "cko.toml").string()}, {"root", root}});
+    EXPECT_EQ(error_of("conclusion_lower", Json{{"root", root}, {"to", "kernel"}, {"reason", "r"}}),
+              ErrorCode::invalid_argument);
+    EXPECT_EQ(error_of("conclusion_lower", Json{{"root", root}, {"to", "unconfirmed"}}),
+              ErrorCode::invalid_request);  // the reason is required
+    EXPECT_EQ(run("conclusion_lower",
+                  Json{{"root", root}, {"to", "unconfirmed"}, {"reason", "not reproduced"}})
+                  .exit_code,
+              0);
+    EXPECT_EQ(document_["lowered_from"], "kernel");
+    EXPECT_EQ(document_["lowered_to"], "unconfirmed");
+    EXPECT_EQ(document_["reason"], "not reproduced");
+    EXPECT_EQ(error_of("conclusion_lower",
+                       Json{{"root", root}, {"to", "unconfirmed"}, {"reason", "again"}}),
+              ErrorCode::invalid_argument);
+}
+
 TEST_F(VerbsTest, TheLoopFromInitToReportRunsThroughTheTable) {
     const std::string spec = (dir_ / "init" / "cko.toml").string();
     fs::create_directories(dir_ / "init");
@@ -421,6 +443,7 @@ TEST(VerbsCoverage, EveryVerbHasAnInProcessTest) {
                                        "baseline",
                                        "experiment_new",
                                        "experiment_falsify",
+                                       "conclusion_lower",
                                        "screen",
                                        "confirm",
                                        "audit",
