@@ -16,7 +16,6 @@ namespace {
 constexpr double kWidth = 760;
 constexpr double kPlotLeft = 210;
 constexpr double kPlotRight = 600;
-constexpr double kRowHeight = 26;
 constexpr double kTop = 30;
 constexpr double kNoteLineHeight = 15;
 constexpr std::size_t kNoteChars = 110;  // a note's line across the chart's width at 12 px
