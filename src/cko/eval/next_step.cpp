@@ -116,8 +116,10 @@ NextStep after_audit(const ComparisonEnd& e) {
                 fmt::format("cko report{} --out report.html", root_flag(e))};
     }
     return {fmt::format("the audit did not reproduce the champion's gain ({}): restore the "
-                        "original as champion, citing this audit",
-                        stats::verdict_name(e.verdict.value_or(stats::Verdict::inconclusive))),
+                        "original as champion, citing this audit, and/or lower the stated claim "
+                        "(cko conclusion lower{} --to kernel|unconfirmed --reason … --audit {})",
+                        stats::verdict_name(e.verdict.value_or(stats::Verdict::inconclusive)),
+                        root_flag(e), e.invocation_id),
             fmt::format("cko champion restore{} --audit {}", root_flag(e), e.invocation_id)};
 }
 

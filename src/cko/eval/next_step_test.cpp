@@ -67,6 +67,10 @@ TEST(NextStep, AFailedConfirmIsRetriedOnTheRecord) {
 TEST(NextStep, AFailedAuditRestoresCitingIt) {
     const NextStep n = next_step(end_of(ComparisonKind::audit, Json{{"verdict", "regressed"}}));
     EXPECT_EQ(n.command, "cko champion restore --root art --audit inv-9");
+    EXPECT_NE(n.statement.find("cko conclusion lower --root art --to kernel|unconfirmed --reason … "
+                               "--audit inv-9"),
+              std::string::npos)
+        << n.statement;
     const NextStep ok = next_step(end_of(ComparisonKind::audit, Json{{"verdict", "improved"}}));
     EXPECT_EQ(ok.command.find("restore"), std::string::npos);
 }
