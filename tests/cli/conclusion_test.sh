@@ -85,6 +85,12 @@ expect_rc 0 "$CKO" conclusion lower --root "$A" --to kernel --reason "the champi
   --audit "$failed"
 contains "$out" "conclusion lowered from workload to kernel (low-"
 contains "$out" "cites audit $failed (regressed)"
+low=$(printf '%s' "$out" | grep -o 'low-[0-9a-f]*' | head -n1)
+# cko show finds it by its id and by a prefix, as every other record.
+expect_rc 0 "$CKO" show "$low" --root "$A" --json
+python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["lowered_to"] == "kernel" and d["id"] == sys.argv[2], d' "$out" "$low"
+expect_rc 0 "$CKO" show "${low:0:8}" --root "$A" --json
+contains "$out" "\"lowered_from\": \"workload\""
 expect_rc 2 "$CKO" conclusion lower --root "$A" --to kernel --reason "again"
 contains "$err" "to: the conclusion states kernel now (lowered by low-"
 contains "$err" "choose unconfirmed"

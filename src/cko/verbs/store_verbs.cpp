@@ -5,6 +5,7 @@
 #include "cko/eval/decision.hpp"
 #include "cko/eval/experiment.hpp"
 #include "cko/run/invocation.hpp"
+#include "cko/store/conclusion_record.hpp"
 #include "cko/store/fsck.hpp"
 #include "cko/store/snapshot.hpp"
 #include "cko/util/error.hpp"
@@ -159,8 +160,8 @@ std::string list_text(const Json& j) {
     return text;
 }
 
-// Every id form cko prints: target, exp-…, inv-…, sel-…, a snapshot digest or a unique prefix of
-// any of them (the 12-character short digests).
+// Every id form cko prints: target, exp-…, inv-…, sel-…, low-…, a snapshot digest or a unique
+// prefix of any of them (the 12-character short digests).
 std::string resolve_id(const store::Store& s, const std::string& id) {
     require_safe_name(id, "id");
     if (id == "target" || id == "champion") {
@@ -181,6 +182,9 @@ std::string resolve_id(const store::Store& s, const std::string& id) {
     for (const auto& sel : store::list_selections(s)) {
         consider(sel);
     }
+    for (const auto& low : store::list_conclusions(s)) {
+        consider(low.id);
+    }
     for (const auto& entry : fs::directory_iterator(s.root() / store::layout::kObjectsDir)) {
         const std::string name = entry.path().filename().string();
         if (!name.starts_with(".")) {
@@ -196,12 +200,13 @@ std::string resolve_id(const store::Store& s, const std::string& id) {
                                 candidates.size(), fmt::join(candidates, ", ")),
                     Json{{"field", "id"}, {"matches", candidates}});
     }
-    throw Error(ErrorCode::not_found,
-                fmt::format("no record \"{}\" in {} (ids: target, champion, exp-…, inv-…, sel-…, "
-                            "or a snapshot digest "
-                            "or its prefix; see cko ls)",
-                            id, s.root().string()),
-                Json{{"id", id}});
+    throw Error(
+        ErrorCode::not_found,
+        fmt::format("no record \"{}\" in {} (ids: target, champion, exp-…, inv-…, sel-…, low-…, "
+                    "or a snapshot digest "
+                    "or its prefix; see cko ls)",
+                    id, s.root().string()),
+        Json{{"id", id}});
 }
 
 Json show_record(const store::Store& s, const std::string& given) {
@@ -218,6 +223,9 @@ Json show_record(const store::Store& s, const std::string& given) {
     }
     if (id.starts_with("sel-")) {
         return s.read_record(store::layout::selection_record(id));
+    }
+    if (id.starts_with("low-")) {
+        return s.read_record(store::layout::conclusion_record(id));
     }
     if (id == "target") {
         return s.read_record(store::layout::kTarget);
