@@ -135,7 +135,9 @@ assert o["regressed_cases"] == [] and not any(c["regressed"] for c in o["per_cas
 assert o["thresholds"] == {"regression_pct": 1.0, "case_regression_pct": 1.0}, o["thresholds"]' "0.1 % slower: not equivalent"
 expect_rc 1 "$CKO" confirm "$slow3" --root "$L/art" --json
 [ "$(printf '%s' "$out" | field 'd["result"]["outputs"]["verdict"]')" = regressed ] || fail "3 % slower: not regressed"
-expect_rc 1 "$CKO" screen "$slow1" --root "$L/art" --json
+# At the threshold a 95 % interval excludes it in about one draw of twenty, so the seed is fixed
+# (the noise of verdict_driver.py follows the request seeds).
+expect_rc 1 "$CKO" screen "$slow1" --root "$L/art" --seed 1 --json
 check '
 import json, sys
 o = json.loads(sys.argv[1])["result"]["outputs"]
