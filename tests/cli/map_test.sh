@@ -115,15 +115,44 @@ expect_rc 2 "$CKO" map "$torch" --root "$root" --experiment exp-nosuch --subject
 # is below the minimum effect (5 %) is rejected without one driver call.
 cp -r "$ex/candidate" "$tmp/cand2" && echo "// another candidate" >> "$tmp/cand2/saxpy.cpp"
 expect_rc 2 "$CKO" experiment new --root "$root" --candidate "$ex/candidate" --hypothesis h --mechanism m \
-  --failure-closes mechanism --no-falsifier-reason none --gain-bound-pct 1 --gain-bound-source map:profile-0000000000000000
+  --failure-closes mechanism --no-falsifier-reason none --gain-bound-source "map:profile-0000000000000000#memset"
 contains "$err" "cites map 'profile-0000000000000000', which the store does not hold"
 torch_id=$(ls "$root/profiles" | grep -v "^$id.json$" | sed 's/.json$//')
 expect_rc 2 "$CKO" experiment new --root "$root" --candidate "$ex/candidate" --hypothesis h --mechanism m \
-  --failure-closes mechanism --no-falsifier-reason none --gain-bound-pct 1 --gain-bound-source "map:$torch_id"
+  --failure-closes mechanism --no-falsifier-reason none --gain-bound-source "map:$torch_id#memset"
 contains "$err" "a torch profile, not a map"
+# The bound is about an item of a map of the experiment's base: $id maps $exp's candidate, not the
+# original the new experiment is compared against; a map item without a bound is computed.
+expect_rc 2 "$CKO" experiment new --root "$root" --candidate "$tmp/cand2" --hypothesis h --mechanism m \
+  --failure-closes mechanism --no-falsifier-reason none --gain-bound-source "map:$id"
+contains "$err" "names no item of the map"
+expect_rc 2 "$CKO" experiment new --root "$root" --candidate "$tmp/cand2" --hypothesis h --mechanism m \
+  --failure-closes mechanism --no-falsifier-reason none --gain-bound-source "map:$id#memset"
+contains "$err" "gain_bound_source"
+contains "$err" "but this experiment's base is"
+expect_rc 0 "$CKO" map "$torch" --window layer --root "$root" --experiment "$exp" --subject reference --tool-version 2.11 --json
+ref_id=$(printf '%s' "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["stored"]["id"])')
+# memset's largest share of a 'layer' window, recomputed here from the printed map.
+bound=$(printf '%s' "$out" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+print(max(100.0 * i["exposed_ns"] / w["duration_ns"] for p in d["parts"] for w in p["windows"]
+          for i in w["items"] if i["name"] == "memset"))')
+expect_rc 2 "$CKO" experiment new --root "$root" --candidate "$tmp/cand2" --hypothesis h --mechanism m \
+  --failure-closes mechanism --no-falsifier-reason none --gain-bound-pct 1 --gain-bound-source "map:$ref_id#memset"
+contains "$err" "gain_bound_pct"
+contains "$err" "but the cited map computes"
+expect_rc 2 "$CKO" experiment new --root "$root" --candidate "$tmp/cand2" --hypothesis h --mechanism m \
+  --failure-closes mechanism --no-falsifier-reason none --gain-bound-source "map:$ref_id#nosuch"
+contains "$err" "has no item 'nosuch'"
 expect_rc 0 "$CKO" experiment new --root "$root" --candidate "$tmp/cand2" --hypothesis h --mechanism m \
-  --failure-closes mechanism --no-falsifier-reason none --gain-bound-pct 1 --gain-bound-source "map:$id" --json
+  --failure-closes mechanism --no-falsifier-reason none --gain-bound-source "map:$ref_id#memset" --json
 bounded=$(printf '%s' "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
+printf '%s' "$out" | python3 -c '
+import json, sys
+g = json.load(sys.stdin)["gain_bound"]
+assert abs(g["pct"] - float(sys.argv[1])) < 1e-9 and g["computed"]["item"] == "memset", g
+assert g["computed"]["window"] == "layer" and g["computed"]["kind"] == "category", g' "$bound"
 expect_rc 1 "$CKO" screen "$bounded" --root "$root" --json
 screen=$(printf '%s' "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
 [ -d "$root/invocations/$screen" ] || fail "no invocation $screen"
@@ -134,8 +163,9 @@ import json, sys
 o = json.load(sys.stdin)["result"]["outputs"]
 assert o["verdict"] == "below_minimum" and o["decision"] == "rejected", (o["verdict"], o["decision"])
 assert o["pairs"] == [] and o["d"] == [], o["pairs"]
-assert o["bound_rejection"]["bound_pct"] == 1 and o["bound_rejection"]["minimum_effect_pct"] == 5, o
-assert "rejected without measuring" in o["reason"], o["reason"]'
+assert abs(o["bound_rejection"]["bound_pct"] - float(sys.argv[1])) < 1e-9, o
+assert o["bound_rejection"]["minimum_effect_pct"] == 5, o
+assert "rejected without measuring" in o["reason"], o["reason"]' "$bound"
 # Every record of the root (profiles, the bounded screen's result) against its schema.
 python3 tests/schemas/validate_store.py "$root" > "$tmp/validate.log" 2>&1 || fail "records invalid: $(cat "$tmp/validate.log")"
 out=$(cat "$tmp/validate.log")

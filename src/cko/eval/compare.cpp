@@ -411,14 +411,16 @@ void ComparisonRun::measure(run::Invocation& inv, OperationEnd& end) {
                    {"seed", plan.seed},
                    {"minimum_effect_pct", plan.minimum_effect_pct},
                    {"notes", plan.notes}};
-    // A conservative-bound screen whose bound, cited from a stored map, is below the minimum
-    // effect cannot pass: it is rejected without a single driver call.
+    // A conservative-bound screen whose bound, computed from a stored map's item, is below the
+    // minimum effect cannot pass: it is rejected without a single driver call. A typed bound
+    // (records of earlier versions citing map:<id>) is no such evidence: it is measured.
     const std::optional<store::ExperimentRecord::GainBound> bound =
         plan.experiment ? plan.experiment->gain_bound : std::nullopt;
     const bool bound_rejects =
         o.kind == ComparisonKind::screen && bound &&
         plan.experiment->screen_design == store::ScreenDesign::conservative_bound &&
-        bound->source.rfind("map:", 0) == 0 && bound->pct < plan.minimum_effect_pct;
+        bound->source.rfind("map:", 0) == 0 && bound->computed &&
+        bound->pct < plan.minimum_effect_pct;
     const auto problems = target.environment_problems();
     if (bound_rejects) {
         verdict = stats::Verdict::below_minimum;

@@ -15,11 +15,16 @@
 
 #include <fnmatch.h>
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <map>
 
 namespace cko::eval {
 namespace {
+
+// A typed gain bound agrees with the one computed from the cited map within this (percentage
+// points): the rounding of a printed value.
+constexpr double kGainBoundTolerancePct = 0.05;
 
 [[noreturn]] void bad(const std::string& field, const std::string& problem,
                       const std::string& fix) {
@@ -200,8 +205,11 @@ void check_measures(const TargetSpec& t, const ExperimentSpec& spec, FieldProble
         p.add("gain_bound_source", "missing",
               "say where the upper bound comes from (e.g. an Amdahl bound from a profile)");
     }
-    if (spec.gain_bound_source.starts_with("map:") && !spec.gain_bound_pct) {
-        p.add("gain_bound_pct", "missing", "give the bound (percent) read from the cited map");
+    if (spec.gain_bound_source.starts_with("map:") &&
+        spec.gain_bound_source.find('#') == std::string::npos) {
+        p.add("gain_bound_source",
+              fmt::format("'{}' names no item of the map", spec.gain_bound_source),
+              "cite map:<id>#<item> (an item's name in the map's JSON): cko computes the bound");
     }
     for (std::size_t i = 0; i < spec.extra_correctness_gates.size(); ++i) {
         p.check([&] {
@@ -248,13 +256,8 @@ ExperimentSpec with_control_defaults(const ExperimentSpec& given, const store::S
     return spec;
 }
 
-// A gain bound citing a map ("map:<id>") must cite one the store holds: the bound is then
-// checkable evidence.
-void check_cited_map(const Target& target, const ExperimentSpec& spec) {
-    if (!spec.gain_bound_source.starts_with("map:")) {
-        return;
-    }
-    const std::string id = spec.gain_bound_source.substr(4);
+// A gain bound citing a map ("map:<id>#<item>") must cite a non-foreign map the store holds.
+Json cited_map(const Target& target, const std::string& id) {
     Json cited;
     try {
         cited = load_profile(target.store(), id);
@@ -268,6 +271,125 @@ void check_cited_map(const Target& target, const ExperimentSpec& spec) {
             "cite a profile stored by cko map");
     }
     refuse_foreign_citation(cited, "gain_bound_source");
+    return cited;
+}
+
+// The snapshot the cited map was made of: the collected subject's, else the reference (base) or
+// candidate of the experiment it is stored for.
+std::string map_subject_digest(const Target& target, const Json& cited, const std::string& id) {
+    const Json collection = cited.value("collection", Json());
+    if (collection.is_object() && collection.contains("subject_digest")) {
+        return collection.at("subject_digest").get<std::string>();
+    }
+    const Json experiment = cited.value("experiment_id", Json());
+    if (!experiment.is_string()) {
+        bad("gain_bound_source",
+            fmt::format("cites map '{}', which is bound to no experiment: what code it measured "
+                        "is not recorded",
+                        id),
+            "store the map of the base with --experiment EXP --subject reference|candidate");
+    }
+    const store::ExperimentRecord e =
+        store::read_experiment_record(target.store(), experiment.get<std::string>());
+    return cited.value("subject", "") == "candidate" ? e.candidate.digest : e.base.digest;
+}
+
+// The map must be of this experiment's base, on one of the Target's cases.
+void check_map_subject(const Target& target, const Json& cited, const std::string& id,
+                       const std::string& base_digest) {
+    if (cited.value("target", "") != target.id()) {
+        bad("gain_bound_source",
+            fmt::format("cites map '{}' of Target {}, not {}", id, cited.value("target", ""),
+                        target.id()),
+            "cite a map stored for this Target");
+    }
+    const std::string digest = map_subject_digest(target, cited, id);
+    if (digest != base_digest) {
+        bad("gain_bound_source",
+            fmt::format("cites map '{}' of snapshot {}, but this experiment's base is {}", id,
+                        digest.substr(0, 12), base_digest.substr(0, 12)),
+            "cite a map of the code the candidate is compared against (its base)");
+    }
+    const Json collection = cited.value("collection", Json());
+    const auto& cases = target.spec().case_ids;
+    if (collection.is_object() && collection.contains("case_id") &&
+        std::find(cases.begin(), cases.end(), collection.at("case_id").get<std::string>()) ==
+            cases.end()) {
+        bad("gain_bound_source",
+            fmt::format("cites map '{}' of case '{}', which is not one of the Target's cases [{}]",
+                        id, collection.at("case_id").get<std::string>(), fmt::join(cases, ", ")),
+            "cite a map taken on one of the Target's cases");
+    }
+}
+
+// The item's largest removable share of a window over every part and window of the map:
+// exposed_ns / duration_ns, in percent (the Amdahl bound if it took no time at all).
+store::ExperimentRecord::GainBound bound_of_item(const Json& document, const std::string& id,
+                                                 const std::string& item,
+                                                 const std::string& source) {
+    store::ExperimentRecord::GainBound best{-1, source, std::nullopt};
+    std::vector<std::string> names;
+    for (const auto& part : document.value("parts", Json::array())) {
+        for (const auto& w : part.value("windows", Json::array())) {
+            const std::int64_t window_ns = w.value("duration_ns", std::int64_t{0});
+            for (const auto& it : w.value("items", Json::array())) {
+                const std::string name = it.value("name", "");
+                if (names.size() < 8 &&
+                    std::find(names.begin(), names.end(), name) == names.end()) {
+                    names.push_back(name);
+                }
+                if (name != item || window_ns <= 0) {
+                    continue;
+                }
+                const std::int64_t exposed = it.value("exposed_ns", std::int64_t{0});
+                const double pct =
+                    100.0 * static_cast<double>(exposed) / static_cast<double>(window_ns);
+                if (pct > best.pct) {
+                    best.pct = pct;
+                    best.computed = store::ExperimentRecord::GainBound::Computed{
+                        item,
+                        it.value("kind", ""),
+                        part.value("source", ""),
+                        w.value("name", ""),
+                        w.value("occurrence", std::int64_t{0}),
+                        exposed,
+                        window_ns};
+                }
+            }
+        }
+    }
+    if (!best.computed) {
+        bad("gain_bound_source", fmt::format("map '{}' has no item '{}'", id, item),
+            fmt::format("name one of its items, e.g. {}", fmt::join(names, ", ")));
+    }
+    return best;
+}
+
+// A bound citing a map item is computed from it; a typed bound must agree with it to rounding.
+std::optional<store::ExperimentRecord::GainBound> cited_bound(const Target& target,
+                                                              const ExperimentSpec& spec,
+                                                              const std::string& base_digest) {
+    if (!spec.gain_bound_source.starts_with("map:")) {
+        return std::nullopt;
+    }
+    const std::string cited_ref = spec.gain_bound_source.substr(4);
+    const std::size_t hash = cited_ref.find('#');
+    const std::string id = cited_ref.substr(0, hash);
+    const Json cited = cited_map(target, id);
+    check_map_subject(target, cited, id, base_digest);
+    const auto bound = bound_of_item(cited.value("document", Json::object()), id,
+                                     cited_ref.substr(hash + 1), spec.gain_bound_source);
+    if (spec.gain_bound_pct &&
+        std::abs(*spec.gain_bound_pct - bound.pct) > kGainBoundTolerancePct) {
+        bad("gain_bound_pct",
+            fmt::format("is {}% but the cited map computes {:.4f}% ('{}' exposes {} ns of its "
+                        "{} ns window '{}')",
+                        *spec.gain_bound_pct, bound.pct, bound.computed->item,
+                        bound.computed->exposed_ns, bound.computed->window_ns,
+                        bound.computed->window),
+            "leave --gain-bound-pct out: cko computes it from the map");
+    }
+    return bound;
 }
 
 // The base this candidate is compared against (the original, or the champion right now), the
@@ -323,7 +445,8 @@ Subjects snapshot_subjects(const Target& target, const ExperimentSpec& spec,
 
 // The record of a checked contract (words already validated) over its subjects, before its id.
 store::ExperimentRecord record_of(const Target& target, const ExperimentSpec& spec,
-                                  const Subjects& subjects) {
+                                  const Subjects& subjects,
+                                  const std::optional<store::ExperimentRecord::GainBound>& cited) {
     const TargetSpec& t = target.spec();
     store::ExperimentRecord record;
     record.target = {target.id(), sha256_file_hex(target.store().path_of(store::layout::kTarget))};
@@ -347,9 +470,11 @@ store::ExperimentRecord record_of(const Target& target, const ExperimentSpec& sp
     record.failure_closes = *store::failure_closes_from_name(spec.failure_closes);
     record.screen_design = *store::screen_design_from_name(spec.screen_design);
     record.estimated_cost_s = spec.estimated_cost_s;
-    if (spec.gain_bound_pct) {
-        record.gain_bound =
-            store::ExperimentRecord::GainBound{*spec.gain_bound_pct, spec.gain_bound_source};
+    if (cited) {
+        record.gain_bound = cited;
+    } else if (spec.gain_bound_pct) {
+        record.gain_bound = store::ExperimentRecord::GainBound{
+            *spec.gain_bound_pct, spec.gain_bound_source, std::nullopt};
     }
     record.extra_correctness_gates = spec.extra_correctness_gates;
     for (const auto& s : spec.secondary) {
@@ -400,10 +525,10 @@ Json create_experiment(const Target& target, const ExperimentSpec& given) {
           std::pair{"gain_bound_source", &spec.gain_bound_source}}) {
         require_free_text(*text, field);
     }
-    check_cited_map(target, spec);
     const Subjects subjects =
         snapshot_subjects(target, spec, *store::base_kind_from_name(spec.base));
-    store::ExperimentRecord record = record_of(target, spec, subjects);
+    store::ExperimentRecord record =
+        record_of(target, spec, subjects, cited_bound(target, spec, subjects.base.digest));
     refuse_refreeze(target, record);
     record.id = content_id("exp", record.to_json());
     const std::string rel = store::layout::experiment_record(record.id);

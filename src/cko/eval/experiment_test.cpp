@@ -1,6 +1,7 @@
 // experiment new, in process: the minimum effect an experiment gives is held to the Target's rule.
 #include "cko/eval/experiment.hpp"
 
+#include "cko/eval/profile_evidence.hpp"
 #include "cko/eval/test_support.hpp"
 
 #include <gtest/gtest.h>
@@ -35,6 +36,87 @@ TEST_F(ExperimentTest, AMinimumEffectOutsideZeroToAThousandIsRefusedNamingTheFie
     }
     const Json e = create_experiment(*target_, spec_of(dir_ / "cand", 1000.0));
     EXPECT_EQ(load_experiment(*store_, e.at("id").get<std::string>()).minimum_effect_pct, 1000.0);
+}
+
+// A CPU-only map (no GPU busy time): item "gemm" exposes 200 of 1000 ns and 150 of 500 ns.
+std::string stored_map(const store::Store& store, const std::string& exp,
+                       const std::string& subject) {
+    const Json items0 =
+        Json::array({Json{{"kind", "kernel"}, {"name", "gemm"}, {"exposed_ns", 200}},
+                     Json{{"kind", "annotation"}, {"name", "layer"}, {"exposed_ns", 30}}});
+    const Json items1 =
+        Json::array({Json{{"kind", "kernel"}, {"name", "gemm"}, {"exposed_ns", 150}}});
+    const Json map{
+        {"format_version", "cko/map-v1"},
+        {"parts", Json::array({Json{{"source", "t.json"},
+                                    {"windows", Json::array({Json{{"name", "layer"},
+                                                                  {"occurrence", 0},
+                                                                  {"duration_ns", 1000},
+                                                                  {"gpu", {{"busy_ns", 0}}},
+                                                                  {"items", items0}},
+                                                             Json{{"name", "layer"},
+                                                                  {"occurrence", 1},
+                                                                  {"duration_ns", 500},
+                                                                  {"gpu", {{"busy_ns", 0}}},
+                                                                  {"items", items1}}})}}})}};
+    const Json sources = Json::array({Json{{"tool", "kineto"}, {"tool_version", "2.11.0"}}});
+    return keep_profile(store, ProfileEvidence{"map", map, sources, exp, subject, Json()}).ref.id;
+}
+
+ExperimentSpec bounded(const std::filesystem::path& candidate, const std::string& source,
+                       std::optional<double> typed) {
+    ExperimentSpec e = spec_of(candidate, std::nullopt);
+    e.gain_bound_source = source;
+    e.gain_bound_pct = typed;
+    return e;
+}
+
+TEST_F(ExperimentTest, AMapItemsBoundIsComputedFromTheMapAndATypedOneMustAgree) {
+    const std::string exp = experiment("kernel v1\n");
+    const std::string map = stored_map(*store_, exp, "reference");  // of the original
+    put(dir_ / "cand" / "k.cu", "kernel v2\n");
+    std::string message;
+    EXPECT_EQ(code_of(
+                  [&] {
+                      (void)create_experiment(*target_,
+                                              bounded(dir_ / "cand", "map:" + map + "#gemm", 10.0));
+                  },
+                  &message),
+              ErrorCode::invalid_argument);
+    EXPECT_NE(message.find("gain_bound_pct"), std::string::npos) << message;
+    EXPECT_NE(message.find("30.0000%"), std::string::npos) << message;
+    const Json e =
+        create_experiment(*target_, bounded(dir_ / "cand", "map:" + map + "#gemm", 30.04));
+    const auto bound = load_experiment(*store_, e.at("id").get<std::string>()).gain_bound;
+    ASSERT_TRUE(bound && bound->computed);
+    EXPECT_DOUBLE_EQ(bound->pct, 30.0);  // the largest share: 150 of 500 ns, not 200 of 1000
+    EXPECT_EQ(bound->computed->item, "gemm");
+    EXPECT_EQ(bound->computed->occurrence, 1);
+    EXPECT_EQ(bound->computed->window_ns, 500);
+}
+
+TEST_F(ExperimentTest, AMapOfAnotherSubjectAnUnboundMapAnUnknownItemOrNoItemIsRefused) {
+    const std::string exp = experiment("kernel v1\n");
+    put(dir_ / "cand" / "k.cu", "kernel v2\n");
+    const std::string reference = stored_map(*store_, exp, "reference");
+    const std::vector<std::pair<std::string, std::string>> refused{
+        {"map:" + stored_map(*store_, exp, "candidate") + "#gemm", "but this experiment's base is"},
+        {"map:" + stored_map(*store_, "", "") + "#gemm", "bound to no experiment"},
+        {"map:" + reference + "#nosuch", "e.g. gemm, layer"},
+        {"map:" + reference, "names no item"}};
+    for (const auto& [source, says] : refused) {
+        std::string message;
+        EXPECT_EQ(code_of(
+                      [&] {
+                          (void)create_experiment(*target_,
+                                                  bounded(dir_ / "cand", source, std::nullopt));
+                      },
+                      &message),
+                  ErrorCode::invalid_argument)
+            << source;
+        EXPECT_NE(message.find("gain_bound_source"), std::string::npos) << message;
+        EXPECT_NE(message.find(says), std::string::npos) << message;
+    }
 }
 
 }  // namespace

@@ -184,7 +184,7 @@ TEST_F(ProfileIdentityStore, AForeignMapIsNoGainBound) {
     s.failure_closes = "mechanism";
     s.no_falsifier_reason = "test";
     s.gain_bound_pct = 1;
-    s.gain_bound_source = "map:" + kept.ref.id;
+    s.gain_bound_source = "map:" + kept.ref.id + "#k";
     std::string message;
     EXPECT_EQ(code_of([&] { (void)create_experiment(*target_, s); }, &message),
               ErrorCode::invalid_argument);

@@ -19,6 +19,44 @@ namespace {
 using detail::Fields;
 using detail::optional_text;
 
+Json gain_bound_json(const std::optional<ExperimentRecord::GainBound>& bound) {
+    if (!bound) {
+        return nullptr;
+    }
+    Json j{{"pct", bound->pct}, {"source", bound->source}};
+    if (bound->computed) {
+        const auto& c = *bound->computed;
+        j["computed"] = Json{{"item", c.item},
+                             {"kind", c.kind},
+                             {"part", c.part},
+                             {"window", c.window},
+                             {"occurrence", c.occurrence},
+                             {"exposed_ns", c.exposed_ns},
+                             {"window_ns", c.window_ns}};
+    }
+    return j;
+}
+
+std::optional<ExperimentRecord::GainBound> gain_bound_of(const Fields& f) {
+    using GainBound = ExperimentRecord::GainBound;
+    if (f.member("gain_bound").is_null()) {
+        return std::nullopt;
+    }
+    std::optional<GainBound> out;
+    const Fields g = f.child("gain_bound");
+    g.only({"pct", "source", "computed"});
+    out = GainBound{g.number("pct"), g.text("source"), std::nullopt};
+    if (g.has("computed")) {
+        const Fields c = g.child("computed");
+        c.only({"item", "kind", "part", "window", "occurrence", "exposed_ns", "window_ns"});
+        out->computed = GainBound::Computed{c.text("item"),          c.text("kind"),
+                                            c.text("part"),          c.text("window"),
+                                            c.integer("occurrence"), c.integer("exposed_ns"),
+                                            c.integer("window_ns")};
+    }
+    return out;
+}
+
 }  // namespace
 
 SnapshotRefRecord SnapshotRefRecord::from_json(const Json& j, std::string_view file,
@@ -189,11 +227,7 @@ ExperimentRecord ExperimentRecord::from_json(const Json& j, std::string_view fil
     e.failure_closes = f.word<FailureCloses>("failure_closes");
     e.screen_design = f.word<ScreenDesign>("screen_design");
     e.estimated_cost_s = f.number("estimated_cost_s");
-    if (!f.member("gain_bound").is_null()) {
-        const Fields g = f.child("gain_bound");
-        g.only({"pct", "source"});
-        e.gain_bound = GainBound{g.number("pct"), g.text("source")};
-    }
+    e.gain_bound = gain_bound_of(f);
     e.extra_correctness_gates = f.texts("extra_correctness_gates");
     const Json& secondary = f.array("secondary_metrics");
     for (std::size_t i = 0; i < secondary.size(); ++i) {
@@ -219,32 +253,30 @@ Json ExperimentRecord::to_json() const {
     for (const auto& s : secondary_metrics) {
         secondary.push_back(Json{{"name", s.name}, {"threshold_pct", s.threshold_pct}});
     }
-    Json j{
-        {"format_version", "cko/experiment-v1"},
-        {"target", {{"id", target.id}, {"sha256", target.sha256}}},
-        {"candidate", candidate.to_json()},
-        {"base",
-         {{"kind", base_kind_name(base.kind)},
-          {"experiment_id", optional_text(base.experiment_id)},
-          {"digest", base.digest}}},
-        {"changed_files", changed_files},
-        {"hypothesis", hypothesis},
-        {"mechanism", mechanism},
-        {"claim_layer", claim_layer_name(claim_layer)},
-        {"minimum_effect_pct", minimum_effect_pct},
-        {"falsifier", optional_text(falsifier)},
-        {"no_falsifier_reason", optional_text(no_falsifier_reason)},
-        {"failure_closes", failure_closes_name(failure_closes)},
-        {"screen_design", screen_design_name(screen_design)},
-        {"estimated_cost_s", estimated_cost_s},
-        {"gain_bound", gain_bound ? Json{{"pct", gain_bound->pct}, {"source", gain_bound->source}}
-                                  : Json(nullptr)},
-        {"extra_correctness_gates", extra_correctness_gates},
-        {"secondary_metrics", secondary},
-        {"diagnostics_only", diagnostics_only},
-        {"relationship", relationship_name(relationship)},
-        {"lifecycle", lifecycle_name(lifecycle)},
-        {"premises", premises}};
+    Json j{{"format_version", "cko/experiment-v1"},
+           {"target", {{"id", target.id}, {"sha256", target.sha256}}},
+           {"candidate", candidate.to_json()},
+           {"base",
+            {{"kind", base_kind_name(base.kind)},
+             {"experiment_id", optional_text(base.experiment_id)},
+             {"digest", base.digest}}},
+           {"changed_files", changed_files},
+           {"hypothesis", hypothesis},
+           {"mechanism", mechanism},
+           {"claim_layer", claim_layer_name(claim_layer)},
+           {"minimum_effect_pct", minimum_effect_pct},
+           {"falsifier", optional_text(falsifier)},
+           {"no_falsifier_reason", optional_text(no_falsifier_reason)},
+           {"failure_closes", failure_closes_name(failure_closes)},
+           {"screen_design", screen_design_name(screen_design)},
+           {"estimated_cost_s", estimated_cost_s},
+           {"gain_bound", gain_bound_json(gain_bound)},
+           {"extra_correctness_gates", extra_correctness_gates},
+           {"secondary_metrics", secondary},
+           {"diagnostics_only", diagnostics_only},
+           {"relationship", relationship_name(relationship)},
+           {"lifecycle", lifecycle_name(lifecycle)},
+           {"premises", premises}};
     if (!id.empty()) {
         j["id"] = id;
     }

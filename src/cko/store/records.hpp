@@ -76,8 +76,21 @@ struct ExperimentRecord {
         bool operator==(const Base&) const = default;
     };
     struct GainBound {
+        // Set when cko computed pct from a cited map's item (docs/map.md, "Citing a map as an
+        // experiment's gain bound"): where in the map the bound was read.
+        struct Computed {
+            std::string item;
+            std::string kind;    // kernel | category | annotation
+            std::string part;    // the map part's source
+            std::string window;  // the window's name
+            std::int64_t occurrence = 0;
+            std::int64_t exposed_ns = 0;
+            std::int64_t window_ns = 0;
+            bool operator==(const Computed&) const = default;
+        };
         double pct = 0;
         std::string source;
+        std::optional<Computed> computed;  // absent: typed by the user
         bool operator==(const GainBound&) const = default;
     };
     struct Secondary {

@@ -164,7 +164,7 @@ ExperimentRecord sample_experiment() {
     e.failure_closes = FailureCloses::mechanism;
     e.screen_design = ScreenDesign::conservative_bound;
     e.estimated_cost_s = 12.5;
-    e.gain_bound = ExperimentRecord::GainBound{20.0, "map:profile-0123"};
+    e.gain_bound = ExperimentRecord::GainBound{20.0, "map:profile-0123", std::nullopt};
     e.extra_correctness_gates = {"max_abs_err<=1e-3"};
     e.secondary_metrics = {{"peak_mem_bytes", 5.0}};
     e.relationship = Relationship::implementation_equivalence;
