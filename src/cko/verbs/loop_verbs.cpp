@@ -479,8 +479,12 @@ void add_loop_verbs(std::vector<Verb>& table, std::vector<Group>& groups) {
             string_param("screen_design", "conservative_bound or diagnostic_proxy",
                          "conservative_bound"),
             number_param("estimated_cost_s", "Expected seconds of measurement"),
-            number_param("gain_bound_pct", "Pre-registered upper bound of the end-to-end gain"),
-            string_param("gain_bound_source", "Where that bound comes from"),
+            number_param("gain_bound_pct",
+                         "Pre-registered upper bound of the end-to-end gain (with map:ID#ITEM "
+                         "computed from the map; a typed value must agree)"),
+            string_param("gain_bound_source",
+                         "Where that bound comes from: map:ID#ITEM (an item of a stored map of "
+                         "the experiment's base) or free text"),
             list_param("correctness_gate", "Extra correctness gate (repeatable)"),
             list_param("secondary", "Secondary metric NAME:THRESHOLD_PCT (repeatable)"),
             list_param("diagnostic_metric", "Diagnostics-only metric (repeatable)"),
