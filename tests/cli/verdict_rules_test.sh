@@ -181,25 +181,28 @@ target "$M" "a b" 'primary = { name = "latency_us", unit = "us", direction = "lo
 minimum_effect_pct = 1.0
 constraints = [{ name = "peak_mem_mb", unit = "MB", direction = "lower", max_regression_pct = 0.1 }]'
 expect_rc 0 "$CKO" baseline --root "$M/art" --aa-pairs 12 --json
+# (The primary's own three A/A intervals are clean in truth; each excludes zero by chance in about
+# one baseline of twenty, the seed coming from the ids, so the primary is not asserted clean.)
 check '
 import json, sys
 c = json.loads(sys.argv[1])["result"]["outputs"]["instrument_check"]
-assert c["biased"] and c["bias_bound_pct"] == 0 and c["biased_scopes"] == [], c
+assert c["biased"] and (c["bias_bound_pct"] == 0) == (c["biased_scopes"] == []), c
 m = c["constraints"]["peak_mem_mb"]
 assert m["biased"] and m["bias_bound_pct"] > 0.35, m
 assert "constraint peak_mem_mb" in c["statement"], c["statement"]' "membias: the constraint's bias not flagged"
+primary_biased=$(printf '%s' "$out" | field 'int(bool(d["result"]["outputs"]["instrument_check"]["biased_scopes"]))')
 model "$tmp/faster" '{"noise": 0.0005, "metric_role_bias": {"candidate": {"peak_mem_mb": -0.004}},
   "metrics": {"latency_us": {"a": 97, "b": 97}, "peak_mem_mb": {"a": 1000, "b": 1000}}}'
 faster=$(new_exp "$M/art" "$tmp/faster")
 expect_rc 0 "$CKO" confirm "$faster" --root "$M/art" --json
-check '
+python3 -c '
 import json, sys
 o = json.loads(sys.argv[1])["result"]["outputs"]
 assert o["verdict"] == "improved", (o["verdict"], o.get("constraints"))
-assert "instrument_bias" not in o, o.get("instrument_bias")
+assert ("instrument_bias" in o) == (sys.argv[2] == "1"), o.get("instrument_bias")  # the primary only
 b = o["constraints"]["peak_mem_mb"]["instrument_bias"]
 assert b["decides"] and b["status_without_bias"] == "regressed", b
-assert any("biased instrument for constraint peak_mem_mb" in n for n in o["notes"]), o["notes"]' "membias: a placement effect on memory was a regression"
+assert any("biased instrument for constraint peak_mem_mb" in n for n in o["notes"]), o["notes"]' "$out" "$primary_biased" || fail "membias: a placement effect on memory was a regression"
 
 # 4. Every record of the four roots against the JSON Schemas (the new fields included).
 repo="$(cd "$(dirname "$0")/../.." && pwd)"
