@@ -117,27 +117,22 @@ Json measure_cases(const TargetSpec& spec, const BaselineOptions& options, Sessi
 struct AaPairs {
     std::vector<double> d;
     std::vector<std::vector<double>> case_d;
-    std::map<std::string, std::vector<std::vector<double>>>
-        constraint_case_d;  // name -> [case][pair]
+    std::map<std::string, std::vector<std::vector<double>>> constraint_d;  // name -> [pair][case]
     Json orders = Json::array();
 };
 
-// One metric's A/A estimates from its [case][pair] d: pooled (a pair's d is the mean over the
-// cases) and, for more than one case, each case's.
+// One metric's A/A estimates from its [pair][case] d: pooled as a comparison pools a round
+// (pooled_rounds) and, for more than one case, each case's.
 AaEstimates aa_estimates(const std::vector<std::string>& case_ids,
-                         const std::vector<std::vector<double>>& case_d, double confidence) {
+                         const std::vector<std::vector<double>>& rounds, double confidence) {
     AaEstimates aa;
-    std::vector<double> pooled(case_d.empty() ? 0 : case_d.front().size(), 0.0);
-    for (const auto& pairs : case_d) {
-        for (std::size_t i = 0; i < pairs.size() && i < pooled.size(); ++i) {
-            pooled[i] += pairs[i] / static_cast<double>(case_d.size());
+    aa.pooled = stats::estimate_paired(pooled_rounds(rounds), confidence);
+    for (std::size_t c = 0; case_ids.size() > 1 && c < case_ids.size(); ++c) {
+        std::vector<double> column;
+        for (const auto& round : rounds) {
+            column.push_back(round[c]);
         }
-    }
-    aa.pooled = stats::estimate_paired(pooled, confidence);
-    if (case_ids.size() > 1) {
-        for (std::size_t c = 0; c < case_ids.size(); ++c) {
-            aa.cases.emplace_back(case_ids[c], stats::estimate_paired(case_d[c], confidence));
-        }
+        aa.cases.emplace_back(case_ids[c], stats::estimate_paired(column, confidence));
     }
     return aa;
 }
@@ -174,9 +169,11 @@ AaPairs measure_aa_pairs(const TargetSpec& spec, Session& session, CallProgress&
             aa.case_d[c].push_back(case_aa);
             sum += case_aa;
             for (const auto& con : spec.constraints) {  // each constraint's own A/A d
-                auto& by_case = aa.constraint_case_d[con.name];
-                by_case.resize(spec.case_ids.size());
-                by_case[c].push_back(stats::paired_log_ratio(
+                auto& rounds = aa.constraint_d[con.name];
+                if (c == 0) {
+                    rounds.emplace_back();
+                }
+                rounds.back().push_back(stats::paired_log_ratio(
                     stats::median(m.subjects.at("reference").constraints.at(con.name)),
                     stats::median(m.subjects.at("candidate").constraints.at(con.name)),
                     con.direction));
@@ -215,8 +212,8 @@ void judge_aa(const TargetSpec& spec, const AaPairs& pairs, OperationEnd& end) {
         end.outputs["aa"]["per_case"] = per_case_json;
     }
     std::map<std::string, AaEstimates> constraint_aa;
-    for (const auto& [name, case_d] : pairs.constraint_case_d) {
-        constraint_aa[name] = aa_estimates(spec.case_ids, case_d, spec.confidence);
+    for (const auto& [name, rounds] : pairs.constraint_d) {
+        constraint_aa[name] = aa_estimates(spec.case_ids, rounds, spec.confidence);
     }
     const InstrumentCheck check = check_instrument(aa, per_case, constraint_aa);
     end.outputs["instrument_check"] = check.to_json();
