@@ -136,7 +136,8 @@ ProfilerProgram checked_profiler_program(const ProfileCollectOptions& o) {
     if (o.tool != ProfileTool::torch) {
         profiler.path = resolve_program(std::string(profile_tool_name(o.tool)), o.program);
         profiler.version = probe_version(std::string(profile_tool_name(o.tool)), profiler.path);
-        refuse_untested_profiler(std::string(profile_tool_name(o.tool)), profiler.path, profiler.version);
+        refuse_untested_profiler(std::string(profile_tool_name(o.tool)), profiler.path,
+                                 profiler.version);
     } else if (!o.program.empty()) {
         throw Error(ErrorCode::invalid_argument,
                     "torch has no profiler program: the driver runs torch.profiler itself",
@@ -144,7 +145,6 @@ ProfilerProgram checked_profiler_program(const ProfileCollectOptions& o) {
     }
     return profiler;
 }
-
 
 std::vector<std::string> checked_profiler_args(const std::string& tool,
                                                const std::vector<std::string>& args) {
@@ -200,6 +200,5 @@ std::vector<std::string> checked_profiler_args(const std::string& tool,
     }
     return out;
 }
-
 
 }  // namespace cko::eval
