@@ -62,7 +62,9 @@ InvocationStatus status_of(const std::string& id, const store::InvocationRecord&
     st.kind = request.kind;
     st.owner = ProcessIdentity{static_cast<pid_t>(request.owner.pid), request.owner.start_ticks,
                                request.owner.boot_id, request.owner.hostname};
-    st.owner_alive = is_alive(st.owner);
+    // Whether the owner lives means something only while the invocation runs: a finished one's
+    // status is its fixed record, the same on every read, whenever its owner's process exits.
+    st.owner_alive = result.is_null() && is_alive(st.owner);
     if (!result.is_null()) {
         st.state =
             state_from_name(result.at("state").get<std::string>()).value_or(InvocationState::lost);
@@ -414,8 +416,10 @@ Json InvocationStatus::to_json() const {
     Json j{{"id", id},
            {"kind", kind},
            {"state", state_name(state)},
-           {"owner", owner.to_json()},
-           {"owner_alive", owner_alive}};
+           {"owner", owner.to_json()}};
+    if (state == InvocationState::running) {
+        j["owner_alive"] = owner_alive;
+    }
     if (!result.is_null()) {
         j["result"] = result;
     }

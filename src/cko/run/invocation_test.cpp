@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 #include <csignal>
 #include <fstream>
 #include <set>
@@ -190,6 +191,42 @@ TEST_F(InvocationTest, DeadOwnerMeansLostAndNoProcessSurvives) {
     EXPECT_EQ(st.state, InvocationState::lost);
 
     EXPECT_EQ(invocation_status(s, id).state, InvocationState::lost);  // stable on a second look
+}
+
+// A finished invocation's status is its fixed record: the same document while its owner process
+// still exits and after it has gone (mcp_sdk's `wait` then `status` differed in owner_alive, true
+// then false, when the detached owner of a confirm had not yet exited).
+TEST_F(InvocationTest, AFinishedStatusIsTheSameWhetherOrNotItsOwnerLives) {
+    const store::Store s = store::Store::create(dir_ / "art");
+    const fs::path id_file = dir_ / "id";
+    int go[2];
+    ASSERT_EQ(::pipe(go), 0);
+    const pid_t owner = ::fork();
+    ASSERT_GE(owner, 0);
+    if (owner == 0) {
+        ::close(go[1]);
+        Invocation inv = Invocation::create(s, "test", Json::object(), Limits{}, nullptr);
+        inv.finish(InvocationState::succeeded, "ok", Json{{"n", 1}});
+        std::ofstream(id_file) << inv.id();
+        char c = 0;
+        (void)::read(go[0], &c, 1);  // lives until the parent has read the status once
+        ::_exit(0);
+    }
+    ::close(go[0]);
+    std::string id;
+    for (int i = 0; i < 500 && id.empty(); ++i) {
+        std::ifstream(id_file) >> id;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    ASSERT_FALSE(id.empty());
+    const Json while_alive = invocation_status(s, id).to_json();
+    ::close(go[1]);
+    int status = 0;
+    ::waitpid(owner, &status, 0);
+    const Json after_exit = invocation_status(s, id).to_json();
+    EXPECT_EQ(while_alive.at("state"), "succeeded");
+    EXPECT_FALSE(while_alive.contains("owner_alive")) << while_alive.dump();
+    EXPECT_EQ(while_alive, after_exit);
 }
 
 // Issue 11 item 1: a directory made before its request.json (a kill or ENOSPC in between) wedged
