@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Issue [18], end to end on CPU with a synthetic driver (verdict_driver.py): a constraint broken on
-# one case is `regressed` however much another case improves it; an instance effect below the
-# minimum effect is not a regression, a 3 % slowdown is; an inconclusive screen needs judgement; a
-# biased A/A check is flagged and carried into the next verdict.
+# one case is `regressed` however much another case improves it (`mixed`, accepted by name, where
+# the constraint sets accept_per_case); an instance effect below the minimum effect is not a
+# regression, a 3 % slowdown is; an inconclusive screen needs judgement; a biased A/A check is
+# flagged and carried into the next verdict.
 . "$(dirname "$0")/lib.sh"
 driver="$(cd "$(dirname "$0")" && pwd)/verdict_driver.py"
 field() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(eval(sys.argv[1]))' "$1"; }
@@ -113,6 +114,46 @@ contains "$out" "  - case \`light\`: regressed"
 expect_rc 0 "$CKO" handoff --root "$S/art"
 contains "$out" "constraint p99_ms on case \`light\`: ok"
 
+# 1c. The same split on a Target whose p99 constraint sets accept_per_case: the light case's p99
+# regression (pooled p99 ok) makes the improvement `mixed`, naming the case and the constraint, and
+# select takes it only with --accept-regression light (before: `regressed`, never selectable).
+P="$tmp/accept"
+model "$P/original" '{"higher_is_better": ["requests_per_gpu_s"], "noise": 0.002,
+  "metrics": {"requests_per_gpu_s": {"light": 100, "heavy": 100}, "p99_ms": {"light": 10, "heavy": 50}}}'
+target "$P" "light heavy" 'primary = { name = "requests_per_gpu_s", unit = "1/s", direction = "higher", aggregation = "median" }
+minimum_effect_pct = 5.0
+constraints = [{ name = "p99_ms", unit = "ms", direction = "lower", max_regression_pct = 10.0, accept_per_case = true }]'
+expect_rc 0 "$CKO" show target --root "$P/art" --json
+check '
+import json, sys
+c = json.loads(sys.argv[1])["spec"]["objective"]["constraints"][0]
+assert c["accept_per_case"] is True, c' "accept: the frozen Target lost accept_per_case"
+split_p=$(new_exp "$P/art" "$tmp/split")
+expect_rc 1 "$CKO" confirm "$split_p" --root "$P/art" --json
+check '
+import json, sys
+d = json.loads(sys.argv[1])
+o = d["result"]["outputs"]
+assert o["pooled_verdict"] == "improved" and o["verdict"] == "mixed", (o["pooled_verdict"], o["verdict"])
+assert o["regressed_cases"] == [], o["regressed_cases"]
+c = o["constraints"]["p99_ms"]
+assert c["pooled_status"] == "ok" and c["status"] == "regressed" and c["accept_per_case"], c
+assert o["constraint_regressions"] == [{"case_id": "light", "constraint": "p99_ms", "acceptable": True}], o["constraint_regressions"]
+assert "constraint p99_ms regressed beyond 10% on case light" in o["reason"], o["reason"]
+assert d["next_step"]["command"].endswith("--accept-regression light"), d["next_step"]' "accept: confirm not mixed on the light case's p99"
+conf_p=$(printf '%s' "$out" | field 'd["id"]')
+expect_rc 2 "$CKO" champion select --root "$P/art" --experiment "$split_p" --confirm "$conf_p"
+contains "$err" "constraint p99_ms regressed on case light"
+contains "$err" "--accept-regression"
+expect_rc 2 "$CKO" champion select --root "$P/art" --experiment "$split_p" --confirm "$conf_p" \
+  --accept-regression heavy
+expect_rc 0 "$CKO" champion select --root "$P/art" --experiment "$split_p" --confirm "$conf_p" \
+  --accept-regression light --json
+check '
+import json, sys
+s = json.loads(sys.argv[1])
+assert s["accepted_regressions"] == ["light"], s' "accept: the selection did not record the accepted case"
+
 # 2. Latency, two cases, noise 0.05 %, minimum effect 1 %: a copy 0.1 % slower is an instance
 # effect (before [18]: `regressed`), a 3 % slowdown is a regression, 1 % slower cannot be decided.
 L="$tmp/latency"
@@ -204,11 +245,11 @@ b = o["constraints"]["peak_mem_mb"]["instrument_bias"]
 assert b["decides"] and b["status_without_bias"] == "regressed", b
 assert any("biased instrument for constraint peak_mem_mb" in n for n in o["notes"]), o["notes"]' "$out" "$primary_biased" || fail "membias: a placement effect on memory was a regression"
 
-# 4. Every record of the four roots against the JSON Schemas (the new fields included).
+# 4. Every record of the five roots against the JSON Schemas (the new fields included).
 repo="$(cd "$(dirname "$0")/../.." && pwd)"
 py=""
 for p in ${CKO_SCHEMA_PYTHON:-} /usr/bin/python3 python3; do
   if "$p" -c 'import jsonschema' 2>/dev/null; then py=$p; break; fi
 done
 [ -n "$py" ] || fail "no python3 with jsonschema (install python3-jsonschema: scripts/deps.sh)"
-expect_rc 0 "$py" "$repo/tests/schemas/validate_store.py" "$S/art" "$L/art" "$B/art" "$M/art"
+expect_rc 0 "$py" "$repo/tests/schemas/validate_store.py" "$S/art" "$P/art" "$L/art" "$B/art" "$M/art"

@@ -2,6 +2,7 @@
 #include "cko/eval/champion.hpp"
 
 #include "cko/eval/experiment.hpp"
+#include "cko/eval/judge.hpp"
 #include "cko/eval/target.hpp"
 #include "cko/store/snapshot.hpp"
 #include "cko/util/clock.hpp"
@@ -58,8 +59,9 @@ Json swap_champion(const store::Store& store, const Champion& current,
     return record;
 }
 
-// Why a confirm is not `improved`, when its record knows: a constraint broken on a case (never
-// acceptable by --accept-regression), or an instrument bias that decided. Empty otherwise.
+// Why a confirm is not `improved`, when its record knows: a constraint broken on a case (then not
+// acceptable by --accept-regression: its constraint lacks accept_per_case, regressed pooled too,
+// or the primary was no improvement), or an instrument bias that decided. Empty otherwise.
 std::string not_improved_reason(const Json& out) {
     std::string why;
     for (const auto& r : out.value("constraint_regressions", Json::array())) {
@@ -75,8 +77,36 @@ std::string not_improved_reason(const Json& out) {
     return why;
 }
 
+// What regressed on the cases of a `mixed` confirm (outputs `out`) not in `accepted`: "cases b, c
+// regressed; constraint p99_ms regressed on case light". Empty when every such case is accepted.
+std::string unaccepted_regressions(const Json& out, const std::vector<std::string>& accepted) {
+    const auto is_accepted = [&](const std::string& c) {
+        return std::find(accepted.begin(), accepted.end(), c) != accepted.end();
+    };
+    std::vector<std::string> cases;
+    for (const auto& c : out.value("regressed_cases", std::vector<std::string>{})) {
+        if (!is_accepted(c)) {
+            cases.push_back(c);
+        }
+    }
+    std::vector<std::string> parts;
+    if (!cases.empty()) {
+        parts.push_back(fmt::format("case{} {} regressed", cases.size() == 1 ? "" : "s",
+                                    fmt::join(cases, ", ")));
+    }
+    for (const auto& r : out.value("constraint_regressions", Json::array())) {
+        const std::string c = r.value("case_id", "?");
+        if (r.value("acceptable", false) && !is_accepted(c)) {
+            parts.push_back(
+                fmt::format("constraint {} regressed on case {}", r.value("constraint", "?"), c));
+        }
+    }
+    return fmt::format("{}", fmt::join(parts, "; "));
+}
+
 // The regressed cases a selection by confirm `confirm_id` (outputs `out`) accepts: none for an
-// `improved` confirm, each regressed case of a `mixed` one, which must all be among
+// `improved` confirm, each case of a `mixed` one (cases_to_accept: the primary's regressed cases
+// and those of acceptable constraint regressions), which must all be among
 // `accepted_regressions`. Any other verdict, or an accepted case that did not regress, is refused.
 std::vector<std::string> regressions_to_accept(
     const Json& out, const std::string& confirm_id,
@@ -84,7 +114,7 @@ std::vector<std::string> regressions_to_accept(
     const std::string verdict = out.value("verdict", "");
     std::vector<std::string> regressed;
     if (verdict == "mixed") {
-        regressed = out.value("regressed_cases", std::vector<std::string>{});
+        regressed = cases_to_accept(out);
         std::vector<std::string> missing;
         for (const auto& c : regressed) {
             if (std::find(accepted_regressions.begin(), accepted_regressions.end(), c) ==
@@ -95,12 +125,13 @@ std::vector<std::string> regressions_to_accept(
         if (!missing.empty()) {
             throw Error(
                 ErrorCode::not_eligible,
-                fmt::format(
-                    "confirm {} is `mixed`: improved pooled, but case{} {} regressed; selecting it "
-                    "needs --accept-regression for each ({})",
-                    confirm_id, missing.size() == 1 ? "" : "s", fmt::join(missing, ", "),
-                    fmt::join(missing, ", ")),
-                Json{{"regressed_cases", regressed}, {"field", "accept_regression"}});
+                fmt::format("confirm {} is `mixed`: improved pooled, but {}; selecting it "
+                            "needs --accept-regression for each ({})",
+                            confirm_id, unaccepted_regressions(out, accepted_regressions),
+                            fmt::join(missing, ", ")),
+                Json{{"regressed_cases", regressed},
+                     {"constraint_regressions", out.value("constraint_regressions", Json::array())},
+                     {"field", "accept_regression"}});
         }
     } else if (verdict != "improved") {
         throw Error(

@@ -28,8 +28,9 @@ struct Champion {
 // whose verdict is `improved` and whose reference is the current champion (so two experiments
 // confirmed against the same champion cannot both be selected in turn); the pointer is replaced
 // by compare-and-swap. Writes champion/selections/<sel-id>.json. Returns the selection record.
-// A `mixed` confirm (improved pooled, some case regressed) is refused unless every regressed case
-// is named in `accepted_regressions`; the acceptance is recorded in the selection. A control
+// A `mixed` confirm (improved pooled, some case regressed: the primary metric, or a constraint
+// whose spec sets accept_per_case) is refused unless every such case is named in
+// `accepted_regressions`; the acceptance is recorded in the selection. A control
 // experiment (A/A) is never selectable.
 Json select_champion(const Target& target, const std::string& experiment_id,
                      const std::string& confirm_id,

@@ -155,6 +155,62 @@ TEST_F(ChampionTest, AConstraintBrokenOnACaseIsRefusedByNameAndCannotBeAccepted)
     EXPECT_EQ(champion(), "original");
 }
 
+// A constraint whose spec sets accept_per_case, regressed on one case but not pooled, makes an
+// improvement `mixed`: select refuses it naming the case and the constraint until that case is
+// accepted by name, and records the acceptance.
+TEST_F(ChampionTest, AnAcceptableConstraintRegressionSelectsOnlyWithTheCaseAccepted) {
+    const std::string exp = experiment("kernel batching\n");
+    run::Invocation inv = run::Invocation::create(*store_, "confirm", Json{{"experiment_id", exp}},
+                                                  run::Limits{}, nullptr);
+    (void)inv.finish(
+        run::InvocationState::succeeded, "planted by the test",
+        Json{{"experiment_id", exp},
+             {"verdict", "mixed"},
+             {"pooled_verdict", "improved"},
+             {"regressed_cases", Json::array()},
+             {"constraint_regressions",
+              {{{"case_id", "light"}, {"constraint", "p99_ms"}, {"acceptable", true}}}},
+             {"reference", {{"label", "x"}, {"digest", original_digest()}}}});
+    std::string message;
+    EXPECT_EQ(code_of([&] { (void)select_champion(*target_, exp, inv.id()); }, &message),
+              ErrorCode::not_eligible);
+    EXPECT_NE(message.find("constraint p99_ms regressed on case light"), std::string::npos)
+        << message;
+    EXPECT_NE(message.find("--accept-regression for each (light)"), std::string::npos) << message;
+    EXPECT_EQ(code_of([&] { (void)select_champion(*target_, exp, inv.id(), {"heavy"}); }),
+              ErrorCode::not_eligible);
+    EXPECT_EQ(champion(), "original");
+    const Json selection = select_champion(*target_, exp, inv.id(), {"light"});
+    EXPECT_EQ(selection.at("accepted_regressions"), Json::array({"light"}));
+    EXPECT_EQ(champion(), exp);
+}
+
+// A `mixed` confirm with a regressed case of the primary and an acceptable constraint regression on
+// another needs both cases named; the refusal says what regressed on each.
+TEST_F(ChampionTest, AMixedConfirmNeedsThePrimarysAndTheConstraintsCasesAccepted) {
+    const std::string exp = experiment("kernel both\n");
+    run::Invocation inv = run::Invocation::create(*store_, "confirm", Json{{"experiment_id", exp}},
+                                                  run::Limits{}, nullptr);
+    (void)inv.finish(run::InvocationState::succeeded, "planted by the test",
+                     Json{{"experiment_id", exp},
+                          {"verdict", "mixed"},
+                          {"regressed_cases", {"b"}},
+                          {"constraint_regressions",
+                           {{{"case_id", "a"}, {"constraint", "p99_ms"}, {"acceptable", true}}}},
+                          {"reference", {{"label", "x"}, {"digest", original_digest()}}}});
+    std::string message;
+    EXPECT_EQ(code_of([&] { (void)select_champion(*target_, exp, inv.id(), {"b"}); }, &message),
+              ErrorCode::not_eligible);
+    EXPECT_NE(message.find("but constraint p99_ms regressed on case a;"), std::string::npos)
+        << message;
+    EXPECT_EQ(message.find("case b regressed"), std::string::npos) << message;
+    EXPECT_EQ(code_of([&] { (void)select_champion(*target_, exp, inv.id(), {"a"}); }, &message),
+              ErrorCode::not_eligible);
+    EXPECT_NE(message.find("but case b regressed;"), std::string::npos) << message;
+    const Json selection = select_champion(*target_, exp, inv.id(), {"a", "b"});
+    EXPECT_EQ(selection.at("accepted_regressions"), Json::array({"b", "a"}));
+}
+
 TEST_F(ChampionTest, AVerdictTheInstrumentBiasDecidedSaysSo) {
     const std::string exp = experiment("kernel biased\n");
     run::Invocation inv = run::Invocation::create(*store_, "confirm", Json{{"experiment_id", exp}},

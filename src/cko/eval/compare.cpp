@@ -258,7 +258,7 @@ JudgeInput judge_input(const TargetSpec& spec, const ComparisonPlan& plan, const
     in.d = r.d;
     in.constraint_d = r.constraint_d;
     for (const auto& c : spec.constraints) {
-        in.constraints.push_back({c.name, c.max_regression_pct});
+        in.constraints.push_back({c.name, c.max_regression_pct, c.accept_per_case});
     }
     in.minimum_effect_pct = plan.minimum_effect_pct;
     in.case_regression_tolerance_pct = spec.max_case_regression_pct;

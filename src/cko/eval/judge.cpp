@@ -47,6 +47,24 @@ std::vector<double> pooled_rounds(const std::vector<std::vector<double>>& d) {
     return out;
 }
 
+std::vector<std::string> cases_to_accept(const Json& outputs) {
+    std::vector<std::string> cases;
+    const auto add = [&](const std::string& c) {
+        if (std::find(cases.begin(), cases.end(), c) == cases.end()) {
+            cases.push_back(c);
+        }
+    };
+    for (const auto& c : outputs.value("regressed_cases", Json::array())) {
+        add(c.get<std::string>());
+    }
+    for (const auto& r : outputs.value("constraint_regressions", Json::array())) {
+        if (r.value("acceptable", false)) {
+            add(r.value("case_id", ""));
+        }
+    }
+    return cases;
+}
+
 bool at_look(const stats::SequentialPlan& plan, std::size_t rounds) {
     const auto sizes = plan.look_sizes();
     return std::find(sizes.begin(), sizes.end(), rounds) != sizes.end();
@@ -82,6 +100,9 @@ Json ConstraintJudgement::to_json() const {
              {"max_regression_pct", max_regression_pct},
              {"per_case", per_case},
              {"regressed_cases", regressed_cases}};
+    if (accept_per_case) {
+        out["accept_per_case"] = true;
+    }
     if (bias_bound_log > 0) {
         out["instrument_bias"] =
             Json{{"bound_pct", stats::log_to_pct(bias_bound_log)},
@@ -241,6 +262,7 @@ ConstraintJudgement judge_constraint(const JudgeInput& in, const ConstraintRule&
     ConstraintJudgement cj;
     cj.name = rule.name;
     cj.max_regression_pct = rule.max_regression_pct;
+    cj.accept_per_case = rule.accept_per_case;
     cj.pooled = stats::estimate_paired(pooled_rounds(rounds), level);
     for (std::size_t c = 0; c < in.case_ids.size(); ++c) {
         cj.cases.push_back(
@@ -309,26 +331,46 @@ double apply_primary_bias(Judgement& j, const JudgeInput& in) {
     return bias;
 }
 
-// Each constraint judged at the deciding level; one regressed makes the verdict `regressed`.
+// "constraint p99_ms regressed beyond 10% on case light" (no case named: the pooled estimate).
+std::string constraint_regression_text(const ConstraintJudgement& cj) {
+    return cj.regressed_cases.empty()
+               ? fmt::format("constraint {} regressed beyond {}%", cj.name, cj.max_regression_pct)
+               : fmt::format("constraint {} regressed beyond {}% on case{} {}", cj.name,
+                             cj.max_regression_pct, cj.regressed_cases.size() == 1 ? "" : "s",
+                             fmt::join(cj.regressed_cases, ", "));
+}
+
+// Each constraint judged at the deciding level; one regressed makes the verdict `regressed`. Only
+// where every regressed constraint allows per-case acceptance and held pooled (acceptable()), and
+// the primary alone is an improvement (`improved`, or `mixed` by its own cases), the verdict is
+// `mixed`: selecting it needs each such case accepted by name.
 void judge_constraints(Judgement& j, const JudgeInput& in) {
+    std::vector<std::string> acceptable;
+    bool refused = false;
     for (const auto& rule : in.constraints) {
         ConstraintJudgement cj = judge_constraint(in, rule, j.deciding_level);
         j.constraints[rule.name] = cj.to_json();
         if (cj.status == stats::ConstraintStatus::regressed) {
-            j.verdict = stats::Verdict::regressed;
-            if (j.constraint_reason.empty()) {
-                j.constraint_reason =
-                    cj.regressed_cases.empty()
-                        ? fmt::format("constraint {} regressed beyond {}%", rule.name,
-                                      rule.max_regression_pct)
-                        : fmt::format("constraint {} regressed beyond {}% on case{} {}", rule.name,
-                                      rule.max_regression_pct,
-                                      cj.regressed_cases.size() == 1 ? "" : "s",
-                                      fmt::join(cj.regressed_cases, ", "));
+            if (cj.acceptable()) {
+                acceptable.push_back(constraint_regression_text(cj));
+            } else if (!refused) {
+                refused = true;
+                j.verdict = stats::Verdict::regressed;
+                j.constraint_reason = constraint_regression_text(cj);
             }
         }
         j.constraint_judgements.push_back(std::move(cj));
     }
+    if (refused || acceptable.empty()) {
+        return;
+    }
+    const bool improvement =
+        j.verdict == stats::Verdict::improved || j.verdict == stats::Verdict::mixed;
+    j.verdict = improvement ? stats::Verdict::mixed : stats::Verdict::regressed;
+    j.constraint_reason = fmt::format("{}{}", fmt::join(acceptable, "; "),
+                                      improvement ? " (accept_per_case: selecting it needs "
+                                                    "--accept-regression for each such case)"
+                                                  : "");
 }
 
 // An A/A control's own intervals, the primary's and each constraint's as measured, check the
@@ -426,7 +468,11 @@ Json Judgement::to_json() const {
     Json constraint_regressions = Json::array();
     for (const auto& cj : constraint_judgements) {
         for (const auto& id : cj.regressed_cases) {
-            constraint_regressions.push_back(Json{{"case_id", id}, {"constraint", cj.name}});
+            Json r{{"case_id", id}, {"constraint", cj.name}};
+            if (cj.acceptable()) {
+                r["acceptable"] = true;  // by --accept-regression CASE, on a `mixed` verdict
+            }
+            constraint_regressions.push_back(std::move(r));
         }
     }
     Json j{{"verdict", stats::verdict_name(verdict)},

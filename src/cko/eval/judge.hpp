@@ -19,6 +19,7 @@ namespace cko::eval {
 struct ConstraintRule {
     std::string name;
     double max_regression_pct = 0;
+    bool accept_per_case = false;  // the spec's key: a per-case regression may be accepted by name
 };
 
 // What an earlier A/A check of this Target (the baseline's, or an A/A control's) found: identical
@@ -72,6 +73,7 @@ struct CaseConstraint {
 struct ConstraintJudgement {
     std::string name;
     double max_regression_pct = 0;
+    bool accept_per_case = false;
     stats::PairedEstimate pooled;  // at the deciding level, equal case weights
     stats::ConstraintStatus pooled_status = stats::ConstraintStatus::inconclusive;
     // regressed if pooled or any case regressed; ok if pooled and every case ok; else inconclusive
@@ -84,6 +86,12 @@ struct ConstraintJudgement {
     stats::ConstraintStatus status_without_bias = stats::ConstraintStatus::inconclusive;
     [[nodiscard]] bool bias_decides() const {
         return bias_bound_log > 0 && status != status_without_bias;
+    }
+    // Regressed on some cases while the pooled estimate is not, and the Target allows accepting
+    // that per case: an improvement is then `mixed`, not `regressed`.
+    [[nodiscard]] bool acceptable() const {
+        return accept_per_case && status == stats::ConstraintStatus::regressed &&
+               pooled_status != stats::ConstraintStatus::regressed && !regressed_cases.empty();
     }
     [[nodiscard]] Json to_json() const;
 };
@@ -157,17 +165,23 @@ struct Judgement {
 // round-case unit, is the independent unit because cases of one round share the machine state).
 [[nodiscard]] std::vector<double> pooled_rounds(const std::vector<std::vector<double>>& d);
 
+// The cases a `mixed` result (its outputs, or a history entry) must have accepted by name to be
+// selected: the primary metric's regressed cases, then each case of an acceptable constraint
+// regression (`constraint_regressions[].acceptable`), each once.
+[[nodiscard]] std::vector<std::string> cases_to_accept(const Json& outputs);
+
 // True when the rounds so far sit at one of the plan's looks (the comparison may stop there).
 [[nodiscard]] bool at_look(const stats::SequentialPlan& plan, std::size_t rounds);
 
 // The rule: pooled verdict at the deciding level (the sequential look's, or the nominal one),
 // per-case verdicts at the same level, constraints per case and pooled (a constraint regressed on
-// any case makes the verdict `regressed`), and never a plain `improved` while a case regressed
-// beyond max(minimum effect, case tolerance) (`mixed`, naming them). A carried instrument bias
-// widens every interval by its bound; where that changes the pooled verdict, `inconclusive`. A
-// window that was not observed, or was disturbed (input.observation_problems), gives no firm
-// verdict: `inconclusive`, naming why.
-// Throws invalid_argument for ragged input.
+// any case makes the verdict `regressed`, except that an improvement whose only constraint
+// regressions are acceptable ones, ConstraintJudgement::acceptable, is `mixed`), and never a plain
+// `improved` while a case regressed beyond max(minimum effect, case tolerance) (`mixed`, naming
+// them). A carried instrument bias widens every interval by its bound; where that changes the
+// pooled verdict, `inconclusive`. A window that was not observed, or was disturbed
+// (input.observation_problems), gives no firm verdict: `inconclusive`, naming why. Throws
+// invalid_argument for ragged input.
 [[nodiscard]] Judgement judge_comparison(const JudgeInput& input);
 
 // A screen may reject, never select. Infrastructure failures decide nothing about the candidate;

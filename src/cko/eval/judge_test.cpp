@@ -173,6 +173,84 @@ TEST(Judge, AConstraintBrokenOnOneCaseIsRegressedEvenWhenTheOtherCaseMakesUpForI
     EXPECT_EQ(json["cases"][0]["constraints"]["p99_ms"], "regressed");
 }
 
+// The serving split of [18] 1b (p99 3.8× worse under light load, 5× better under heavy) on a
+// capacity effect `capacity`, the constraint allowing per-case acceptance or not.
+JudgeInput split_p99(double capacity, bool accept_per_case) {
+    JudgeInput in = two_cases(20, capacity, capacity, 0.002);
+    in.constraints = {{"p99_ms", 10.0, accept_per_case}};
+    for (std::size_t r = 0; r < in.d.size(); ++r) {
+        const double jitter = 0.002 * std::sin(static_cast<double>(r));
+        in.constraint_d["p99_ms"].push_back({-std::log(3.8) + jitter, std::log(5.0) - jitter});
+    }
+    return in;
+}
+
+TEST(Judge, AnAcceptablePerCaseConstraintRegressionMakesAnImprovementMixedNamingCaseAndConstraint) {
+    const Judgement j = judge_comparison(split_p99(std::log(4.2), true));
+    EXPECT_EQ(j.pooled_verdict, stats::Verdict::improved);
+    EXPECT_EQ(j.verdict, stats::Verdict::mixed);
+    EXPECT_TRUE(j.regressed_cases.empty());  // the primary regressed on no case
+    const ConstraintJudgement& c = j.constraint_judgements.at(0);
+    EXPECT_EQ(c.status, stats::ConstraintStatus::regressed);
+    EXPECT_EQ(c.pooled_status, stats::ConstraintStatus::ok);
+    EXPECT_TRUE(c.acceptable());
+    EXPECT_NE(j.constraint_reason.find("p99_ms regressed beyond 10% on case light"),
+              std::string::npos)
+        << j.constraint_reason;
+    EXPECT_NE(j.constraint_reason.find("--accept-regression"), std::string::npos);
+    const Json json = j.to_json();
+    EXPECT_EQ(json["verdict"], "mixed");
+    EXPECT_EQ(json["constraints"]["p99_ms"]["accept_per_case"], true);
+    EXPECT_EQ(json["constraint_regressions"],
+              Json::parse(R"([{"case_id": "light", "constraint": "p99_ms", "acceptable": true}])"));
+    EXPECT_EQ(cases_to_accept(json), std::vector<std::string>{"light"});
+}
+
+TEST(Judge, WithoutTheKeyTheSameSplitStaysRegressedAndNothingIsAcceptable) {
+    const Judgement j = judge_comparison(split_p99(std::log(4.2), false));
+    EXPECT_EQ(j.verdict, stats::Verdict::regressed);
+    const Json json = j.to_json();
+    EXPECT_FALSE(json["constraint_regressions"][0].contains("acceptable"));
+    EXPECT_FALSE(json["constraints"]["p99_ms"].contains("accept_per_case"));
+    EXPECT_TRUE(cases_to_accept(json).empty());
+}
+
+TEST(Judge, AnAcceptableConstraintRegressionOfANonImprovementIsRegressed) {
+    // The primary shows no gain (equivalent): nothing is won that a broken case could be traded
+    // for.
+    const Judgement j = judge_comparison(split_p99(0.0, true));
+    EXPECT_NE(j.pooled_verdict, stats::Verdict::improved);
+    EXPECT_EQ(j.verdict, stats::Verdict::regressed);
+}
+
+TEST(Judge, APooledConstraintRegressionIsNeverAcceptablePerCase) {
+    JudgeInput in = two_cases(20, std::log(4.2), std::log(4.2), 0.002);
+    in.constraints = {{"p99_ms", 10.0, true}};
+    for (std::size_t r = 0; r < in.d.size(); ++r) {
+        const double jitter = 0.002 * std::sin(static_cast<double>(r));
+        in.constraint_d["p99_ms"].push_back({-std::log(3.8) + jitter, -std::log(1.5) - jitter});
+    }
+    const Judgement j = judge_comparison(in);
+    EXPECT_EQ(j.constraint_judgements.at(0).pooled_status, stats::ConstraintStatus::regressed);
+    EXPECT_FALSE(j.constraint_judgements.at(0).acceptable());
+    EXPECT_EQ(j.verdict, stats::Verdict::regressed);
+    EXPECT_TRUE(cases_to_accept(j.to_json()).empty());
+}
+
+TEST(Judge, AnAcceptableRegressionBesideOneWithoutTheKeyIsRegressedByTheOther) {
+    JudgeInput in = split_p99(std::log(4.2), true);
+    in.constraints.push_back({"peak_mem", 2.0, false});
+    for (std::size_t r = 0; r < in.d.size(); ++r) {
+        const double jitter = 0.002 * std::cos(static_cast<double>(r));
+        in.constraint_d["peak_mem"].push_back({jitter, -std::log(1.2) - jitter});
+    }
+    const Judgement j = judge_comparison(in);
+    EXPECT_EQ(j.verdict, stats::Verdict::regressed);
+    EXPECT_NE(j.constraint_reason.find("constraint peak_mem regressed beyond 2% on case heavy"),
+              std::string::npos)
+        << j.constraint_reason;
+}
+
 TEST(Judge, AConstraintIsJudgedAtTheDecidingLevel) {
     JudgeInput in = two_cases(8, std::log(1.5), std::log(1.5), 0.002);
     in.plan = stats::SequentialPlan::early_decision(6, 40, 0.95);

@@ -175,7 +175,7 @@ ComparisonEnd comparison_end_of(ComparisonKind kind, run::InvocationState state,
     }
     e.control = outputs.contains("instrument_check");
     if (outputs.contains("regressed_cases") && outputs["regressed_cases"].is_array()) {
-        e.regressed_cases = outputs["regressed_cases"].get<std::vector<std::string>>();
+        e.regressed_cases = cases_to_accept(outputs);
     }
     return e;
 }

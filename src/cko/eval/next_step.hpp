@@ -21,7 +21,7 @@ struct ComparisonEnd {
     std::optional<stats::Verdict> verdict;     // when the comparison reached one
     std::optional<ScreenDecision> decision;    // a screen's
     bool control = false;                      // an A/A control's comparison
-    std::vector<std::string> regressed_cases;  // a mixed verdict's
+    std::vector<std::string> regressed_cases;  // a mixed verdict's cases to accept by name
     std::string root;                          // as the caller named it
     std::string experiment_id;                 // empty for an audit
     std::string invocation_id;
@@ -36,7 +36,8 @@ struct NextStep {
 [[nodiscard]] NextStep next_step(const ComparisonEnd& end);
 
 // The ComparisonEnd of a finished invocation's result document (`outputs.verdict`,
-// `outputs.decision`, `outputs.regressed_cases`, the request's control flag where given).
+// `outputs.decision`, the cases to accept (cases_to_accept), the request's control flag where
+// given).
 [[nodiscard]] ComparisonEnd comparison_end_of(ComparisonKind kind, run::InvocationState state,
                                               const Json& outputs);
 

@@ -51,6 +51,19 @@ TEST(NextStep, AMixedConfirmAcceptsEveryRegressedCaseByName) {
     EXPECT_NE(n.statement.find("small, tiny"), std::string::npos);
 }
 
+TEST(NextStep, AMixedConfirmAlsoAcceptsTheCasesOfAnAcceptableConstraintRegression) {
+    const NextStep n = next_step(end_of(
+        ComparisonKind::confirm,
+        Json{{"verdict", "mixed"},
+             {"regressed_cases", Json::array()},
+             {"constraint_regressions",
+              Json::parse(
+                  R"([{"case_id": "light", "constraint": "p99_ms", "acceptable": true}])")}}));
+    EXPECT_EQ(n.command,
+              "cko champion select --root art --experiment exp-1 --confirm inv-9 "
+              "--accept-regression light");
+}
+
 TEST(NextStep, NoOtherConfirmVerdictOffersASelection) {
     for (const char* v : {"regressed", "equivalent", "below_minimum", "inconclusive", "invalid"}) {
         const NextStep n = next_step(end_of(ComparisonKind::confirm, Json{{"verdict", v}}));

@@ -113,6 +113,10 @@ std::vector<ConstraintSpec> read_constraints(Table& objective, const std::string
         if (c.max_regression_pct < 0 || c.max_regression_pct > 100) {
             bad(t.field("max_regression_pct"), "must be between 0 and 100", "give a percentage");
         }
+        c.accept_per_case = t.boolean("accept_per_case",
+                                      "true lets a regression on some cases be accepted by name "
+                                      "while the pooled estimate holds; false (the default) never",
+                                      false);
         if (!names.insert(c.name).second) {
             bad(t.field("name"),
                 fmt::format("\"{}\" appears twice (or is the primary metric)", c.name),

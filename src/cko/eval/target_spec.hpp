@@ -28,6 +28,9 @@ struct ConstraintSpec {
     std::string unit;
     stats::Direction direction = stats::Direction::lower;
     double max_regression_pct = 0;
+    // A regression on some cases while the pooled estimate holds may be accepted by name
+    // (`mixed`, `champion select --accept-regression CASE`); false: any regression is `regressed`.
+    bool accept_per_case = false;
 };
 
 struct TargetSpec {

@@ -37,10 +37,15 @@ Json TargetSpec::primary_json() const {
 Json TargetSpec::constraints_json() const {
     Json out = Json::array();
     for (const auto& c : constraints) {
-        out.push_back(Json{{"name", c.name},
-                           {"unit", c.unit},
-                           {"direction", stats::direction_name(c.direction)},
-                           {"max_regression_pct", c.max_regression_pct}});
+        Json constraint{{"name", c.name},
+                        {"unit", c.unit},
+                        {"direction", stats::direction_name(c.direction)},
+                        {"max_regression_pct", c.max_regression_pct}};
+        // Written only when set, so a Target frozen without it keeps its content id.
+        if (c.accept_per_case) {
+            constraint["accept_per_case"] = true;
+        }
+        out.push_back(std::move(constraint));
     }
     return out;
 }
@@ -125,7 +130,7 @@ TargetSpec TargetSpec::from_json(const Json& s, const std::filesystem::path& bas
     for (const auto& c : o.at("constraints")) {
         spec.constraints.push_back({c.at("name"), c.at("unit"),
                                     frozen_word<stats::Direction>(c, "direction"),
-                                    c.at("max_regression_pct")});
+                                    c.at("max_regression_pct"), c.value("accept_per_case", false)});
     }
     spec.correctness_metric = s.at("correctness").at("metric");
     spec.correctness_operator = s.at("correctness").at("operator");
@@ -219,6 +224,8 @@ minimum_effect_pct = 2.0           # the smallest gain worth having
 max_case_regression_pct = 0.0      # how much slower one case may get while the pooled effect counts
 constraints = [
   # {{ name = "peak_mem_bytes", unit = "byte", direction = "lower", max_regression_pct = 2.0 }},
+  # accept_per_case = true in one: a regression on some cases (pooled ok) is `mixed`, selectable
+  # only with --accept-regression CASE; without it any regression of the constraint is `regressed`
 ]
 
 [correctness]

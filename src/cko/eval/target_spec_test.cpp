@@ -177,6 +177,8 @@ INSTANTIATE_TEST_SUITE_P(
                 "objective.constraints[0].max_regression_pct"},
         BadSpec{"{ name = \"peak_mem_bytes\"", "{ name = \"latency_us\"",
                 "objective.constraints[0].name"},
+        BadSpec{"max_regression_pct = 2.0", "max_regression_pct = 2.0, accept_per_case = \"yes\"",
+                "objective.constraints[0].accept_per_case"},
         BadSpec{"operator = \"<=\"", "operator = \"=<\"", "correctness.operator"},
         BadSpec{"threshold = 1e-5", "threshold = nan", "correctness.threshold"},
         BadSpec{"metric = \"max_rel_err\"\n", "", "correctness.metric"},
@@ -257,6 +259,22 @@ TEST(TargetSpec, ACaseRegressionToleranceIsReadAndBounded) {
                                "minimum_effect_pct = 0.5\nmax_case_regression_pct = -1"))
                   .find("objective.max_case_regression_pct"),
               std::string::npos);
+}
+
+// [18]: a constraint may allow per-case acceptance; the key is frozen only when set (so that
+// Targets without it keep their ids) and read back typed.
+TEST(TargetSpec, AConstraintsPerCaseAcceptanceIsReadAndFrozenOnlyWhenSet) {
+    const TargetSpec plain = parse_target_spec(kGood, "/t/cko.toml");
+    EXPECT_FALSE(plain.constraints.at(0).accept_per_case);
+    EXPECT_FALSE(plain.to_json()["objective"]["constraints"][0].contains("accept_per_case"));
+    const TargetSpec s =
+        parse_target_spec(replace(kGood, "max_regression_pct = 2.0",
+                                  "max_regression_pct = 2.0, accept_per_case = true"),
+                          "/t/cko.toml");
+    EXPECT_TRUE(s.constraints.at(0).accept_per_case);
+    EXPECT_EQ(s.to_json()["objective"]["constraints"][0]["accept_per_case"], true);
+    EXPECT_TRUE(TargetSpec::from_json(s.to_json(), "/t").constraints.at(0).accept_per_case);
+    EXPECT_FALSE(TargetSpec::from_json(plain.to_json(), "/t").constraints.at(0).accept_per_case);
 }
 
 // [limits] farthest_stage (issue 23): a closed word, frozen only when given (so that Targets

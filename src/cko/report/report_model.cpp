@@ -5,6 +5,7 @@
 #include "cko/eval/champion.hpp"
 #include "cko/eval/conclusion.hpp"
 #include "cko/eval/history.hpp"
+#include "cko/eval/judge.hpp"
 #include "cko/eval/target_spec.hpp"
 #include "cko/report/termination.hpp"
 #include "cko/report/text.hpp"
@@ -141,7 +142,7 @@ void conclude(Json& x, const Json& comparisons, const std::string& champion,
         } else if (v == "mixed") {
             status = "mixed";
             conclusion = "improved overall but regressed on " +
-                         list_text(confirm.value("regressed_cases", Json::array()));
+                         list_text(Json(eval::cases_to_accept(confirm)));
         } else {
             status = "unresolved";
             conclusion = fmt::format("confirm {}: {}", v.empty() ? text_of(confirm, "state") : v,
@@ -231,7 +232,7 @@ void comparison_gaps(Json& gaps, const Json& comparisons) {
         if (text_of(c, "verdict") == "mixed") {
             add_gap(gaps, "mixed",
                     fmt::format("{} {} is mixed: regressed on {}", text_of(c, "type"), id,
-                                list_text(c.value("regressed_cases", Json::array()))),
+                                list_text(Json(eval::cases_to_accept(c)))),
                     Json::array({id}));
         }
     }
