@@ -3,14 +3,15 @@
 
 Each subject directory holds model.json: {"factor": {case: speed-up}, "crash_on": case, "wrong_on":
 case, "error_on": case, "sleep_s": seconds, "failed_on": case, "wrong_if_exists": path,
-"slow_if_exists": path}. A call's latency is BASE[case] / factor with a 0.3 %
+"slow_if_exists": path, "crash_if_exists": path}. A call's latency is BASE[case] / factor with a 0.3 %
 seeded jitter, so verdicts are known in advance; crash_on kills the driver with SIGSEGV while that
 subject runs (as a candidate's native code would), wrong_on reports a wrong result, error_on makes
 prepare fail the way a compile error does, failed_on reports status "failed" with a metric inside
 the threshold (the driver's own check failed), wrong_if_exists reports a wrong result on every case
 once that file exists (so a subject can pass its baseline and fail later), slow_if_exists makes the
 subject run at half the original's speed on every case once that file exists (so a champion can be
-confirmed improved and then fail its audit).
+confirmed improved and then fail its audit), crash_if_exists kills the driver with SIGSEGV while
+that subject runs once that file exists (so an original can pass its freeze and crash later).
 """
 import json
 import os
@@ -36,7 +37,9 @@ def prepare(subject, request):
 
 
 def run(state):
-    if state["model"].get("crash_on") == state["case"]:
+    model = state["model"]
+    if model.get("crash_on") == state["case"] or (
+            "crash_if_exists" in model and os.path.exists(model["crash_if_exists"])):
         os.kill(os.getpid(), signal.SIGSEGV)
     time.sleep(state["model"].get("sleep_s", 0.0))
 

@@ -175,6 +175,34 @@ assert o["infrastructure_failure"] is False
 assert "crashed" in o["reason"] and "case b" in o["reason"] and "candidate was running" in o["reason"], o["reason"]
 assert "reference_alone" in o["pairs"][-1]
 ' "a crashing candidate was not invalid"
+# The SDK said who ran in a file of the call's output directory, not in ~2 000 stderr lines a call
+# (`cko: subject ROLE case ID` at every change of subject): the file the crash left names the
+# candidate on case b, no call's stderr holds such a line, and neither does the reason.
+cr_inv=$(printf '%s' "$out" | field 'd["id"]')
+mapfile -t notes < <(find "$A/invocations/$cr_inv" -name cko-running-subject.txt)
+[ "${#notes[@]}" -eq 1 ] || fail "expected one running-subject file (the crashed call's): ${notes[*]}"
+[ "$(cat "${notes[0]}")" = "cko: subject candidate case b" ] || fail "the crash left: $(cat "${notes[0]}")"
+! grep -rl --include=stderr.txt "cko: subject" "$A/invocations/$cr_inv" || fail "a call wrote subject lines to stderr"
+check 'import json,sys; r = json.loads(sys.argv[1])["result"]["outputs"]["reason"]; assert "subject" not in r, r' \
+  "the reason quotes subject lines"
+
+# ... and the same file names the reference when the reference crashes (its original crashes once
+# a file exists: after the freeze's smoke calls): no reference-alone call, an infrastructure failure
+# and no verdict on the candidate.
+R="$tmp/r"
+target "$R"
+model "$R/original" "{\"factor\": {}, \"crash_if_exists\": \"$R/CRASH\"}"
+expect_rc 0 "$CKO" target freeze --spec "$R/cko.toml" --root "$R/art"
+model "$R/fast" '{"factor": {"a": 2.0, "b": 2.0, "c": 2.0}}'
+rc_exp=$(new_exp "$R/art" "$R/fast")
+touch "$R/CRASH"
+expect_rc 3 "$CKO" screen "$rc_exp" --root "$R/art" --json
+check '
+import json, sys
+r = json.loads(sys.argv[1])["result"]
+assert r["state"] == "failed" and r["error"]["code"] == "driver_failed", (r["state"], r.get("error"))
+assert "candidate" not in r["reason"] and r["cost"]["driver_calls"] == 1, (r["reason"], r["cost"])
+' "a crash of the reference was not an infrastructure failure"
 
 # 5. Causes are shown: a compile error in the candidate reaches the verdict's reason.
 model "$T/broken" '{"error_on": "a"}'

@@ -49,17 +49,23 @@ expect_rc 0 "$CKO" experiment new --root "$tmp/b/art" --candidate "$ex/original"
   --mechanism loop-order --failure-closes mechanism --no-falsifier-reason "known" --json
 exp_b=$(printf '%s' "$out" | field 'd["id"]')
 
-# Screens: the fast candidate passes to confirm (improved), the mirror's slow one is rejected.
-expect_rc 0 "$CKO" screen "$exp_a" --root "$tmp/a/art" --json
-printf '%s' "$out" | python3 -c '
-import json, sys
-o = json.load(sys.stdin)["result"]["outputs"]
-assert o["verdict"] == "improved" and o["decision"] == "pass_to_confirm", (o["verdict"], o["decision"])'
+# Screens: the fast candidate passes to confirm (improved), the mirror's slow one is rejected. After
+# each, a `next:` line says what the evidence allows and the command that takes that step; --json
+# carries the same as next_step (the CLI's summary and the MCP document say the same).
+expect_rc 0 "$CKO" screen "$exp_a" --root "$tmp/a/art"
+contains "$out" "verdict improved, decision pass_to_confirm"
+contains "$out" "
+next: the screen passes it on: confirm it (the verdict that can make a champion)
+  cko confirm $exp_a --root $tmp/a/art"
 expect_rc 1 "$CKO" screen "$exp_b" --root "$tmp/b/art" --json
-printf '%s' "$out" | python3 -c '
-import json, sys
-o = json.load(sys.stdin)["result"]["outputs"]
-assert o["verdict"] == "regressed" and o["decision"] == "rejected", (o["verdict"], o["decision"])'
+printf '%s' "$out" | ROOT="$tmp/b/art" python3 -c '
+import json, os, sys
+d = json.load(sys.stdin)
+o = d["result"]["outputs"]
+assert o["verdict"] == "regressed" and o["decision"] == "rejected", (o["verdict"], o["decision"])
+n = d["next_step"]
+assert n["statement"].startswith("the screen rejects it: record what it rules out") and "confirm" in n["statement"], n
+assert n["command"] == "cko experiment new --root " + os.environ["ROOT"] + " --candidate …", n'
 
 # A second fast candidate (same code, one comment more), confirmed against the original too.
 mkdir -p "$tmp/fast2"; { cat "$ex/candidate/saxpy.cpp"; echo "// the same loop order"; } > "$tmp/fast2/saxpy.cpp"
@@ -69,6 +75,8 @@ exp_a2=$(printf '%s' "$out" | field 'd["id"]')
 expect_rc 0 "$CKO" confirm "$exp_a2" --root "$tmp/a/art" --json
 conf_a2=$(printf '%s' "$out" | field 'd["id"]')
 [ "$(printf '%s' "$out" | field 'd["result"]["outputs"]["verdict"]')" = improved ] || fail "A2: not improved: $out"
+[ "$(printf '%s' "$out" | field 'd["next_step"]["command"]')" = \
+  "cko champion select --root $tmp/a/art --experiment $exp_a2 --confirm $conf_a2" ] || fail "A2's next step: $out"
 # What the verdict cost is recorded: the valid rounds, no GPU seconds on a CPU Target, the wall time;
 # the early-decision plan's first look is at 8 rounds (6 could not reach its level).
 printf '%s' "$out" | python3 -c '
@@ -78,15 +86,27 @@ o = r["outputs"]
 t = o["to_verdict"]
 assert t["pairs"] == len(o["d"]) >= 8 and t["gpu_s"] == 0 and 0 < t["wall_s"] <= r["cost"]["wall_s"] + 0.01, t'
 
-expect_rc 0 "$CKO" confirm "$exp_a" --root "$tmp/a/art" --json
-conf_a=$(printf '%s' "$out" | field 'd["id"]')
-[ "$(printf '%s' "$out" | field 'd["result"]["outputs"]["verdict"]')" = improved ] || fail "A: not improved: $out"
+expect_rc 0 "$CKO" confirm "$exp_a" --root "$tmp/a/art"
+conf_a=$(printf '%s' "$out" | sed -n '1s/^confirm \(inv-[0-9a-f]*\): succeeded, verdict improved$/\1/p')
+[ -n "$conf_a" ] || fail "A: not improved: $out"
+# An improved confirm allows one step, an explicit choice: the champion select of this experiment
+# with this confirm (run below, as printed).
+contains "$out" "
+next: improved beyond the minimum effect: it may become the champion (an explicit choice)
+  cko champion select --root $tmp/a/art --experiment $exp_a --confirm $conf_a"
+select_a=$(printf '%s' "$out" | sed -n 's/^  cko champion select //p')
 # B's screen rejected it: failure stops what follows unless a reason is given (and recorded).
 expect_rc 2 "$CKO" confirm "$exp_b" --root "$tmp/b/art"
 contains "$err" "error[candidate_failed]"
 expect_rc 1 "$CKO" confirm "$exp_b" --root "$tmp/b/art" --override-failure "the formal look at a rejected mirror" --json
 [ "$(printf '%s' "$out" | field 'd["result"]["outputs"]["verdict"]')" = regressed ] || fail "B: not regressed"
 conf_b=$(printf '%s' "$out" | field 'd["id"]')
+# A regressed confirm allows no champion: the next step is another hypothesis, not a select.
+printf '%s' "$out" | ROOT="$tmp/b/art" python3 -c '
+import json, os, sys
+n = json.load(sys.stdin)["next_step"]
+assert n == {"statement": "regressed: not a champion; record what it rules out and try another hypothesis",
+             "command": "cko experiment new --root " + os.environ["ROOT"] + " --candidate …"}, n'
 
 # One formal confirm per experiment; a retry must cite an infrastructure failure.
 expect_rc 2 "$CKO" confirm "$exp_a" --root "$tmp/a/art"
@@ -100,7 +120,8 @@ contains "$err" "only an \`improved\` confirm"
 expect_rc 2 "$CKO" champion select --root "$tmp/a/art" --experiment "$exp_a" --confirm "$conf_a2"
 contains "$err" "error[not_eligible]"
 contains "$err" "measured $exp_a2, not $exp_a"
-expect_rc 0 "$CKO" champion select --root "$tmp/a/art" --experiment "$exp_a" --confirm "$conf_a"
+# shellcheck disable=SC2086  # the next step's arguments, as the confirm printed them
+expect_rc 0 "$CKO" champion select $select_a
 expect_rc 0 "$CKO" champion show --root "$tmp/a/art" --json
 printf '%s' "$out" | EXP="$exp_a" python3 -c '
 import json, os, sys
@@ -136,6 +157,11 @@ expect_rc 2 "$CKO" confirm "$exp_w" --root "$tmp/a/art"
 contains "$err" "error[candidate_failed]"
 expect_rc 1 "$CKO" confirm "$exp_w" --root "$tmp/a/art" --override-failure "planted error, confirmed on purpose" --json
 [ "$(printf '%s' "$out" | field 'd["result"]["outputs"]["verdict"]')" = invalid ] || fail "wrong: confirm not invalid"
+printf '%s' "$out" | python3 -c '
+import json, sys
+n = json.load(sys.stdin)["next_step"]
+assert n["statement"].startswith("the candidate failed correctness") and "a fixed version is a new experiment" in n["statement"], n
+assert n["command"].startswith("cko experiment new --root "), n'
 conf_w=$(printf '%s' "$out" | field 'd["id"]')
 expect_rc 2 "$CKO" champion select --root "$tmp/a/art" --experiment "$exp_w" --confirm "$conf_w"
 contains "$err" "gave \`invalid\`; only an \`improved\` confirm"

@@ -125,4 +125,98 @@ except ProcessLookupError:
     pass
 PY
 done
+
+# SIGTERM mid-confirm: the confirm's invocation records `cancelled` (its result.json, not `lost`),
+# no driver process of it survives, and the server exits 4. A one-case Target on the synthetic
+# workload (cases_driver.py) whose candidate sleeps 0.4 s a timed call, so the confirm is measuring.
+C="$tmp/confirm"
+mkdir -p "$C/original" "$C/slow" "$C/cases"
+echo '{"factor": {}}' > "$C/original/model.json"
+echo '{"factor": {"a": 2.0}, "sleep_s": 0.4}' > "$C/slow/model.json"
+echo '{"case": "a"}' > "$C/cases/a.json"
+cp "$(dirname "$0")/cases_driver.py" "$C/driver.py"
+cat > "$C/cko.toml" <<TOML
+[target]
+name = "slow-confirm"
+claim_layer = "kernel"
+original = "original"
+change_scope = ["original/model.json"]
+[cases]
+dir = "cases"
+ids = ["a"]
+[driver]
+argv = ["python3", "$C/driver.py"]
+capabilities = ["single_subject", "paired_in_process"]
+identity_paths = ["driver.py"]
+env_allow = ["PATH", "PYTHONPATH"]
+[objective]
+primary = { name = "latency_us", unit = "us", direction = "lower", aggregation = "median" }
+minimum_effect_pct = 5.0
+[observation]
+max_host_load_per_cpu = 1000
+[correctness]
+metric = "max_rel_err"
+operator = "<="
+threshold = 1e-6
+[statistics]
+min_pairs = 6
+max_pairs = 40
+samples_per_call = 3
+TOML
+export PYTHONPATH="$(cd "$(dirname "$0")/../../sdk/python" && pwd)"
+expect_rc 0 "$CKO" target freeze --spec "$C/cko.toml" --root "$C/art"
+expect_rc 0 "$CKO" baseline --root "$C/art" --calls-per-case 1 --aa-pairs 6
+expect_rc 0 "$CKO" experiment new --root "$C/art" --candidate "$C/slow" --hypothesis "h" --mechanism m \
+  --failure-closes mechanism --no-falsifier-reason r --json
+exp=$(printf '%s' "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
+python3 - "$CKO" "$C" "$exp" <<'PY' || fail "SIGTERM mid-confirm did not leave the confirm cancelled"
+import json, os, signal, subprocess, sys, time
+
+cko, C, exp = sys.argv[1:4]
+driver = os.path.join(C, "driver.py")
+
+def drivers():
+    """The pids of the processes running this Target's driver."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if driver.encode() in f.read():
+                    found.append(int(pid))
+        except OSError:
+            pass
+    return found
+
+proc = subprocess.Popen([cko, "mcp", "--root", os.path.join(C, "art")], stdin=subprocess.PIPE,
+                        stdout=subprocess.PIPE)
+proc.stdin.write((json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+    "name": "confirm", "_meta": {"progressToken": "p"}, "arguments": {"experiment": exp}}}) + "\n").encode())
+proc.stdin.flush()
+inv, measuring = None, False
+while not measuring:  # until the first pair is under way
+    m = json.loads(proc.stdout.readline())
+    assert m.get("method") == "notifications/progress", m
+    text = m["params"].get("message", "")
+    if text.startswith("invocation "):
+        inv = text.split()[1]
+    measuring = m["params"].get("_meta", {}).get("cko/unit") == "pairs"
+deadline = time.monotonic() + 30
+while not drivers():
+    assert time.monotonic() < deadline, "no driver process started"
+    time.sleep(0.05)
+proc.send_signal(signal.SIGTERM)
+rest = proc.stdout.read()
+rc = proc.wait(60)
+assert rc == 4, f"cko mcp ended with {rc} (a negative rc is the signal that killed it)"
+reply = [json.loads(l) for l in rest.splitlines() if b'"id":1' in l]
+assert reply and reply[0]["result"]["isError"] is True, rest[-500:]
+assert reply[0]["result"]["structuredContent"]["state"] == "cancelled", reply[0]["result"]["structuredContent"]
+with open(os.path.join(C, "art", "invocations", inv, "result.json")) as f:
+    stored = json.load(f)
+assert stored["state"] == "cancelled" and stored["error"]["code"] == "interrupted", stored
+assert not drivers(), f"driver processes survive: {drivers()}"
+st = json.loads(subprocess.run([cko, "status", inv, "--root", os.path.join(C, "art"), "--json"],
+                               capture_output=True).stdout)
+assert st["state"] == "cancelled", st["state"]
+PY
 echo "ok"

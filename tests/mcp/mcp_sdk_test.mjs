@@ -158,6 +158,12 @@ assert.ok(later.length > 0 && later.every((p) => typeof p._meta["cko/effect_pct_
           JSON.stringify(pairs));
 assert.equal(screen.result.outputs.verdict, "improved", JSON.stringify(screen.result.outputs));
 assert.equal(screen.result.outputs.decision, "pass_to_confirm");
+// What the evidence allows next, as the CLI's `next:` line says it: a screen that passes the
+// candidate on names its confirm.
+assert.deepEqual(screen.next_step, {
+  statement: "the screen passes it on: confirm it (the verdict that can make a champion)",
+  command: `cko confirm ${exp.id} --root ${root}`,
+});
 
 // A detached confirm returns its id at once; wait gives the same document a direct run would.
 const detached = await ok("confirm", { root, experiment: exp.id, detach: true });
@@ -169,6 +175,15 @@ assert.equal(waited.structuredContent.result.outputs.verdict, "improved");
 assert.equal(waited._meta["cko/exit_code"], 0);
 const status = await ok("status", { root, id: detached.id });
 assert.deepEqual(status, waited.structuredContent);
+// An improved confirm allows one step, an explicit choice: champion select of this experiment with
+// this confirm, in the document and in the text (taken just below).
+assert.deepEqual(waited.structuredContent.next_step, {
+  statement: "improved beyond the minimum effect: it may become the champion (an explicit choice)",
+  command: `cko champion select --root ${root} --experiment ${exp.id} --confirm ${detached.id}`,
+});
+assert.ok(waited.content[0].text.includes(`next: ${waited.structuredContent.next_step.statement}\n` +
+                                          `  ${waited.structuredContent.next_step.command}`),
+          waited.content[0].text);
 
 const selection = await ok("champion_select", { root, experiment: exp.id, confirm: detached.id });
 assert.match(selection.id, /^sel-/);
@@ -208,6 +223,11 @@ assert.equal(ended._meta["cko/exit_code"], 4);
 assert.equal(ended.isError, true);
 assert.equal(ended.structuredContent.error.code, "interrupted", JSON.stringify(ended.structuredContent.error));
 assert.match(ended.content[0].text, /cko: error\[interrupted\]/);
+// A cancelled confirm decided nothing: it may be run again.
+assert.deepEqual(ended.structuredContent.next_step, {
+  statement: "cancelled: nothing was decided; run it again when the budget allows",
+  command: `cko confirm ${cancelTarget} --root ${root}`,
+});
 
 // Resources: the store's records.
 const { resources } = await client.listResources();

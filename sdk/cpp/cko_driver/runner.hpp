@@ -135,6 +135,61 @@ inline std::vector<std::string> list_artifacts(const Request& r) {
     return out;
 }
 
+// In output_dir while a request runs: which subject runs now (RunningSubject); removed before the
+// result is written.
+inline constexpr const char* kRunningSubjectFile = "cko-running-subject.txt";
+
+// Which subject runs now, kept where cko reads it after a crash (PROTOCOL.md "Which subject was
+// running"). The line `cko: subject ROLE case ID` is overwritten in
+// output_dir/cko-running-subject.txt each time the running subject changes (a paired request
+// alternates: one pwrite, nothing on stderr); finish() removes the file before the result is
+// written, so it is there only when the driver died mid-request, naming the subject that was
+// running. Where the file cannot be made, the line goes to stderr instead (each change of subject),
+// which cko reads when there is no file.
+class RunningSubject {
+public:
+    RunningSubject(const std::string& output_dir, std::string case_id)
+        : path_(output_dir + "/" + kRunningSubjectFile), case_id_(std::move(case_id)) {
+        fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+    }
+    RunningSubject(const RunningSubject&) = delete;
+    RunningSubject& operator=(const RunningSubject&) = delete;
+    ~RunningSubject() { close(); }  // a failed request leaves who ran last, as a crash does
+
+    void mark(const std::string& role) {
+        if (role == last_)
+            return;
+        const std::string line = "cko: subject " + role + " case " + case_id_ + "\n";
+        if (fd_ < 0) {
+            std::cerr << line << std::flush;
+        } else {
+            const bool whole =
+                ::pwrite(fd_, line.data(), line.size(), 0) == static_cast<ssize_t>(line.size());
+            if (whole && line.size() < size_)
+                (void)::ftruncate(fd_, static_cast<off_t>(line.size()));
+            size_ = line.size();
+        }
+        last_ = role;
+    }
+    // Every subject ran: no crash to attribute, and the file is no artifact.
+    void finish() {
+        if (fd_ >= 0) {
+            close();
+            ::unlink(path_.c_str());
+        }
+    }
+
+private:
+    void close() {
+        if (fd_ >= 0)
+            ::close(fd_);
+        fd_ = -1;
+    }
+    std::string path_, case_id_, last_;
+    int fd_ = -1;
+    std::size_t size_ = 0;
+};
+
 // Temp file beside the result, fsync, rename over; the temp never remains.
 inline void write_atomically(const std::string& path, const std::string& data) {
     std::string tmp = path.substr(0, path.rfind('/') + 1) + ".result-XXXXXX";
@@ -204,6 +259,7 @@ public:
             guard(*s, "check", [&] { check(*s); });
         workload_s_ =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        running_.finish();
         return result_json();
     }
 
@@ -215,7 +271,7 @@ private:
     std::map<std::string, SubjectSlot> slots_;
     std::vector<std::string> notes_;
     double workload_s_ = 0;
-    const SubjectSlot* marked_ = nullptr;
+    RunningSubject running_{r_.output_dir, r_.case_.id};
 
     void fail(SubjectSlot& s, const char* stage, const std::string& what) {
         s.failed = true;
@@ -242,13 +298,8 @@ private:
                 out.push_back(&slots_[role]);
         return out;
     }
-    // Says on stderr which subject runs next, so that cko can attribute a crash (docs/PROTOCOL.md).
-    void mark(const SubjectSlot& s) {
-        if (marked_ == &s)
-            return;
-        std::cerr << "cko: subject " << s.subject->role << " case " << r_.case_.id << std::endl;
-        marked_ = &s;
-    }
+    // Says which subject runs next, so that cko can attribute a crash (docs/PROTOCOL.md).
+    void mark(const SubjectSlot& s) { running_.mark(s.subject->role); }
     double timed_call(SubjectSlot& s) {
         mark(s);
         s.run->reset();

@@ -8,7 +8,10 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <csignal>
 
 #include <filesystem>
 #include <fstream>
@@ -135,6 +138,20 @@ static const Value& at(const Value& v, const std::string& key) {
     if (!f)
         throw std::runtime_error("missing key " + key);
     return *f;
+}
+
+static std::string file_text(const fs::path& p) {
+    std::ifstream in(p);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+static int count_of(const std::string& text, const std::string& what) {
+    int n = 0;
+    for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+        ++n;
+    return n;
 }
 
 static void smoke_gives_two_samples_for_one_subject() {
@@ -347,7 +364,9 @@ static void constraints_are_sampled_and_checked() {
     w.constraint_values = {{"other", 1}};
     FixedTimer t(1000);
     EXPECT(run(f.write("single", 2, "us", "", mem), w, no_warmup(&t)) == 3);
-    EXPECT(f.out_files().empty());
+    // No result; only which subject ran when the driver gave up (as after a crash).
+    EXPECT(f.out_files() == std::vector<std::string>{"cko-running-subject.txt"});
+    EXPECT(file_text(f.out() / "cko-running-subject.txt") == "cko: subject reference case main\n");
 }
 
 static void artifacts_are_listed() {
@@ -434,6 +453,91 @@ static void cuda_events_time_real_work(int count) {
     EXPECT(at(env, "gpu_uuids").array[0].string.rfind("GPU-", 0) == 0);
 }
 #endif
+
+// Reads, in every timed call, which subject the SDK says runs now.
+struct RunningWatcher : Recorder {
+    std::string marker_file;
+    std::vector<std::string> seen;
+    int kill_candidate_at = 0;  // SIGKILL this process at the candidate's Nth call (0: never)
+    struct Run : Recorder::Run {
+        using Recorder::Run::Run;
+        void run() override {
+            auto& w = static_cast<RunningWatcher&>(owner);
+            w.seen.push_back(file_text(w.marker_file));
+            Recorder::Run::run();
+            if (role == "candidate" && w.kill_candidate_at > 0 &&
+                std::count(w.calls.begin(), w.calls.end(), role) == w.kill_candidate_at)
+                ::kill(::getpid(), SIGKILL);
+        }
+    };
+    std::unique_ptr<cko_driver::SubjectRun> prepare(const cko_driver::Subject& s,
+                                                    const cko_driver::Request& r) override {
+        marker_file = r.output_dir + "/cko-running-subject.txt";
+        return std::make_unique<Run>(*this, s.role);
+    }
+};
+
+// A paired request alternates subjects at every call: the running subject is kept in a file of
+// output_dir (exact at every call, removed before the result), and nothing goes to stderr (it wrote
+// `cko: subject ROLE case ID` at every change: ~2 000 lines a request).
+static void the_running_subject_is_a_file_not_stderr_lines() {
+    Fixture f;
+    RunningWatcher w;
+    FixedTimer t(1000);
+    cko_driver::Options o = no_warmup(&t);
+    o.min_warmup_calls = 3;
+    std::ostringstream err;
+    std::streambuf* was = std::cerr.rdbuf(err.rdbuf());
+    const int rc = run(f.write("paired", 5, "us", "[\"candidate\", \"reference\"]"), w, o);
+    std::cerr.rdbuf(was);
+    EXPECT(rc == 0);
+    EXPECT(w.seen.size() == 16 && w.seen.size() == w.calls.size());
+    for (size_t i = 0; i < w.seen.size() && i < w.calls.size(); ++i)
+        EXPECT(w.seen[i] == "cko: subject " + w.calls[i] + " case main\n");
+    EXPECT(count_of(err.str(), "cko: subject") == 0);
+    EXPECT(f.out_files() == std::vector<std::string>{"result.json"});
+    EXPECT(at(f.result(), "artifacts").array.empty());
+}
+
+// A driver killed while the candidate runs (its 4th call, after 3 of the reference) leaves the file
+// naming the candidate: what cko reads to attribute the crash.
+static void a_crash_leaves_the_running_subject_named() {
+    Fixture f;
+    const std::string request = f.write("paired", 5, "us", "[\"reference\", \"candidate\"]");
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        const int fd = ::open((f.dir / "stderr.txt").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        ::dup2(fd, 2);
+        RunningWatcher w;
+        w.kill_candidate_at = 4;
+        FixedTimer t(1000);
+        ::_exit(run(request, w, no_warmup(&t)) == 0 ? 10 : 11);
+    }
+    int status = 0;
+    EXPECT(::waitpid(pid, &status, 0) == pid && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+    EXPECT(file_text(f.out() / "cko-running-subject.txt") == "cko: subject candidate case main\n");
+    EXPECT(count_of(file_text(f.dir / "stderr.txt"), "cko: subject") == 0);
+    EXPECT(!fs::exists(f.out() / "result.json"));
+}
+
+// Where the file cannot be made, the line goes to stderr at every change of subject, as before (cko
+// reads the last one when there is no file).
+static void without_the_file_each_change_of_subject_goes_to_stderr() {
+    Fixture f;
+    fs::create_directories(f.out() / "cko-running-subject.txt");  // a directory: open() fails
+    Recorder w;
+    FixedTimer t(1000);
+    std::ostringstream err;
+    std::streambuf* was = std::cerr.rdbuf(err.rdbuf());
+    const int rc =
+        run(f.write("paired", 3, "us", "[\"candidate\", \"reference\"]"), w, no_warmup(&t));
+    std::cerr.rdbuf(was);
+    EXPECT(rc == 0);
+    // prepare, then 3 samples: 4 changes of subject each
+    EXPECT(count_of(err.str(), "cko: subject candidate case main\n") == 4);
+    EXPECT(count_of(err.str(), "cko: subject reference case main\n") == 4);
+    EXPECT(err.str().rfind("cko: subject reference case main\n") + 33 == err.str().size());
+}
 
 // `--session`: the same run_driver() serves every request of the FIFO in one call, one notice each
 // ("failed" with the one-process exit code for a bad request), and returns 0 on {"exit": true}.
@@ -570,6 +674,9 @@ int main(int argc, char** argv) {
     non_finite_metric_fails();
     constraints_are_sampled_and_checked();
     artifacts_are_listed();
+    the_running_subject_is_a_file_not_stderr_lines();
+    a_crash_leaves_the_running_subject_named();
+    without_the_file_each_change_of_subject_goes_to_stderr();
     json_round_trips();
     session_serves_requests_until_exit();
     session_keeps_inputs_per_case();

@@ -20,6 +20,9 @@ EXIT_OK = 0
 EXIT_BAD_REQUEST = 2  # usage or request error: nothing was run, no result written
 EXIT_DRIVER_FAILED = 3  # the driver itself could not run: no result written
 
+# In output_dir while a request runs: which subject runs now (_RunningSubject); removed before the result.
+RUNNING_SUBJECT_FILE = "cko-running-subject.txt"
+
 # A non-finite correctness metric cannot be written as JSON; it is written as this and the
 # subject's status becomes "failed", so cko's rule (status must agree) rejects it whatever the operator.
 NON_FINITE_METRIC = 1.7976931348623157e308
@@ -116,6 +119,53 @@ class _Session:
         self.environment: Dict[str, dict] = {}  # per timer name: stable facts, read once
 
 
+class _RunningSubject:
+    """Which subject runs now, kept where cko reads it after a crash (PROTOCOL.md "Which subject was running").
+
+    The line `cko: subject ROLE case ID` is overwritten in output_dir/cko-running-subject.txt each time
+    the running subject changes (a paired request alternates: one pwrite, nothing on stderr), and the
+    file is removed before the result is written: it is there only when the driver died mid-request,
+    naming the subject that was running. Where the file cannot be made, the line goes to stderr
+    instead (each change of subject), which cko reads when there is no file.
+    """
+
+    def __init__(self, output_dir: str, case_id: str):
+        self.case_id, self.path = case_id, os.path.join(output_dir, RUNNING_SUBJECT_FILE)
+        self.last: Optional[str] = None
+        self.size = 0
+        try:
+            self.fd: Optional[int] = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC |
+                                             os.O_NOFOLLOW, 0o644)
+        except OSError:
+            self.fd = None
+
+    def mark(self, role: str) -> None:
+        if role == self.last:
+            return
+        line = f"cko: subject {role} case {self.case_id}\n"
+        if self.fd is None:
+            sys.stderr.write(line)
+            sys.stderr.flush()
+        else:
+            data = line.encode()
+            os.pwrite(self.fd, data, 0)
+            if len(data) < self.size:
+                os.ftruncate(self.fd, len(data))
+            self.size = len(data)
+        self.last = role
+
+    def close(self, remove: bool) -> None:
+        """Stops marking; `remove` (the request has its result) removes the file, else it stays for cko."""
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+            if remove:
+                try:
+                    os.unlink(self.path)
+                except FileNotFoundError:
+                    pass
+
+
 class _Runner:
     def __init__(self, workload: Workload, request: Request, timer, warmup_s: float, min_warmup_calls: int,
                  max_warmup_calls: int, setup_kept: bool = False, environment: Optional[Dict[str, dict]] = None):
@@ -126,6 +176,7 @@ class _Runner:
         self.subjects = {s.role: _Subject(s) for s in request.subjects}
         self.notes: List[str] = []
         self.trace: Optional[TorchTrace] = None  # set while request.profile's trace is taken
+        self.running = _RunningSubject(request.output_dir, request.case.id)
 
     def _fail(self, s: _Subject, stage: str, exc: BaseException) -> None:
         s.error = f"subject {s.subject.role} ({s.subject.label}): {stage} raised {type(exc).__name__}: {exc}"
@@ -136,11 +187,8 @@ class _Runner:
         return [self.subjects[r] for r in self.req.order if self.subjects[r].error is None]
 
     def _mark(self, s: _Subject) -> None:
-        """Says on stderr which subject runs next, so that cko can attribute a crash (PROTOCOL.md)."""
-        if getattr(self, "_marked", None) is not s:
-            sys.stderr.write(f"cko: subject {s.subject.role} case {self.req.case.id}\n")
-            sys.stderr.flush()
-            self._marked = s
+        """Says which subject runs next, so that cko can attribute a crash (PROTOCOL.md)."""
+        self.running.mark(s.subject.role)
 
     def _timed_call(self, s: _Subject) -> float:
         self._mark(s)
@@ -283,6 +331,7 @@ class _Runner:
                 self.environment[self.timer.name] = collect_environment(self.timer.name)
             env = copy.deepcopy(self.environment[self.timer.name])  # the kept facts stay as read
         env["notes"] = list(self.notes)
+        self.running.close(remove=True)  # every subject ran: no crash to attribute, no artifact
         # v2 when cko named every subject's digest (a cko that reads v2), else v1 without digests.
         v2 = all(sub.digest is not None for sub in self.req.subjects)
         doc = {"format_version": RESULT_FORMAT_V2 if v2 else RESULT_FORMAT, "subjects": subjects, "environment": env,
@@ -322,6 +371,8 @@ def _run_one(workload: Workload, request_path: str, timer_impl, warmup_s: float,
             if session is not None:
                 session.setups.clear()  # a half-built case must never be put back
             raise
+        finally:
+            runner.running.close(remove=False)  # a failed request leaves who ran last, as a crash does
         if keep and not setup_kept:
             session.setups[case_key] = dict(workload.__dict__)
         if session is not None:

@@ -1,6 +1,7 @@
 """Tests of the Python driver SDK: request validation, sampling order, units, errors, atomic result."""
 import json
 import os
+import signal
 import subprocess
 import sys
 import textwrap
@@ -115,6 +116,72 @@ def test_paired_mode_alternates_subjects_in_request_order(tmp_path):
     assert [s["role"] for s in result["subjects"]] == ["reference", "candidate"]
     for s in result["subjects"]:
         assert len(s["measurements"]["primary"]["samples"]) == 4
+
+
+class Watching(Recording):
+    """Reads, in every timed call, which subject the SDK says runs now."""
+
+    def __init__(self, output_dir):
+        super().__init__()
+        self.marker, self.seen = os.path.join(output_dir, "cko-running-subject.txt"), []
+
+    def run(self, state):
+        with open(self.marker) as f:
+            self.seen.append(f.read())
+        super().run(state)
+
+
+def test_the_running_subject_is_a_file_not_stderr_lines(tmp_path, capfd):
+    # A paired request alternates subjects at every call: the running subject is kept in a file of
+    # output_dir (exact at every call, removed before the result), and nothing goes to stderr (it
+    # wrote `cko: subject ROLE case ID` at every change: ~2 000 lines a request).
+    path, req = make_request(tmp_path, samples=5, order=("candidate", "reference"))
+    w = Watching(req["output_dir"])
+    assert run(path, w, min_warmup_calls=3) == 0
+    assert len(w.seen) == len(w.calls) == 16
+    assert w.seen == [f"cko: subject {role} case main\n" for role in w.calls]
+    assert "cko: subject" not in capfd.readouterr().err
+    assert os.listdir(req["output_dir"]) == ["result.json"]
+    assert load_result(req)["artifacts"] == []
+
+
+def test_a_crash_leaves_the_running_subject_named(tmp_path):
+    # Killed while the candidate runs (its 4th call, after 3 of the reference): the file names the
+    # candidate, which is what cko reads to attribute the crash.
+    path, req = make_request(tmp_path, samples=5, order=("reference", "candidate"))
+    script = tmp_path / "driver.py"
+    script.write_text(textwrap.dedent(f"""
+        import os, signal, sys
+        sys.path.insert(0, {SDK!r})
+        from cko_driver import Workload, run_driver
+        calls = []
+        def run(role):
+            calls.append(role)
+            if calls.count("candidate") == 4:
+                os.kill(os.getpid(), signal.SIGKILL)
+        w = Workload.from_functions(prepare=lambda subject, request: subject.role, run=run,
+                                    check=lambda role: {{"max_rel_err": 0.0}})
+        raise SystemExit(run_driver(w, warmup_s=0.0, min_warmup_calls=0))
+    """))
+    proc = subprocess.run([sys.executable, str(script), "--request", str(path)], capture_output=True, text=True)
+    assert proc.returncode == -signal.SIGKILL, proc.stderr
+    with open(os.path.join(req["output_dir"], "cko-running-subject.txt")) as f:
+        assert f.read() == "cko: subject candidate case main\n"
+    assert "cko: subject" not in proc.stderr
+    assert not os.path.exists(req["result_path"])
+
+
+def test_without_the_file_each_change_of_subject_goes_to_stderr(tmp_path, capsys):
+    # Where the file cannot be made, the line goes to stderr at every change of subject, as before
+    # (cko reads the last one when there is no file).
+    path, req = make_request(tmp_path, samples=3, order=("candidate", "reference"))
+    os.makedirs(os.path.join(req["output_dir"], "cko-running-subject.txt"))  # a directory: open() fails
+    assert run(path, Recording()) == 0
+    err = capsys.readouterr().err
+    # prepare, then 3 samples: 4 changes of subject each
+    assert err.count("cko: subject candidate case main\n") == 4, err
+    assert err.count("cko: subject reference case main\n") == 4, err
+    assert err.endswith("cko: subject reference case main\n"), err
 
 
 def test_each_subject_reports_the_digest_of_the_snapshot_it_was_measured_on(tmp_path):
@@ -262,7 +329,10 @@ def test_wrong_constraint_names_fail_the_driver_without_result(tmp_path, capsys)
     path, req = make_request(tmp_path, samples=2, constraints=["peak_mem_bytes"])
     assert run(path, Recording(constraints={"other": 1})) == 3
     assert not os.path.exists(req["result_path"])
-    assert os.listdir(req["output_dir"]) == []
+    # No result; only which subject ran when the driver gave up (as after a crash).
+    assert os.listdir(req["output_dir"]) == ["cko-running-subject.txt"]
+    with open(os.path.join(req["output_dir"], "cko-running-subject.txt")) as f:
+        assert f.read() == "cko: subject candidate case main\n"
     assert "no result written" in capsys.readouterr().err
 
 

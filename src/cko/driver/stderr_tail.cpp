@@ -1,4 +1,5 @@
-// The end of a driver's stderr, with the SDKs' per-call subject markers folded into one.
+// The end of a driver's stderr, with per-call subject markers (a driver without the running-subject
+// file) folded into one.
 #include "cko/driver/stderr_tail.hpp"
 
 #include "cko/util/utf8.hpp"

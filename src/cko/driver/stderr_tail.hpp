@@ -8,8 +8,10 @@
 
 namespace cko::driver {
 
-// The SDKs write `cko: subject ROLE case ID` before each subject runs (docs/PROTOCOL.md), which is
-// how a crash is attributed; a paired request writes it before every timed call.
+// A driver may write `cko: subject ROLE case ID` to stderr before each subject runs, which is how a
+// crash is attributed when it keeps no running-subject file (running_subject.hpp; the SDKs keep
+// that file and write no such line unless it cannot be made). A paired request writes it before
+// every timed call: ~2 000 lines, folded here into the last one.
 inline constexpr std::string_view kSubjectMarker = "cko: subject ";
 
 // At most `max_lines` lines and about `max_bytes` bytes of the end of `text`, trailing newlines

@@ -1,5 +1,5 @@
-// A driver's stderr tail: the SDKs' per-call subject markers fold into the last one, which still
-// says who was running; lines and bytes are bounded.
+// A driver's stderr tail: per-call subject markers (of a driver without the SDKs' running-subject
+// file) fold into the last one, which still says who was running; lines and bytes are bounded.
 #include "cko/driver/stderr_tail.hpp"
 
 #include <gtest/gtest.h>

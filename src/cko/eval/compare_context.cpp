@@ -2,6 +2,7 @@
 // notes.
 #include "cko/eval/compare_context.hpp"
 
+#include "cko/driver/running_subject.hpp"
 #include "cko/eval/champion.hpp"
 #include "cko/eval/experiment.hpp"
 #include "cko/util/error.hpp"
@@ -175,17 +176,8 @@ std::vector<std::string> host_load_notes(double load_at_start) {
 }
 
 std::string subject_running_at_failure(const Error& error) {
-    const std::string tail = error.details().value("stderr_tail", "");
-    const std::string marker = "cko: subject ";
-    const std::size_t at = tail.rfind(marker);
-    if (at == std::string::npos) {
-        return "";
-    }
-    const std::size_t start = at + marker.size();
-    const std::size_t end = tail.find_first_of(" \n", start);
-    const std::string role =
-        tail.substr(start, end == std::string::npos ? std::string::npos : end - start);
-    return role == "reference" || role == "candidate" ? role : "";
+    return driver::running_subject(error.details().value("call_dir", ""),
+                                   error.details().value("stderr_tail", ""));
 }
 
 std::string driver_notes_of(const Measurement& m) {

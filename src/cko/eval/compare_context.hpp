@@ -44,8 +44,9 @@ struct ComparisonPlan {
 [[nodiscard]] ComparisonPlan plan_comparison(const Target& target, const CompareOptions& options,
                                              const InvocationLedger& ledger);
 
-// Which subject a driver said it was running when it died (the SDKs print `cko: subject ROLE case
-// ID` to stderr before measuring each subject); "" when it did not say.
+// Which subject a driver said it was running when it died (driver::running_subject: the SDKs'
+// file in the call's output directory, else the last `cko: subject ROLE case ID` line of its
+// stderr); "" when it did not say.
 [[nodiscard]] std::string subject_running_at_failure(const Error& error);
 
 // "; driver notes: …; stderr ends with: …" for a measurement whose subject did not pass ("" if

@@ -113,6 +113,10 @@ std::string driver_result(std::string_view output_dir) {
     return join(output_dir, kResultFile);
 }
 
+std::string driver_running_subject(std::string_view call_dir) {
+    return join(call_output_dir(call_dir), kRunningSubjectFile);
+}
+
 bool is_mutable_by_design(std::string_view rel) {
     const std::string workspace = fmt::format("/{}/", kWorkspaceDir);
     return rel == kLockFile || rel.starts_with(join(kLocksDir, "")) || rel == kLedger ||

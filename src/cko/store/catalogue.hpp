@@ -43,6 +43,8 @@ inline constexpr std::string_view kConclusionsDir = "conclusions";
 // File names inside an invocation's or a call's directory (for listings and checks by name).
 inline constexpr std::string_view kRequestFile = "request.json";
 inline constexpr std::string_view kResultFile = "result.json";  // also the driver's, in out/
+// The SDKs' note of which subject runs, in out/ while a request runs (docs/PROTOCOL.md).
+inline constexpr std::string_view kRunningSubjectFile = "cko-running-subject.txt";
 inline constexpr std::string_view kEventsFile = "events.jsonl";
 inline constexpr std::string_view kMonitorFile = "monitor.jsonl";
 inline constexpr std::string_view kWorkspaceDir = "workspace";
@@ -92,7 +94,8 @@ inline constexpr std::string_view kSnapshotFilesDir = "files";
 [[nodiscard]] std::string call_slurm(std::string_view call_dir);
 [[nodiscard]] std::string call_stdout(std::string_view call_dir);
 [[nodiscard]] std::string call_stderr(std::string_view call_dir);
-[[nodiscard]] std::string driver_result(std::string_view output_dir);  // <out>/result.json
+[[nodiscard]] std::string driver_result(std::string_view output_dir);         // <out>/result.json
+[[nodiscard]] std::string driver_running_subject(std::string_view call_dir);  // <call>/out/cko-…
 
 // Predicates over a relative path (fsck, listings).
 [[nodiscard]] bool is_mutable_by_design(std::string_view rel);  // unledgered on purpose
