@@ -413,10 +413,7 @@ InvocationStatus Invocation::finished_status() const {
 }
 
 Json InvocationStatus::to_json() const {
-    Json j{{"id", id},
-           {"kind", kind},
-           {"state", state_name(state)},
-           {"owner", owner.to_json()}};
+    Json j{{"id", id}, {"kind", kind}, {"state", state_name(state)}, {"owner", owner.to_json()}};
     if (state == InvocationState::running) {
         j["owner_alive"] = owner_alive;
     }

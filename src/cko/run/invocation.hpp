@@ -93,7 +93,7 @@ struct InvocationStatus {
     InvocationState state = InvocationState::running;
     ProcessIdentity owner;
     bool owner_alive = false;  // while running only: a finished status never carries it
-    Json result;  // the terminal record when state != running
+    Json result;               // the terminal record when state != running
     int leftovers_killed = 0;
     [[nodiscard]] Json to_json() const;
 };
