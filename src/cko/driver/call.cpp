@@ -67,16 +67,17 @@ Json CallReport::to_json() const {
 
 CallReport call_driver(run::Invocation& invocation, const DriverSpec& driver,
                        const Request& request, const std::function<void(pid_t)>& on_spawn) {
-    run::CallSpec spec;
-    spec.argv = driver.argv;
-    spec.request = request.to_json();
-    spec.working_dir = driver.working_dir;
-    spec.env_allow = driver.env_allow;
-    spec.on_spawn = on_spawn;
-    spec.slurm = driver.slurm;
     CallReport report;
     try {
-        report.outcome = invocation.call(spec);
+        const run::CallSlot slot = invocation.open_call();
+        run::CallSpec spec;
+        spec.argv = call_argv(driver.argv, slot.request_path);
+        spec.request = call_request_json(request, slot.output_dir, slot.deadline_unix_ns);
+        spec.working_dir = driver.working_dir;
+        spec.env_allow = driver.env_allow;
+        spec.on_spawn = on_spawn;
+        spec.slurm = driver.slurm;
+        report.outcome = invocation.call(slot, spec);
     } catch (const Error& e) {
         report.error = e;  // spawn_failed: the driver could not be started at all
         return report;

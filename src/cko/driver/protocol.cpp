@@ -270,6 +270,23 @@ Json Request::to_json() const {
     return j;
 }
 
+Json call_request_json(const Request& request, const std::filesystem::path& output_dir,
+                       std::int64_t deadline_unix_ns) {
+    Json j = request.to_json();
+    j["output_dir"] = output_dir.string();
+    j["result_path"] = store::layout::driver_result(output_dir.string());
+    j["deadline_unix_s"] = static_cast<double>(deadline_unix_ns) / 1e9;
+    return j;
+}
+
+std::vector<std::string> call_argv(const std::vector<std::string>& driver_argv,
+                                   const std::filesystem::path& request_path) {
+    std::vector<std::string> argv = driver_argv;
+    argv.push_back("--request");
+    argv.push_back(request_path.string());
+    return argv;
+}
+
 const SubjectResult& Result::subject(const std::string& role) const {
     for (const auto& s : subjects) {
         if (s.role == role) {

@@ -6,6 +6,7 @@
 #include "cko/util/json.hpp"
 
 #include <cstdint>
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <string>
@@ -59,9 +60,21 @@ struct Request {
     // "trace_path": "<output_dir>/torch-trace.json"} asks the driver for a profiler trace of this
     // call; null: absent (every other call).
     Json profile;
-    // output_dir, result_path and deadline_unix_s are filled in by the runtime per call.
+    // Without the per-call fields: call_request_json adds them.
     [[nodiscard]] Json to_json() const;
 };
+
+// The request document of one call: `request`, and what each call is given — the directory it
+// writes into (`output_dir`), the file its result goes in there (`result_path`) and the wall-clock
+// instant its time is up (`deadline_unix_s`).
+[[nodiscard]] Json call_request_json(const Request& request,
+                                     const std::filesystem::path& output_dir,
+                                     std::int64_t deadline_unix_ns);
+
+// The command of one call of a driver process: the driver's argv, then `--request <file>`, the
+// request document written for the call.
+[[nodiscard]] std::vector<std::string> call_argv(const std::vector<std::string>& driver_argv,
+                                                 const std::filesystem::path& request_path);
 
 struct SubjectResult {
     std::string role;

@@ -50,6 +50,27 @@ Error error_of(const Json& result, std::vector<std::string> files = {"result.jso
     return Error(ErrorCode::internal, "not thrown");
 }
 
+// What each call is given is added to the request, and nothing else changes.
+TEST(DriverRequest, ACallsRequestAddsItsOutputDirectoryResultPathAndDeadline) {
+    const Json j = call_request_json(paired_request(), "/art/invocations/inv-1/driver/0001/out",
+                                     1'700'000'000'250'000'000);
+    EXPECT_EQ(j["output_dir"], "/art/invocations/inv-1/driver/0001/out");
+    EXPECT_EQ(j["result_path"], "/art/invocations/inv-1/driver/0001/out/result.json");
+    EXPECT_DOUBLE_EQ(j["deadline_unix_s"].get<double>(), 1'700'000'000.25);
+    Json rest = j;
+    for (const char* key : {"output_dir", "result_path", "deadline_unix_s"}) {
+        rest.erase(key);
+    }
+    EXPECT_EQ(rest, paired_request().to_json());
+    EXPECT_FALSE(paired_request().to_json().contains("output_dir"));
+}
+
+TEST(DriverRequest, ADriverProcessIsToldItsRequestFileAfterItsOwnArguments) {
+    EXPECT_EQ(call_argv({"python3", "driver.py"}, "/art/driver/0001/request.json"),
+              (std::vector<std::string>{"python3", "driver.py", "--request",
+                                        "/art/driver/0001/request.json"}));
+}
+
 TEST(DriverResult, AValidPairedResultIsRead) {
     const Result r =
         validate_result(paired_request(), good_result(), {"result.json", "trace.json"});

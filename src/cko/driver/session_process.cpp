@@ -505,15 +505,16 @@ CallReport DriverSessions::call(const Request& request) {
         report.error = std::move(error);
         return report;
     }
-    std::chrono::milliseconds timeout{0};
-    report.outcome = invocation_.begin_call(request.to_json(), timeout);
+    const run::CallSlot slot = invocation_.open_call();
+    report.outcome = invocation_.begin_call(
+        slot, call_request_json(request, slot.output_dir, slot.deadline_unix_ns));
     invocation_.event("call_started",
                       Json{{"call", report.outcome.number},
                            {"pgid", current_->pid()},
                            {"start_ticks", current_->start_ticks()},
                            {"session", started_},
                            {"request_in_session", current_->requests_served() + 1}});
-    SessionProcess::Served served = current_->serve(report.outcome, timeout);
+    SessionProcess::Served served = current_->serve(report.outcome, slot.timeout);
     if (!current_->alive()) {
         current_.reset();  // records driver_session_ended before the call is judged
     }

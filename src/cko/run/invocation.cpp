@@ -227,24 +227,26 @@ std::filesystem::path Invocation::next_output_dir() const {
     return store_.root() / store::layout::call_output_dir(store::layout::call_dir(id_, calls_ + 1));
 }
 
-CallOutcome Invocation::begin_call(const Json& request_in, std::chrono::milliseconds& timeout) {
-    CallOutcome out;
-    out.number = ++calls_;
-    out.relative_dir = store::layout::call_dir(id_, out.number);
-    out.call_dir = store_.root() / out.relative_dir;
-    out.output_dir = store_.root() / store::layout::call_output_dir(out.relative_dir);
-    make_directories(store_.real_path_of(store::layout::call_output_dir(out.relative_dir)));
-
-    Json request = request_in;
-    request["output_dir"] = out.output_dir.string();
-    request["result_path"] = store::layout::driver_result(out.output_dir.string());
+CallSlot Invocation::open_call() {
+    CallSlot slot;
+    slot.number = ++calls_;
+    slot.relative_dir = store::layout::call_dir(id_, slot.number);
+    slot.call_dir = store_.root() / slot.relative_dir;
+    slot.output_dir = store_.root() / store::layout::call_output_dir(slot.relative_dir);
+    slot.request_path = store_.root() / store::layout::call_request(slot.relative_dir);
+    make_directories(store_.real_path_of(store::layout::call_output_dir(slot.relative_dir)));
     const auto remaining = std::chrono::duration_cast<std::chrono::milliseconds>(
         deadline_ - std::chrono::steady_clock::now());
-    timeout = std::max(std::chrono::milliseconds(1), std::min(limits_.command, remaining));
-    request["deadline_unix_s"] =
-        static_cast<double>(unix_nanoseconds_now() +
-                            std::chrono::duration_cast<std::chrono::nanoseconds>(timeout).count()) /
-        1e9;
+    slot.timeout = std::max(std::chrono::milliseconds(1), std::min(limits_.command, remaining));
+    slot.deadline_unix_ns =
+        unix_nanoseconds_now() +
+        std::chrono::duration_cast<std::chrono::nanoseconds>(slot.timeout).count();
+    return slot;
+}
+
+CallOutcome Invocation::begin_call(const CallSlot& slot, const Json& request) {
+    CallOutcome out;
+    static_cast<CallSlot&>(out) = slot;
     // The driver request has no id of its own (PROTOCOL.md): ledger it under the call's.
     store_.write_file(store::layout::call_request(out.relative_dir), canonical_json(request),
                       fmt::format("{}-call-{}-request", id_, out.number));
@@ -252,21 +254,18 @@ CallOutcome Invocation::begin_call(const Json& request_in, std::chrono::millisec
     return out;
 }
 
-CallOutcome Invocation::call(const CallSpec& spec) {
-    std::chrono::milliseconds timeout{0};
-    CallOutcome out = begin_call(spec.request, timeout);
+CallOutcome Invocation::call(const CallSlot& slot, const CallSpec& spec) {
+    CallOutcome out = begin_call(slot, spec.request);
 
     ProcessSpec ps;
     ps.argv = spec.argv;
-    ps.argv.push_back("--request");
-    ps.argv.push_back((store_.root() / store::layout::call_request(out.relative_dir)).string());
     ps.working_dir = spec.working_dir;
     ps.env_allow = spec.env_allow;
     ps.env_set = spec.env_set;
     ps.stdout_path = store_.root() / store::layout::call_stdout(out.relative_dir);
     ps.stderr_path = store_.root() / store::layout::call_stderr(out.relative_dir);
     ps.output_cap_bytes = spec.output_cap_bytes;
-    ps.timeout = timeout;
+    ps.timeout = out.timeout;
     ps.kill_grace = limits_.cleanup;
     ps.cancel = cancel_;
     const std::string job_name = spec.slurm ? slurm_job_name(id_, out.number) : std::string();

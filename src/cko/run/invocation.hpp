@@ -40,11 +40,25 @@ struct Limits {
     [[nodiscard]] Json to_json() const;
 };
 
+// One call's place in an invocation, made before its request exists (Invocation::open_call): its
+// number, its directory driver/NNNN/ with the output directory out/ made, the file its request
+// goes in, and its time: the command limit bounded by the operation's deadline, and the wall-clock
+// instant that ends. What the request says about them is the driver protocol's (driver/).
+struct CallSlot {
+    int number = 0;
+    std::string relative_dir;  // e.g. "invocations/inv-…/driver/0001"
+    std::filesystem::path call_dir;
+    std::filesystem::path output_dir;
+    std::filesystem::path request_path;  // <call_dir>/request.json, written by begin_call
+    std::chrono::milliseconds timeout{0};
+    std::int64_t deadline_unix_ns = 0;  // now + timeout, when the slot was opened
+};
+
 // One command run by an invocation in its own call directory driver/NNNN/:
 //   request.json (what cko handed over), stdout.txt, stderr.txt, process.json, out/ (output_dir).
 struct CallSpec {
-    std::vector<std::string> argv;  // "--request <call_dir>/request.json" is appended
-    Json request;                   // output_dir and result_path are filled in
+    std::vector<std::string> argv;  // the whole command, as its caller built it for the slot
+    Json request;                   // written as the slot's request.json, as it is
     std::filesystem::path working_dir;
     std::vector<std::string> env_allow;
     std::map<std::string, std::string> env_set;
@@ -73,13 +87,10 @@ struct HeldTime {
     [[nodiscard]] Json to_json() const;
 };
 
-struct CallOutcome {
-    int number = 0;
-    std::filesystem::path call_dir;
-    std::filesystem::path output_dir;
+// The slot a call ran in, and what became of it.
+struct CallOutcome : CallSlot {
     ProcessResult process;
     std::vector<std::string> output_files;  // names found in output_dir afterwards, sorted
-    std::string relative_dir;               // e.g. "invocations/inv-…/driver/0001"
     Json launch;  // with a Slurm launcher: the cko/slurm-call-v1 record (also
                   // driver/NNNN/slurm.json); else null
     // The store's files when the call began (run/call_guard.hpp): what it gained outside its
@@ -115,19 +126,22 @@ public:
     // Appends {seq, t_unix_ns, type, data} to events.jsonl and fsyncs it.
     void event(const std::string& type, const Json& data = Json::object());
 
-    // Runs one command with the command timeout (bounded by the operation deadline) and the
-    // cleanup grace; records call_started (with the process group, so that a later `status` can
-    // kill leftovers if this process dies) and call_finished; ledgers the call's files.
-    [[nodiscard]] CallOutcome call(const CallSpec& spec);
+    // Numbers the next call, makes its directories and sets its timeout; writes nothing in them.
+    [[nodiscard]] CallSlot open_call();
+
+    // Runs one command in `slot` with the slot's timeout and the cleanup grace; records
+    // call_started (with the process group, so that a later `status` can kill leftovers if this
+    // process dies) and call_finished; ledgers the call's files.
+    [[nodiscard]] CallOutcome call(const CallSlot& slot, const CallSpec& spec);
 
     // The two halves of call() for a request served by a persistent driver session (no process of
-    // its own): begin_call numbers the call, makes its directories and writes request.json, and
-    // returns the call's timeout; end_call checks and ledgers what the driver left (refusing links,
-    // special files and files planted elsewhere in the store: unsafe_output), given how the
-    // request ended (`process` describes the session as it stood when the request was answered).
-    [[nodiscard]] CallOutcome begin_call(const Json& request, std::chrono::milliseconds& timeout);
-    // The output_dir the next call (call() or begin_call()) will get, for a request that names a
-    // file inside it (the `profile` object's trace_path) before the call exists.
+    // its own): begin_call writes `request` as the slot's request.json and lists the store;
+    // end_call checks and ledgers what the driver left (refusing links, special files and files
+    // planted elsewhere in the store: unsafe_output), given how the request ended (`process`
+    // describes the session as it stood when the request was answered).
+    [[nodiscard]] CallOutcome begin_call(const CallSlot& slot, const Json& request);
+    // The output_dir the next call (open_call()) will get, for a request that names a file inside
+    // it (the `profile` object's trace_path) before the call exists.
     [[nodiscard]] std::filesystem::path next_output_dir() const;
     void end_call(CallOutcome& out, const ProcessResult& process);
 

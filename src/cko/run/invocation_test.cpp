@@ -5,6 +5,7 @@
 
 #include "cko/store/fsck.hpp"
 #include "cko/store/test_support.hpp"
+#include "cko/util/clock.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -19,6 +20,14 @@ namespace cko::run {
 namespace {
 namespace fs = std::filesystem;
 using InvocationTest = store::testing::ScratchTest;
+
+// One call of `spec` in the invocation's next slot; the command gets the request file's path as
+// its last argument ($1 of the `sh -c` scripts below).
+CallOutcome call_in_next_slot(Invocation& inv, CallSpec spec) {
+    const CallSlot slot = inv.open_call();
+    spec.argv.push_back(slot.request_path.string());
+    return inv.call(slot, spec);
+}
 
 TEST(InvocationState, NamesRoundTrip) {
     for (const auto s :
@@ -95,18 +104,17 @@ TEST_F(InvocationTest, ACallLeavesRequestOutputsProcessRecordAndEvents) {
     EXPECT_TRUE(inv.id().starts_with("inv-"));
     CallSpec spec;
     spec.argv = {"/bin/sh", "-c",
-                 "echo out; echo err >&2; printf '{}' > \"$(dirname \"$2\")/out/result.json\"",
+                 "echo out; echo err >&2; printf '{}' > \"$(dirname \"$1\")/out/result.json\"",
                  "sh"};
     spec.request = Json{{"format_version", "cko/driver-request-v1"}, {"id", "req"}};
-    const CallOutcome out = inv.call(spec);
+    const CallOutcome out = call_in_next_slot(inv, spec);
     EXPECT_TRUE(out.process.exited);
     EXPECT_EQ(out.process.exit_code, 0);
     EXPECT_EQ(slurp(out.call_dir / "stdout.txt"), "out\n");
     EXPECT_EQ(slurp(out.call_dir / "stderr.txt"), "err\n");
     EXPECT_EQ(out.output_files, std::vector<std::string>{"result.json"});
-    const Json request = s.read_record(out.relative_dir + "/request.json");
-    EXPECT_EQ(request["result_path"], (out.output_dir / "result.json").string());
-    EXPECT_TRUE(request.contains("deadline_unix_s"));
+    // The request file is the document the caller gave, as it is.
+    EXPECT_EQ(s.read_record(out.relative_dir + "/request.json"), spec.request);
     inv.finish(InvocationState::succeeded, "ok", Json{{"n", 1}});
 
     const InvocationStatus st = invocation_status(s, inv.id());
@@ -123,6 +131,28 @@ TEST_F(InvocationTest, ACallLeavesRequestOutputsProcessRecordAndEvents) {
         << fsck.to_text();  // every file of a finished invocation is ledgered
 }
 
+// A slot is the call's place and time, nothing more: its output directory exists, its request file
+// not yet (the caller writes what the request says), and its timeout is the command limit.
+TEST_F(InvocationTest, AnOpenedSlotHasItsDirectoriesAndItsTimeButNoRequestYet) {
+    const store::Store s = store::Store::create(dir_ / "art");
+    Limits limits;
+    limits.command = std::chrono::seconds(7);
+    Invocation inv = Invocation::create(s, "test", Json::object(), limits, nullptr);
+    EXPECT_EQ(inv.next_output_dir(), s.root() / store::layout::call_dir(inv.id(), 1) / "out");
+    const std::int64_t before = unix_nanoseconds_now();
+    const CallSlot slot = inv.open_call();
+    EXPECT_EQ(slot.number, 1);
+    EXPECT_EQ(slot.relative_dir, store::layout::call_dir(inv.id(), 1));
+    EXPECT_EQ(slot.output_dir, s.root() / slot.relative_dir / "out");
+    EXPECT_TRUE(fs::is_directory(slot.output_dir));
+    EXPECT_EQ(slot.request_path, slot.call_dir / "request.json");
+    EXPECT_FALSE(fs::exists(slot.request_path));
+    EXPECT_EQ(slot.timeout, std::chrono::seconds(7));
+    EXPECT_GE(slot.deadline_unix_ns, before + std::int64_t{7'000'000'000});
+    EXPECT_LE(slot.deadline_unix_ns, unix_nanoseconds_now() + std::int64_t{7'000'000'000});
+    EXPECT_EQ(inv.open_call().number, 2);
+}
+
 TEST_F(InvocationTest, CommandTimeoutKillsTheCallAndSaysSo) {
     const store::Store s = store::Store::create(dir_ / "art");
     Limits limits;
@@ -133,7 +163,7 @@ TEST_F(InvocationTest, CommandTimeoutKillsTheCallAndSaysSo) {
     spec.argv = {"/bin/sh", "-c", "trap '' TERM; sleep 30", "sh"};
     spec.request = Json{{"format_version", "cko/driver-request-v1"}, {"id", "req"}};
     const auto t0 = std::chrono::steady_clock::now();
-    const CallOutcome out = inv.call(spec);
+    const CallOutcome out = call_in_next_slot(inv, spec);
     EXPECT_TRUE(out.process.timed_out);
     EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(5));
 }
@@ -154,7 +184,7 @@ TEST_F(InvocationTest, DeadOwnerMeansLostAndNoProcessSurvives) {
         spec.argv = {"/bin/sh", "-c", "sleep 300 & echo $! > " + pid_file.string() + "; wait",
                      "sh"};
         spec.request = Json{{"format_version", "cko/driver-request-v1"}, {"id", "req"}};
-        (void)inv.call(spec);
+        (void)call_in_next_slot(inv, spec);
         ::_exit(0);
     }
     for (int i = 0; i < 500 && !fs::exists(pid_file); ++i) {
@@ -259,11 +289,11 @@ TEST_F(InvocationTest, AnOutputDirectoryReplacedByALinkIsRefusedAndNothingOutsid
     Invocation inv = Invocation::create(s, "test", Json{{"x", 1}}, Limits{}, nullptr);
     CallSpec spec;
     spec.argv = {"/bin/sh", "-c",
-                 "out=\"$(dirname \"$2\")/out\"; rm -rf \"$out\"; ln -s \"$0\" \"$out\"",
+                 "out=\"$(dirname \"$1\")/out\"; rm -rf \"$out\"; ln -s \"$0\" \"$out\"",
                  (dir_ / "outside").string()};
     spec.request = Json{{"format_version", "cko/driver-request-v1"}, {"id", "req"}};
     try {
-        (void)inv.call(spec);
+        (void)call_in_next_slot(inv, spec);
         FAIL() << "a replaced output directory was accepted";
     } catch (const Error& e) {
         EXPECT_EQ(e.code(), ErrorCode::symlink_refused) << e.what();
@@ -280,11 +310,11 @@ TEST_F(InvocationTest, AFilePlantedOutsideTheOutputDirectoryRefusesTheCall) {
     const store::Store s = store::Store::create(dir_ / "art");
     Invocation inv = Invocation::create(s, "test", Json{{"x", 1}}, Limits{}, nullptr);
     CallSpec spec;
-    // $2 is the request: its directory is the call's, one level above the output directory.
-    spec.argv = {"/bin/sh", "-c", "echo '{}' > \"$(dirname \"$2\")/planted.json\"", "sh"};
+    // $1 is the request: its directory is the call's, one level above the output directory.
+    spec.argv = {"/bin/sh", "-c", "echo '{}' > \"$(dirname \"$1\")/planted.json\"", "sh"};
     spec.request = Json{{"format_version", "cko/driver-request-v1"}, {"id", "req"}};
     try {
-        (void)inv.call(spec);
+        (void)call_in_next_slot(inv, spec);
         FAIL() << "a planted file was accepted";
     } catch (const Error& e) {
         EXPECT_EQ(e.code(), ErrorCode::unsafe_output) << e.what();
@@ -293,8 +323,8 @@ TEST_F(InvocationTest, AFilePlantedOutsideTheOutputDirectoryRefusesTheCall) {
     }
     EXPECT_TRUE(s.exists(store::layout::call_process(store::layout::call_dir(inv.id(), 1))));
     // A call that writes only into its output directory passes.
-    spec.argv = {"/bin/sh", "-c", "echo '{}' > \"$(dirname \"$2\")/out/fine.json\"", "sh"};
-    EXPECT_NO_THROW((void)inv.call(spec));
+    spec.argv = {"/bin/sh", "-c", "echo '{}' > \"$(dirname \"$1\")/out/fine.json\"", "sh"};
+    EXPECT_NO_THROW((void)call_in_next_slot(inv, spec));
 }
 
 TEST_F(InvocationTest, ALinkAmongTheOutputsRefusesTheCall) {
@@ -304,10 +334,10 @@ TEST_F(InvocationTest, ALinkAmongTheOutputsRefusesTheCall) {
     CallSpec spec;
     spec.request = Json{{"format_version", "cko/driver-request-v1"}, {"id", "req"}};
     for (const std::string how : {"ln -s", "ln"}) {
-        spec.argv = {"/bin/sh", "-c", how + " \"$0\" \"$(dirname \"$2\")/out/evidence.txt\"",
+        spec.argv = {"/bin/sh", "-c", how + " \"$0\" \"$(dirname \"$1\")/out/evidence.txt\"",
                      (dir_ / "outside" / "victim.txt").string()};
         try {
-            (void)inv.call(spec);
+            (void)call_in_next_slot(inv, spec);
             FAIL() << how << ": a linked output was accepted";
         } catch (const Error& e) {
             EXPECT_EQ(e.code(), ErrorCode::unsafe_output) << e.what();

@@ -3,7 +3,6 @@
 #include "cko/profile/ncu/ncu_csv.hpp"
 #include "cko/profile/ncu/ncu_diff.hpp"
 #include "cko/profile/ncu/ncu_roofline.hpp"
-#include "cko/profile/roofline.hpp"
 #include "cko/store/catalogue.hpp"
 #include "cko/util/demangled.hpp"
 #include "cko/util/error.hpp"
@@ -27,16 +26,14 @@ namespace cko::verbs {
 namespace {
 
 namespace fs = std::filesystem;
-using profile::DevicePeaks;
-using profile::Precision;
 using profile::ncu::NcuLaunch;
 using profile::ncu::NcuReport;
+using profile::ncu::RooflineChoice;
 
 struct ReportArgs {
     std::string file;
     std::string tool_version;
-    std::string device;
-    std::string precision;
+    profile::ncu::RooflineOptions roofline;
 };
 
 // The kernel's name without its parameter list, cut to 28 code points (27 and "~"): whole code
@@ -113,57 +110,7 @@ Cell percent_cell(const NcuLaunch& launch, std::string_view id) {
     return f == nullptr ? dash_cell() : make_cell(FMT_COMPILE("{:.1f}"), f->value);
 }
 
-std::optional<Precision> precision_option(const std::string& text) {
-    if (text.empty()) {
-        return std::nullopt;
-    }
-    const auto p = profile::precision_from_name(text);
-    if (!p) {
-        throw Error(ErrorCode::invalid_argument,
-                    fmt::format("--precision '{}': expected fp64, fp32, fp16 or bf16", text));
-    }
-    return p;
-}
-
-std::vector<std::string> device_keys() {
-    std::vector<std::string> keys;
-    for (const DevicePeaks& d : profile::device_peak_table()) {
-        keys.emplace_back(d.key);
-    }
-    return keys;
-}
-
-// The device the roofline is placed against, or the note saying why there is none.
-struct RooflineDevice {
-    const DevicePeaks* device = nullptr;
-    std::string note;
-};
-
-RooflineDevice roofline_device(const NcuReport& report, const ReportArgs& args) {
-    const std::string device_name = args.device.empty() ? report.device_name : args.device;
-    RooflineDevice out;
-    out.device = profile::find_device_peaks(device_name);
-    if (out.device == nullptr && !args.device.empty()) {
-        throw Error(ErrorCode::invalid_argument,
-                    fmt::format("--device '{}' is not in the peak table; known: {}", args.device,
-                                fmt::join(device_keys(), ", ")),
-                    {{"known", device_keys()}});
-    }
-    if (out.device == nullptr) {
-        out.note = device_name.empty()
-                       ? fmt::format(
-                             "no roofline: the report does not name its device; pass --device "
-                             "(one of {})",
-                             fmt::join(device_keys(), ", "))
-                       : fmt::format(
-                             "no roofline: the device '{}' is not in the peak table; pass "
-                             "--device (one of {})",
-                             device_name, fmt::join(device_keys(), ", "));
-    }
-    return out;
-}
-
-std::string report_text(const NcuReport& report, const RooflineDevice& roofline) {
+std::string report_text(const NcuReport& report, const RooflineChoice& roofline) {
     std::string out = fmt::format(
         "ncu {} export: {} launches (NCU {}, sha256 {})\n", layout_name(report.layout),
         report.launches.size(),
@@ -220,8 +167,7 @@ profile::ncu::NcuParseOptions parse_options(const ReportArgs& args) {
 // Text builds no JSON; --json streams the document (every metric of every launch) as it goes.
 Outcome report_result(NcuReport report, const ReportArgs& args, const Context& context,
                       Json extra_top = Json()) {
-    const RooflineDevice roofline = roofline_device(report, args);
-    const auto precision = precision_option(args.precision);
+    const RooflineChoice roofline = profile::ncu::choose_roofline(report, args.roofline);
     // A collection without counters is an environment problem, reported, not an error.
     const int exit_code =
         report.counters_permitted() ? 0 : static_cast<int>(ExitClass::environment);
@@ -233,16 +179,9 @@ Outcome report_result(NcuReport report, const ReportArgs& args, const Context& c
         return outcome;
     }
     auto shared = std::make_shared<const NcuReport>(std::move(report));
-    outcome.write_document = [shared, roofline, precision, extra_top](std::ostream& out) {
+    outcome.write_document = [shared, roofline, extra_top](std::ostream& out) {
         profile::ncu::ReportJsonExtras extras;
-        if (roofline.device == nullptr) {
-            extras.top["device"] = nullptr;
-            extras.top["roofline_note"] = roofline.note;
-        } else {
-            extras.top["device"] = profile::device_peaks_to_json(*roofline.device);
-            extras.roofline_device = roofline.device;
-            extras.roofline_precision = precision;
-        }
+        profile::ncu::add_roofline(extras, roofline);
         if (extra_top.is_object()) {
             for (const auto& [k, v] : extra_top.items()) {
                 extras.top[k] = v;
@@ -256,8 +195,8 @@ Outcome report_result(NcuReport report, const ReportArgs& args, const Context& c
 // The report options add_report_params defines; `file` is the export read (`profile ncu`'s own
 // argument; a collection passes the export it made, or nothing yet).
 ReportArgs report_args(const Request& r, std::string file = {}) {
-    return ReportArgs{std::move(file), r.text("tool_version"), r.text("device"),
-                      r.text("precision")};
+    return ReportArgs{std::move(file), r.text("tool_version"),
+                      profile::ncu::RooflineOptions{r.text("device"), r.text("precision")}};
 }
 
 void add_report_params(RequestDef& def) {

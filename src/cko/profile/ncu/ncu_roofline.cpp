@@ -1,7 +1,70 @@
 // Choosing a launch's roofline inputs from its facts.
 #include "cko/profile/ncu/ncu_roofline.hpp"
 
+#include "cko/util/error.hpp"
+
+#include <fmt/format.h>
+
 namespace cko::profile::ncu {
+namespace {
+
+std::vector<std::string> device_keys() {
+    std::vector<std::string> keys;
+    for (const DevicePeaks& d : device_peak_table()) {
+        keys.emplace_back(d.key);
+    }
+    return keys;
+}
+
+std::optional<Precision> precision_option(const std::string& text) {
+    if (text.empty()) {
+        return std::nullopt;
+    }
+    const auto p = precision_from_name(text);
+    if (!p) {
+        throw Error(ErrorCode::invalid_argument,
+                    fmt::format("--precision '{}': expected fp64, fp32, fp16 or bf16", text));
+    }
+    return p;
+}
+
+}  // namespace
+
+RooflineChoice choose_roofline(const NcuReport& report, const RooflineOptions& options) {
+    const std::string device_name = options.device.empty() ? report.device_name : options.device;
+    RooflineChoice out;
+    out.device = find_device_peaks(device_name);
+    if (out.device == nullptr && !options.device.empty()) {
+        throw Error(ErrorCode::invalid_argument,
+                    fmt::format("--device '{}' is not in the peak table; known: {}", options.device,
+                                fmt::join(device_keys(), ", ")),
+                    {{"known", device_keys()}});
+    }
+    if (out.device == nullptr) {
+        out.note = device_name.empty()
+                       ? fmt::format(
+                             "no roofline: the report does not name its device; pass --device "
+                             "(one of {})",
+                             fmt::join(device_keys(), ", "))
+                       : fmt::format(
+                             "no roofline: the device '{}' is not in the peak table; pass "
+                             "--device (one of {})",
+                             device_name, fmt::join(device_keys(), ", "));
+    }
+    out.precision = precision_option(options.precision);
+    return out;
+}
+
+void add_roofline(ReportJsonExtras& extras, const RooflineChoice& choice) {
+    if (choice.device == nullptr) {
+        extras.top["device"] = nullptr;
+        extras.top["roofline_note"] = choice.note;
+    } else {
+        extras.top["device"] = device_peaks_to_json(*choice.device);
+        extras.roofline_device = choice.device;
+        extras.roofline_precision = choice.precision;
+    }
+}
 
 std::optional<LaunchRooflineInput> roofline_input(const NcuLaunch& launch,
                                                   std::optional<Precision> precision) {

@@ -2,10 +2,12 @@
 #include "cko/profile/ncu/ncu_roofline.hpp"
 
 #include "cko/profile/ncu/ncu_csv.hpp"
+#include "cko/util/error.hpp"
 
 #include <gtest/gtest.h>
 
 #include <sstream>
+#include <utility>
 
 namespace cko::profile::ncu {
 namespace {
@@ -76,6 +78,75 @@ TEST(NcuRoofline, StreamedRooflineIsTheDomOfEachLaunch) {
             }
         }
     }
+}
+
+// The device a report's roofline stands on: the one asked for, else the one the report names;
+// one asked for that the peak table lacks is refused, one the report names is only noted.
+TEST(NcuRoofline, TheDeviceAskedForWinsAndAnUnknownOneIsRefused) {
+    NcuReport r;
+    r.device_name = "NVIDIA H200";
+    EXPECT_EQ(choose_roofline(r, {}).device, find_device_peaks("h200-sxm"));
+    EXPECT_EQ(choose_roofline(r, {"h100-sxm", ""}).device, find_device_peaks("h100-sxm"));
+    EXPECT_TRUE(choose_roofline(r, {}).note.empty());
+    try {
+        (void)choose_roofline(r, {"tpu-v9", ""});
+        FAIL() << "an unknown device was accepted";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.code(), ErrorCode::invalid_argument);
+        EXPECT_TRUE(std::string(e.what()).starts_with("--device 'tpu-v9' is not in the peak table"))
+            << e.what();
+        EXPECT_EQ(e.details()["known"].size(), device_peak_table().size());
+    }
+}
+
+TEST(NcuRoofline, AReportWithoutAKnownDeviceGetsANoteInsteadOfARoofline) {
+    NcuReport r;
+    const RooflineChoice unnamed = choose_roofline(r, {});
+    EXPECT_EQ(unnamed.device, nullptr);
+    EXPECT_TRUE(unnamed.note.starts_with(
+        "no roofline: the report does not name its device; pass --device (one of "))
+        << unnamed.note;
+    r.device_name = "Imaginary GPU";
+    const RooflineChoice unknown = choose_roofline(r, {});
+    EXPECT_EQ(unknown.device, nullptr);
+    EXPECT_TRUE(unknown.note.starts_with(
+        "no roofline: the device 'Imaginary GPU' is not in the peak table; pass --device"))
+        << unknown.note;
+}
+
+TEST(NcuRoofline, ThePrecisionIsAClosedWordAndTheDeviceIsCheckedFirst) {
+    NcuReport r;
+    r.device_name = "h100-sxm";
+    EXPECT_FALSE(choose_roofline(r, {}).precision.has_value());
+    EXPECT_EQ(choose_roofline(r, {"", "bf16"}).precision, Precision::bf16);
+    for (const auto& [options, refused] :
+         {std::pair{RooflineOptions{"", "fp8"}, std::string("--precision 'fp8'")},
+          std::pair{RooflineOptions{"tpu-v9", "fp8"}, std::string("--device 'tpu-v9'")}}) {
+        try {
+            (void)choose_roofline(r, options);
+            ADD_FAILURE() << "accepted " << options.device << " " << options.precision;
+        } catch (const Error& e) {
+            EXPECT_EQ(e.code(), ErrorCode::invalid_argument);
+            EXPECT_TRUE(std::string(e.what()).starts_with(refused)) << e.what();
+        }
+    }
+}
+
+// The document's top members say which device, or why none; only with one are launches placed.
+TEST(NcuRoofline, TheDocumentNamesTheDeviceOrTheNote) {
+    RooflineChoice with{find_device_peaks("h100-sxm"), "", Precision::fp64};
+    ReportJsonExtras placed;
+    add_roofline(placed, with);
+    EXPECT_EQ(placed.top["device"], device_peaks_to_json(*with.device));
+    EXPECT_FALSE(placed.top.contains("roofline_note"));
+    EXPECT_EQ(placed.roofline_device, with.device);
+    EXPECT_EQ(placed.roofline_precision, Precision::fp64);
+
+    ReportJsonExtras noted;
+    add_roofline(noted, RooflineChoice{nullptr, "no roofline: why", std::nullopt});
+    EXPECT_TRUE(noted.top["device"].is_null());
+    EXPECT_EQ(noted.top["roofline_note"], "no roofline: why");
+    EXPECT_EQ(noted.roofline_device, nullptr);
 }
 
 }  // namespace
