@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The crash harness: whole cko operations killed at >= 1000 instants (fault points in the write path, and
 random SIGKILL timers); after each: fsck clean, every invocation complete or `lost`, the champion old or new,
-no process left, the store still usable. With --enospc: the same operations failing with ENOSPC at every
+no process left, the store still usable; after each freeze, a second freeze reclaims (and says so) what the
+first left, and nothing stays behind. With --enospc: the same operations failing with ENOSPC at every
 durable write instead (the full-disk test), each ending in io_error with nothing damaged; one cut short while
 it copied an invocation's workspace finishes that invocation `failed`, never `lost`.
 
@@ -214,16 +215,46 @@ def check_copy_cut_short(root, op, n, before_invocations):
                           f"{status['state']} ({code}), want failed (io_error)")
 
 
+def freeze_leftovers(workdir, tmpdir):
+    """Whatever a freeze of ROOT=workdir/art left beside the root (hidden staging trees) or in its TMPDIR
+    (a failed freeze's kept logs, an identity probe's scratch folder)."""
+    beside = [n for n in os.listdir(workdir) if n not in ("art", "tmp")]
+    kept = os.listdir(tmpdir) if os.path.isdir(tmpdir) else []
+    return sorted(beside + kept)
+
+
+def check_freeze_leftovers(root, argv, workdir, tmpdir, how, n):
+    """After a killed (or full-disk) freeze: a freeze that got as far as its rename leaves nothing behind;
+    one that did not leaves what the next freeze of the same root reclaims, naming each, and then nothing."""
+    left = freeze_leftovers(workdir, tmpdir)
+    if os.path.exists(root):
+        if left:
+            raise Failure(f"freeze {how}@{n}: the root is frozen, yet the freeze left {left}")
+        return
+    p = cko(*[a if a != "ROOT" else root for a in argv], env={"TMPDIR": tmpdir}, check=[0])
+    out = p.stdout.decode(errors="replace")
+    if left and "reclaimed what earlier freezes left (their process is gone):" not in out:
+        raise Failure(f"freeze {how}@{n}: the next freeze did not report reclaiming {left}: {out[-600:]}")
+    unnamed = [x for x in left if x not in out]
+    if unnamed:
+        raise Failure(f"freeze {how}@{n}: the next freeze reclaimed without naming {unnamed}: {out[-600:]}")
+    still = freeze_leftovers(workdir, tmpdir)
+    if still:
+        raise Failure(f"freeze {how}@{n}: after the next freeze, still left: {still} (first left {left})")
+
+
 def run_instant(world, op, stage, argv, how, n, workdir, expected):
     """Returns "copy" when an ENOSPC cut a workspace copy short, else None."""
     root = os.path.join(workdir, "art")
+    tmpdir = os.path.join(workdir, "tmp")  # the operation's TMPDIR: what a failed freeze keeps there
+    os.makedirs(tmpdir)
     marker = workdir
     if stage is not None:
         copy_store(world.stage[stage], root)
     before_invocations = invocation_ids(root)
     args = [a if a != "ROOT" else root for a in argv]
     before = champion_digest(root) if stage is not None else None
-    env = {}
+    env = {"TMPDIR": tmpdir}
     if how == "fault":
         env["CKO_FAULT_AT"] = str(n)
     elif how == "enospc":
@@ -251,6 +282,8 @@ def run_instant(world, op, stage, argv, how, n, workdir, expected):
     digest = check_after(world, root, op, before, after, marker)
     if copy_cut and digest is not None:
         check_copy_cut_short(root, op, n, before_invocations)
+    if op == "freeze":
+        check_freeze_leftovers(root, argv, workdir, tmpdir, how, n)
     # The loop continues: the next operation on this store works.
     if digest is not None and op in ("select", "restore", "confirm", "screen"):
         cko("champion", "show", "--root", root, check=[0])
