@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """The crash harness: whole cko operations killed at >= 1000 instants (fault points in the write path, and
 random SIGKILL timers); after each: fsck clean, every invocation complete or `lost`, the champion old or new,
-no process left, the store still usable. With --enospc: the same operations failing with ENOSPC at every
-durable write instead (the full-disk test), each ending in io_error with nothing damaged.
+no process left, the store still usable; after each freeze, a second freeze reclaims (and says so) what the
+first left, and nothing stays behind. With --enospc: the same operations failing with ENOSPC at every
+durable write instead (the full-disk test), each ending in io_error with nothing damaged; one cut short while
+it copied an invocation's workspace finishes that invocation `failed`, never `lost`.
 
 Usage: CKO=build/cko python3 tests/crash/crash_test.py [--instants N] [--enospc] [--workers K]
 """
@@ -193,14 +195,66 @@ def check_after(world, root, op, before_digest, after_digests, marker):
     return digest
 
 
+def invocation_ids(root):
+    inv_dir = os.path.join(root, "invocations")
+    return {i for i in os.listdir(inv_dir) if i.startswith("inv-")} if os.path.isdir(inv_dir) else set()
+
+
+def check_copy_cut_short(root, op, n, before_invocations):
+    """A full disk while an invocation's workspace was copied: the partial copy is removed, which gives its
+    space back, so the operation records its invocation `failed` with the io_error (it was `lost`)."""
+    new = sorted(invocation_ids(root) - before_invocations)
+    if not new:
+        raise Failure(f"{op}: ENOSPC at point {n} cut a workspace copy short, but no invocation records it")
+    for inv in new:
+        p = cko("status", inv, "--root", root, "--json", check=[0, 1, 3, 4])
+        status = json.loads(p.stdout)
+        code = (status.get("result") or {}).get("error", {}).get("code")
+        if status["state"] != "failed" or code != "io_error":
+            raise Failure(f"{op}: ENOSPC at point {n} cut a workspace copy short; invocation {inv} is "
+                          f"{status['state']} ({code}), want failed (io_error)")
+
+
+def freeze_leftovers(workdir, tmpdir):
+    """Whatever a freeze of ROOT=workdir/art left beside the root (hidden staging trees) or in its TMPDIR
+    (a failed freeze's kept logs, an identity probe's scratch folder)."""
+    beside = [n for n in os.listdir(workdir) if n not in ("art", "tmp")]
+    kept = os.listdir(tmpdir) if os.path.isdir(tmpdir) else []
+    return sorted(beside + kept)
+
+
+def check_freeze_leftovers(root, argv, workdir, tmpdir, how, n):
+    """After a killed (or full-disk) freeze: a freeze that got as far as its rename leaves nothing behind;
+    one that did not leaves what the next freeze of the same root reclaims, naming each, and then nothing."""
+    left = freeze_leftovers(workdir, tmpdir)
+    if os.path.exists(root):
+        if left:
+            raise Failure(f"freeze {how}@{n}: the root is frozen, yet the freeze left {left}")
+        return
+    p = cko(*[a if a != "ROOT" else root for a in argv], env={"TMPDIR": tmpdir}, check=[0])
+    out = p.stdout.decode(errors="replace")
+    if left and "reclaimed what earlier freezes left (their process is gone):" not in out:
+        raise Failure(f"freeze {how}@{n}: the next freeze did not report reclaiming {left}: {out[-600:]}")
+    unnamed = [x for x in left if x not in out]
+    if unnamed:
+        raise Failure(f"freeze {how}@{n}: the next freeze reclaimed without naming {unnamed}: {out[-600:]}")
+    still = freeze_leftovers(workdir, tmpdir)
+    if still:
+        raise Failure(f"freeze {how}@{n}: after the next freeze, still left: {still} (first left {left})")
+
+
 def run_instant(world, op, stage, argv, how, n, workdir, expected):
+    """Returns "copy" when an ENOSPC cut a workspace copy short, else None."""
     root = os.path.join(workdir, "art")
+    tmpdir = os.path.join(workdir, "tmp")  # the operation's TMPDIR: what a failed freeze keeps there
+    os.makedirs(tmpdir)
     marker = workdir
     if stage is not None:
         copy_store(world.stage[stage], root)
+    before_invocations = invocation_ids(root)
     args = [a if a != "ROOT" else root for a in argv]
     before = champion_digest(root) if stage is not None else None
-    env = {}
+    env = {"TMPDIR": tmpdir}
     if how == "fault":
         env["CKO_FAULT_AT"] = str(n)
     elif how == "enospc":
@@ -215,8 +269,9 @@ def run_instant(world, op, stage, argv, how, n, workdir, expected):
             proc.send_signal(signal.SIGKILL)
     out, err = proc.communicate(timeout=300)
     rc = proc.returncode
+    text = err.decode(errors="replace")
+    copy_cut = how == "enospc" and rc != 0 and "cannot copy" in text and "of snapshot" in text
     if how == "enospc":
-        text = err.decode(errors="replace")
         if rc == 0 and "ENOSPC" not in text:
             pass  # the op finished before point n (the number of points varies a little between runs)
         elif "error[internal]" in text or rc not in (0, 1, 3):
@@ -225,11 +280,15 @@ def run_instant(world, op, stage, argv, how, n, workdir, expected):
             raise Failure(f"{op}: ENOSPC at point {n} did not surface as io_error: {text[-600:]}")
     after = expected.get(op, ())
     digest = check_after(world, root, op, before, after, marker)
+    if copy_cut and digest is not None:
+        check_copy_cut_short(root, op, n, before_invocations)
+    if op == "freeze":
+        check_freeze_leftovers(root, argv, workdir, tmpdir, how, n)
     # The loop continues: the next operation on this store works.
     if digest is not None and op in ("select", "restore", "confirm", "screen"):
         cko("champion", "show", "--root", root, check=[0])
     remove(workdir)
-    return rc
+    return "copy" if copy_cut else None
 
 
 def count_fault_points(world, tmp):
@@ -292,6 +351,7 @@ def main():
               f"stride {stride}, {a.workers} workers", flush=True)
         failures = []
         done = 0
+        copies_cut = 0
 
         def one(job):
             name, stage, argv, how, n = job
@@ -303,11 +363,15 @@ def main():
             for f in concurrent.futures.as_completed(futures):
                 done += 1
                 try:
-                    f.result()
+                    copies_cut += f.result() == "copy"
                 except Exception as e:  # noqa: BLE001 - every failure is reported with its job
                     failures.append(f"{futures[f][0]} {futures[f][3]}@{futures[f][4]}: {e}")
+        if a.enospc and copies_cut == 0:
+            failures.append("no ENOSPC point cut a workspace copy short and had it recorded: the sweep does not "
+                            "reach the copy, or the operation reported another error (its invocation lost?)")
         kind = "ENOSPC points" if a.enospc else "kills"
-        print(f"crash: {done} {kind} ({total} fault points), {len(failures)} failures, "
+        cut = f", {copies_cut} cut a workspace copy short" if a.enospc else ""
+        print(f"crash: {done} {kind} ({total} fault points){cut}, {len(failures)} failures, "
               f"{time.time() - started:.0f} s", flush=True)
         for f in failures[:20]:
             print("  FAIL:", f, file=sys.stderr)

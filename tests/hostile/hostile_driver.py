@@ -83,6 +83,15 @@ def main():
             entry["role"] = role
         with open(result_path, "w") as f:
             json.dump(doc, f)
+    elif behaviour == "swap_roles_v1":
+        # The same swap in a cko/driver-result-v1 result, which names no loaded digest: v1 is still
+        # read (PROTOCOL.md), so cko cannot tell; it must say the roles went unchecked.
+        doc = valid_result(request)
+        roles = [e["role"] for e in doc["subjects"]]
+        for entry, role in zip(doc["subjects"], reversed(roles)):
+            entry["role"] = role
+        with open(result_path, "w") as f:
+            json.dump(doc, f)
     elif behaviour == "symlink_artifact":
         # A link declared as an artifact: it would be kept as evidence pointing outside the store.
         os.symlink(victim, os.path.join(out_dir, "evidence.txt"))

@@ -97,6 +97,11 @@ grep -q '"planted.json"' "$tmp/plant_in_root.json" || fail "plant_in_root: path 
 # [18] item 6: a paired driver that reports the reference's samples as the candidate's.
 hostile swap_roles 3 failed role_mismatch --mode paired --candidate "$tmp/src2" --capability paired_in_process
 grep -q 'measured on the' "$tmp/swap_roles.json" || fail "swap_roles: the message does not say whose samples"
+# The same swap in a v1 result (no loaded_digest): read, as v1 promises, with the call noting that
+# nothing tied its samples to the roles (before: believed without a word).
+hostile swap_roles_v1 0 succeeded "" --mode paired --candidate "$tmp/src2" --capability paired_in_process
+grep -q '"roles unchecked: the driver reported no loaded digest' "$tmp/swap_roles_v1.json" ||
+  fail "swap_roles_v1: the call does not note its roles unchecked"
 # Malformed results, each its own code.
 hostile nul_in_result 3 failed invalid_driver_result
 hostile deep_json 3 failed invalid_driver_result

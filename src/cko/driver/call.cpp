@@ -61,6 +61,8 @@ Json CallReport::to_json() const {
     }
     if (error) {
         j["error"] = error->to_json()["error"];
+    } else if (result && !result->unchecked_roles.empty()) {
+        j["notes"] = Json::array({roles_unchecked_note(result->unchecked_roles)});
     }
     return j;
 }
@@ -150,6 +152,8 @@ void judge_call(run::Invocation& invocation, const Request& request, CallReport&
         {"ok", report.result.has_value()}};
     if (report.error) {
         validation["error"] = report.error->to_json()["error"];
+    } else if (report.result && !report.result->unchecked_roles.empty()) {
+        validation["notes"] = Json::array({roles_unchecked_note(report.result->unchecked_roles)});
     }
     // Kept as the call_validated event of the invocation (never in the driver's output_dir).
     try {

@@ -236,6 +236,15 @@ void check_role(const SubjectResult& got, const Request& request, const Subject&
 
 }  // namespace
 
+std::string roles_unchecked_note(const std::vector<std::string>& roles) {
+    return fmt::format(
+        "roles unchecked: the driver reported no loaded digest (a cko/driver-result-v1 result "
+        "without loaded_digest for the {}): nothing ties its samples to the subject measured, so "
+        "swapped roles would go unseen; write cko/driver-result-v2 with each subject's "
+        "loaded_digest, as the SDKs do (docs/PROTOCOL.md, Roles)",
+        fmt::join(roles, " and "));
+}
+
 int samples_for(Mode mode, int requested) noexcept {
     return mode == Mode::smoke ? 2 : requested;
 }
@@ -350,6 +359,9 @@ Result validate_result(const Request& request, const Json& result,
                 found = true;
                 out.subjects.push_back(subject_of(subjects[i], request, wanted.role, path, v2));
                 check_role(out.subjects.back(), request, wanted, path);
+                if (out.subjects.back().loaded_digest.empty() && !wanted.digest.empty()) {
+                    out.unchecked_roles.push_back(wanted.role);  // v1: believed, and noted
+                }
             }
         }
         if (!found) {

@@ -93,6 +93,10 @@ struct Result {
     // (setup, prepare, warm-up, the timed samples, checks), as its SDK measured them; unset when
     // the driver did not say. What the driver took beyond it is its SDK's (eval/session.cpp).
     std::optional<double> workload_s;
+    // The roles whose samples no digest ties to a subject: the request named the role's digest and
+    // the result (cko/driver-result-v1) gave no loaded_digest for it. Believed, as v1 promises, and
+    // noted (roles_unchecked_note) wherever the call and the comparison are recorded.
+    std::vector<std::string> unchecked_roles;
     [[nodiscard]] const SubjectResult& subject(const std::string& role) const;
     [[nodiscard]] Json to_json() const;
 };
@@ -103,9 +107,14 @@ struct Result {
 // empty sample series: it measured nothing), and no file in the output directory beyond
 // result.json and the declared artifacts. Each failure has its own error code and names the
 // JSON path. Each subject's `loaded_digest` (required in cko/driver-result-v2, checked when present
-// in v1) must be the digest the request gives that role: role_mismatch otherwise.
+// in v1) must be the digest the request gives that role: role_mismatch otherwise. A v1 entry
+// without it, for a role the request names a digest of, is read and listed in unchecked_roles.
 [[nodiscard]] Result validate_result(const Request& request, const Json& result,
                                      const std::vector<std::string>& output_files);
+
+// The note a call and a comparison record when results left `roles` unchecked (Result::
+// unchecked_roles): "roles unchecked: the driver reported no loaded digest ...", and the fix.
+[[nodiscard]] std::string roles_unchecked_note(const std::vector<std::string>& roles);
 
 // The number of samples a mode implies: smoke always 2.
 [[nodiscard]] int samples_for(Mode mode, int requested) noexcept;

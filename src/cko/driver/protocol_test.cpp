@@ -130,6 +130,33 @@ TEST(DriverResult, AV2ResultMustNameEachSubjectsDigest) {
         (void)validate_result(paired_request(), good_result(), {"result.json", "trace.json"}));
 }
 
+// A v1 result without loaded_digest is read (PROTOCOL.md promises v1), but nothing ties its samples
+// to the roles whose digests the request named: those roles are listed for the note the call and
+// the comparison record. (Before: believed with no word, whatever the roles.)
+TEST(DriverResult, AV1ResultWithoutDigestsIsReadWithItsRolesUnchecked) {
+    Json j = good_result();
+    std::swap(j["subjects"][0]["role"], j["subjects"][1]["role"]);  // a swap v1 cannot show
+    const Result r = validate_result(paired_request(), j, {"result.json", "trace.json"});
+    EXPECT_EQ(r.unchecked_roles, (std::vector<std::string>{"reference", "candidate"}));
+    const std::string note = roles_unchecked_note(r.unchecked_roles);
+    EXPECT_TRUE(note.starts_with("roles unchecked: the driver reported no loaded digest")) << note;
+    EXPECT_NE(note.find("cko/driver-result-v2"), std::string::npos) << note;
+    // A v1 result that names one digest leaves only the other role unchecked.
+    j = good_result();
+    j["subjects"][1]["loaded_digest"] = std::string(64, 'b');
+    EXPECT_EQ(validate_result(paired_request(), j, {"result.json", "trace.json"}).unchecked_roles,
+              (std::vector<std::string>{"reference"}));
+    // v2, or a request that names no digest (nothing to check against): nothing unchecked to say.
+    EXPECT_TRUE(validate_result(paired_request(), v2_result(), {"result.json", "trace.json"})
+                    .unchecked_roles.empty());
+    Request no_digests = paired_request();
+    for (auto& s : no_digests.subjects) {
+        s.digest.clear();
+    }
+    EXPECT_TRUE(validate_result(no_digests, good_result(), {"result.json", "trace.json"})
+                    .unchecked_roles.empty());
+}
+
 TEST(DriverResult, TheRequestNamesEachSubjectsDigest) {
     const Json j = paired_request().to_json();
     EXPECT_EQ(j["subjects"][0]["digest"], std::string(64, 'a'));

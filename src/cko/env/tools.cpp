@@ -82,7 +82,9 @@ CapturedRun run_captured(const std::vector<std::string>& argv, std::chrono::mill
     CapturedRun run;
     fs::path dir;
     try {
-        dir = make_temp_dir("cko-env");
+        // Named by this process (cko-env-<pid>-XXXXXX): if cko is killed while the tool runs, the
+        // next target freeze knows it is stale and reclaims it (eval/freeze_leftovers.cpp).
+        dir = make_temp_dir(fmt::format("cko-env-{}", ::getpid()));
     } catch (const Error& e) {
         run.error = e.what();
         return run;

@@ -1,6 +1,7 @@
 // The comparison engine shared by screen, confirm and audit: plan, measure rounds, judge, record.
 #include "cko/eval/compare.hpp"
 
+#include "cko/driver/protocol.hpp"
 #include "cko/env/observation.hpp"
 #include "cko/eval/champion.hpp"
 #include "cko/eval/compare_context.hpp"
@@ -18,6 +19,7 @@
 #include <chrono>
 #include <optional>
 #include <random>
+#include <set>
 
 namespace cko::eval {
 namespace {
@@ -30,7 +32,8 @@ struct Rounds {
     std::optional<stats::Verdict> verdict;  // set when the measuring itself decided (invalid)
     std::string reason;
     bool infrastructure_failure = false;
-    env::WindowObservation observation;  // what the monitors of every call saw
+    env::WindowObservation observation;     // what the monitors of every call saw
+    std::set<std::string> unchecked_roles;  // no loaded digest tied them to a subject (v1 results)
 };
 
 std::string correctness_reason(const TargetSpec& spec, const std::string& case_id,
@@ -231,6 +234,7 @@ Rounds measure_rounds(const Target& target, run::Invocation& inv, Session& sessi
                 return r;
             }
             r.pairs.push_back(pair);
+            r.unchecked_roles.insert(m.unchecked_roles.begin(), m.unchecked_roles.end());
             if (pair_voids_comparison(spec, case_id, m, r)) {
                 return r;
             }
@@ -464,6 +468,10 @@ void ComparisonRun::settle(const run::Invocation& inv, OperationEnd& end) {
     }
     for (const auto& note : host_load_notes(plan.load_at_start)) {
         outputs["notes"].push_back(note);
+    }
+    if (!rounds.unchecked_roles.empty()) {  // believed, as protocol v1 promises, and said so
+        outputs["notes"].push_back(driver::roles_unchecked_note(
+            {rounds.unchecked_roles.begin(), rounds.unchecked_roles.end()}));
     }
     if (!outputs.contains("observation")) {  // not judged: what was observed, for the record
         outputs["observation"] = rounds.observation.to_json(target.spec().observation);

@@ -91,8 +91,9 @@ std::vector<std::string> remove_if_owner_gone(
 // What earlier freezes left behind, once their process is gone: a killed freeze's staging root
 // beside the root (.<root>.freeze-<pid>, and the store staging of it, ..<root>.freeze-<pid>
 // .staging-*), and the kept logs of failed freezes of this Target name in the temp directory
-// (cko-failed-freeze-<name>-<pid>-<unix_s>): the next freeze is the point where they are known to
-// be stale.
+// (cko-failed-freeze-<name>-<pid>-<unix_s>), and the identity probe's scratch folders of cko
+// processes killed while a tool ran (cko-env-<pid>-XXXXXX): the next freeze is the point where
+// they are known to be stale.
 std::vector<std::string> reclaim_freeze_leftovers(const fs::path& parent,
                                                   const std::string& root_name,
                                                   const std::string& target_name) {
@@ -112,6 +113,14 @@ std::vector<std::string> reclaim_freeze_leftovers(const fs::path& parent,
                  })) {
             removed.push_back(std::move(p));
         }
+    }
+    // The scratch folder of a tool run by the identity probe (env/tools.cpp run_captured,
+    // cko-env-<pid>-XXXXXX), left when its cko was killed while the tool ran (a freeze probes the
+    // identity before its smoke).
+    for (auto& p : remove_if_owner_gone(temp_base(), "cko-env-", [](std::string_view rest) {
+             return rest.size() == 7 && rest[0] == '-';
+         })) {
+        removed.push_back(std::move(p));
     }
     return removed;
 }

@@ -13,8 +13,8 @@ namespace cko::eval {
 std::string keep_failed_freeze_logs(const std::filesystem::path& staging, const std::string& name);
 
 // Removes what earlier freezes left once their process is gone: a killed freeze's staging root
-// beside the root, its store staging, and the kept logs of failed freezes of `target_name`.
-// Returns the paths removed.
+// beside the root, its store staging, the kept logs of failed freezes of `target_name`, and the
+// identity probe's scratch folders in the temp directory. Returns the paths removed.
 std::vector<std::string> reclaim_freeze_leftovers(const std::filesystem::path& parent,
                                                   const std::string& root_name,
                                                   const std::string& target_name);

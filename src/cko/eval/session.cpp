@@ -268,6 +268,7 @@ Measurement Session::measurement_of(const MonitoredCall& monitored) const {
         return m;
     }
     m.environment = report.result->environment;
+    m.unchecked_roles = report.result->unchecked_roles;
     bool all_passed = true;
     for (const auto& s : report.result->subjects) {
         m.subjects[s.role] = judge(s);
@@ -322,6 +323,8 @@ Measurement Session::measure_pair(const std::string& case_id, bool candidate_fir
             return pair;
         }
         pair.subjects[role] = one.subjects.at(role);
+        pair.unchecked_roles.insert(pair.unchecked_roles.end(), one.unchecked_roles.begin(),
+                                    one.unchecked_roles.end());
     }
     return pair;
 }

@@ -41,6 +41,9 @@ struct Measurement {
     std::string stderr_tail;  // the last lines of its stderr then
     Json environment;         // the driver result's `environment` (null without a valid result)
     std::vector<env::MonitorSummary> monitors;  // one per driver call: what it observed
+    // The roles whose samples no loaded digest tied to their subject (driver::Result::
+    // unchecked_roles of its calls): the comparison notes them.
+    std::vector<std::string> unchecked_roles;
     [[nodiscard]] Json to_json() const;
 };
 

@@ -2,6 +2,7 @@
 #include "cko/store/snapshot.hpp"
 
 #include "cko/util/error.hpp"
+#include "cko/util/fault.hpp"
 #include "cko/util/files.hpp"
 #include "cko/util/sha256.hpp"
 
@@ -180,6 +181,51 @@ void make_read_only(const fs::path& root) {
     }
     for (auto it = dirs.rbegin(); it != dirs.rend(); ++it) {
         ::chmod(it->c_str(), 0555);
+    }
+}
+
+// One file of a snapshot copied to `to` and re-hashed against its manifest entry. Copies, not
+// hard links: a hard link shares the store's inode, and a driver running as root (permission bits
+// do not stop root) could then alter the evidence itself. What gets measured is what was frozen,
+// or nothing. The copy is a fault point (util/fault.hpp): a full disk here is an io_error naming
+// the file, which the operation records, never internal.
+void place_copy(const Snapshot& snapshot, const fs::path& from, const fs::path& to,
+                const ManifestEntry& e) {
+    struct stat st {};
+    if (::lstat(from.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
+        throw Error(ErrorCode::invalid_record,
+                    fmt::format("snapshot {}: {} is missing or not a regular file; the evidence "
+                                "was altered (run cko fsck)",
+                                snapshot.digest, e.path.empty() ? "its file" : e.path),
+                    Json{{"digest", snapshot.digest}, {"path", e.path}});
+    }
+    std::error_code copy_error;
+    if (fault_point()) {
+        fs::copy_file(from, to, copy_error);
+    } else {
+        copy_error = std::make_error_code(std::errc::no_space_on_device);
+    }
+    if (copy_error) {
+        throw Error(
+            ErrorCode::io_error,
+            fmt::format("cannot copy {} of snapshot {} to {}: {}",
+                        e.path.empty() ? "its file" : e.path, snapshot.digest, to.string(),
+                        copy_error.message()),
+            Json{
+                {"digest", snapshot.digest}, {"path", to.string()}, {"errno", copy_error.value()}});
+    }
+    ::chmod(to.c_str(), 0444);
+    const std::string got = sha256_file_hex(to);
+    if (got != e.sha256) {
+        throw Error(
+            ErrorCode::invalid_record,
+            fmt::format("snapshot {}: {} has sha256 {}, the manifest says {}; the frozen "
+                        "code was altered and is not measured (run cko fsck)",
+                        snapshot.digest, e.path.empty() ? "its file" : e.path, got, e.sha256),
+            Json{{"digest", snapshot.digest},
+                 {"path", e.path},
+                 {"sha256", got},
+                 {"expected", e.sha256}});
     }
 }
 
@@ -365,60 +411,27 @@ void materialize_snapshot(const Store& store, const Snapshot& snapshot,
             ErrorCode::already_exists,
             fmt::format("{} exists; materialization needs a fresh path", destination.string()));
     }
-    // Copies, not hard links: a hard link shares the store's inode, and a driver running as root
-    // (permission bits do not stop root) could then alter the evidence itself. Each copy is
-    // re-hashed against the manifest: what gets measured is what was frozen, or nothing.
-    const auto place = [&](const fs::path& from, const fs::path& to, const ManifestEntry& e) {
-        struct stat st {};
-        if (::lstat(from.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
-            throw Error(
-                ErrorCode::invalid_record,
-                fmt::format(
-                    "snapshot {}: {} is missing or not a regular file; the evidence was altered "
-                    "(run cko fsck)",
-                    snapshot.digest, e.path.empty() ? "its file" : e.path),
-                Json{{"digest", snapshot.digest}, {"path", e.path}});
-        }
-        std::error_code copy_error;
-        fs::copy_file(from, to, copy_error);
-        if (copy_error) {  // a full disk here is an io_error the operation records, not internal
-            throw Error(ErrorCode::io_error,
-                        fmt::format("cannot copy {} of snapshot {} to {}: {}",
-                                    e.path.empty() ? "its file" : e.path, snapshot.digest,
-                                    to.string(), copy_error.message()),
-                        Json{{"digest", snapshot.digest},
-                             {"path", to.string()},
-                             {"errno", copy_error.value()}});
-        }
-        ::chmod(to.c_str(), 0444);
-        const std::string got = sha256_file_hex(to);
-        if (got != e.sha256) {
-            throw Error(
-                ErrorCode::invalid_record,
-                fmt::format(
-                    "snapshot {}: {} has sha256 {}, the manifest says {}; the frozen code was "
-                    "altered and is not measured (run cko fsck)",
-                    snapshot.digest, e.path.empty() ? "its file" : e.path, got, e.sha256),
-                Json{{"digest", snapshot.digest},
-                     {"path", e.path},
-                     {"sha256", got},
-                     {"expected", e.sha256}});
-        }
-    };
     try {
         if (snapshot.kind == "file") {
             make_directories(destination.parent_path());
-            place(payload, destination, snapshot.entries.at(0));
+            place_copy(snapshot, payload, destination, snapshot.entries.at(0));
             return;
         }
         make_directories(destination);
         for (const auto& e : snapshot.entries) {
             const fs::path to = destination / e.path;
             make_directories(to.parent_path());
-            place(store.real_path_of(layout::snapshot_files(snapshot.digest) + "/" + e.path), to,
-                  e);
+            place_copy(snapshot,
+                       store.real_path_of(layout::snapshot_files(snapshot.digest) + "/" + e.path),
+                       to, e);
         }
         make_read_only(destination);
+    } catch (const Error& e) {
+        remove_tree_forcibly(destination);
+        if (e.code() == ErrorCode::io_error && e.details().value("errno", 0) == ENOSPC) {
+            fault_space_freed();  // the copy cut short is gone, and the space it took with it
+        }
+        throw;
     } catch (...) {
         remove_tree_forcibly(destination);
         throw;

@@ -16,7 +16,7 @@ namespace {
 
 struct FaultPlan {
     long kill_at = 0;
-    long enospc_at = 0;
+    std::atomic<long> enospc_at{0};  // 0 once fault_space_freed() gave the space back
     const char* count_file = nullptr;
     std::atomic<long> reached{0};
     std::string pause_name;  // CKO_FAULT_PAUSE=<name>:<ms>; empty: no pause point sleeps
@@ -73,7 +73,16 @@ bool fault_point() noexcept {
     if (n == p.kill_at) {
         ::_exit(137);
     }
-    return p.enospc_at == 0 || n < p.enospc_at;
+    const long enospc_at = p.enospc_at.load();
+    return enospc_at == 0 || n < enospc_at;
+}
+
+void fault_space_freed() noexcept {
+    FaultPlan& p = plan();
+    const long enospc_at = p.enospc_at.load();
+    if (enospc_at != 0 && p.reached.load() >= enospc_at) {
+        p.enospc_at = 0;
+    }
 }
 
 void fault_pause(std::string_view name) noexcept {
