@@ -297,13 +297,15 @@ std::string profile_line(const std::string& when, const Json& e) {
                         c.value("case_id", ""), c.value("tool", ""),
                         version.empty() ? std::string(" version not stated") : " " + version);
     }
-    return fmt::format("{:<9} {:<10} {:<22} {} of {}{}{}{}\n", when, "profile", e.value("id", ""),
-                       e.value("kind", ""), what,
-                       tied ? fmt::format(" for {} {}", e["experiment_id"].get<std::string>(),
-                                          e.value("subject", Json("")).get<std::string>())
-                            : std::string(),
-                       collected,
-                       e.value("foreign", false) ? " [foreign evidence: not citable]" : "");
+    return fmt::format(
+        "{:<9} {:<10} {:<22} {} of {}{}{}{}{}\n", when, "profile", e.value("id", ""),
+        e.value("kind", ""), what,
+        tied ? fmt::format(" for {} {}", e["experiment_id"].get<std::string>(),
+                           e.value("subject", Json("")).get<std::string>())
+             : std::string(),
+        collected, e.value("foreign", false) ? " [foreign evidence: not citable]" : "",
+        e.value("question", Json()).is_string() ? " — question: " + e["question"].get<std::string>()
+                                                : std::string());
 }
 
 // The history line of a selection or a restore (`type`).
