@@ -4,6 +4,7 @@
 #include "cko/eval/champion.hpp"
 #include "cko/eval/cited_evidence.hpp"
 #include "cko/eval/field_problems.hpp"
+#include "cko/eval/hypothesis.hpp"
 #include "cko/eval/ledger.hpp"
 #include "cko/eval/profile_evidence.hpp"
 #include "cko/util/clock.hpp"
@@ -392,6 +393,9 @@ store::ExperimentRecord record_of(const Target& target, const ExperimentSpec& sp
     record.lifecycle = *store::lifecycle_from_name(spec.lifecycle);
     record.premises = spec.premises;
     record.control = spec.control;
+    if (!spec.tests_hypothesis.empty()) {
+        record.tests_hypothesis = spec.tests_hypothesis;
+    }
     record.created_unix_s = unix_seconds_now();
     if (spec.control) {
         // A control's candidate is its base, loaded from the store (which keeps no source path):
@@ -431,6 +435,9 @@ Json create_experiment(const Target& target, const ExperimentSpec& given) {
           std::pair{"no_falsifier_reason", &spec.no_falsifier_reason},
           std::pair{"gain_bound_source", &spec.gain_bound_source}}) {
         require_free_text(*text, field);
+    }
+    if (!spec.tests_hypothesis.empty()) {
+        require_hypothesis(target.store(), spec.tests_hypothesis, "tests_hypothesis");
     }
     const Subjects subjects =
         snapshot_subjects(target, spec, *store::base_kind_from_name(spec.base));
