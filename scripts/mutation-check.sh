@@ -70,6 +70,9 @@ mutants=(
   "identity_cpu_target_takes_gpu_exports|src/cko/eval/profile_identity.cpp|        if (!out.devices.empty() \p\p out.gpu_work) {|        if (false) {|eval_test cko|^(ProfileIdentity|cli_profile_identity$)"
   "identity_untested_version_binds|src/cko/eval/profile_identity.cpp|        if (status == \"tested\") {|        if (true) {|eval_test cko|^(ProfileIdentity|cli_profile_identity$)"
   "foreign_profile_citable|src/cko/eval/profile_evidence.cpp|    if (!profile.value(\"foreign\", false)) {|    if (true) {|eval_test cko|^(ProfileIdentity|cli_profile_identity$)"
+  # [23] a claim cites only a profile of its own subjects; a hypothesis is settled once.
+  "falsify_cites_any_subject|src/cko/eval/cited_evidence.cpp|    if (digest == experiment.candidate.digest \p\p digest == experiment.base.digest) {|    if (true) {|eval_test cko|^(CitedEvidenceTest|cli_hypotheses$)"
+  "hypothesis_settled_twice|src/cko/eval/hypothesis.cpp|        if (s.hypothesis == o.hypothesis) {|        if (false) {|eval_test cko|^(HypothesisTest|cli_hypotheses$)"
 )
 
 # apply FILE ANCHOR REPLACEMENT: replaces the one occurrence; exit 3 when not exactly one.

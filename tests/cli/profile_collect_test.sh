@@ -81,8 +81,9 @@ ncu_id=$(field 'd["stored"]["id"]' < "$tmp/ncu.json")
 ncu_inv=$(field 'd["stored"]["collection"]["invocation_id"]' < "$tmp/ncu.json")
 
 # --- nsys around one call of the reference (the experiment's base: the original) ----------------
+# --question: the one question the profile is meant to answer, kept in the record and the request.
 expect_rc 0 "$CKO" profile collect nsys --root "$root" --experiment "$exp" --subject reference \
-  --nsys-arg=--trace=cuda,nvtx --case small --json
+  --nsys-arg=--trace=cuda,nvtx --case small --question "Where does the reference spend its GPU time?" --json
 printf '%s' "$out" > "$tmp/nsys.json"
 python3 - "$tmp/nsys.json" "$root" "$base_digest" <<'PY'
 import hashlib, json, sys
@@ -99,6 +100,8 @@ assert c["argv"][1:8] == ["profile", "--output", f"{root}/invocations/{inv}/prof
                           "--force-overwrite", "true"], c["argv"]
 r = json.load(open(f"{root}/{stored['path']}"))
 assert r["kind"] == "nsys" and r["subject"] == "reference" and r["document"] == printed, r["kind"]
+assert stored["question"] == r["question"] == "Where does the reference spend its GPU time?", (stored, r)
+assert json.load(open(f"{root}/invocations/{inv}/request.json"))["request"]["question"] == r["question"]
 fixture = hashlib.sha256(open("tests/fixtures/nsys/vec.sqlite", "rb").read()).hexdigest()
 assert r["sources"][0]["report_sha256"] == fixture, r["sources"]
 req = json.load(open(f"{root}/invocations/{inv}/driver/0001/request.json"))

@@ -49,7 +49,7 @@ reads=(
   "handoff --out $tmp/handoff.md"
   "champion show" "champion show --json" "fsck" "fsck --json"
   "show target" "show champion" "show $exp" "show $conf" "show $sel" "show $orphan" "show ${digest:0:12}"
-  "status $conf" "status $conf --json"
+  "status $conf" "status $conf --json" "hypotheses list" "hypotheses list --json"
 )
 for r in "${reads[@]}"; do
   # shellcheck disable=SC2086

@@ -44,6 +44,8 @@ LOCATIONS = [
     (re.compile(r"^champion/current\.json$"), "champion-v1"),
     (re.compile(r"^champion/selections/[^/]+\.json$"), "selection-v1"),
     (re.compile(r"^conclusions/[^/]+\.json$"), "conclusion-v1"),
+    (re.compile(r"^hypotheses/hyp-[^/]+\.json$"), "hypothesis-v1"),
+    (re.compile(r"^hypotheses/settlements/[^/]+\.json$"), "hypothesis-settlement-v1"),
     (re.compile(r"^invocations/[^/]+/request\.json$"), "invocation-request-v1"),
     (re.compile(r"^invocations/[^/]+/result\.json$"), "invocation-result-v1"),
     (re.compile(r"^invocations/[^/]+/driver/[0-9]{4,}/request\.json$"), "driver-request-v1"),

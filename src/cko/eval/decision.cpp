@@ -1,6 +1,7 @@
 // The decision record: falsify records, the falsified gate and the stage limit.
 #include "cko/eval/decision.hpp"
 
+#include "cko/eval/cited_evidence.hpp"
 #include "cko/eval/experiment.hpp"
 #include "cko/eval/field_problems.hpp"
 #include "cko/eval/profile_evidence.hpp"
@@ -37,19 +38,29 @@ Json invocation_evidence(const Target& target, const std::string& id) {
     return Json{{"kind", "invocation"}, {"id", id}, {"invocation_kind", r.kind}};
 }
 
-Json profile_evidence(const Target& target, const std::string& id) {
+// A profile or map cited about `experiment`: not foreign, and of this Target, of the experiment's
+// candidate or base, on one of its cases (cited_evidence.hpp). The record says which side it
+// measured and the question it answers.
+Json profile_evidence(const Target& target, const std::string& id,
+                      const store::ExperimentRecord& experiment) {
     require_safe_name(id, "evidence");
     if (!target.store().exists(store::layout::profile_record(id))) {
         evidence_not_found(id, "is no profile or map of this store");
     }
     const Json p = load_profile(target.store(), id);
     refuse_foreign_citation(p, "evidence");
-    return Json{{"kind", p.value("kind", "") == "map" ? "map" : "profile"}, {"id", id}};
+    require_profile_of_experiment(target, p, id, experiment, "evidence");
+    Json cited{{"kind", p.value("kind", "") == "map" ? "map" : "profile"}, {"id", id}};
+    if (p.value("question", Json()).is_string()) {
+        cited["question"] = p["question"];
+    }
+    return cited;
 }
 
 }  // namespace
 
-Json resolve_evidence(const Target& target, const std::string& evidence) {
+Json resolve_evidence(const Target& target, const std::string& evidence,
+                      const store::ExperimentRecord& experiment) {
     if (evidence.empty()) {
         field_error(ErrorCode::invalid_argument, "evidence", "missing",
                     "cite the evidence: a stored id (inv-…, profile-…) or a file");
@@ -64,7 +75,7 @@ Json resolve_evidence(const Target& target, const std::string& evidence) {
         return invocation_evidence(target, evidence);
     }
     if (evidence.starts_with("profile-")) {
-        return profile_evidence(target, evidence);
+        return profile_evidence(target, evidence, experiment);
     }
     evidence_not_found(evidence, "is neither a stored id nor a file");
 }
@@ -84,8 +95,9 @@ OperationOutcome record_falsify(const Target& target, const FalsifyOptions& o,
     problems.check([&] { require_free_text(o.note, "note"); });
     problems.throw_if_any();
     require_safe_name(o.experiment_id, "experiment id");
-    (void)load_experiment(target.store(), o.experiment_id);  // not_found names it
-    const Json evidence = resolve_evidence(target, o.evidence);
+    const store::ExperimentRecord experiment =
+        load_experiment(target.store(), o.experiment_id);  // not_found names it
+    const Json evidence = resolve_evidence(target, o.evidence, experiment);
     const Json request{{"target", target.id()},
                        {"experiment_id", o.experiment_id},
                        {"outcome", o.outcome},

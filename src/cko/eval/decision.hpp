@@ -7,6 +7,7 @@
 #include "cko/eval/operation.hpp"
 #include "cko/eval/stage.hpp"
 #include "cko/eval/target.hpp"
+#include "cko/store/records.hpp"
 #include "cko/util/closed_enum.hpp"
 
 #include <optional>
@@ -30,9 +31,14 @@ struct FalsifyOptions {
 };
 
 // What `evidence` names: an invocation ({kind: invocation, id, invocation_kind}), a stored profile
-// or map ({kind: profile|map, id}), or an existing file, stored content-addressed ({kind: file,
-// digest, source}). Anything else is not_found naming the field and how to cite evidence.
-[[nodiscard]] Json resolve_evidence(const Target& target, const std::string& evidence);
+// or map ({kind: profile|map, id, and the question it answers when it has one}), or an existing
+// file, stored content-addressed ({kind: file, digest, source}). Anything else is not_found naming
+// the field and how to cite evidence. A cited profile or map must be about `experiment`: of this
+// Target, of its candidate's or its base's code, on one of the Target's cases (invalid_argument
+// naming `evidence`, what the profile measured and the fix; a profile bound to no experiment
+// recorded no code and is refused too), and not foreign.
+[[nodiscard]] Json resolve_evidence(const Target& target, const std::string& evidence,
+                                    const store::ExperimentRecord& experiment);
 
 // Records the outcome: an invocation of kind `falsify` whose request and outputs are {target,
 // experiment_id, outcome, evidence, note}; it succeeds at once (nothing is measured). Every

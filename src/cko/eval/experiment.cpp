@@ -2,7 +2,9 @@
 #include "cko/eval/experiment.hpp"
 
 #include "cko/eval/champion.hpp"
+#include "cko/eval/cited_evidence.hpp"
 #include "cko/eval/field_problems.hpp"
+#include "cko/eval/hypothesis.hpp"
 #include "cko/eval/ledger.hpp"
 #include "cko/eval/profile_evidence.hpp"
 #include "cko/util/clock.hpp"
@@ -256,113 +258,18 @@ ExperimentSpec with_control_defaults(const ExperimentSpec& given, const store::S
     return spec;
 }
 
-// A gain bound citing a map ("map:<id>#<item>") must cite a non-foreign map the store holds.
-Json cited_map(const Target& target, const std::string& id) {
-    Json cited;
-    try {
-        cited = load_profile(target.store(), id);
-    } catch (const Error&) {
-        bad("gain_bound_source", fmt::format("cites map '{}', which the store does not hold", id),
-            "store the map first (cko map FILE --root R) and cite the id it prints");
-    }
-    if (cited.value("kind", "") != "map") {
-        bad("gain_bound_source",
-            fmt::format("cites '{}', a {} profile, not a map", id, cited.value("kind", "")),
-            "cite a profile stored by cko map");
-    }
-    refuse_foreign_citation(cited, "gain_bound_source");
-    return cited;
-}
-
-// The snapshot the cited map was made of: the collected subject's, else the reference (base) or
-// candidate of the experiment it is stored for.
-std::string map_subject_digest(const Target& target, const Json& cited, const std::string& id) {
-    const Json collection = cited.value("collection", Json());
-    if (collection.is_object() && collection.contains("subject_digest")) {
-        return collection.at("subject_digest").get<std::string>();
-    }
-    const Json experiment = cited.value("experiment_id", Json());
-    if (!experiment.is_string()) {
-        bad("gain_bound_source",
-            fmt::format("cites map '{}', which is bound to no experiment: what code it measured "
-                        "is not recorded",
-                        id),
-            "store the map of the base with --experiment EXP --subject reference|candidate");
-    }
-    const store::ExperimentRecord e =
-        store::read_experiment_record(target.store(), experiment.get<std::string>());
-    return cited.value("subject", "") == "candidate" ? e.candidate.digest : e.base.digest;
-}
-
-// The map must be of this experiment's base, on one of the Target's cases.
+// The map a gain bound cites must be of this Target and of this experiment's base, on one of the
+// Target's cases.
 void check_map_subject(const Target& target, const Json& cited, const std::string& id,
                        const std::string& base_digest) {
-    if (cited.value("target", "") != target.id()) {
-        bad("gain_bound_source",
-            fmt::format("cites map '{}' of Target {}, not {}", id, cited.value("target", ""),
-                        target.id()),
-            "cite a map stored for this Target");
-    }
-    const std::string digest = map_subject_digest(target, cited, id);
+    require_cited_target_and_case(target, cited, id, "gain_bound_source");
+    const std::string digest = cited_subject_digest(target, cited, id, "gain_bound_source");
     if (digest != base_digest) {
         bad("gain_bound_source",
             fmt::format("cites map '{}' of snapshot {}, but this experiment's base is {}", id,
                         digest.substr(0, 12), base_digest.substr(0, 12)),
             "cite a map of the code the candidate is compared against (its base)");
     }
-    const Json collection = cited.value("collection", Json());
-    const auto& cases = target.spec().case_ids;
-    if (collection.is_object() && collection.contains("case_id") &&
-        std::find(cases.begin(), cases.end(), collection.at("case_id").get<std::string>()) ==
-            cases.end()) {
-        bad("gain_bound_source",
-            fmt::format("cites map '{}' of case '{}', which is not one of the Target's cases [{}]",
-                        id, collection.at("case_id").get<std::string>(), fmt::join(cases, ", ")),
-            "cite a map taken on one of the Target's cases");
-    }
-}
-
-// The item's largest removable share of a window over every part and window of the map:
-// exposed_ns / duration_ns, in percent (the Amdahl bound if it took no time at all).
-store::ExperimentRecord::GainBound bound_of_item(const Json& document, const std::string& id,
-                                                 const std::string& item,
-                                                 const std::string& source) {
-    store::ExperimentRecord::GainBound best{-1, source, std::nullopt};
-    std::vector<std::string> names;
-    for (const auto& part : document.value("parts", Json::array())) {
-        for (const auto& w : part.value("windows", Json::array())) {
-            const std::int64_t window_ns = w.value("duration_ns", std::int64_t{0});
-            for (const auto& it : w.value("items", Json::array())) {
-                const std::string name = it.value("name", "");
-                if (names.size() < 8 &&
-                    std::find(names.begin(), names.end(), name) == names.end()) {
-                    names.push_back(name);
-                }
-                if (name != item || window_ns <= 0) {
-                    continue;
-                }
-                const std::int64_t exposed = it.value("exposed_ns", std::int64_t{0});
-                const double pct =
-                    100.0 * static_cast<double>(exposed) / static_cast<double>(window_ns);
-                if (pct > best.pct) {
-                    best.pct = pct;
-                    best.computed = store::ExperimentRecord::GainBound::Computed{
-                        item,
-                        it.value("kind", ""),
-                        part.value("source", ""),
-                        w.value("name", ""),
-                        w.value("occurrence", std::int64_t{0}),
-                        exposed,
-                        window_ns};
-                }
-            }
-        }
-    }
-    if (!best.computed) {
-        bad("gain_bound_source", fmt::format("map '{}' has no item '{}'", id, item),
-            fmt::format("name one of its items, e.g. {}", fmt::join(names, ", ")));
-    }
-    return best;
 }
 
 // A bound citing a map item is computed from it; a typed bound must agree with it to rounding.
@@ -375,10 +282,11 @@ std::optional<store::ExperimentRecord::GainBound> cited_bound(const Target& targ
     const std::string cited_ref = spec.gain_bound_source.substr(4);
     const std::size_t hash = cited_ref.find('#');
     const std::string id = cited_ref.substr(0, hash);
-    const Json cited = cited_map(target, id);
+    const Json cited = cited_map(target, id, "gain_bound_source");
     check_map_subject(target, cited, id, base_digest);
-    const auto bound = bound_of_item(cited.value("document", Json::object()), id,
-                                     cited_ref.substr(hash + 1), spec.gain_bound_source);
+    const auto bound =
+        map_item_bound(cited.value("document", Json::object()), id, cited_ref.substr(hash + 1),
+                       spec.gain_bound_source, "gain_bound_source");
     if (spec.gain_bound_pct &&
         std::abs(*spec.gain_bound_pct - bound.pct) > kGainBoundTolerancePct) {
         bad("gain_bound_pct",
@@ -485,6 +393,9 @@ store::ExperimentRecord record_of(const Target& target, const ExperimentSpec& sp
     record.lifecycle = *store::lifecycle_from_name(spec.lifecycle);
     record.premises = spec.premises;
     record.control = spec.control;
+    if (!spec.tests_hypothesis.empty()) {
+        record.tests_hypothesis = spec.tests_hypothesis;
+    }
     record.created_unix_s = unix_seconds_now();
     if (spec.control) {
         // A control's candidate is its base, loaded from the store (which keeps no source path):
@@ -524,6 +435,9 @@ Json create_experiment(const Target& target, const ExperimentSpec& given) {
           std::pair{"no_falsifier_reason", &spec.no_falsifier_reason},
           std::pair{"gain_bound_source", &spec.gain_bound_source}}) {
         require_free_text(*text, field);
+    }
+    if (!spec.tests_hypothesis.empty()) {
+        require_hypothesis(target.store(), spec.tests_hypothesis, "tests_hypothesis");
     }
     const Subjects subjects =
         snapshot_subjects(target, spec, *store::base_kind_from_name(spec.base));

@@ -38,6 +38,7 @@ struct ExperimentSpec {
         "isolated_process";  // or same_process (only if the driver pairs in process)
     std::vector<std::string> premises;
     bool control = false;  // an A/A control: the candidate is the base itself (no --candidate)
+    std::string tests_hypothesis;  // "" or the hyp-… (cko hypotheses add) this experiment tests
 };
 
 // Every problem with the contract at once (missing fields, bad choices), each naming the field and
@@ -47,7 +48,8 @@ struct ExperimentSpec {
 
 // Snapshots the candidate, computes the files changed against the base (from the manifests) and
 // refuses any outside the Target's change scope (scope_violation naming them), then writes
-// experiments/<exp-id>.json create-once. Returns the record.
+// experiments/<exp-id>.json create-once. Returns the record. A `tests_hypothesis` that is no
+// hypothesis of the store is not_found naming it.
 [[nodiscard]] Json create_experiment(const Target& target, const ExperimentSpec& spec);
 
 // Experiment ids in the order they were frozen.

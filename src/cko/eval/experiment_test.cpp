@@ -38,30 +38,7 @@ TEST_F(ExperimentTest, AMinimumEffectOutsideZeroToAThousandIsRefusedNamingTheFie
     EXPECT_EQ(load_experiment(*store_, e.at("id").get<std::string>()).minimum_effect_pct, 1000.0);
 }
 
-// A CPU-only map (no GPU busy time): item "gemm" exposes 200 of 1000 ns and 150 of 500 ns.
-std::string stored_map(const store::Store& store, const std::string& exp,
-                       const std::string& subject) {
-    const Json items0 =
-        Json::array({Json{{"kind", "kernel"}, {"name", "gemm"}, {"exposed_ns", 200}},
-                     Json{{"kind", "annotation"}, {"name", "layer"}, {"exposed_ns", 30}}});
-    const Json items1 =
-        Json::array({Json{{"kind", "kernel"}, {"name", "gemm"}, {"exposed_ns", 150}}});
-    const Json map{
-        {"format_version", "cko/map-v1"},
-        {"parts", Json::array({Json{{"source", "t.json"},
-                                    {"windows", Json::array({Json{{"name", "layer"},
-                                                                  {"occurrence", 0},
-                                                                  {"duration_ns", 1000},
-                                                                  {"gpu", {{"busy_ns", 0}}},
-                                                                  {"items", items0}},
-                                                             Json{{"name", "layer"},
-                                                                  {"occurrence", 1},
-                                                                  {"duration_ns", 500},
-                                                                  {"gpu", {{"busy_ns", 0}}},
-                                                                  {"items", items1}}})}}})}};
-    const Json sources = Json::array({Json{{"tool", "kineto"}, {"tool_version", "2.11.0"}}});
-    return keep_profile(store, ProfileEvidence{"map", map, sources, exp, subject, Json()}).ref.id;
-}
+using testing::stored_map;
 
 ExperimentSpec bounded(const std::filesystem::path& candidate, const std::string& source,
                        std::optional<double> typed) {

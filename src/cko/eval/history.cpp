@@ -5,6 +5,7 @@
 #include "cko/eval/conclusion.hpp"
 #include "cko/eval/decision.hpp"
 #include "cko/eval/experiment.hpp"
+#include "cko/eval/hypothesis.hpp"
 #include "cko/eval/judge.hpp"
 #include "cko/eval/ledger.hpp"
 #include "cko/eval/profile_evidence.hpp"
@@ -201,7 +202,8 @@ Json experiment_entry(const std::string& id, const store::ExperimentRecord& x) {
                 {"minimum_effect_pct", x.minimum_effect_pct},
                 {"relationship", store::relationship_name(x.relationship)},
                 {"screen_design", store::screen_design_name(x.screen_design)},
-                {"estimated_cost_s", x.estimated_cost_s}};
+                {"estimated_cost_s", x.estimated_cost_s},
+                {"tests_hypothesis", x.tests_hypothesis ? Json(*x.tests_hypothesis) : Json()}};
 }
 
 // Appends the entries of the ledger's invocations that history shows: succeeded falsifies and
@@ -273,9 +275,11 @@ std::string time_of_day(const Json& e) {
 
 // The history line of an experiment.
 std::string experiment_line(const std::string& when, const Json& e) {
-    return fmt::format("{:<9} {:<10} {:<22} {}{} (mechanism {}, base {})\n", when, "experiment",
+    const Json& tests = e.value("tests_hypothesis", Json());
+    return fmt::format("{:<9} {:<10} {:<22} {}{} (mechanism {}, base {}{})\n", when, "experiment",
                        e.value("id", ""), e.value("control", false) ? "[A/A control] " : "",
-                       e.value("hypothesis", ""), e.value("mechanism", ""), e.value("base", ""));
+                       e.value("hypothesis", ""), e.value("mechanism", ""), e.value("base", ""),
+                       tests.is_string() ? ", tests " + tests.get<std::string>() : std::string());
 }
 
 // The history line of a profile: its sources, what it is tied to, who collected it.
@@ -297,13 +301,15 @@ std::string profile_line(const std::string& when, const Json& e) {
                         c.value("case_id", ""), c.value("tool", ""),
                         version.empty() ? std::string(" version not stated") : " " + version);
     }
-    return fmt::format("{:<9} {:<10} {:<22} {} of {}{}{}{}\n", when, "profile", e.value("id", ""),
-                       e.value("kind", ""), what,
-                       tied ? fmt::format(" for {} {}", e["experiment_id"].get<std::string>(),
-                                          e.value("subject", Json("")).get<std::string>())
-                            : std::string(),
-                       collected,
-                       e.value("foreign", false) ? " [foreign evidence: not citable]" : "");
+    return fmt::format(
+        "{:<9} {:<10} {:<22} {} of {}{}{}{}{}\n", when, "profile", e.value("id", ""),
+        e.value("kind", ""), what,
+        tied ? fmt::format(" for {} {}", e["experiment_id"].get<std::string>(),
+                           e.value("subject", Json("")).get<std::string>())
+             : std::string(),
+        collected, e.value("foreign", false) ? " [foreign evidence: not citable]" : "",
+        e.value("question", Json()).is_string() ? " — question: " + e["question"].get<std::string>()
+                                                : std::string());
 }
 
 // The history line of a selection or a restore (`type`).
@@ -361,6 +367,12 @@ Json target_history(const store::Store& store) {
     for (const auto& lowering : store::list_conclusions(store)) {
         entries.push_back(lowering_history_entry(lowering));  // conclusion.hpp
     }
+    for (const auto& h : store::list_hypotheses(store)) {
+        entries.push_back(hypothesis_history_entry(h));  // hypothesis.hpp
+    }
+    for (const auto& s : store::list_settlements(store)) {
+        entries.push_back(settlement_history_entry(s));
+    }
     for (Json p : list_profiles(store)) {
         p["type"] = "profile";
         p["t_unix_s"] = p["created_unix_s"];
@@ -406,6 +418,8 @@ std::string history_text(const Json& h) {
             text += selection_line(when, type, e);
         } else if (type == "lower") {
             text += lowering_history_line(when, e);
+        } else if (type == "hypothesis" || type == "settle") {
+            text += hypothesis_history_line(when, e);
         } else {
             text += comparison_lines(when, type, e);
         }

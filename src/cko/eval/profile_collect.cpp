@@ -252,9 +252,10 @@ void ProfileRun::import_and_store(const Measurement& m, CollectedRun& run, const
              {"subject_correct", subject_it != m.subjects.end() && subject_it->second.correct},
              {"contamination", m.contamination},
              {"files", files}};
-    out.stored = store_profile(
-        store, ProfileEvidence{tool_word(o), out.imported.document, out.imported.sources,
-                               o.experiment_id, subject_word(o), out.collection});
+    ProfileEvidence evidence{tool_word(o),    out.imported.document, out.imported.sources,
+                             o.experiment_id, subject_word(o),       out.collection};
+    evidence.question = o.question;
+    out.stored = store_profile(store, evidence);
     end.outputs["profile"] = out.stored.to_json();
     end.reason = fmt::format("{} profile of {} ({}) on case {} stored as {}", tool_word(o),
                              subject_word(o), label, case_id, out.stored.id);
@@ -380,6 +381,9 @@ Json collect_request(const ProfileRun& run, const Json& overridden,
     }
     if (!overridden_falsified.is_null()) {
         request["override_falsified"] = overridden_falsified;
+    }
+    if (!run.o.question.empty()) {
+        request["question"] = run.o.question;
     }
     return request;
 }

@@ -47,6 +47,9 @@ struct ProfileCollectOptions {
     // The caller's reason to profile an experiment recorded as falsified (else falsified);
     // recorded in the request as override_falsified.
     std::string override_falsified;
+    // The one question the profile is meant to answer (--question), kept in the profile record and
+    // the invocation request; "" when none was given.
+    std::string question;
     const std::atomic<bool>* cancel = nullptr;
     ProgressFn progress;
 };

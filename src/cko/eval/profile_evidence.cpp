@@ -7,6 +7,7 @@
 #include "cko/util/clock.hpp"
 #include "cko/util/error.hpp"
 #include "cko/util/sha256.hpp"
+#include "cko/util/utf8.hpp"
 
 #include <fmt/format.h>
 
@@ -63,6 +64,7 @@ std::pair<bool, std::vector<std::string>> foreign_verdict(const ProfileEvidence&
 
 KeptProfile keep_profile(const store::Store& store, const ProfileEvidence& evidence) {
     check_binding(store, evidence);
+    require_free_text(evidence.question, "question");
     const store::TargetRecord target = store::read_target_record(store);
     ProfileIdentity identity = read_profile_identity(evidence.kind, evidence.document,
                                                      evidence.sources, evidence.collection);
@@ -84,6 +86,9 @@ KeptProfile keep_profile(const store::Store& store, const ProfileEvidence& evide
     }
     if (!evidence.collection.is_null()) {
         content["collection"] = evidence.collection;
+    }
+    if (!evidence.question.empty()) {
+        content["question"] = evidence.question;
     }
     const std::string id = content_id("profile", content);
     const std::string relative = store::layout::profile_record(id);
@@ -145,6 +150,9 @@ std::vector<Json> list_profiles(const store::Store& store) {
                    {"subject", r.value("subject", Json())},
                    {"sources", sources},
                    {"foreign", r.value("foreign", false)}};
+        if (r.value("question", Json()).is_string()) {
+            entry["question"] = r["question"];
+        }
         const Json collection = r.value("collection", Json());
         if (collection.is_object()) {
             entry["collection"] = Json{{"invocation_id", collection.value("invocation_id", "")},

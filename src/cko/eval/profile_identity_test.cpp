@@ -161,8 +161,11 @@ TEST_F(ProfileIdentityStore, ABoundGpuExportIsRefusedAndForeignOneIsKeptButNever
     EXPECT_EQ(record.at("identity").at("devices")[0].at("name"), "NVIDIA H200");
     EXPECT_TRUE(list_profiles(*store_).at(0).at("foreign").get<bool>());
 
-    EXPECT_EQ(code_of([&] { (void)resolve_evidence(*target_, kept.ref.id); }, &message),
-              ErrorCode::invalid_argument);
+    EXPECT_EQ(
+        code_of(
+            [&] { (void)resolve_evidence(*target_, kept.ref.id, load_experiment(*store_, exp)); },
+            &message),
+        ErrorCode::invalid_argument);
     EXPECT_NE(message.find("is foreign evidence"), std::string::npos) << message;
 }
 

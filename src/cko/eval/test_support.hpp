@@ -3,6 +3,7 @@
 
 #include "cko/eval/champion.hpp"
 #include "cko/eval/experiment.hpp"
+#include "cko/eval/profile_evidence.hpp"
 #include "cko/eval/target.hpp"
 #include "cko/run/invocation.hpp"
 #include "cko/store/test_support.hpp"
@@ -17,6 +18,34 @@
 
 namespace cko::eval::testing {
 namespace fs = std::filesystem;
+
+// A CPU-only map (no GPU busy time): item "gemm" exposes 200 of 1000 ns and 150 of 500 ns.
+// `question`: the one it is meant to answer ("" none).
+inline std::string stored_map(const store::Store& store, const std::string& exp,
+                              const std::string& subject, const std::string& question = "") {
+    const Json items0 =
+        Json::array({Json{{"kind", "kernel"}, {"name", "gemm"}, {"exposed_ns", 200}},
+                     Json{{"kind", "annotation"}, {"name", "layer"}, {"exposed_ns", 30}}});
+    const Json items1 =
+        Json::array({Json{{"kind", "kernel"}, {"name", "gemm"}, {"exposed_ns", 150}}});
+    const Json map{
+        {"format_version", "cko/map-v1"},
+        {"parts", Json::array({Json{{"source", "t.json"},
+                                    {"windows", Json::array({Json{{"name", "layer"},
+                                                                  {"occurrence", 0},
+                                                                  {"duration_ns", 1000},
+                                                                  {"gpu", {{"busy_ns", 0}}},
+                                                                  {"items", items0}},
+                                                             Json{{"name", "layer"},
+                                                                  {"occurrence", 1},
+                                                                  {"duration_ns", 500},
+                                                                  {"gpu", {{"busy_ns", 0}}},
+                                                                  {"items", items1}}})}}})}};
+    const Json sources = Json::array({Json{{"tool", "kineto"}, {"tool_version", "2.11.0"}}});
+    ProfileEvidence evidence{"map", map, sources, exp, subject, Json()};
+    evidence.question = question;
+    return keep_profile(store, evidence).ref.id;
+}
 
 // A frozen one-case Target whose driver is tests/cli/fake_driver.py (tests run in the source tree).
 class FrozenTargetTest : public store::testing::ScratchTest {

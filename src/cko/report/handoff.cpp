@@ -2,6 +2,7 @@
 // to a person.
 #include "cko/report/handoff.hpp"
 
+#include "cko/eval/hypothesis.hpp"
 #include "cko/report/text.hpp"
 
 #include <fmt/format.h>
@@ -215,7 +216,59 @@ std::string cost_md(const Json& cost) {
     return s;
 }
 
+// One hypothesis of a board as a Markdown list item.
+std::string hypothesis_md(const Json& h) {
+    const Json& s = h.value("settlement", Json());
+    if (s.is_object()) {
+        const Json& ev = s.value("evidence", Json::object());
+        return fmt::format(
+            "  - {} `{}`: {} — on {} `{}` (`{}`){}\n", h.value("state", ""), h.value("id", ""),
+            h.value("explanation", ""), ev.value("kind", ""), ev.value("id", ""), s.value("id", ""),
+            s.value("note", "").empty() ? std::string() : ": " + s.value("note", ""));
+    }
+    const Json& tested = h.value("tested_by", Json::array());
+    return fmt::format("  - open `{}`: {} — **separated by:** {}{}\n", h.value("id", ""),
+                       h.value("explanation", ""), h.value("separated_by", ""),
+                       tested.empty() ? std::string() : "; tested by " + ids_md(tested));
+}
+
 }  // namespace
+
+std::string hypotheses_md(const Json& board, bool open_only) {
+    const Json& all = board.value("hypotheses", Json::array());
+    if (all.empty()) {
+        return "None recorded (`cko hypotheses add --root R --bottleneck … --explanation … "
+               "--separated-by …`).\n";
+    }
+    std::string s = fmt::format("{} recorded, {} open (`cko hypotheses list`).\n\n", all.size(),
+                                board.value("open", 0));
+    for (const auto& g : board.value("bottlenecks", Json::array())) {
+        const Json& open = g.value("open", Json::array());
+        if (open_only && open.empty()) {
+            continue;
+        }
+        s += fmt::format("- **Bottleneck** {}:\n", eval::bottleneck_text(g));
+        std::string settled;
+        for (const auto& h : all) {
+            if (h.value("bottleneck", "") != g.value("bottleneck", "")) {
+                continue;
+            }
+            if (!open_only || h.value("state", "") == "open") {
+                s += hypothesis_md(h);
+            } else {
+                settled += fmt::format("{}`{}` {}", settled.empty() ? "" : ", ", h.value("id", ""),
+                                       h.value("state", ""));
+            }
+        }
+        if (!settled.empty()) {
+            s += "  - settled rivals: " + settled + "\n";
+        }
+    }
+    if (open_only && board.value("open", 0) == 0) {
+        s += "None open: every hypothesis recorded was settled.\n";
+    }
+    return s;
+}
 
 // What each experiment's next stage would cost: its estimated_cost_s and what its last
 // comparison took to its verdict.
@@ -249,6 +302,8 @@ std::string render_handoff(const Json& model) {
     std::string s = opening_md(model);
     s += outcome_md(model);
     s += conclusions_md(model);
+    s += "\n## Open hypotheses by bottleneck\n\n";
+    s += hypotheses_md(model.value("hypotheses", Json::object()), true);
     s += cost_md(model["cost"]);
     s += next_stages_md(model);
     s += "\n## Evidence gaps and open risks\n\n";

@@ -13,8 +13,15 @@ inline constexpr const char* kWriteHere = "✍ TO BE WRITTEN BY THE DECISION MAK
 
 // Sections: termination reason (from stop.json), outcome (claim layer, primary goal, champion or
 // original, effect range and where it applies), the conclusion per experiment with its evidence
-// ids, rejected directions and what each closed, cost against the budget, evidence gaps and open
-// risks, then the marked sections (conclusion, next steps). The tool never reads it back.
+// ids, rejected directions and what each closed, the open competing hypotheses by bottleneck with
+// what would separate them, cost against the budget, evidence gaps and open risks, then the marked
+// sections (conclusion, next steps). The tool never reads it back.
 [[nodiscard]] std::string render_handoff(const Json& model);
+
+// The competing hypotheses of a board (eval::hypothesis_board) as Markdown list items, grouped by
+// bottleneck: each open one with what would separate it and the experiments testing it, each
+// settled one with its outcome and evidence. `open_only`: only the bottlenecks with an open
+// hypothesis, their settled rivals in one line. Shared by the handoff and the Markdown report.
+[[nodiscard]] std::string hypotheses_md(const Json& board, bool open_only);
 
 }  // namespace cko::report

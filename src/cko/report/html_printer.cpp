@@ -2,6 +2,7 @@
 // the way in.
 #include "cko/report/html_printer.hpp"
 
+#include "cko/eval/hypothesis.hpp"
 #include "cko/report/effect_chart.hpp"
 #include "cko/report/text.hpp"
 #include "cko/util/build_info.hpp"
@@ -326,12 +327,44 @@ std::string profiles_html(const Json& model) {
                     ? fmt::format(", collected by <code>{}</code> on case <code>{}</code>",
                                   e(collection, "invocation_id"), e(collection, "case_id"))
                     : "",
-                p.value("foreign", false) ? "; foreign evidence: no claim may cite it" : "");
+                p.value("foreign", false) ? "; foreign evidence: no claim may cite it" : "",
+                p.value("question", Json()).is_string() ? "; answers: " + e(p, "question")
+                                                        : std::string());
         }
         s += "</ul>";
     }
     s += "</section>";
     return s;
+}
+
+// The competing hypotheses, grouped by bottleneck: open ones with what would separate them,
+// settled ones with their outcome and evidence.
+std::string hypotheses_html(const Json& model) {
+    const Json board = model.value("hypotheses", Json::object());
+    const Json& all = board.value("hypotheses", Json::array());
+    std::string s = "<section id=\"hypotheses\"><h2>Competing hypotheses</h2>";
+    if (all.empty()) {
+        return s + "<p>None recorded (cko hypotheses add).</p></section>";
+    }
+    s += fmt::format("<p>{} recorded, {} open.</p><ul>", all.size(), board.value("open", 0));
+    for (const auto& g : board.value("bottlenecks", Json::array())) {
+        s += fmt::format("<li>bottleneck {}<ul>", e(eval::bottleneck_text(g)));
+        for (const auto& h : all) {
+            if (h.value("bottleneck", "") != g.value("bottleneck", "")) {
+                continue;
+            }
+            const Json& st = h.value("settlement", Json());
+            s += fmt::format("<li>{} <code>{}</code>: {} — {}</li>", e(h, "state"), e(h, "id"),
+                             e(h, "explanation"),
+                             st.is_object()
+                                 ? fmt::format("on {} <code>{}</code> (<code>{}</code>) {}",
+                                               e(st["evidence"], "kind"), e(st["evidence"], "id"),
+                                               e(st, "id"), e(st, "note"))
+                                 : "separated by: " + e(h, "separated_by"));
+        }
+        s += "</ul></li>";
+    }
+    return s + "</ul></section>";
 }
 
 }  // namespace
@@ -404,6 +437,7 @@ std::string render_html(const Json& model) {
     s += champion_html(model);
     s += cost_html(model);
     s += profiles_html(model);
+    s += hypotheses_html(model);
     s += findings_html(model);
     s += fmt::format("<section id=\"termination\"><h2>Termination</h2><p>{}</p></section>",
                      stop.is_null()

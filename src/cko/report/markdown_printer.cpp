@@ -2,6 +2,7 @@
 // cost, findings.
 #include "cko/report/markdown_printer.hpp"
 
+#include "cko/report/handoff.hpp"
 #include "cko/report/text.hpp"
 #include "cko/stats/paired_estimate.hpp"
 #include "cko/util/build_info.hpp"
@@ -326,19 +327,22 @@ std::string cost_and_profiles_md(const Json& model) {
                             src.value("path", ""), src.value("report_sha256", "").substr(0, 16));
         }
         const Json collection = p.value("collection", Json());
-        s += fmt::format(
-            "- `{}`: {} of {}{}{}{}\n", p.value("id", ""), p.value("kind", ""), files,
-            p.value("experiment_id", Json()).is_string()
-                ? fmt::format(", {} for `{}` ({})",
-                              p.value("foreign", false) ? "offered" : "evidence",
-                              p["experiment_id"].get<std::string>(),
-                              p.value("subject", Json("")).get<std::string>())
-                : "",
-            collection.is_object() ? fmt::format(", collected by `{}` on case `{}`",
-                                                 collection.value("invocation_id", ""),
-                                                 collection.value("case_id", ""))
-                                   : "",
-            p.value("foreign", false) ? "; foreign evidence: no claim may cite it" : "");
+        s +=
+            fmt::format("- `{}`: {} of {}{}{}{}{}\n", p.value("id", ""), p.value("kind", ""), files,
+                        p.value("experiment_id", Json()).is_string()
+                            ? fmt::format(", {} for `{}` ({})",
+                                          p.value("foreign", false) ? "offered" : "evidence",
+                                          p["experiment_id"].get<std::string>(),
+                                          p.value("subject", Json("")).get<std::string>())
+                            : "",
+                        collection.is_object() ? fmt::format(", collected by `{}` on case `{}`",
+                                                             collection.value("invocation_id", ""),
+                                                             collection.value("case_id", ""))
+                                               : "",
+                        p.value("foreign", false) ? "; foreign evidence: no claim may cite it" : "",
+                        p.value("question", Json()).is_string()
+                            ? "; answers: " + p["question"].get<std::string>()
+                            : std::string());
     }
     return s;
 }
@@ -378,6 +382,8 @@ std::string render_markdown(const Json& model) {
     s += comparison_details_md(model);
     s += champion_and_audits_md(model);
     s += cost_and_profiles_md(model);
+    s += "\n## Competing hypotheses\n\n" +
+         hypotheses_md(model.value("hypotheses", Json::object()), false);
     s += findings_md(model["findings"], model["stop"]);
     return s;
 }

@@ -5,6 +5,7 @@
 #include "cko/eval/champion.hpp"
 #include "cko/eval/conclusion.hpp"
 #include "cko/eval/history.hpp"
+#include "cko/eval/hypothesis.hpp"
 #include "cko/eval/judge.hpp"
 #include "cko/eval/target_spec.hpp"
 #include "cko/report/termination.hpp"
@@ -332,6 +333,9 @@ HistoryParts sort_history(const Json& history, stats::Direction direction,
             parts.lowered = e;
             continue;
         }
+        if (type == "hypothesis" || type == "settle") {  // the board (hypothesis.hpp) holds them
+            continue;
+        }
         parts.driver_calls += number_or(e, "driver_calls", 0);
         Json& k = parts.cost_by_kind[type];
         k["gpu_s"] = number_or(k, "gpu_s", 0) + number_or(e, "gpu_s", 0);
@@ -567,6 +571,7 @@ Json build_report_model(const store::Store& store, std::int64_t now_unix_s) {
                          {"by_kind", parts.cost_by_kind},
                          {"budget", model["target"]["budget"]}};
     model["profiles"] = parts.profiles;
+    model["hypotheses"] = eval::hypothesis_board(store);
     const auto stop = read_stop(store);
     model["stop"] = stop ? *stop : Json();
 

@@ -21,6 +21,8 @@ namespace cko::report {
 //                it: the mechanism, else the hypothesis, else the experiment's id
 //   champion     {current, digest, lineage[]}, audits[], cost {gpu_s, wall_s, driver_calls,
 //                budget}, profiles[] (none stored yet), stop (or null)
+//   hypotheses   the competing hypotheses' board (eval::hypothesis_board: each with its state,
+//                and grouped by bottleneck)
 //   findings     {goal, rejected[], gaps[]}: what the handoff cites (rejections with what each
 //                closed; evidence gaps and open risks, each with its evidence ids); once the
 //                conclusion was lowered (cko conclusion lower), goal also has `lowered` (the

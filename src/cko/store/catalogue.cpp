@@ -37,6 +37,14 @@ std::string conclusion_record(std::string_view id) {
     return fmt::format("{}/{}.json", kConclusionsDir, id);
 }
 
+std::string hypothesis_record(std::string_view id) {
+    return fmt::format("{}/{}.json", kHypothesesDir, id);
+}
+
+std::string settlement_record(std::string_view id) {
+    return fmt::format("{}/{}.json", kSettlementsDir, id);
+}
+
 std::string snapshot_dir(std::string_view digest) {
     return join(kObjectsDir, digest);
 }

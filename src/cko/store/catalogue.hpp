@@ -10,6 +10,8 @@
 //   profiles/<prof-id>.json
 //   champion/current.json  champion/selections/<sel-id>.json
 //   conclusions/<low-id>.json                              lowered conclusions (created on demand)
+//   hypotheses/<hyp-id>.json                               competing hypotheses (created on demand)
+//   hypotheses/settlements/<hset-id>.json                  how each was settled, citing it
 //   invocations/<inv-id>/{request.json,result.json,events.jsonl,monitor.jsonl,workspace/,profile/}
 //   invocations/<inv-id>/driver/NNNN/{request.json,process.json,slurm.json,out/{result.json,...}}
 //   invocations/<inv-id>/driver/session-NN/
@@ -39,6 +41,8 @@ inline constexpr std::string_view kInvocationsDir = "invocations";
 inline constexpr std::string_view kChampionCurrent = "champion/current.json";
 inline constexpr std::string_view kSelectionsDir = "champion/selections";
 inline constexpr std::string_view kConclusionsDir = "conclusions";
+inline constexpr std::string_view kHypothesesDir = "hypotheses";
+inline constexpr std::string_view kSettlementsDir = "hypotheses/settlements";
 
 // File names inside an invocation's or a call's directory (for listings and checks by name).
 inline constexpr std::string_view kRequestFile = "request.json";
@@ -70,6 +74,9 @@ inline constexpr std::string_view kSnapshotFilesDir = "files";
 [[nodiscard]] std::string profile_record(std::string_view id);     // profiles/<id>.json
 [[nodiscard]] std::string selection_record(std::string_view id);   // champion/selections/<id>.json
 [[nodiscard]] std::string conclusion_record(std::string_view id);  // conclusions/<id>.json
+[[nodiscard]] std::string hypothesis_record(std::string_view id);  // hypotheses/<id>.json
+[[nodiscard]] std::string settlement_record(
+    std::string_view id);  // hypotheses/settlements/<id>.json
 
 // Snapshots.
 [[nodiscard]] std::string snapshot_dir(std::string_view digest);  // objects/sha256/<digest>

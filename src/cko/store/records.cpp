@@ -202,7 +202,8 @@ ExperimentRecord ExperimentRecord::from_json(const Json& j, std::string_view fil
             "lifecycle",
             "premises",
             "control",
-            "created_unix_s"});
+            "created_unix_s",
+            "tests_hypothesis"});
     f.format_version("cko/experiment-v1");
     ExperimentRecord e;
     e.id = f.text("id");
@@ -245,6 +246,9 @@ ExperimentRecord ExperimentRecord::from_json(const Json& j, std::string_view fil
     if (f.has("created_unix_s")) {
         e.created_unix_s = f.integer("created_unix_s");
     }
+    if (f.has("tests_hypothesis")) {
+        e.tests_hypothesis = f.text("tests_hypothesis");
+    }
     return e;
 }
 
@@ -285,6 +289,9 @@ Json ExperimentRecord::to_json() const {
     }
     if (created_unix_s) {
         j["created_unix_s"] = *created_unix_s;
+    }
+    if (tests_hypothesis) {
+        j["tests_hypothesis"] = *tests_hypothesis;
     }
     return j;
 }

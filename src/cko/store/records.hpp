@@ -121,6 +121,8 @@ struct ExperimentRecord {
     std::vector<std::string> premises;
     std::optional<bool> control;
     std::optional<std::int64_t> created_unix_s;
+    // The hypothesis (hyp-…, hypotheses/) this experiment tests; absent when it names none.
+    std::optional<std::string> tests_hypothesis;
 
     [[nodiscard]] bool is_control() const { return control.value_or(false); }
     [[nodiscard]] static ExperimentRecord from_json(const Json& j, std::string_view file);

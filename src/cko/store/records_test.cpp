@@ -5,6 +5,7 @@
 // records the verbs write through these types).
 #include "cko/store/records.hpp"
 #include "cko/store/catalogue.hpp"
+#include "cko/store/hypothesis_record.hpp"
 #include "cko/store/store.hpp"
 #include "cko/util/error.hpp"
 #include "cko/util/files.hpp"
@@ -171,6 +172,7 @@ ExperimentRecord sample_experiment() {
     e.lifecycle = Lifecycle::isolated_process;
     e.control = false;
     e.created_unix_s = 1796116060;
+    e.tests_hypothesis = "hyp-0123456789abcdef";
     return e;
 }
 
@@ -232,6 +234,30 @@ SelectionRecord sample_restore() {
     s.previous = {"exp-0123456789abcdef", kShaB, kSha};
     s.digest = kSha;
     s.selected_unix_s = 1796116180;
+    return s;
+}
+
+HypothesisRecord sample_hypothesis() {
+    HypothesisRecord h;
+    h.id = "hyp-0123456789abcdef";
+    h.bottleneck = "map:profile-0123456789abcdef#gemm";
+    h.bottleneck_map = HypothesisRecord::MapItem{"profile-0123456789abcdef", "gemm", "kernel",
+                                                 "ProfilerStep#1", 41.5};
+    h.explanation = "the GEMM is memory-bound: its tiles are too small";
+    h.separated_by = "ncu dram throughput near peak with low SM utilization";
+    h.rivals = {"hyp-00000000000000aa"};
+    h.created_unix_ns = 1796116000123456789;
+    return h;
+}
+
+HypothesisSettlementRecord sample_settlement() {
+    HypothesisSettlementRecord s;
+    s.id = "hset-0123456789abcdef";
+    s.hypothesis = "hyp-0123456789abcdef";
+    s.outcome = HypothesisOutcome::refuted;
+    s.evidence = {SettlementEvidence::profile, "profile-0123456789abcdef"};
+    s.note = "dram throughput at 30 % of peak";
+    s.settled_unix_ns = 1796116060123456789;
     return s;
 }
 
@@ -457,6 +483,69 @@ TEST_F(RecordsInAStore, ReadersFindEachRecordWhereTheCatalogueSaysAndNameTheFile
     EXPECT_EQ(e.code(), ErrorCode::invalid_record);
     EXPECT_EQ(e.details()["file"], "experiments/exp-00000000000000dd.json");
     EXPECT_EQ(e.details()["field"], "$.lifecycle");
+}
+
+TEST(Records, AHypothesisAndItsSettlementRoundTripAndMeetTheirSchemas) {
+    const HypothesisRecord h = sample_hypothesis();
+    EXPECT_EQ(HypothesisRecord::from_json(h.to_json(), "x"), h);
+    HypothesisRecord text = h;  // a bottleneck in words cites no map
+    text.bottleneck = "the softmax kernel";
+    text.bottleneck_map.reset();
+    text.rivals.clear();
+    EXPECT_FALSE(text.to_json().contains("bottleneck_map"));
+    EXPECT_EQ(HypothesisRecord::from_json(text.to_json(), "x"), text);
+    const HypothesisSettlementRecord s = sample_settlement();
+    EXPECT_EQ(HypothesisSettlementRecord::from_json(s.to_json(), "x"), s);
+    EXPECT_EQ(problems_against("hypothesis-v1", h.to_json()), std::vector<std::string>{});
+    EXPECT_EQ(problems_against("hypothesis-v1", text.to_json()), std::vector<std::string>{});
+    EXPECT_EQ(problems_against("hypothesis-settlement-v1", s.to_json()),
+              std::vector<std::string>{});
+}
+
+TEST(Records, AHypothesisWithoutItsSeparatingEvidenceOrASettlementWithAnotherWordIsRefused) {
+    Json h = sample_hypothesis().to_json();
+    h["separated_by"] = "";
+    Error e = refusal([&] { (void)HypothesisRecord::from_json(h, "hypotheses/hyp-1.json"); });
+    EXPECT_EQ(e.code(), ErrorCode::invalid_record);
+    EXPECT_EQ(e.details()["field"], "$.separated_by");
+    h = sample_hypothesis().to_json();
+    h["bottleneck_map"]["extra"] = 1;
+    EXPECT_EQ(refusal([&] { (void)HypothesisRecord::from_json(h, "h"); }).details()["field"],
+              "$.bottleneck_map.extra");
+    Json s = sample_settlement().to_json();
+    s["outcome"] = "maybe";
+    e = refusal([&] { (void)HypothesisSettlementRecord::from_json(s, "s"); });
+    EXPECT_NE(std::string(e.what()).find("not one of: supported, refuted"), std::string::npos)
+        << e.what();
+    s = sample_settlement().to_json();
+    s["evidence"]["kind"] = "file";
+    EXPECT_EQ(
+        refusal([&] { (void)HypothesisSettlementRecord::from_json(s, "s"); }).details()["field"],
+        "$.evidence.kind");
+}
+
+TEST_F(RecordsInAStore, HypothesesAndSettlementsAreListedOldestFirstFromTheirDirectories) {
+    const Store& s = *store_;
+    EXPECT_TRUE(list_hypotheses(s).empty());  // no directory yet
+    EXPECT_TRUE(list_settlements(s).empty());
+    HypothesisRecord later = sample_hypothesis();
+    HypothesisRecord earlier = sample_hypothesis();
+    earlier.id = "hyp-00000000000000aa";
+    earlier.rivals.clear();
+    earlier.created_unix_ns -= 1;
+    s.write_record(layout::hypothesis_record(later.id), later.to_json());
+    s.write_record(layout::hypothesis_record(earlier.id), earlier.to_json());
+    s.write_record(layout::settlement_record("hset-0123456789abcdef"),
+                   sample_settlement().to_json());
+    const std::vector<HypothesisRecord> all = list_hypotheses(s);
+    ASSERT_EQ(all.size(), 2U);
+    EXPECT_EQ(all[0], earlier);
+    EXPECT_EQ(all[1], later);
+    EXPECT_EQ(list_settlements(s), std::vector<HypothesisSettlementRecord>{sample_settlement()});
+    EXPECT_EQ(read_hypothesis_record(s, later.id), later);
+    EXPECT_EQ(refusal([&] { (void)read_hypothesis_record(s, "hyp-ffffffffffffffff"); }).code(),
+              ErrorCode::not_found);
+    EXPECT_EQ(layout::settlement_record("hset-1"), "hypotheses/settlements/hset-1.json");
 }
 
 TEST(Catalogue, NamesTheLayout) {

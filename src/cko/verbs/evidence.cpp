@@ -16,7 +16,14 @@ std::vector<Param> evidence_params() {
     return {
         string_param("root", "Keep the parsed document in this artifact root (profiles/<id>.json)"),
         string_param("experiment", "With --root: the experiment the profile is evidence for"),
-        string_param("subject", "With --experiment: reference or candidate"), foreign_param()};
+        string_param("subject", "With --experiment: reference or candidate"), foreign_param(),
+        question_param()};
+}
+
+Param question_param() {
+    return string_param("question",
+                        "The one question this profile is meant to answer (kept in the record; "
+                        "history and show print it)");
 }
 
 Param foreign_param() {
@@ -37,10 +44,10 @@ void store_if_asked(const Request& request, const std::string& kind, const Json&
     const std::string root = request.text("root");
     if (root.empty()) {
         if (!request.text("experiment").empty() || !request.text("subject").empty() ||
-            request.flag("foreign")) {
+            request.flag("foreign") || !request.text("question").empty()) {
             throw Error(ErrorCode::invalid_argument,
-                        "--experiment, --subject and --foreign need --root (the store the "
-                        "profile goes to)",
+                        "--experiment, --subject, --foreign and --question need --root (the store "
+                        "the profile goes to)",
                         {{"field", "root"}});
         }
         return;
@@ -50,6 +57,7 @@ void store_if_asked(const Request& request, const std::string& kind, const Json&
         kind,  outcome.document, sources, request.text("experiment"), request.text("subject"),
         Json()};
     evidence.foreign = request.flag("foreign");
+    evidence.question = request.text("question");
     const eval::KeptProfile kept = eval::keep_profile(store, evidence);
     const store::RecordRef& ref = kept.ref;
     outcome.document["stored"] = Json{{"id", ref.id}, {"path", ref.path}, {"sha256", ref.sha256}};
@@ -63,6 +71,10 @@ void store_if_asked(const Request& request, const std::string& kind, const Json&
                                     fmt::join(kept.foreign_reasons, "; "));
     }
     outcome.text += "stored as " + ref.id + " (" + ref.path + ")\n";
+    if (!evidence.question.empty()) {
+        outcome.document["stored"]["question"] = evidence.question;
+        outcome.text += "  answering: " + evidence.question + "\n";
+    }
 }
 
 void add_version_notes(std::vector<std::string>& notes, const profile::Source& source) {
@@ -97,7 +109,9 @@ std::vector<Param> collect_params() {
     return {string_param("experiment", "The experiment whose subject is profiled"),
             string_param("subject", "reference (the experiment's base) or candidate"),
             string_param("case", "The case of the one driver call (default: the Target's first)"),
-            override_failure_param(), override_falsified_param()};
+            override_failure_param(),
+            override_falsified_param(),
+            question_param()};
 }
 
 Outcome collect_into_store(const Request& request, Context& context, eval::ProfileTool profiler,
@@ -112,6 +126,7 @@ Outcome collect_into_store(const Request& request, Context& context, eval::Profi
     o.case_id = request.text("case");
     o.override_failure = request.text("override_failure");
     o.override_falsified = request.text("override_falsified");
+    o.question = request.text("question");
     if (profiler != eval::ProfileTool::torch) {
         o.program = request.text(tool);
         o.tool_args = request.list(tool + "_arg");
@@ -146,11 +161,17 @@ Outcome collect_into_store(const Request& request, Context& context, eval::Profi
             out.text += "note: the subject did not pass its correctness rule in this call\n";
         }
         out.text += "stored as " + c.stored.id + " (" + c.stored.path + ")\n";
+        if (!o.question.empty()) {
+            out.text += "  answering: " + o.question + "\n";
+        }
     }
     out.document["stored"] = Json{{"id", c.stored.id},
                                   {"path", c.stored.path},
                                   {"sha256", c.stored.sha256},
                                   {"collection", c.collection}};
+    if (!o.question.empty()) {
+        out.document["stored"]["question"] = o.question;
+    }
     return out;
 }
 

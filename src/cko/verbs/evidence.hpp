@@ -11,18 +11,20 @@
 
 namespace cko::verbs {
 
-// The optional keys root, experiment, subject and foreign; `root` here has no default: without it
-// nothing is stored.
+// The optional keys root, experiment, subject, foreign and question; `root` here has no default:
+// without it nothing is stored.
 [[nodiscard]] std::vector<Param> evidence_params();
 // --foreign (a flag): keep a profile whose identity does not match the Target as foreign evidence.
 [[nodiscard]] Param foreign_param();
+// --question TEXT: the one question the kept profile is meant to answer (the record's `question`).
+[[nodiscard]] Param question_param();
 // `params` followed by evidence_params().
 [[nodiscard]] std::vector<Param> with_evidence_params(std::vector<Param> params);
 
 // With `root`: stores the outcome's document (eval::keep_profile) and adds `stored`
-// {id, path, sha256, and foreign: true with foreign_reasons for foreign evidence} to it and lines
-// to the text. Without: nothing (and --experiment, --subject or --foreign alone is an error
-// naming --root).
+// {id, path, sha256, foreign: true with foreign_reasons for foreign evidence, the question when one
+// was given} to it and lines to the text. Without: nothing (and --experiment, --subject, --foreign
+// or --question alone is an error naming --root).
 void store_if_asked(const Request& request, const std::string& kind, const Json& sources,
                     Outcome& outcome);
 
@@ -38,8 +40,9 @@ void take_stated_version(profile::Source& source, const std::string& given,
 // The source as a profile record lists it: profile::source_to_json with `path`.
 [[nodiscard]] Json source_with_path(const profile::Source& source, const std::string& path);
 
-// `cko profile collect ncu|nsys|torch` in its store form: --experiment, --subject, --case (the
-// root is the verb's own: ncu's has no default, since without it the verb is the diagnostic form).
+// `cko profile collect ncu|nsys|torch` in its store form: --experiment, --subject, --case,
+// --question (the root is the verb's own: ncu's has no default, since without it the verb is the
+// diagnostic form).
 [[nodiscard]] std::vector<Param> collect_params();
 
 // Opens the Target at `root`, collects (eval::collect_profile) with the request's experiment,

@@ -290,6 +290,7 @@ Outcome experiment_new(const Request& r, Context& /*context*/) {
     spec.relationship = r.text("relationship");
     spec.lifecycle = r.text("lifecycle");
     spec.premises = r.list("premise");
+    spec.tests_hypothesis = r.text("tests_hypothesis");
     const Json record = eval::create_experiment(target, spec);
     return Outcome{
         fmt::format("{}  {} file(s) changed: {}\n", record["id"].get<std::string>(),
@@ -493,6 +494,9 @@ void add_loop_verbs(std::vector<Verb>& table, std::vector<Group>& groups) {
                          "implementation_equivalence"),
             string_param("lifecycle", "isolated_process or same_process", "isolated_process"),
             list_param("premise", "A premise the hypothesis rests on (repeatable)"),
+            string_param("tests_hypothesis",
+                         "The competing hypothesis (hyp-…, cko hypotheses add) this experiment "
+                         "tests"),
         }},
         &experiment_new});
 

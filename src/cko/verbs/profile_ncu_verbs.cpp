@@ -312,8 +312,8 @@ Outcome collect_ncu_into_store(const Request& r, Context& context) {
     }
     if (r.text("root").empty()) {
         throw Error(ErrorCode::invalid_argument,
-                    "--experiment, --subject and --case profile a driver call of a Target: name "
-                    "its artifact root with --root",
+                    "--experiment, --subject, --case and --question profile a driver call of a "
+                    "Target: name its artifact root with --root",
                     {{"field", "root"}});
     }
     eval::ProfileImport importer;
@@ -355,7 +355,7 @@ Outcome collect_ncu_into_store(const Request& r, Context& context) {
 
 Outcome collect_ncu(const Request& r, Context& context) {
     if (!r.text("root").empty() || !r.text("experiment").empty() || !r.text("subject").empty() ||
-        !r.text("case").empty()) {
+        !r.text("case").empty() || !r.text("question").empty()) {
         return collect_ncu_into_store(r, context);
     }
     profile::ncu::NcuCollectOptions options;

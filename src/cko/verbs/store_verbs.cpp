@@ -4,9 +4,11 @@
 #include "cko/eval/compare_context.hpp"
 #include "cko/eval/decision.hpp"
 #include "cko/eval/experiment.hpp"
+#include "cko/eval/profile_evidence.hpp"
 #include "cko/run/invocation.hpp"
 #include "cko/store/conclusion_record.hpp"
 #include "cko/store/fsck.hpp"
+#include "cko/store/hypothesis_record.hpp"
 #include "cko/store/snapshot.hpp"
 #include "cko/util/error.hpp"
 #include "cko/util/files.hpp"
@@ -160,8 +162,8 @@ std::string list_text(const Json& j) {
     return text;
 }
 
-// Every id form cko prints: target, exp-…, inv-…, sel-…, low-…, a snapshot digest or a unique
-// prefix of any of them (the 12-character short digests).
+// Every id form cko prints: target, exp-…, inv-…, sel-…, low-…, hyp-…, hset-…, profile-…, a
+// snapshot digest or a unique prefix of any of them (the 12-character short digests).
 std::string resolve_id(const store::Store& s, const std::string& id) {
     require_safe_name(id, "id");
     if (id == "target" || id == "champion") {
@@ -185,6 +187,15 @@ std::string resolve_id(const store::Store& s, const std::string& id) {
     for (const auto& low : store::list_conclusions(s)) {
         consider(low.id);
     }
+    for (const auto& h : store::list_hypotheses(s)) {
+        consider(h.id);
+    }
+    for (const auto& settled : store::list_settlements(s)) {
+        consider(settled.id);
+    }
+    for (const auto& p : eval::list_profiles(s)) {
+        consider(p.value("id", ""));
+    }
     for (const auto& entry : fs::directory_iterator(s.root() / store::layout::kObjectsDir)) {
         const std::string name = entry.path().filename().string();
         if (!name.starts_with(".")) {
@@ -203,8 +214,7 @@ std::string resolve_id(const store::Store& s, const std::string& id) {
     throw Error(
         ErrorCode::not_found,
         fmt::format("no record \"{}\" in {} (ids: target, champion, exp-…, inv-…, sel-…, low-…, "
-                    "or a snapshot digest "
-                    "or its prefix; see cko ls)",
+                    "hyp-…, hset-…, profile-…, or a snapshot digest or its prefix; see cko ls)",
                     id, s.root().string()),
         Json{{"id", id}});
 }
@@ -227,6 +237,15 @@ Json show_record(const store::Store& s, const std::string& given) {
     if (id.starts_with("low-")) {
         return s.read_record(store::layout::conclusion_record(id));
     }
+    if (id.starts_with("hyp-")) {
+        return s.read_record(store::layout::hypothesis_record(id));
+    }
+    if (id.starts_with("hset-")) {
+        return s.read_record(store::layout::settlement_record(id));
+    }
+    if (id.starts_with("profile-")) {
+        return eval::load_profile(s, id);
+    }
     if (id == "target") {
         return s.read_record(store::layout::kTarget);
     }
@@ -235,6 +254,31 @@ Json show_record(const store::Store& s, const std::string& given) {
     }
     (void)store::load_snapshot(s, id);
     return s.read_record(store::layout::snapshot_manifest(id));
+}
+
+// A stored profile or map in a few lines: what it is, what it measured, the question it answers.
+std::string profile_show_text(const Json& j) {
+    const std::string id = j.value("id", "");
+    const Json& experiment = j.value("experiment_id", Json());
+    const Json& collection = j.value("collection", Json());
+    std::string text =
+        fmt::format("{}  {}{}\n", id, j.value("kind", ""),
+                    j.value("foreign", false) ? "  [foreign evidence: not citable]" : "");
+    text +=
+        experiment.is_string()
+            ? fmt::format("  evidence for {} ({})\n", experiment.get<std::string>(),
+                          j.value("subject", Json("")).is_string() ? j["subject"].get<std::string>()
+                                                                   : std::string())
+            : std::string("  bound to no experiment\n");
+    if (collection.is_object()) {
+        text += fmt::format("  collected by {} on case {} ({} {})\n",
+                            collection.value("invocation_id", ""), collection.value("case_id", ""),
+                            collection.value("tool", ""), collection.value("tool_version", ""));
+    }
+    if (j.value("question", Json()).is_string()) {
+        text += fmt::format("  question: {}\n", j["question"].get<std::string>());
+    }
+    return text + "(cko show " + id + " --json for the whole record)\n";
 }
 
 // A few lines a person reads; --json gives the whole record.
@@ -274,6 +318,9 @@ std::string show_text(const Json& j) {
             j.value("mechanism", ""), j.at("base").value("kind", ""),
             j.value("minimum_effect_pct", 0.0),
             fmt::join(j.value("changed_files", std::vector<std::string>{}), " "), id);
+    }
+    if (id.starts_with("profile-")) {
+        return profile_show_text(j);
     }
     return printable_json(j) + "\n";
 }

@@ -102,6 +102,7 @@ Table build_table() {
     add_self_check_verbs(t.verbs);
     add_doctor_verbs(t.verbs);
     add_loop_verbs(t.verbs, t.groups);
+    add_hypothesis_verbs(t.verbs, t.groups);
     add_store_verbs(t.verbs);
     add_driver_verbs(t.verbs, t.groups);
     add_report_verbs(t.verbs);

@@ -89,6 +89,7 @@ struct Group {
 void add_self_check_verbs(std::vector<Verb>& table);
 void add_doctor_verbs(std::vector<Verb>& table);
 void add_loop_verbs(std::vector<Verb>& table, std::vector<Group>& groups);
+void add_hypothesis_verbs(std::vector<Verb>& table, std::vector<Group>& groups);
 void add_store_verbs(std::vector<Verb>& table);
 void add_driver_verbs(std::vector<Verb>& table, std::vector<Group>& groups);
 void add_report_verbs(std::vector<Verb>& table);

@@ -143,6 +143,69 @@ TEST_F(VerbsTest, ConclusionLowerRecordsOnlyALowerClaim) {
               ErrorCode::invalid_argument);
 }
 
+// Competing hypotheses through the table: two rivals of one bottleneck, listed; an experiment that
+// tests one settles it; settled twice is refused; the handoff lists the one still open.
+TEST_F(VerbsTest, HypothesesAddListAndSettleThroughTheTable) {
+    const fs::path t = write_target();
+    const std::string root = (t / "art").string();
+    (void)run("target_freeze", Json{{"spec", (t / "cko.toml").string()}, {"root", root}});
+    const Json first{{"root", root},
+                     {"bottleneck", "the softmax kernel"},
+                     {"explanation", "its loads are not coalesced"},
+                     {"separated_by", "ncu sectors per request above 4"}};
+    EXPECT_EQ(run("hypotheses_add", first).exit_code, 0);
+    const std::string a = document_.at("id");
+    EXPECT_EQ(error_of("hypotheses_add", Json{{"root", root}, {"bottleneck", "x"}}),
+              ErrorCode::invalid_request);  // explanation and separated_by are required
+    (void)run("hypotheses_add", Json{{"root", root},
+                                     {"bottleneck", "the softmax kernel"},
+                                     {"explanation", "it is launch-bound"},
+                                     {"separated_by", "gaps between launches in nsys"},
+                                     {"rival", Json::array({a})}});
+    const std::string b = document_.at("id");
+    const Outcome listed = run("hypotheses_list", Json{{"root", root}});
+    EXPECT_EQ(document_.at("open"), 2);
+    EXPECT_NE(listed.text.find("separated by: gaps between launches in nsys"), std::string::npos);
+
+    const fs::path cand = dir_ / "cand";
+    put(cand / "k.cu", "kernel v1\n");
+    put(cand / "values.json", R"({"latency_us": 1.0})");
+    EXPECT_EQ(error_of("experiment_new", Json{{"root", root},
+                                              {"candidate", cand.string()},
+                                              {"hypothesis", "coalesced"},
+                                              {"mechanism", "m"},
+                                              {"failure_closes", "mechanism"},
+                                              {"no_falsifier_reason", "test"},
+                                              {"tests_hypothesis", "hyp-0000000000000000"}}),
+              ErrorCode::not_found);
+    (void)run("experiment_new", Json{{"root", root},
+                                     {"candidate", cand.string()},
+                                     {"hypothesis", "coalesced"},
+                                     {"mechanism", "m"},
+                                     {"failure_closes", "mechanism"},
+                                     {"no_falsifier_reason", "test"},
+                                     {"tests_hypothesis", a}});
+    const std::string exp = document_.at("id");
+    EXPECT_EQ(document_.at("tests_hypothesis"), a);
+    const Json settle{{"root", root},
+                      {"hypothesis", a},
+                      {"outcome", "supported"},
+                      {"evidence", exp},
+                      {"note", "the coalesced candidate"}};
+    EXPECT_EQ(run("hypotheses_settle", settle).exit_code, 0);
+    EXPECT_EQ(document_.at("evidence"), (Json{{"kind", "experiment"}, {"id", exp}}));
+    EXPECT_EQ(error_of("hypotheses_settle", settle), ErrorCode::already_exists);
+    (void)run("hypotheses_list", Json{{"root", root}});
+    EXPECT_EQ(document_.at("open"), 1);
+    (void)run("show", Json{{"root", root}, {"id", b.substr(0, 10)}});
+    EXPECT_EQ(document_.at("id"), b);
+    const Outcome handoff = run("handoff", Json{{"root", root}});
+    EXPECT_NE(handoff.text.find("open `" + b + "`: it is launch-bound"), std::string::npos)
+        << handoff.text;
+    EXPECT_NE(handoff.text.find("settled rivals: `" + a + "` supported"), std::string::npos)
+        << handoff.text;
+}
+
 TEST_F(VerbsTest, TheLoopFromInitToReportRunsThroughTheTable) {
     const std::string spec = (dir_ / "init" / "cko.toml").string();
     fs::create_directories(dir_ / "init");
@@ -444,6 +507,9 @@ TEST(VerbsCoverage, EveryVerbHasAnInProcessTest) {
                                        "experiment_new",
                                        "experiment_falsify",
                                        "conclusion_lower",
+                                       "hypotheses_add",
+                                       "hypotheses_list",
+                                       "hypotheses_settle",
                                        "screen",
                                        "confirm",
                                        "audit",
