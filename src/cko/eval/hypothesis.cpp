@@ -67,8 +67,8 @@ void check_texts(const HypothesisOptions& o, FieldProblems& problems) {
     const char* fixes[] = {
         "name the bottleneck: map:<id>#<item> (an item of a stored map) or words",
         "say why the bottleneck is there, on this hypothesis",
-        "name the evidence that would tell this explanation from its rivals (a metric of a "
-        "profile, a targeted experiment)"};
+        ("name the evidence that would tell this explanation from its rivals (a metric of a "
+         "profile, a targeted experiment)")};
     for (std::size_t i = 0; i < 3; ++i) {
         problems.check([&] {
             if (texts[i].second->empty()) {
