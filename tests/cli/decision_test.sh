@@ -35,6 +35,7 @@ minimum_effect_pct = 5.0
 [observation]
 # a shared, loaded test host: these verdicts check the decision record, not a claim about this host
 max_host_load_per_cpu = 1000
+max_host_steal_pct = 100
 [correctness]
 metric = "max_rel_err"
 operator = "<="
