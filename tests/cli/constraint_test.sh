@@ -32,6 +32,7 @@ constraints = [{ name = "peak_mem_bytes", unit = "byte", direction = "lower", ma
 # cko's own tests run on a shared, loaded CI host: their verdicts check cko's rules, not a claim
 # about this host, so host load is not let decide them (tests/cli/observation_test.sh checks the rule)
 max_host_load_per_cpu = 1000
+max_host_steal_pct = 100
 [correctness]
 metric = "max_rel_err"
 operator = "<="

@@ -154,6 +154,7 @@ primary = { name = "latency_us", unit = "us", direction = "lower", aggregation =
 minimum_effect_pct = 5.0
 [observation]
 max_host_load_per_cpu = 1000
+max_host_steal_pct = 100
 [correctness]
 metric = "max_rel_err"
 operator = "<="

@@ -34,6 +34,7 @@ minimum_effect_pct = 5.0
 # cko's own tests run on a shared, loaded CI host: their verdicts check cko's rules, not a claim
 # about this host, so host load is not let decide them (tests/cli/observation_test.sh checks the rule)
 max_host_load_per_cpu = 1000
+max_host_steal_pct = 100
 [correctness]
 metric = "max_rel_err"
 operator = "<="

@@ -139,6 +139,7 @@ TEST(Monitor, AGpuMissingMidWindowIsAGapAndTheHostIsSampledBesideIt) {
     window.add(summary);
     ObservationRule rule;
     rule.max_host_load_per_cpu = 1e6;  // the host's own load is not under test here
+    rule.max_host_steal_pct = 100;     // nor its CPU steal (a shared VM)
     const auto problems = observation_problems(window, rule);
     ASSERT_EQ(problems.size(), 1u);
     EXPECT_NE(problems[0].find("gaps in the GPU readings"), std::string::npos);
