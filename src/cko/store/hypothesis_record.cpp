@@ -43,7 +43,7 @@ std::vector<std::string> ids_in(const Store& store, std::string_view dir, std::s
     return ids;
 }
 
-Json read_at(const Store& store, const std::string& rel, std::string_view what,
+Json read_hypothesis_file(const Store& store, const std::string& rel, std::string_view what,
              std::string_view id) {
     require_safe_name(std::string(id), std::string(what) + " id");
     if (!store.exists(rel)) {
@@ -132,12 +132,12 @@ Json HypothesisSettlementRecord::to_json() const {
 
 HypothesisRecord read_hypothesis_record(const Store& store, std::string_view id) {
     const std::string rel = layout::hypothesis_record(id);
-    return HypothesisRecord::from_json(read_at(store, rel, "hypothesis", id), rel);
+    return HypothesisRecord::from_json(read_hypothesis_file(store, rel, "hypothesis", id), rel);
 }
 
 HypothesisSettlementRecord read_settlement_record(const Store& store, std::string_view id) {
     const std::string rel = layout::settlement_record(id);
-    return HypothesisSettlementRecord::from_json(read_at(store, rel, "settlement", id), rel);
+    return HypothesisSettlementRecord::from_json(read_hypothesis_file(store, rel, "settlement", id), rel);
 }
 
 std::vector<HypothesisRecord> list_hypotheses(const Store& store) {
