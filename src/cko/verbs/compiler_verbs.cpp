@@ -9,6 +9,7 @@
 #include "cko/util/demangled.hpp"
 #include "cko/util/error.hpp"
 #include "cko/util/sha256.hpp"
+#include "cko/util/text_table.hpp"
 #include "cko/verbs/evidence.hpp"
 #include "cko/verbs/verb.hpp"
 
@@ -43,19 +44,28 @@ std::string ptxas_text(const compiler::PtxasReport& r) {
         fmt::format("{}: {} functions (sha256 {})\n",
                     r.source.dialect == "cuobjdump-res-usage" ? "cuobjdump -res-usage" : "ptxas -v",
                     r.functions.size(), r.source.report_sha256.substr(0, 12));
-    out += fmt::format("{:<28} {:<8} {:>5} {:>4} {:>6} {:>7} {:>7} {:>7} {:>6}\n", "function",
-                       "arch", "regs", "bar", "stack", "spill-s", "spill-l", "smem", "cmem");
+    const TextTable table({{28},
+                           {8},
+                           {5, Align::right},
+                           {4, Align::right},
+                           {6, Align::right},
+                           {7, Align::right},
+                           {7, Align::right},
+                           {7, Align::right},
+                           {6, Align::right}});
+    out += table.row(
+               {"function", "arch", "regs", "bar", "stack", "spill-s", "spill-l", "smem", "cmem"}) +
+           "\n";
     for (const PtxasFunction& f : r.functions) {
         std::int64_t cmem = 0;
         for (const auto& [bank, bytes] : f.constant_bytes) {
             cmem += bytes;
         }
-        out += fmt::format("{:<28} {:<8} {:>5} {:>4} {:>6} {:>7} {:>7} {:>7} {:>6}{}\n",
-                           shorten(f.name, 28), f.arch, opt_text(f.registers), opt_text(f.barriers),
-                           opt_text(f.stack_frame_bytes), opt_text(f.spill_stores_bytes),
-                           opt_text(f.spill_loads_bytes), opt_text(f.shared_bytes),
-                           f.constant_bytes.empty() ? "-" : std::to_string(cmem),
-                           f.entry ? "" : "  (device function)");
+        out += table.row({shorten(f.name, 28), f.arch, opt_text(f.registers), opt_text(f.barriers),
+                          opt_text(f.stack_frame_bytes), opt_text(f.spill_stores_bytes),
+                          opt_text(f.spill_loads_bytes), opt_text(f.shared_bytes),
+                          f.constant_bytes.empty() ? "-" : std::to_string(cmem)}) +
+               (f.entry ? "" : "  (device function)") + "\n";
     }
     for (const std::string& w : r.warnings) {
         out += "warning: " + w + "\n";
@@ -83,11 +93,13 @@ std::string sass_text(const SassReport& r) {
                     r.input_kind == "binary" ? "disassembled by cuobjdump " : "text",
                     r.input_kind == "binary" ? r.source.tool_version : "", r.listing.kernels.size(),
                     fmt::join(r.listing.architectures, ", "));
-    out += fmt::format("{:<28} {:<8} {:>6}  {}\n", "kernel", "arch", "insts", "signatures");
+    TextTable table({{28}, {8}, {6, Align::right}, {0, Align::left, "  "}});
+    table.add({"kernel", "arch", "insts", "signatures"});
     for (const compiler::SassKernel& k : r.listing.kernels) {
-        out += fmt::format("{:<28} {:<8} {:>6}  {}\n", shorten(k.name, 28),
-                           k.arch.empty() ? "-" : k.arch, k.instructions, signature_list(k));
+        table.add({shorten(k.name, 28), k.arch.empty() ? "-" : k.arch,
+                   std::to_string(k.instructions), signature_list(k)});
     }
+    out += table.render();
     if (r.listing.unrecognized_lines > 0) {
         out += fmt::format("{} lines not recognised (kept out of every count), first: {}\n",
                            r.listing.unrecognized_lines, r.listing.first_unrecognized.front());
@@ -117,19 +129,27 @@ std::string diff_text(const compiler::SassDiff& d) {
 
 std::string triton_text(const compiler::TritonCache& c) {
     std::string out = fmt::format("Triton cache {}: {} kernels\n", c.directory, c.kernels.size());
-    out += fmt::format("{:<24} {:>5} {:>6} {:>4} {:>7} {:<8} {:<8} {}\n", "kernel", "warps",
-                       "stages", "ctas", "shared", "arch", "ptx", "artifacts");
+    const TextTable table({{24},
+                           {5, Align::right},
+                           {6, Align::right},
+                           {4, Align::right},
+                           {7, Align::right},
+                           {8},
+                           {8},
+                           {}});
+    out += table.row({"kernel", "warps", "stages", "ctas", "shared", "arch", "ptx", "artifacts"}) +
+           "\n";
     for (const compiler::TritonKernel& k : c.kernels) {
         std::string stages;
         for (const compiler::TritonArtifact& a : k.artifacts) {
             stages += stages.empty() ? "" : ",";
             stages += a.stage;
         }
-        out +=
-            fmt::format("{:<24} {:>5} {:>6} {:>4} {:>7} {:<8} {:<8} {}\n", shorten(k.name, 24),
-                        opt_text(k.num_warps), opt_text(k.num_stages), opt_text(k.num_ctas),
-                        opt_text(k.shared_bytes), k.arch.empty() ? "-" : k.arch,
-                        k.ptx_target.empty() ? "-" : k.ptx_target, stages.empty() ? "-" : stages);
+        out += table.row({shorten(k.name, 24), opt_text(k.num_warps), opt_text(k.num_stages),
+                          opt_text(k.num_ctas), opt_text(k.shared_bytes),
+                          k.arch.empty() ? "-" : k.arch, k.ptx_target.empty() ? "-" : k.ptx_target,
+                          stages.empty() ? "-" : stages}) +
+               "\n";
         if (k.sass) {
             for (const compiler::SassKernel& s : k.sass->listing.kernels) {
                 out += fmt::format("    SASS {} [{}]: {} instructions; {}\n", shorten(s.name, 24),

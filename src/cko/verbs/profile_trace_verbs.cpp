@@ -3,6 +3,7 @@
 #include "cko/profile/kineto/kineto_trace.hpp"
 #include "cko/profile/nsys/nsys_export.hpp"
 #include "cko/util/error.hpp"
+#include "cko/util/text_table.hpp"
 #include "cko/verbs/evidence.hpp"
 #include "cko/verbs/verb.hpp"
 
@@ -19,55 +20,36 @@ namespace {
 namespace kineto = profile::kineto;
 namespace nsys = profile::nsys;
 
-// Columns of text; the first `left` columns are left-aligned, the rest right-aligned.
-class TextTable {
+// A trace's table (util/text_table.hpp): widths fitted to the cells, a rule under the header; the
+// first `left` columns left-aligned, the others right-aligned but the last, a name: left-aligned,
+// never padded, cut at 90 bytes.
+class TraceTable {
 public:
-    TextTable(std::vector<std::string> header, std::size_t left)
-        : header_(std::move(header)), left_(left) {}
-    void add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
-    [[nodiscard]] std::string render(std::size_t max_name = 90) const {
-        std::vector<std::size_t> width(header_.size());
-        const auto cell = [&](const std::string& s, std::size_t c) {
-            return c + 1 == header_.size() && s.size() > max_name
-                       ? s.substr(0, max_name - 3) + "..."
-                       : s;
-        };
-        for (std::size_t c = 0; c < header_.size(); ++c) {
-            width[c] = header_[c].size();
-            for (const auto& r : rows_) {
-                width[c] = std::max(width[c], cell(r[c], c).size());
-            }
+    TraceTable(const std::vector<std::string>& header, std::size_t left)
+        : table_(columns(header.size(), left), " ") {
+        table_.fit();
+        add(header);
+        table_.add_rule();
+    }
+    void add(std::vector<std::string> row) {
+        constexpr std::size_t kMaxName = 90;
+        if (!row.empty() && row.back().size() > kMaxName) {
+            row.back() = row.back().substr(0, kMaxName - 3) + "...";
         }
-        std::string out;
-        const auto line = [&](const std::vector<std::string>& r) {
-            std::string text = " ";
-            for (std::size_t c = 0; c < r.size(); ++c) {
-                const std::string v = cell(r[c], c);
-                const bool last = c + 1 == r.size();
-                // The last column (a name) is left-aligned and never padded.
-                text += last        ? v
-                        : c < left_ ? fmt::format("{:<{}}", v, width[c])
-                                    : fmt::format("{:>{}}", v, width[c]);
-                text += last ? "" : "  ";
-            }
-            out += text + "\n";
-        };
-        line(header_);
-        std::vector<std::string> rule;
-        for (const auto w : width) {
-            rule.emplace_back(w, '-');
-        }
-        line(rule);
-        for (const auto& r : rows_) {
-            line(r);
+        table_.add(std::move(row));
+    }
+    [[nodiscard]] std::string render() const { return table_.render(); }
+
+private:
+    static std::vector<TextColumn> columns(std::size_t count, std::size_t left) {
+        std::vector<TextColumn> out;
+        for (std::size_t c = 0; c < count; ++c) {
+            const bool left_aligned = c < left || c + 1 == count;
+            out.push_back(TextColumn{0, left_aligned ? Align::left : Align::right, "  "});
         }
         return out;
     }
-
-private:
-    std::vector<std::string> header_;
-    std::size_t left_;
-    std::vector<std::vector<std::string>> rows_;
+    TextTable table_;
 };
 
 std::string ns_text(double ns) {
@@ -97,7 +79,8 @@ std::string kineto_text(const kineto::KinetoTrace& t, std::size_t top) {
     std::stable_sort(kernels.begin(), kernels.end(), [](const auto& a, const auto& b) {
         return a.second.total_ns > b.second.total_ns;
     });
-    TextTable k({"GPU %", "Total (ns)", "Count", "Mean (ns)", "Min (ns)", "Max (ns)", "Kernel"}, 0);
+    TraceTable k({"GPU %", "Total (ns)", "Count", "Mean (ns)", "Min (ns)", "Max (ns)", "Kernel"},
+                 0);
     for (std::size_t i = 0; i < kernels.size() && i < top; ++i) {
         const auto& [name, st] = kernels[i];
         const double share = s.kernel_time_ns == 0 ? 0.0
@@ -111,7 +94,7 @@ std::string kineto_text(const kineto::KinetoTrace& t, std::size_t top) {
                                  : std::string()) +
            "\n" + k.render() + "\n";
 
-    TextTable streams({"Device", "Stream", "Kernels", "Memcpy", "Memset", "Busy (ns)"}, 0);
+    TraceTable streams({"Device", "Stream", "Kernels", "Memcpy", "Memset", "Busy (ns)"}, 0);
     for (const auto& [key, st] : s.streams) {
         streams.add(
             {std::to_string(key.first), std::to_string(key.second),
@@ -121,7 +104,7 @@ std::string kineto_text(const kineto::KinetoTrace& t, std::size_t top) {
     }
     out += "Streams\n" + streams.render() + "\n";
 
-    TextTable mem({"Op", "Count", "Total (ns)", "Bytes", "Name"}, 1);
+    TraceTable mem({"Op", "Count", "Total (ns)", "Bytes", "Name"}, 1);
     for (const auto* group : {&s.memcpy, &s.memset}) {
         for (const auto& [name, st] : *group) {
             mem.add({group == &s.memcpy ? "memcpy" : "memset", std::to_string(st.time.count),
@@ -138,7 +121,7 @@ std::string kineto_text(const kineto::KinetoTrace& t, std::size_t top) {
         f.linked, f.unmatched_starts, f.unmatched_finishes, l.min_ns, l.p50_ns, l.p90_ns, l.p99_ns,
         l.max_ns);
 
-    TextTable ann({"Category", "Count", "Total (ns)", "Window (ns)", "Name"}, 1);
+    TraceTable ann({"Category", "Count", "Total (ns)", "Window (ns)", "Name"}, 1);
     for (const auto& [key, a] : s.annotations) {
         ann.add({key.first, std::to_string(a.time.count), std::to_string(a.time.total_ns),
                  std::to_string(a.last_end_ns - a.first_start_ns), key.second});
@@ -166,7 +149,7 @@ std::string nsys_text(const nsys::NsysExport& e, std::size_t top) {
             continue;
         }
         const bool nvtx = report.header.size() == 10;
-        TextTable t(report.header, 0);
+        TraceTable t(report.header, 0);
         for (std::size_t i = 0; i < report.rows.size() && i < top; ++i) {
             const auto& r = report.rows[i];
             std::vector<std::string> row = {

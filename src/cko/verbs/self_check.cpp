@@ -5,6 +5,7 @@
 #include "cko/util/error.hpp"
 #include "cko/util/files.hpp"
 #include "cko/util/sha256.hpp"
+#include "cko/util/text_table.hpp"
 #include "cko/util/utf8.hpp"
 #include "cko/verbs/verb.hpp"
 
@@ -233,9 +234,11 @@ std::string SelfCheckReport::to_text() const {
     std::string out =
         fmt::format("cko {} self-check ({})\n  built from git {} (tag {}, commit {})\n", version,
                     data_dir.string(), git_describe, git_tag, git_commit);
+    TextTable table({{4}, {22}, {}}, "  ");
     for (const auto& c : checks) {
-        out += fmt::format("  {:<4} {:<22} {}\n", c.ok ? "ok" : "FAIL", c.name, c.detail);
+        table.add({c.ok ? "ok" : "FAIL", c.name, c.detail});
     }
+    out += table.render();
     out += ok() ? "installation ok\n" : "installation has problems (see FAIL lines)\n";
     return out;
 }

@@ -12,6 +12,7 @@
 #include "cko/store/snapshot.hpp"
 #include "cko/util/error.hpp"
 #include "cko/util/files.hpp"
+#include "cko/util/text_table.hpp"
 #include "cko/verbs/frame.hpp"
 #include "cko/verbs/verb.hpp"
 
@@ -154,12 +155,12 @@ std::string list_text(const Json& j) {
     }
     text += fmt::format("snapshots    {}\ninvocations  {} (oldest first)\n", j["snapshots"].size(),
                         j["invocations"].size());
+    TextTable table({{24}, {12}, {10}, {}}, "  ");
     for (const auto& inv : j["invocations"]) {
-        text +=
-            fmt::format("  {:<24} {:<12} {:<10} {}\n", inv.value("id", ""), inv.value("kind", ""),
-                        inv.value("state", "?"), inv.value("verdict", ""));
+        table.add({inv.value("id", ""), inv.value("kind", ""), inv.value("state", "?"),
+                   inv.value("verdict", "")});
     }
-    return text;
+    return text + table.render();
 }
 
 // Every id form cko prints: target, exp-…, inv-…, sel-…, low-…, hyp-…, hset-…, profile-…, a
