@@ -2,11 +2,11 @@
 // file) folded into one.
 #include "cko/driver/stderr_tail.hpp"
 
+#include "cko/util/files.hpp"
 #include "cko/util/utf8.hpp"
 
 #include <fmt/format.h>
 
-#include <fstream>
 #include <vector>
 
 namespace cko::driver {
@@ -68,22 +68,8 @@ std::string stderr_tail_of(std::string_view text, std::size_t max_lines, std::si
 
 std::string stderr_tail(const std::filesystem::path& file, std::size_t max_lines,
                         std::size_t max_bytes) {
-    constexpr std::streamoff kWindow = 256 << 10;
-    std::ifstream in(file, std::ios::binary | std::ios::ate);
-    if (!in) {
-        return "";
-    }
-    const std::streamoff size = in.tellg();
-    const std::streamoff from = size > kWindow ? size - kWindow : 0;
-    in.seekg(from);
-    std::string text(static_cast<std::size_t>(size - from), '\0');
-    in.read(text.data(), static_cast<std::streamsize>(text.size()));
-    text.resize(static_cast<std::size_t>(in.gcount()));
-    if (from > 0) {
-        const std::size_t nl = text.find('\n');  // start on a whole line
-        text.erase(0, nl == std::string::npos ? 0 : nl + 1);
-    }
-    return stderr_tail_of(text, max_lines, max_bytes);
+    constexpr std::size_t kWindow = 256 << 10;
+    return stderr_tail_of(read_file_tail(file, kWindow), max_lines, max_bytes);
 }
 
 }  // namespace cko::driver

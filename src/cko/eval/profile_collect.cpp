@@ -2,6 +2,7 @@
 // import and the record.
 #include "cko/eval/profile_collect.hpp"
 
+#include "cko/driver/stderr_tail.hpp"
 #include "cko/eval/decision.hpp"
 #include "cko/eval/experiment.hpp"
 #include "cko/eval/failure_gate.hpp"
@@ -205,7 +206,7 @@ CollectedRun ProfileRun::collected(const run::Invocation& inv, const Measurement
     }
     std::string said;
     for (const std::string_view stream : {store::layout::kStderrFile, store::layout::kStdoutFile}) {
-        const std::string tail = last_lines(run.call_dir / stream, 3);
+        const std::string tail = driver::stderr_tail(run.call_dir / stream, 3, kQuotedTailBytes);
         if (!tail.empty()) {
             said += fmt::format("; {} ends with: {}", stream, tail);
         }

@@ -22,11 +22,6 @@
 #include <memory>
 
 namespace cko::eval {
-namespace fs = std::filesystem;
-
-std::string last_lines(const fs::path& file, std::size_t lines) {
-    return driver::stderr_tail(file, lines, 1500);
-}
 
 std::optional<std::string> node_identity_problem(const Json& frozen_identity, const Json& launch) {
     const Json& node = launch.value("node_identity", Json());
@@ -281,7 +276,8 @@ Measurement Session::measurement_of(const MonitoredCall& monitored) const {
                 m.driver_notes.push_back(note.get<std::string>());
             }
         }
-        m.stderr_tail = last_lines(report.outcome.call_dir / store::layout::kStderrFile, 5);
+        m.stderr_tail = driver::stderr_tail(report.outcome.call_dir / store::layout::kStderrFile, 5,
+                                            kQuotedTailBytes);
     }
     return m;
 }

@@ -115,9 +115,9 @@ private:
     std::shared_ptr<std::atomic<pid_t>> session_pid_ = std::make_shared<std::atomic<pid_t>>(0);
 };
 
-// The last `lines` lines of a text file (at most ~1500 bytes, cut on a character boundary); "" if
-// it cannot be read.
-[[nodiscard]] std::string last_lines(const std::filesystem::path& file, std::size_t lines);
+// How much of a call's stderr (driver/stderr_tail.hpp) a measurement or a profiler's failure
+// quotes.
+inline constexpr std::size_t kQuotedTailBytes = 1500;
 
 // With a Slurm launcher: why a call's measurement must not count because the compute node's
 // identity (from `cko doctor --json` in the job, in the call's cko/slurm-call-v1 record) differs

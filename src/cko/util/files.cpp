@@ -17,6 +17,7 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 
 #ifndef RENAME_NOREPLACE
 #define RENAME_NOREPLACE (1 << 0)
@@ -303,6 +304,25 @@ std::string read_file_capped(const fs::path& path, std::uint64_t max_bytes) {
         }
     }
     return out;
+}
+
+std::string read_file_tail(const fs::path& path, std::size_t max_bytes) {
+    std::ifstream in(path, std::ios::binary | std::ios::ate);
+    if (!in) {
+        return "";
+    }
+    const auto window = static_cast<std::streamoff>(max_bytes);
+    const std::streamoff size = in.tellg();
+    const std::streamoff from = size > window ? size - window : 0;
+    in.seekg(from);
+    std::string text(static_cast<std::size_t>(size - from), '\0');
+    in.read(text.data(), static_cast<std::streamsize>(text.size()));
+    text.resize(static_cast<std::size_t>(in.gcount()));
+    if (from > 0) {
+        const std::size_t nl = text.find('\n');  // start on a whole line
+        text.erase(0, nl == std::string::npos ? 0 : nl + 1);
+    }
+    return text;
 }
 
 bool is_safe_name(std::string_view name) noexcept {

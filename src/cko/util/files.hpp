@@ -26,6 +26,12 @@ void write_file_create_once(const std::filesystem::path& path, std::string_view 
 [[nodiscard]] std::string read_file_capped(const std::filesystem::path& path,
                                            std::uint64_t max_bytes);
 
+// The end of a log: the last `max_bytes` bytes of `path`, starting at a whole line when the file is
+// longer (what precedes the first line break in that window is dropped); "" when it cannot be
+// read. The lines are the caller's to interpret (driver/stderr_tail.hpp folds a driver's subject
+// markers).
+[[nodiscard]] std::string read_file_tail(const std::filesystem::path& path, std::size_t max_bytes);
+
 // A whole regular file mapped read-only: the page cache's pages are the buffer, so a 100 MB
 // profiler export is read with no copy and no fresh pages (read_file_capped copies it into new
 // memory: a fifth of an NCU import's time, bench/ncu_verb_bench.cpp). The file must not be

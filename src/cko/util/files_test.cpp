@@ -108,6 +108,19 @@ TEST_F(FilesTest, ReadCappedRefusesLargeFiles) {
     }
 }
 
+// The end of a log: the last bytes, from a whole line on when the file is longer.
+TEST_F(FilesTest, AFileTailStartsOnAWholeLine) {
+    write_file_create_once(dir_ / "log", "first line\nsecond line\nthird\n");
+    EXPECT_EQ(read_file_tail(dir_ / "log", 1000), "first line\nsecond line\nthird\n");
+    // 14 bytes reach into "second line": its cut start is dropped.
+    EXPECT_EQ(read_file_tail(dir_ / "log", 14), "third\n");
+    EXPECT_EQ(read_file_tail(dir_ / "log", 19), "second line\nthird\n");
+    // A window with no line break in it is kept whole.
+    write_file_create_once(dir_ / "one-line", std::string(100, 'x'));
+    EXPECT_EQ(read_file_tail(dir_ / "one-line", 10), std::string(10, 'x'));
+    EXPECT_EQ(read_file_tail(dir_ / "missing", 10), "");
+}
+
 TEST_F(FilesTest, MappedFileHoldsTheBytesAndRefusesWhatReadCappedRefuses) {
     const std::string data = "\"ID\",\"Kernel Name\"\n" + std::string(70000, 'x');
     write_file_create_once(dir_ / "export.csv", data);
