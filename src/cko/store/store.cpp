@@ -40,8 +40,19 @@ fs::path resolved(const fs::path& p) {
 }
 
 // Relative record paths: safe components only, so nothing can be written outside the root.
+constexpr std::string_view kRecordPathField = "record path";
 fs::path checked(const fs::path& root, std::string_view relative) {
-    return safe_join(root, relative, "record path");
+    return safe_join(root, relative, kRecordPathField);
+}
+
+// A link met inside the store (util's TreeRoot walk), named by its path below the root.
+Error refuse_store_link(std::string_view /*field*/, const fs::path& /*link*/,
+                        const fs::path& relative) {
+    return Error(ErrorCode::symlink_refused,
+                 fmt::format("{} inside the store is a symbolic link; cko never follows a link in "
+                             "the store (something replaced a store directory or file with one)",
+                             relative.string()),
+                 Json{{"path", relative.string()}});
 }
 
 // Reads per relative path, for records_read(); bounded by the records of the stores read.
@@ -60,8 +71,9 @@ void count_read(std::string_view relative) {
 
 }  // namespace
 
-Store::Store(fs::path root)
-    : root_(std::move(root)), ledger_index_(std::make_shared<LedgerIndex>()) {}
+Store::Store(const fs::path& root)
+    : tree_(TreeRoot::open(root, &refuse_store_link)),
+      ledger_index_(std::make_shared<LedgerIndex>()) {}
 
 Json RecordRef::to_json() const {
     return Json{{"id", id}, {"sha256", sha256}, {"path", path}};
@@ -163,43 +175,21 @@ Store Store::open_or_create(const fs::path& root) {
 }
 
 StoreLock Store::lock(std::chrono::milliseconds wait) const {
-    return StoreLock(root_ / layout::kLockFile, wait);
+    return StoreLock(root() / layout::kLockFile, wait);
 }
 
 StoreLock Store::lock_named(std::string_view name, std::chrono::milliseconds wait) const {
     require_safe_name(name, "lock name");
-    make_directories(root_ / kLocksDir);
+    make_directories(root() / kLocksDir);
     return StoreLock(real_path_of(fmt::format("{}/{}.lock", kLocksDir, name)), wait);
 }
 
 fs::path Store::path_of(std::string_view relative) const {
-    return checked(root_, relative);
+    return checked(root(), relative);
 }
 
 fs::path Store::real_path_of(std::string_view relative) const {
-    const fs::path joined = checked(root_, relative);
-    fs::path walk = root_;
-    for (const auto& part : joined.lexically_relative(root_)) {
-        walk /= part;
-        struct stat st {};
-        if (::lstat(walk.c_str(), &st) != 0) {
-            if (errno == ENOENT) {
-                break;  // the rest does not exist yet: nothing to follow
-            }
-            throw Error(ErrorCode::io_error,
-                        fmt::format("cannot stat {}: {}", walk.string(), std::strerror(errno)),
-                        Json{{"path", walk.string()}});
-        }
-        if (S_ISLNK(st.st_mode)) {
-            throw Error(
-                ErrorCode::symlink_refused,
-                fmt::format("{} inside the store is a symbolic link; cko never follows a link in "
-                            "the store (something replaced a store directory or file with one)",
-                            walk.lexically_relative(root_).string()),
-                Json{{"path", walk.lexically_relative(root_).string()}});
-        }
-    }
-    return joined;
+    return tree_.resolve(relative, kRecordPathField);
 }
 
 bool Store::exists(std::string_view relative) const {
@@ -276,18 +266,18 @@ void Store::append_ledger_lines(const std::vector<LedgerEntry>& entries) const {
     const fs::path ledger = real_path_of(kLedger);
     const int fd = ::open(ledger.c_str(), O_RDWR | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0) {
-        ledger_io_error(root_, "cannot open it", errno);
+        ledger_io_error(root(), "cannot open it", errno);
     }
     struct stat st {};
     if (::fstat(fd, &st) != 0) {
         const int err = errno;
         ::close(fd);
-        ledger_io_error(root_, "cannot stat it", err);
+        ledger_io_error(root(), "cannot stat it", err);
     }
     try {
-        const LedgerTail tail = read_ledger_tail(fd, st.st_size, root_);
+        const LedgerTail tail = read_ledger_tail(fd, st.st_size, root());
         if (tail.complete_size != st.st_size && ::ftruncate(fd, tail.complete_size) != 0) {
-            ledger_io_error(root_, "cannot cut off a torn last line", errno);
+            ledger_io_error(root(), "cannot cut off a torn last line", errno);
         }
         // Each line chains to the one before it, the first to the ledger's last complete line.
         std::string line;
@@ -310,7 +300,7 @@ void Store::append_ledger_lines(const std::vector<LedgerEntry>& entries) const {
         if (err != 0) {
             (void)!::ftruncate(fd, tail.complete_size);
             (void)::fsync(fd);
-            ledger_io_error(root_,
+            ledger_io_error(root(),
                             fmt::format("cannot write the line{} for {}",
                                         entries.size() == 1 ? "" : "s", entries.front().relative),
                             err);
@@ -570,7 +560,7 @@ void Store::check_ledgered(std::string_view relative, const std::string& sha256)
                     "ledger recorded {} (`cko fsck` reports it as altered); cko uses no record "
                     "that differs from what it wrote. Put the recorded bytes back (from a copy of "
                     "the store), or freeze a new Target into a new root",
-                    relative, root_.string(), sha256, *recorded),
+                    relative, root().string(), sha256, *recorded),
         Json{{"path", std::string(relative)},
              {"sha256", sha256},
              {"ledger_sha256", *recorded},

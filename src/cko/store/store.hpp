@@ -3,6 +3,7 @@
 #pragma once
 
 #include "cko/store/catalogue.hpp"
+#include "cko/util/files.hpp"
 #include "cko/util/json.hpp"
 
 #include <chrono>
@@ -57,7 +58,7 @@ public:
     // Opens `root` if it holds a store, creates it if it does not exist.
     [[nodiscard]] static Store open_or_create(const std::filesystem::path& root);
 
-    [[nodiscard]] const std::filesystem::path& root() const noexcept { return root_; }
+    [[nodiscard]] const std::filesystem::path& root() const noexcept { return tree_.path(); }
 
     [[nodiscard]] StoreLock lock(std::chrono::milliseconds wait = std::chrono::seconds(30)) const;
     // A lock for one decision that spans several writes (e.g. "confirm-<experiment>": the
@@ -130,7 +131,8 @@ public:
     [[nodiscard]] std::filesystem::path real_path_of(std::string_view relative) const;
 
 private:
-    explicit Store(std::filesystem::path root);
+    // `root` is already resolved (realpath); the tree walks every path below it.
+    explicit Store(const std::filesystem::path& root);
     struct LedgerEntry {
         std::string relative;
         std::string sha256;
@@ -143,7 +145,7 @@ private:
     RecordRef write_file_locked(std::string_view relative, std::string_view bytes,
                                 std::string_view id) const;
     void ledger_file_locked(std::string_view relative) const;
-    std::filesystem::path root_;
+    TreeRoot tree_;  // the root, and the link-refusing walk of every path below it
     // Shared by copies of this Store: the ledger is read once, then only its appended lines.
     std::shared_ptr<LedgerIndex> ledger_index_;
 };

@@ -61,6 +61,27 @@ TEST_F(HardeningTest, NeverWritesOrChmodsThroughALink) {
               fs::perms::owner_read | fs::perms::owner_write);
 }
 
+// The store words a link it meets (util's TreeRoot walk) by its path below the root, and says why.
+TEST_F(HardeningTest, ALinkInsideTheStoreIsNamedBelowTheRoot) {
+    const fs::path outside = dir_ / "elsewhere";
+    fs::create_directories(outside);
+    fs::create_directory_symlink(outside, store_->root() / "invocations" / "inv-y");
+    try {
+        (void)store_->real_path_of("invocations/inv-y/request.json");
+        ADD_FAILURE() << "followed a link";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.code(), ErrorCode::symlink_refused);
+        EXPECT_STREQ(e.what(),
+                     "invocations/inv-y inside the store is a symbolic link; cko never follows a "
+                     "link in the store (something replaced a store directory or file with one)");
+        EXPECT_EQ(e.details(), (Json{{"path", "invocations/inv-y"}}));
+    }
+    // What is not there yet resolves below the root; an unsafe path is refused by name.
+    EXPECT_EQ(store_->real_path_of("experiments/new.json"),
+              store_->root() / "experiments" / "new.json");
+    EXPECT_THROW((void)store_->real_path_of("../outside.json"), Error);
+}
+
 // Item 8: each ledger line carries the hash of the previous one; rewriting a record together with
 // its line breaks the chain.
 TEST_F(HardeningTest, ARewrittenLedgerLineBreaksTheChain) {

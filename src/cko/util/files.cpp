@@ -417,7 +417,20 @@ fs::path resolve_inside(const fs::path& folder, std::string_view relative, std::
     return resolved;
 }
 
-TreeRoot TreeRoot::open(const fs::path& root) {
+namespace {
+
+Error refuse_link_in_tree(std::string_view field, const fs::path& link,
+                          const fs::path& /*relative*/) {
+    return Error(ErrorCode::symlink_refused,
+                 fmt::format("{}: {} is a symbolic link; links inside a tree are refused (copy the "
+                             "file in instead)",
+                             field, link.string()),
+                 nlohmann::json{{"field", field}, {"path", link.string()}});
+}
+
+}  // namespace
+
+TreeRoot TreeRoot::open(const fs::path& root, LinkRefusal refuse_link) {
     char resolved[PATH_MAX];
     if (::realpath(root.c_str(), resolved) == nullptr) {
         throw_errno(errno, "cannot resolve", root);
@@ -427,7 +440,8 @@ TreeRoot TreeRoot::open(const fs::path& root) {
         throw Error(ErrorCode::not_found, fmt::format("{} is not a directory", root.string()),
                     nlohmann::json{{"path", root.string()}});
     }
-    return TreeRoot(fs::path(resolved));
+    return TreeRoot(fs::path(resolved),
+                    refuse_link != nullptr ? refuse_link : &refuse_link_in_tree);
 }
 
 fs::path TreeRoot::resolve(std::string_view relative, std::string_view field) const {
@@ -443,11 +457,7 @@ fs::path TreeRoot::resolve(std::string_view relative, std::string_view field) co
             throw_errno(errno, "cannot stat", walk);
         }
         if (S_ISLNK(st.st_mode)) {
-            throw Error(ErrorCode::symlink_refused,
-                        fmt::format("{}: {} is a symbolic link; links inside a tree are refused "
-                                    "(copy the file in instead)",
-                                    field, walk.string()),
-                        nlohmann::json{{"field", field}, {"path", walk.string()}});
+            throw refuse_link_(field, walk, walk.lexically_relative(root_));
         }
     }
     return joined;

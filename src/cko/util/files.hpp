@@ -1,6 +1,8 @@
 // Files: atomic create-once writes, capped reads, safe names and paths, symlink-free trees.
 #pragma once
 
+#include "cko/util/error.hpp"
+
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -96,20 +98,32 @@ void require_safe_name(std::string_view name, std::string_view field);
                                                    std::string_view field);
 
 // A directory resolved once with realpath; paths below it are resolved component by component and
-// any symlink on the way is refused, so nothing read "inside" can lead outside.
+// any symlink on the way is refused, so nothing read "inside" can lead outside. The one such walk:
+// the store's paths go through it too (store::Store::real_path_of).
 class TreeRoot {
 public:
-    [[nodiscard]] static TreeRoot open(const std::filesystem::path& root);
+    // The symlink_refused error a tree gives for a link met on the way: `link` is its path,
+    // `relative` the same below the root, `field` the caller's name for the path resolved.
+    using LinkRefusal = Error (*)(std::string_view field, const std::filesystem::path& link,
+                                  const std::filesystem::path& relative);
+
+    // `refuse_link` words the refusal for this tree (the store names the link below its root);
+    // by default: "FIELD: LINK is a symbolic link; links inside a tree are refused ...".
+    [[nodiscard]] static TreeRoot open(const std::filesystem::path& root,
+                                       LinkRefusal refuse_link = nullptr);
 
     [[nodiscard]] const std::filesystem::path& path() const noexcept { return root_; }
-    // Checks components (safe_join) and lstat()s each existing one: a symlink gives
-    // symlink_refused. The last component need not exist.
+    // Checks components (safe_join, naming `field`) and lstat()s each existing one: a symlink
+    // gives symlink_refused, a failed lstat io_error ("cannot stat PATH: REASON"). The last
+    // component need not exist; nothing past the first missing one is looked at.
     [[nodiscard]] std::filesystem::path resolve(std::string_view relative,
                                                 std::string_view field) const;
 
 private:
-    explicit TreeRoot(std::filesystem::path root) : root_(std::move(root)) {}
+    TreeRoot(std::filesystem::path root, LinkRefusal refuse_link)
+        : root_(std::move(root)), refuse_link_(refuse_link) {}
     std::filesystem::path root_;
+    LinkRefusal refuse_link_;
 };
 
 }  // namespace cko

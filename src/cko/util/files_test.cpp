@@ -251,5 +251,23 @@ TEST_F(FilesTest, TreeRootRefusesSymlinksInside) {
     EXPECT_THROW((void)root.resolve("../outside.txt", "original"), Error);
 }
 
+// A tree may word its own refusal (the store does); it is given the link below the root.
+TEST_F(FilesTest, ATreeWordsItsOwnLinkRefusal) {
+    fs::create_directories(dir_ / "tree" / "sub");
+    fs::create_directory_symlink(dir_, dir_ / "tree" / "sub" / "up");
+    const TreeRoot root = TreeRoot::open(
+        dir_ / "tree", [](std::string_view field, const fs::path& link, const fs::path& relative) {
+            return Error(ErrorCode::symlink_refused,
+                         std::string(field) + " " + relative.string() + " " + link.string());
+        });
+    try {
+        (void)root.resolve("sub/up/x", "f");
+        FAIL() << "followed a link";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.code(), ErrorCode::symlink_refused);
+        EXPECT_EQ(std::string(e.what()), "f sub/up " + (root.path() / "sub" / "up").string());
+    }
+}
+
 }  // namespace
 }  // namespace cko
