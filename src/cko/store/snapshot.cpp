@@ -377,6 +377,17 @@ std::vector<EntryChange> changed_entries(const Snapshot& before, const Snapshot&
     return out;
 }
 
+std::vector<std::string> list_snapshots(const Store& store) {
+    std::vector<std::string> digests;
+    for (const auto& entry : fs::directory_iterator(store.root() / layout::kObjectsDir)) {
+        std::string name = entry.path().filename().string();
+        if (!name.starts_with(".")) {
+            digests.push_back(std::move(name));
+        }
+    }
+    return digests;
+}
+
 Snapshot load_snapshot(const Store& store, const std::string& digest) {
     if (digest.size() != 64 || digest.find_first_not_of("0123456789abcdef") != std::string::npos) {
         throw Error(ErrorCode::invalid_argument,

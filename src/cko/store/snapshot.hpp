@@ -65,6 +65,10 @@ struct EntryChange {
 // Reads and checks a stored snapshot's manifest (digest must match its bytes).
 [[nodiscard]] Snapshot load_snapshot(const Store& store, const std::string& digest);
 
+// The digests of the snapshots stored under objects/, in directory order; a hidden name (an
+// interrupted snapshot's staging directory) is none. Nothing is read or checked (load_snapshot).
+[[nodiscard]] std::vector<std::string> list_snapshots(const Store& store);
+
 // Lays the snapshot's files out under `destination` (which must not exist) as read-only copies,
 // directories made read-only too, so that a driver cannot edit the code it measures by accident.
 // For a file snapshot, `destination` is the file.

@@ -6,6 +6,7 @@
 #include "cko/util/sha256.hpp"
 
 #include <sys/resource.h>
+#include <algorithm>
 #include <csignal>
 #include <optional>
 
@@ -50,6 +51,13 @@ TEST_F(SnapshotTest, SameContentSameDigestStoredOnceDifferentContentDiffers) {
         ++objects;
     }
     EXPECT_EQ(objects, 2);
+    // The listing names each stored snapshot once, and no staging leftover.
+    fs::create_directories(s.root() / "objects" / "sha256" / ".staging-x");
+    std::vector<std::string> listed = list_snapshots(s);
+    std::sort(listed.begin(), listed.end());
+    std::vector<std::string> stored{a.digest, c.digest};
+    std::sort(stored.begin(), stored.end());
+    EXPECT_EQ(listed, stored);
 }
 
 TEST_F(SnapshotTest, SymlinkInsideTheTreeIsRefusedAndNothingIsStored) {

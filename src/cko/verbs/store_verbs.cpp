@@ -1,28 +1,20 @@
 // The store verbs: `cko ls`, `cko show ID`, `cko fsck`, and invocation control `status`, `wait`,
 // `cancel`.
-#include "cko/eval/champion.hpp"
 #include "cko/eval/compare_context.hpp"
 #include "cko/eval/decision.hpp"
-#include "cko/eval/experiment.hpp"
-#include "cko/eval/profile_evidence.hpp"
+#include "cko/eval/store_listing.hpp"
 #include "cko/run/invocation.hpp"
-#include "cko/store/conclusion_record.hpp"
 #include "cko/store/fsck.hpp"
-#include "cko/store/hypothesis_record.hpp"
-#include "cko/store/snapshot.hpp"
 #include "cko/util/error.hpp"
-#include "cko/util/files.hpp"
 #include "cko/util/text_table.hpp"
 #include "cko/verbs/frame.hpp"
 #include "cko/verbs/verb.hpp"
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <memory>
 
 namespace cko::verbs {
-namespace fs = std::filesystem;
 namespace {
 
 // A running operation's last progress event: a comparison's pairs and running effect, or a
@@ -97,164 +89,25 @@ std::optional<Error> recorded_failure(const run::InvocationStatus& st) {
                  e.value("message", ""), e.value("details", Json::object()));
 }
 
-// `declare_lost`: ls is a step that declares `lost` (run::detect_lost_invocation), unless the
-// caller allows no writes (Context::read_only).
-Json list_store(const store::Store& s, bool declare_lost) {
-    Json out{{"root", s.root().string()},
-             {"invocations", Json::array()},
-             {"experiments", Json::array()},
-             {"snapshots", Json::array()}};
-    std::vector<std::pair<std::int64_t, Json>> invocations;
-    for (const auto& id : run::list_invocations(s)) {
-        try {
-            Json j =
-                (declare_lost ? run::detect_lost_invocation(s, id) : run::invocation_status(s, id))
-                    .to_json();
-            const Json& result = j.value("result", Json());
-            std::int64_t t = 0;
-            if (result.is_object()) {
-                t = result.value("started_unix_ns", std::int64_t{0});
-                j["verdict"] = result.value("outputs", Json::object()).value("verdict", "");
-            } else {
-                t = store::read_invocation_record(s, id).created_unix_ns;
-            }
-            j["started_unix_ns"] = t;
-            invocations.emplace_back(t, std::move(j));
-        } catch (const Error& e) {
-            invocations.emplace_back(0, Json{{"id", id}, {"error", e.to_json()["error"]}});
-        }
+std::string list_text(const eval::StoreListing& listing) {
+    std::string text = fmt::format("artifact root {}\n", listing.root);
+    if (listing.target) {
+        text += fmt::format("target       {}\n", *listing.target);
     }
-    std::stable_sort(invocations.begin(), invocations.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
-    for (auto& [t, j] : invocations) {
-        out["invocations"].push_back(std::move(j));
+    text += fmt::format("experiments  {}\n", listing.experiments.size());
+    for (const auto& e : listing.experiments) {
+        text += fmt::format("  {}\n", e);
     }
-    for (const auto& id : eval::list_experiments(s)) {
-        out["experiments"].push_back(id);
-    }
-    for (const auto& entry : fs::directory_iterator(s.root() / store::layout::kObjectsDir)) {
-        const std::string name = entry.path().filename().string();
-        if (!name.starts_with(".")) {
-            out["snapshots"].push_back(name);
-        }
-    }
-    if (s.exists(store::layout::kTarget)) {
-        out["target"] = store::read_target_record(s).id;
-    }
-    return out;
-}
-
-std::string list_text(const Json& j) {
-    std::string text = fmt::format("artifact root {}\n", j["root"].get<std::string>());
-    if (j.contains("target")) {
-        text += fmt::format("target       {}\n", j["target"].get<std::string>());
-    }
-    text += fmt::format("experiments  {}\n", j["experiments"].size());
-    for (const auto& e : j["experiments"]) {
-        text += fmt::format("  {}\n", e.get<std::string>());
-    }
-    text += fmt::format("snapshots    {}\ninvocations  {} (oldest first)\n", j["snapshots"].size(),
-                        j["invocations"].size());
+    text += fmt::format("snapshots    {}\ninvocations  {} (oldest first)\n",
+                        listing.snapshots.size(), listing.invocations.size());
     TextTable table({{24}, {12}, {10}, {}}, "  ");
-    for (const auto& inv : j["invocations"]) {
-        table.add({inv.value("id", ""), inv.value("kind", ""), inv.value("state", "?"),
-                   inv.value("verdict", "")});
+    for (const eval::ListedInvocation& inv : listing.invocations) {
+        const run::InvocationStatus* st = inv.status ? &*inv.status : nullptr;
+        table.add({inv.id, st != nullptr ? st->kind : "",
+                   st != nullptr ? std::string(run::state_name(st->state)) : "?",
+                   inv.verdict.value_or("")});
     }
     return text + table.render();
-}
-
-// Every id form cko prints: target, exp-…, inv-…, sel-…, low-…, hyp-…, hset-…, profile-…, a
-// snapshot digest or a unique prefix of any of them (the 12-character short digests).
-std::string resolve_id(const store::Store& s, const std::string& id) {
-    require_safe_name(id, "id");
-    if (id == "target" || id == "champion") {
-        return id;
-    }
-    std::vector<std::string> candidates;
-    const auto consider = [&](const std::string& full) {
-        if (full.starts_with(id)) {
-            candidates.push_back(full);
-        }
-    };
-    for (const auto& inv : run::list_invocations(s)) {
-        consider(inv);
-    }
-    for (const auto& e : eval::list_experiments(s)) {
-        consider(e);
-    }
-    for (const auto& sel : store::list_selections(s)) {
-        consider(sel);
-    }
-    for (const auto& low : store::list_conclusions(s)) {
-        consider(low.id);
-    }
-    for (const auto& h : store::list_hypotheses(s)) {
-        consider(h.id);
-    }
-    for (const auto& settled : store::list_settlements(s)) {
-        consider(settled.id);
-    }
-    for (const auto& p : eval::list_profiles(s)) {
-        consider(p.value("id", ""));
-    }
-    for (const auto& entry : fs::directory_iterator(s.root() / store::layout::kObjectsDir)) {
-        const std::string name = entry.path().filename().string();
-        if (!name.starts_with(".")) {
-            consider(name);
-        }
-    }
-    if (candidates.size() == 1) {
-        return candidates.front();
-    }
-    if (candidates.size() > 1) {
-        throw Error(ErrorCode::invalid_argument,
-                    fmt::format("\"{}\" matches {} records ({}); give more characters", id,
-                                candidates.size(), fmt::join(candidates, ", ")),
-                    Json{{"field", "id"}, {"matches", candidates}});
-    }
-    throw Error(
-        ErrorCode::not_found,
-        fmt::format("no record \"{}\" in {} (ids: target, champion, exp-…, inv-…, sel-…, low-…, "
-                    "hyp-…, hset-…, profile-…, or a snapshot digest or its prefix; see cko ls)",
-                    id, s.root().string()),
-        Json{{"id", id}});
-}
-
-Json show_record(const store::Store& s, const std::string& given) {
-    const std::string id = resolve_id(s, given);
-    if (id.starts_with("inv-")) {
-        const auto st = run::invocation_status(s, id);
-        Json j = st.to_json();
-        // show prints a record as it is stored (the typed readers check it where it is used).
-        j["request"] = s.read_record(store::layout::invocation_request(id));
-        return j;
-    }
-    if (id.starts_with("exp-")) {
-        return s.read_record(store::layout::experiment_record(id));
-    }
-    if (id.starts_with("sel-")) {
-        return s.read_record(store::layout::selection_record(id));
-    }
-    if (id.starts_with("low-")) {
-        return s.read_record(store::layout::conclusion_record(id));
-    }
-    if (id.starts_with("hyp-")) {
-        return s.read_record(store::layout::hypothesis_record(id));
-    }
-    if (id.starts_with("hset-")) {
-        return s.read_record(store::layout::settlement_record(id));
-    }
-    if (id.starts_with("profile-")) {
-        return eval::load_profile(s, id);
-    }
-    if (id == "target") {
-        return s.read_record(store::layout::kTarget);
-    }
-    if (id == "champion") {
-        return eval::read_champion(s).to_json();
-    }
-    (void)store::load_snapshot(s, id);
-    return s.read_record(store::layout::snapshot_manifest(id));
 }
 
 // A stored profile or map in a few lines: what it is, what it measured, the question it answers.
@@ -326,13 +179,16 @@ std::string show_text(const Json& j) {
     return printable_json(j) + "\n";
 }
 
+// ls is a step that declares `lost` (run::detect_lost_invocation), unless the caller allows no
+// writes (Context::read_only).
 Outcome ls(const Request& r, Context& context) {
-    const Json j = list_store(store::Store::open(r.text("root")), !context.read_only);
-    return Outcome{list_text(j), j, 0, {}};
+    const eval::StoreListing listing =
+        eval::list_store(store::Store::open(r.text("root")), !context.read_only);
+    return Outcome{list_text(listing), listing.to_json(), 0, {}};
 }
 
 Outcome show(const Request& r, Context& /*context*/) {
-    const Json j = show_record(store::Store::open(r.text("root")), r.text("id"));
+    const Json j = eval::show_record(store::Store::open(r.text("root")), r.text("id"));
     return Outcome{show_text(j), j, 0, {}};
 }
 
