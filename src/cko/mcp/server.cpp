@@ -2,7 +2,7 @@
 // resources (the store's records), progress notifications and cancellation.
 #include "cko/mcp/server.hpp"
 
-#include "cko/store/catalogue.hpp"
+#include "cko/eval/store_listing.hpp"
 #include "cko/util/build_info.hpp"
 #include "cko/util/error.hpp"
 #include "cko/verbs/frame.hpp"
@@ -15,6 +15,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -207,32 +208,31 @@ Json Server::resources_list() {
                                  {"description", description},
                                  {"mimeType", "application/json"}});
     };
-    const verbs::Verb* ls = verbs::find_verb_by_tool_name("ls");
     for (const std::string& root : roots) {
-        if (!fs::is_regular_file(fs::path(root) / store::layout::kStoreMarker)) {
-            continue;
-        }
-        verbs::Context context;
-        context.want_text = false;
-        context.read_only = options_.read_only;
-        Json listing;
+        std::optional<eval::StoreListing> listing;
         try {
-            listing = verbs::run_operation(*ls, Json{{"root", root}}, context).document;
+            // As `cko ls` lists it: declaring a dead owner's invocation `lost` unless read-only.
+            listing = eval::list_store_at(root, !options_.read_only);
         } catch (const Error&) {
             continue;  // a damaged root is for fsck; it offers no resources
         }
-        if (listing.contains("target")) {
+        if (!listing) {
+            continue;  // no store there (yet)
+        }
+        if (listing->target) {
             add(root, "target", "target", "The frozen Target of " + root);
             add(root, "champion", "champion", "The current champion of " + root);
         }
-        for (const auto& e : listing.value("experiments", Json::array())) {
-            const std::string id = e.get<std::string>();
+        for (const std::string& id : listing->experiments) {
             add(root, "experiments/" + id, id, "Experiment record");
         }
-        for (const auto& inv : listing.value("invocations", Json::array())) {
-            const std::string id = inv.value("id", "");
-            add(root, "invocations/" + id, id,
-                fmt::format("{} invocation, {}", inv.value("kind", ""), inv.value("state", "")));
+        for (const eval::ListedInvocation& inv : listing->invocations) {
+            // An invocation that could not be read has no kind or state to say.
+            const std::string kind = inv.status ? inv.status->kind : "";
+            const std::string state =
+                inv.status ? std::string(run::state_name(inv.status->state)) : "";
+            add(root, "invocations/" + inv.id, inv.id,
+                fmt::format("{} invocation, {}", kind, state));
         }
     }
     return Json{{"resources", resources}};
@@ -270,12 +270,8 @@ Json Server::resources_read(const Json& params) {
                     fmt::format("resource \"{}\" names no record (see resources/list)", uri),
                     Json{{"uri", uri}});
     }
-    verbs::Context context;
-    context.want_text = false;
-    context.read_only = options_.read_only;
-    const Json record = verbs::run_operation(*verbs::find_verb_by_tool_name("show"),
-                                             Json{{"root", root}, {"id", id}}, context)
-                            .document;
+    // As `cko show` reads it (a read never writes).
+    const Json record = eval::show_record(store::Store::open(root), id);
     return Json{
         {"contents", Json::array({Json{
                          {"uri", uri},

@@ -1,6 +1,8 @@
 // The MCP server in process: one JSON-RPC message in, the replies a client would read out.
 #include "cko/mcp/server.hpp"
 
+#include "cko/eval/store_listing.hpp"
+#include "cko/run/invocation.hpp"
 #include "cko/store/store.hpp"
 #include "cko/verbs/verb.hpp"
 
@@ -150,6 +152,43 @@ TEST_F(ServerTest, TheServersRootIsEveryToolsDefaultRoot) {
                 std::string::npos);
         }
     }
+    std::filesystem::remove_all(dir);
+}
+
+// resources/list offers the records of each root the server knows that holds a store (as `cko ls`
+// lists them), resources/read gives one as `cko show` does.
+TEST_F(ServerTest, ResourcesAreTheStoresRecordsReadAsShowReadsThem) {
+    const auto dir = std::filesystem::temp_directory_path() /
+                     ("cko-mcp-resources-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir / "empty");
+    const std::string root = (dir / "art").string();
+    const store::Store store = store::Store::create(root);
+    run::Invocation inv =
+        run::Invocation::create(store, "screen", Json::object(), run::Limits{}, nullptr);
+    (void)inv.finish(run::InvocationState::succeeded, "planted by the test",
+                     Json{{"verdict", "improved"}});
+    Server s = make(false, root);
+    // A root the server met in a call but that holds no store offers nothing.
+    Json r = ask(s, request(1, "tools/call",
+                            {{"name", "ls"}, {"arguments", {{"root", (dir / "empty").string()}}}}));
+    EXPECT_EQ(r["result"]["isError"], true);
+
+    r = ask(s, request(2, "resources/list"));
+    const Json resources = r["result"]["resources"];
+    ASSERT_EQ(resources.size(), 1u) << r.dump();  // no Target yet: no target, no champion
+    const std::string uri = "cko://" + std::filesystem::absolute(root).lexically_normal().string() +
+                            "/invocations/" + inv.id();
+    EXPECT_EQ(resources[0]["uri"], uri);
+    EXPECT_EQ(resources[0]["name"], inv.id());
+    EXPECT_EQ(resources[0]["description"], "screen invocation, succeeded");
+    EXPECT_EQ(resources[0]["mimeType"], "application/json");
+
+    r = ask(s, request(3, "resources/read", {{"uri", uri}}));
+    EXPECT_EQ(r["result"]["contents"][0]["uri"], uri);
+    EXPECT_EQ(r["result"]["contents"][0]["text"], eval::show_record(store, inv.id()).dump(2));
+    r = ask(s, request(4, "resources/read", {{"uri", "cko://" + root + "/experiments/exp-none"}}));
+    EXPECT_EQ(r["error"]["code"], -32002) << r.dump();  // MCP's resource not found
     std::filesystem::remove_all(dir);
 }
 
