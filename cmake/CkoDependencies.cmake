@@ -55,3 +55,12 @@ if(CKO_STATIC)
   target_link_libraries(cko_sqlite3 INTERFACE m)
 endif()
 add_library(cko::sqlite3 ALIAS cko_sqlite3)
+
+# zstd (bundles, `cko bundle`): Debian's libzstd-dev ships the shared library and libzstd.a, each
+# an imported target of its CMake package.
+find_package(zstd 1.4 REQUIRED CONFIG)
+if(CKO_STATIC)
+  add_library(cko::zstd ALIAS zstd::libzstd_static)
+else()
+  add_library(cko::zstd ALIAS zstd::libzstd_shared)
+endif()

@@ -7,10 +7,11 @@ set -euo pipefail
 demo_packages=(
   build-essential cmake ninja-build pkg-config ccache python3
   nlohmann-json3-dev libsimdjson-dev libsqlite3-dev libcli11-dev libfmt-dev libtomlplusplus-dev
-  libssl-dev zlib1g-dev
+  libssl-dev zlib1g-dev libzstd-dev
 )
 test_packages=(
   file python3-pytest python3-jsonschema
+  zstd  # tests/cli/bundle_test.sh opens a bundle with the zstd tool to tamper with it
   python3-venv  # the wheel test (tests/cli/release_test.sh) installs it into a fresh venv
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev
