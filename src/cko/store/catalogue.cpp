@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace cko::store::layout {
 namespace {
 
@@ -144,6 +146,59 @@ bool is_driver_output(std::string_view rel) {
 bool is_invocation_dir(std::string_view rel) {
     return rel.starts_with(join(kInvocationsDir, "inv-")) &&
            rel.find('/', kInvocationsDir.size() + 1) == std::string_view::npos;
+}
+
+bool is_invocation_workspace(std::string_view rel) {
+    const std::string invocations = join(kInvocationsDir, "");
+    const std::size_t id_end = rel.find('/', invocations.size());
+    return rel.starts_with(invocations) && id_end != std::string_view::npos &&
+           rel.substr(id_end + 1) == kWorkspaceDir;
+}
+
+bool is_lock(std::string_view rel) {
+    return rel == kLockFile || rel == kLocksDir || rel.starts_with(join(kLocksDir, ""));
+}
+
+bool is_bundled_unledgered(std::string_view rel) {
+    const bool invocation_log =
+        rel.starts_with(join(kInvocationsDir, "")) &&
+        std::count(rel.begin(), rel.end(), '/') == 2 &&
+        (rel.ends_with(join("", kEventsFile)) || rel.ends_with(join("", kMonitorFile)));
+    return rel == kStoreMarker || rel == kLedger || rel == kChampionCurrent || invocation_log;
+}
+
+bool is_snapshot_file(std::string_view rel) {
+    const std::string prefix = join(kObjectsDir, "");
+    if (!rel.starts_with(prefix)) {
+        return false;
+    }
+    const std::string_view rest = rel.substr(prefix.size());
+    const std::size_t slash = rest.find('/');
+    return slash != std::string_view::npos && slash > 0 && !rest.starts_with(".");
+}
+
+bool is_redactable(std::string_view rel) {
+    if (is_snapshot_file(rel)) {
+        const std::string_view rest = rel.substr(kObjectsDir.size() + 1);
+        const std::string payload = snapshot_files(rest.substr(0, rest.find('/')));
+        return rel == payload || rel.starts_with(join(payload, ""));  // a file's, a folder's
+    }
+    const std::string invocations = join(kInvocationsDir, "");
+    const std::size_t id_end = rel.find('/', invocations.size());
+    if (!rel.starts_with(invocations) || id_end == std::string_view::npos) {
+        return false;
+    }
+    const std::string_view id = rel.substr(invocations.size(), id_end - invocations.size());
+    const std::string calls = join(join(invocation_dir(id), kDriverDir), "");
+    if (rel.starts_with(calls)) {  // invocations/<id>/driver/<call>/...
+        const std::size_t call_end = rel.find('/', calls.size());
+        if (call_end == std::string_view::npos) {
+            return false;
+        }
+        const std::string call(rel.substr(0, call_end));
+        return rel != call_request(call) && rel != driver_result(call_output_dir(call));
+    }
+    return rel.starts_with(join(invocation_profile_dir(id), "")) || rel == invocation_monitor(id);
 }
 
 }  // namespace cko::store::layout

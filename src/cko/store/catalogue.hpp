@@ -105,8 +105,22 @@ inline constexpr std::string_view kSnapshotFilesDir = "files";
 [[nodiscard]] std::string driver_running_subject(std::string_view call_dir);  // <call>/out/cko-…
 
 // Predicates over a relative path (fsck, listings).
-[[nodiscard]] bool is_mutable_by_design(std::string_view rel);  // unledgered on purpose
-[[nodiscard]] bool is_driver_output(std::string_view rel);      // under some driver/*/out
-[[nodiscard]] bool is_invocation_dir(std::string_view rel);     // invocations/inv-*, depth 1
+[[nodiscard]] bool is_mutable_by_design(std::string_view rel);     // unledgered on purpose
+[[nodiscard]] bool is_driver_output(std::string_view rel);         // under some driver/*/out
+[[nodiscard]] bool is_invocation_dir(std::string_view rel);        // invocations/inv-*, depth 1
+[[nodiscard]] bool is_invocation_workspace(std::string_view rel);  // invocations/<id>/workspace
+
+// What a bundle (`cko bundle`) does with a path.
+// The lock file and the lock directory: never bundled, never listed as left out.
+[[nodiscard]] bool is_lock(std::string_view rel);
+// Unledgered on purpose, yet evidence a bundle carries: the root's marker, the ledger, the champion
+// pointer, an invocation's event and monitor logs.
+[[nodiscard]] bool is_bundled_unledgered(std::string_view rel);
+// A snapshot's file (objects/sha256/<digest>/...), not a staging one's: checked by its manifest.
+[[nodiscard]] bool is_snapshot_file(std::string_view rel);
+// What `--redact` may replace: a driver call's files other than its request.json and the driver's
+// result.json (the raw samples), an invocation's profiler work files and monitor log, a snapshot's
+// payload. The records a report or fsck reads are never redactable.
+[[nodiscard]] bool is_redactable(std::string_view rel);
 
 }  // namespace cko::store::layout

@@ -90,21 +90,33 @@ Json FsckReport::to_json() const {
         list.push_back(
             Json{{"kind", f.kind}, {"path", f.path}, {"detail", f.detail}, {"damage", f.damage}});
     }
-    return Json{{"format_version", "cko/fsck-v1"},
-                {"files_checked", files_checked},
-                {"ledger_head", ledger_head},
-                {"bytes_hashed", bytes_hashed},
-                {"damaged", damaged()},
-                {"findings", list}};
+    Json j{{"format_version", "cko/fsck-v1"},
+           {"files_checked", files_checked},
+           {"ledger_head", ledger_head},
+           {"bytes_hashed", bytes_hashed},
+           {"damaged", damaged()},
+           {"findings", list}};
+    if (!bundle.is_null()) {
+        j["bundle"] = bundle;
+    }
+    return j;
 }
 
 std::string FsckReport::to_text() const {
-    std::string out = fmt::format("checked {} files ({} bytes)\n", files_checked, bytes_hashed);
+    std::string out;
+    if (!bundle.is_null()) {
+        out += fmt::format("bundle {} (cko {}, Target {}): {} files, {} redacted\n",
+                           bundle.value("id", ""), bundle.value("cko_version", ""),
+                           bundle.value("target_id", ""), bundle.value("files", 0),
+                           bundle.value("redacted", 0));
+    }
+    out += fmt::format("checked {} files ({} bytes)\n", files_checked, bytes_hashed);
     for (const auto& f : findings) {
         out += fmt::format("  {:<7} {:<11} {}  {}\n", f.damage ? "DAMAGE" : "note", f.kind, f.path,
                            f.detail);
     }
-    out += damaged() ? "the store is damaged\n" : "the store is consistent\n";
+    const std::string_view what = bundle.is_null() ? "store" : "bundle";
+    out += fmt::format("the {} is {}\n", what, damaged() ? "damaged" : "consistent");
     return out;
 }
 

@@ -11,7 +11,8 @@ namespace cko::store {
 
 struct FsckFinding {
     // "altered", "missing", "unparsable", "unledgered", "stale_temp", "extra_file", "torn_tail",
-    // "chain_broken", "symlink", "half_made", "champion_unbacked", "relisted"
+    // "chain_broken", "symlink", "half_made", "champion_unbacked", "relisted"; in a bundle also
+    // "redacted" (a note: replaced by its redaction marker, bundle_check.hpp)
     std::string kind;
     std::string path;  // relative to the root
     std::string detail;
@@ -24,6 +25,9 @@ struct FsckReport {
     std::string
         ledger_head;  // sha256 of the ledger's last line: note it to detect a rewritten tail later
     std::vector<FsckFinding> findings;
+    // A bundle's summary (id, cko version, store, Target, counts) when a bundle was checked;
+    // null for a root.
+    Json bundle;
     [[nodiscard]] bool damaged() const;
     [[nodiscard]] Json to_json() const;
     [[nodiscard]] std::string to_text() const;

@@ -4,6 +4,7 @@
 // allOf and if/then are left to tests/schemas/validate_store.py, which cli_schemas runs on the
 // records the verbs write through these types).
 #include "cko/store/records.hpp"
+#include "cko/store/bundle_record.hpp"
 #include "cko/store/catalogue.hpp"
 #include "cko/store/hypothesis_record.hpp"
 #include "cko/store/store.hpp"
@@ -316,6 +317,42 @@ TEST(Records, ToJsonValidatesAgainstItsSchema) {
               std::vector<std::string>{});
     EXPECT_EQ(problems_against("selection-v1", sample_restore().to_json()),
               std::vector<std::string>{});
+}
+
+BundleManifest sample_bundle() {
+    BundleManifest m;
+    m.cko_version = "0.1.0";
+    m.store_id = kSha;
+    m.ledger_head = kShaB;
+    m.target_id = "tgt-0123456789abcdef";
+    m.files = {{"invocations/inv-0123456789abcdef/driver/0001/stderr.txt", kShaB, 91},
+               {"target.json", kSha, 1234}};
+    m.redacted = {{"invocations/inv-0123456789abcdef/driver/0001/stderr.txt", kSha, 20,
+                   "holds a customer's hostname"}};
+    m.left_out = {{"handoff.md", "the decision maker's own handoff"}};
+    m.id = m.content_digest();
+    return m;
+}
+
+// bundle-v1: a round trip, its schema, its id the digest of everything else, strict reading.
+TEST(Records, ABundleManifestRoundTripsAndItsIdCoversEveryMember) {
+    const BundleManifest m = sample_bundle();
+    EXPECT_EQ(BundleManifest::from_json(m.to_json(), "bundle.json"), m);
+    EXPECT_EQ(problems_against("bundle-v1", m.to_json()), std::vector<std::string>{});
+    BundleManifest other = m;
+    other.redacted[0].reason = "another reason";
+    EXPECT_NE(other.content_digest(), m.content_digest());
+    other = m;
+    other.files[1].size += 1;
+    EXPECT_NE(other.content_digest(), m.content_digest());
+    Json j = m.to_json();
+    j["files"][0]["sha256"] = "abc";
+    const Error e = refusal([&] { (void)BundleManifest::from_json(j, "bundle.json"); });
+    EXPECT_EQ(e.details()["field"], "$.files[0].sha256");
+    j = m.to_json();
+    j["created_unix_s"] = 1;  // nothing time- or path-dependent is part of a bundle
+    EXPECT_EQ(refusal([&] { (void)BundleManifest::from_json(j, "bundle.json"); }).code(),
+              ErrorCode::invalid_record);
 }
 
 TEST(Records, TheSchemaCheckCanFail) {
