@@ -1,10 +1,11 @@
-// The report verbs: `cko report` (HTML or Markdown), `cko handoff` (the skeleton), `cko stop
-// --reason`.
+// The report verbs: `cko report` (HTML or Markdown, of a root or a bundle), `cko handoff` (the
+// skeleton), `cko stop --reason`.
 #include "cko/report/handoff.hpp"
 #include "cko/report/html_printer.hpp"
 #include "cko/report/markdown_printer.hpp"
 #include "cko/report/report_model.hpp"
 #include "cko/report/termination.hpp"
+#include "cko/store/bundle_check.hpp"
 #include "cko/util/clock.hpp"
 #include "cko/util/error.hpp"
 #include "cko/util/files.hpp"
@@ -14,6 +15,8 @@
 
 #include <unistd.h>
 #include <memory>
+#include <string>
+#include <vector>
 
 namespace cko::verbs {
 namespace fs = std::filesystem;
@@ -46,10 +49,36 @@ fs::path absolute_out(const std::string& out) {
     return p;
 }
 
+// The model of a root, or of a bundle verified first (a damaged one is refused); a bundle's header
+// names the bundle's id where a root's names its path, so nothing in it depends on where it was
+// extracted.
+Json report_model_of(const std::string& root, const std::string& bundle) {
+    if (bundle.empty()) {
+        return report::build_report_model(store::Store::open(root), unix_seconds_now());
+    }
+    const store::OpenedBundle opened{fs::path(bundle)};
+    if (opened.report().damaged()) {
+        std::vector<std::string> damage;
+        for (const auto& f : opened.report().findings) {
+            if (f.damage) {
+                damage.push_back(fmt::format("{} {}", f.kind, f.path));
+            }
+        }
+        throw Error(ErrorCode::tampered_record,
+                    fmt::format("bundle {} is damaged ({}); nothing is rendered from it: cko fsck "
+                                "--bundle {} says more",
+                                bundle, fmt::join(damage, ", "), bundle),
+                    Json{{"bundle", bundle}, {"damage", damage}});
+    }
+    Json model = report::build_report_model(opened.store(), unix_seconds_now());
+    model["root"] = fmt::format("bundle {}", opened.manifest().id);
+    return model;
+}
+
 Outcome report(const Request& r, Context& /*context*/) {
     const struct {
-        std::string root, out, format;
-    } o{r.text("root"), r.text("out"), r.text("format")};
+        std::string root, out, format, bundle;
+    } o{r.text("root"), r.text("out"), r.text("format"), r.text("bundle")};
     std::string format = o.format;
     if (format.empty()) {
         format = o.out.empty() ? "md" : (o.out.ends_with(".md") ? "md" : "html");
@@ -62,7 +91,7 @@ Outcome report(const Request& r, Context& /*context*/) {
             ErrorCode::usage,
             "an HTML report is one file: give --out report.html (or --format md for stdout)");
     }
-    const Json model = report::build_report_model(store::Store::open(o.root), unix_seconds_now());
+    const Json model = report_model_of(o.root, o.bundle);
     const std::string bytes =
         format == "html" ? report::render_html(model) : report::render_markdown(model);
     if (o.out.empty()) {
@@ -124,7 +153,9 @@ void add_report_verbs(std::vector<Verb>& table) {
         RequestDef{
             {root_param(),
              string_param("out", "Write the report here (HTML by default; .md means Markdown)"),
-             string_param("format", "html or md (default: md on stdout, html with --out)")}},
+             string_param("format", "html or md (default: md on stdout, html with --out)"),
+             string_param("bundle",
+                          "Render this bundle (cko bundle), verified first, instead of the root")}},
         &report});
     table.push_back(Verb{
         {"handoff"},

@@ -1,9 +1,11 @@
-// The store verbs: `cko ls`, `cko show ID`, `cko fsck`, and invocation control `status`, `wait`,
-// `cancel`.
+// The store verbs: `cko ls`, `cko show ID`, `cko fsck` (of a root or a bundle), `cko bundle`, and
+// invocation control `status`, `wait`, `cancel`.
 #include "cko/eval/compare_context.hpp"
 #include "cko/eval/decision.hpp"
 #include "cko/eval/store_listing.hpp"
 #include "cko/run/invocation.hpp"
+#include "cko/store/bundle.hpp"
+#include "cko/store/bundle_check.hpp"
 #include "cko/store/fsck.hpp"
 #include "cko/util/error.hpp"
 #include "cko/util/text_table.hpp"
@@ -193,8 +195,32 @@ Outcome show(const Request& r, Context& /*context*/) {
 }
 
 Outcome fsck(const Request& r, Context& /*context*/) {
-    const store::FsckReport report = store::fsck_store(store::Store::open(r.text("root")));
+    const std::string bundle = r.text("bundle");
+    const store::FsckReport report = bundle.empty()
+                                         ? store::fsck_store(store::Store::open(r.text("root")))
+                                         : store::fsck_bundle(bundle);
     return Outcome{report.to_text(), report.to_json(), report.damaged() ? 1 : 0, {}};
+}
+
+Outcome bundle(const Request& r, Context& /*context*/) {
+    const store::Store s = store::Store::open(r.text("root"));
+    const store::BundleWritten w =
+        store::write_bundle(s, r.text("out"), {r.list("redact"), r.text("redact_reason")});
+    const std::string out = w.out.string();
+    const store::BundleManifest& m = w.manifest;
+    return Outcome{
+        fmt::format("bundle {}\n  {} ({} bytes; {} files, {} bytes before compression; {} "
+                    "redacted, {} left out)\n  verify: cko fsck --bundle {}\n  render: cko "
+                    "report --bundle {}\n",
+                    m.id, out, w.bytes, m.files.size(), w.store_bytes, m.redacted.size(),
+                    m.left_out.size(), out, out),
+        Json{{"id", m.id},
+             {"out", out},
+             {"bytes", w.bytes},
+             {"store_bytes", w.store_bytes},
+             {"manifest", m.to_json()}},
+        0,
+        {}};
 }
 
 // A finished screen, confirm or audit reads as its direct run did: with its next step.
@@ -279,11 +305,30 @@ void add_store_verbs(std::vector<Verb>& table) {
                          RequestDef{{root_param(), id_param("Record id")}},
                          &show,
                          true});
-    table.push_back(Verb{{"fsck"},
-                         "Re-hash everything in an artifact root; exit 1 on damage",
-                         RequestDef{{root_param()}},
-                         &fsck,
-                         true});
+    table.push_back(Verb{
+        {"fsck"},
+        "Re-hash everything in an artifact root (or a bundle); exit 1 on damage",
+        RequestDef{{root_param(),
+                    string_param("bundle",
+                                 "Check this bundle (cko bundle) instead of the root: every file "
+                                 "against its manifest, every record against its ledger")}},
+        &fsck,
+        true});
+    table.push_back(Verb{
+        {"bundle"},
+        "Write a self-contained case of the root: one .tar.zst a reviewer verifies and renders",
+        RequestDef{{root_param(),
+                    required(string_param("out",
+                                          "The bundle to write, case.tar.zst (written once, "
+                                          "outside the root)")),
+                    list_param("redact",
+                               "Replace this file (relative to the root) by a redaction marker: a "
+                               "driver call's captures and outputs, profiler files, a snapshot's "
+                               "files (repeatable)"),
+                    string_param("redact_reason",
+                                 "Why the --redact files are withheld (required with --redact; "
+                                 "recorded in the manifest)")}},
+        &bundle});
     table.push_back(Verb{{"status"},
                          "State of an invocation (declares `lost` if its owner died)",
                          RequestDef{{root_param(), id_param("Invocation id")}},

@@ -312,6 +312,25 @@ TEST_F(VerbsTest, TheLoopFromInitToReportRunsThroughTheTable) {
     EXPECT_TRUE(document_.contains("markdown"));
     (void)run("stop", Json{{"root", root}, {"reason", "goal reached"}});
     EXPECT_EQ(document_["reason"], "goal reached");
+
+    // The root as a bundle: verified and rendered with the root gone, the same report but for the
+    // header line, which names the bundle where the root's names its path.
+    const std::string out = (dir_ / "case.tar.zst").string();
+    EXPECT_EQ(run("bundle", Json{{"root", root}, {"out", out}}).exit_code, 0);
+    const std::string bundle_id = document_.at("id");
+    EXPECT_EQ(document_["manifest"]["target_id"], target_id);
+    EXPECT_EQ(error_of("bundle", Json{{"root", root}, {"out", out}}), ErrorCode::already_exists);
+    const std::string from_root = run("report", Json{{"root", root}, {"format", "md"}}).text;
+    store::testing::make_writable_and_remove(root);
+    EXPECT_EQ(run("fsck", Json{{"bundle", out}}).exit_code, 0);
+    EXPECT_EQ(document_["bundle"]["id"], bundle_id);
+    const std::string from_bundle = run("report", Json{{"bundle", out}, {"format", "md"}}).text;
+    EXPECT_NE(from_bundle.find("from `bundle " + bundle_id + "`"), std::string::npos);
+    const auto without_header = [](const std::string& md) {
+        const std::size_t at = md.find("\nTarget `");
+        return md.substr(0, at) + md.substr(md.find('\n', at + 1));
+    };
+    EXPECT_EQ(without_header(from_bundle), without_header(from_root));
 }
 
 TEST_F(VerbsTest, ADetachedBaselineAnnouncesItsIdAndWaitGivesItsDocument) {
@@ -521,6 +540,7 @@ TEST(VerbsCoverage, EveryVerbHasAnInProcessTest) {
                                        "ls",
                                        "show",
                                        "fsck",
+                                       "bundle",
                                        "status",
                                        "wait",
                                        "cancel",
