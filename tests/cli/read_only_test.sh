@@ -47,7 +47,7 @@ digest=$(ls "$A/objects/sha256" | grep -v '^\.' | head -n1)
 reads=(
   "history" "history --json" "report" "report --json" "report --out $tmp/report.html" "handoff"
   "handoff --out $tmp/handoff.md"
-  "champion show" "champion show --json" "fsck" "fsck --json"
+  "champion show" "champion show --json" "fsck" "fsck --json" "bundle --out $tmp/case.tar.zst"
   "show target" "show champion" "show $exp" "show $conf" "show $sel" "show $orphan" "show ${digest:0:12}"
   "status $conf" "status $conf --json" "hypotheses list" "hypotheses list --json"
 )

@@ -101,6 +101,13 @@ v2=$(printf '%s\n' "$out" | sed -nE 's/^  driver-result-v2 +([0-9]+) checked.*/\
 expect_rc 0 "$py" "$validate" --document "$tmp/self-check.json"
 "$CKO" fsck --root "$A" --json > "$tmp/fsck.json"
 expect_rc 0 "$py" "$validate" --document "$tmp/fsck.json"
+# A bundle of root A: its manifest against bundle-v1, fsck --bundle's document against fsck-v1.
+"$CKO" bundle --root "$A" --out "$tmp/case.tar.zst" --json > "$tmp/bundle-out.json"
+field 'json.dumps(d["manifest"])' < "$tmp/bundle-out.json" > "$tmp/bundle.json"
+expect_rc 0 "$py" "$validate" --document "$tmp/bundle.json"
+"$CKO" fsck --bundle "$tmp/case.tar.zst" --json > "$tmp/fsck-bundle.json"
+expect_rc 0 "$py" "$validate" --document "$tmp/fsck-bundle.json"
+grep -q '"bundle"' "$tmp/fsck-bundle.json" || fail "fsck --bundle printed no bundle member"
 expect_rc 2 "$CKO" confirm exp-0000000000000000 --root "$A" --json
 printf '%s' "$out" > "$tmp/error.json"
 expect_rc 0 "$py" "$validate" --document "$tmp/error.json" --schema error-v1

@@ -7,6 +7,8 @@
 #include "cko/store/snapshot.hpp"
 #include "cko/store/test_support.hpp"
 #include "cko/util/error.hpp"
+#include "cko/util/json.hpp"
+#include "cko/util/sha256.hpp"
 #include "cko/util/tar.hpp"
 #include "cko/util/zstd_stream.hpp"
 
@@ -181,6 +183,54 @@ TEST_F(BundleTest, ARedactedFileIsANoteWithItsOriginalDigest) {
     EXPECT_TRUE(names(r, "redacted", stderr_, false)) << r.to_text();
     EXPECT_TRUE(names(r, "redacted", snapshot_file_, false)) << r.to_text();
     EXPECT_EQ(r.bundle["redacted"], 2);
+}
+
+// A forger who redacts a file they altered, naming the altered bytes' digest as the original and
+// making the manifest and its id agree, is caught: the original is not what the ledger recorded.
+TEST_F(BundleTest, ARedactionCannotHideAnAlteredFile) {
+    const fs::path out = bundle("case.tar.zst", {{stderr_}, "customer hostnames"});
+    std::vector<std::pair<std::string, std::string>> entries;
+    {
+        const std::string tar = unzstd(slurp(out));
+        std::size_t at = 0;
+        TarReader r(
+            [&](char* b, std::size_t n) {
+                const std::size_t k = std::min(n, tar.size() - at);
+                std::memcpy(b, tar.data() + at, k);
+                at += k;
+                return k;
+            },
+            "case.tar.zst");
+        while (const auto e = r.next()) {
+            std::string body;
+            r.read_body([&](std::string_view piece) { body.append(piece); });
+            entries.emplace_back(e->path, body);
+        }
+    }
+    BundleManifest m = BundleManifest::from_json(parse_json_strict(entries[0].second), "x");
+    ASSERT_EQ(m.redacted.size(), 1U);
+    m.redacted[0].original_sha256 = sha256_hex("what the forger says was there");
+    const std::string marker = redaction_marker(m.redacted[0]);
+    for (auto& f : m.files) {
+        if (f.path == stderr_) {
+            f.sha256 = sha256_hex(marker);
+            f.size = marker.size();
+        }
+    }
+    m.id = m.content_digest();
+    std::string tar;
+    TarWriter w([&](std::string_view b) { tar.append(b); });
+    w.add_file(entries[0].first, canonical_json(m.to_json()));
+    for (std::size_t i = 1; i < entries.size(); ++i) {
+        w.add_file(entries[i].first,
+                   entries[i].first == "store/" + stderr_ ? marker : entries[i].second);
+    }
+    w.finish();
+    fs::remove(out);
+    put(out, zstd(tar));
+    const FsckReport r = fsck_bundle(out);
+    EXPECT_TRUE(names(r, "altered", stderr_, true)) << r.to_text();
+    EXPECT_FALSE(names(r, "redacted", stderr_, false)) << r.to_text();
 }
 
 TEST_F(BundleTest, RedactionsAreRefusedWithoutAReasonOrOfARecordTheReportReads) {

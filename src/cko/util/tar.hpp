@@ -1,5 +1,8 @@
 // POSIX ustar archives: a deterministic writer (sorted by its caller; fixed mode, owner and mtime)
 // and a reader that refuses anything that could write outside the directory it extracts into.
+// Written here rather than through libarchive: the reader's refusals are the point (each header
+// checked, by name, before a byte of its entry is written), the writer's bytes must never vary,
+// and the static builds link only what Debian ships as .a.
 #pragma once
 
 #include "cko/util/byte_stream.hpp"
