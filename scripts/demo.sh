@@ -89,10 +89,14 @@ say "stop, report and handoff (cko stop / cko report / cko handoff)"
 "$CKO" report --root "$root" --out "$work/report.html"
 "$CKO" report --root "$root" --format md --out "$work/report.md"
 "$CKO" handoff --root "$root" --out "$root/handoff.md"
+say "bundle the case (cko bundle): one file a reviewer verifies and renders without the workload"
+"$CKO" bundle --root "$root" --out "$work/case.tar.zst"
+"$CKO" fsck --bundle "$work/case.tar.zst" | tail -n 1
 echo
 echo "evidence kept in $root (cko ls --root $root)"
 echo "report:  $work/report.html (Markdown: $work/report.md)"
 echo "handoff: $root/handoff.md"
+echo "bundle:  $work/case.tar.zst (cko fsck --bundle, cko report --bundle)"
 ok=1
 [ "$v_c1" = improved ] || ok=0
 [ "$v_c2" = invalid ] || ok=0
