@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 seconds=${FUZZ_SECONDS:-30}
 source scripts/fuzz-build.sh
 targets=(fuzz_json_strict fuzz_driver_result fuzz_target_spec fuzz_ncu_csv fuzz_kineto fuzz_nsys
-  fuzz_ptxas_log fuzz_sass_listing)
+  fuzz_ptxas_log fuzz_sass_listing fuzz_tar)
 cmake --build "$build" -j "$jobs" --target "${targets[@]}"
 
 # Seeds: the fixtures each parser reads (copied: libFuzzer adds to the first corpus directory).
@@ -35,9 +35,10 @@ seed fuzz_ptxas_log tests/fixtures/compiler/*.ptxas.txt tests/fixtures/compiler/
   tests/fixtures/compiler/*.res-usage.txt tests/fuzz/ptxas_log/*
 seed fuzz_sass_listing tests/fixtures/compiler/*.sass tests/fixtures/compiler/wgmma.sm_90a.cubin \
   tests/fuzz/sass_listing/*
+seed fuzz_tar tests/fuzz/tar/*
 
 max_len() {
-  case $1 in fuzz_nsys|fuzz_sass_listing) echo 65536;; fuzz_kineto|fuzz_ncu_csv) echo 32768;; *) echo 8192;; esac
+  case $1 in fuzz_nsys|fuzz_sass_listing) echo 65536;; fuzz_kineto|fuzz_ncu_csv|fuzz_tar) echo 32768;; *) echo 8192;; esac
 }
 failed=()
 for t in "${targets[@]}"; do
