@@ -74,8 +74,8 @@ mutants=(
   "falsify_cites_any_subject|src/cko/eval/cited_evidence.cpp|    if (digest == experiment.candidate.digest \p\p digest == experiment.base.digest) {|    if (true) {|eval_test cko|^(CitedEvidenceTest|cli_hypotheses$)"
   "hypothesis_settled_twice|src/cko/eval/hypothesis.cpp|        if (s.hypothesis == o.hypothesis) {|        if (false) {|eval_test cko|^(HypothesisTest|cli_hypotheses$)"
   # [23] bundles: the tar reader's refusals and what fsck --bundle checks.
-  "tar_accepts_dotdot|src/cko/util/tar.cpp|        if (part == \".\" \p\p part == \"..\") {|        if (part == \".\") {|util_test|^TarTest"
-  "tar_accepts_symlinks|src/cko/util/tar.cpp|        return \"a symbolic link\";|        return \"\";|util_test|^TarTest"
+  "tar_accepts_dotdot|src/cko/util/tar_reader.cpp|        if (part == \".\" \p\p part == \"..\") {|        if (part == \".\") {|util_test|^TarTest"
+  "tar_accepts_symlinks|src/cko/util/tar_reader.cpp|        return \"a symbolic link\";|        return \"\";|util_test|^TarTest"
   "bundle_manifest_id_unchecked|src/cko/store/bundle_check.cpp|    if (content != m.id) {|    if (false) {|store_test cko|^(BundleTest|cli_bundle$)"
   "bundle_redaction_original_unchecked|src/cko/store/bundle_check.cpp|        } else if (!recorded_as(store, r.path, r.original_sha256)) {|        } else if (false) {|store_test|^BundleTest"
 )

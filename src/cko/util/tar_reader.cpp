@@ -1,10 +1,11 @@
-// POSIX ustar (IEEE Std 1003.1, "pax" format's ustar headers): writing, and reading with every
-// header checked before anything is written.
+// The ustar reader (IEEE Std 1003.1, "pax" format's ustar headers): every header checked before
+// anything of its entry is read on or written; and extraction under a directory.
 #include "cko/util/tar.hpp"
 
 #include "cko/util/files.hpp"
 #include "cko/util/json.hpp"
 #include "cko/util/sha256.hpp"
+#include "cko/util/tar_format.hpp"
 
 #include <fmt/format.h>
 
@@ -18,123 +19,10 @@
 namespace cko {
 namespace fs = std::filesystem;
 namespace {
+using namespace tar_format;
 
-constexpr std::size_t kBlock = 512;
-constexpr std::uint64_t kMaxOctal11 = (std::uint64_t{1} << 33) - 1;  // 11 octal digits
 constexpr std::uint64_t kMaxPaxHeader = 64 * 1024;
 constexpr std::uint64_t kMaxTrailingZeros = 1024 * 1024;
-constexpr std::string_view kPaxName = "././@PaxHeader";
-
-// Offsets and sizes of the ustar header fields.
-struct Field {
-    std::size_t at;
-    std::size_t size;
-};
-constexpr Field kName{0, 100};
-constexpr Field kMode{100, 8};
-constexpr Field kUid{108, 8};
-constexpr Field kGid{116, 8};
-constexpr Field kSize{124, 12};
-constexpr Field kMtime{136, 12};
-constexpr Field kChecksum{148, 8};
-constexpr std::size_t kTypeAt = 156;
-constexpr Field kMagic{257, 6};
-constexpr Field kVersion{263, 2};
-constexpr Field kDevMajor{329, 8};
-constexpr Field kDevMinor{337, 8};
-constexpr Field kPrefix{345, 155};
-
-using Block = std::array<char, kBlock>;
-
-void put_text(Block& b, Field f, std::string_view text) {
-    std::memcpy(b.data() + f.at, text.data(), std::min(text.size(), f.size));
-}
-
-// `value` as f.size - 1 octal digits and a NUL.
-void put_octal(Block& b, Field f, std::uint64_t value) {
-    put_text(b, f, fmt::format("{:0{}o}", value, f.size - 1));
-}
-
-std::uint64_t header_sum(const Block& b) {
-    std::uint64_t sum = 0;
-    for (std::size_t i = 0; i < kBlock; ++i) {
-        const bool in_checksum = i >= kChecksum.at && i < kChecksum.at + kChecksum.size;
-        sum += in_checksum ? static_cast<unsigned char>(' ') : static_cast<unsigned char>(b[i]);
-    }
-    return sum;
-}
-
-Block header(std::string_view name, std::string_view prefix, std::uint64_t size, char type) {
-    Block b{};
-    put_text(b, kName, name);
-    put_text(b, kPrefix, prefix);
-    put_octal(b, kMode, 0644);
-    put_octal(b, kUid, 0);
-    put_octal(b, kGid, 0);
-    put_octal(b, kSize, size);
-    put_octal(b, kMtime, 0);
-    put_octal(b, kDevMajor, 0);
-    put_octal(b, kDevMinor, 0);
-    b[kTypeAt] = type;
-    put_text(b, kMagic, std::string_view("ustar\0", 6));
-    put_text(b, kVersion, "00");
-    // Six octal digits, a NUL and a space, as POSIX writes it.
-    put_text(b, kChecksum, fmt::format("{:06o}", header_sum(b)));
-    b[kChecksum.at + 6] = '\0';
-    b[kChecksum.at + 7] = ' ';
-    return b;
-}
-
-// A pax record "<len> path=<value>\n", whose length counts its own digits.
-std::string pax_path_record(std::string_view path) {
-    const std::size_t rest = std::string_view(" path=\n").size() + path.size();
-    std::size_t length = rest + 1;
-    while (std::to_string(length).size() + rest != length) {
-        length = std::to_string(length).size() + rest;
-    }
-    return fmt::format("{} path={}\n", length, path);
-}
-
-// Splits `path` into a ustar prefix and name, if it fits ("" prefix when the name alone holds it).
-std::optional<std::pair<std::string, std::string>> ustar_split(std::string_view path) {
-    if (path.size() <= kName.size) {
-        return std::pair{std::string(), std::string(path)};
-    }
-    for (std::size_t slash = path.find('/'); slash != std::string_view::npos;
-         slash = path.find('/', slash + 1)) {
-        if (slash <= kPrefix.size && path.size() - slash - 1 <= kName.size &&
-            slash + 1 < path.size()) {
-            return std::pair{std::string(path.substr(0, slash)),
-                             std::string(path.substr(slash + 1))};
-        }
-    }
-    return std::nullopt;
-}
-
-std::string_view field_text(const Block& b, Field f) {
-    const std::string_view raw(b.data() + f.at, f.size);
-    return raw.substr(0, std::min(raw.find('\0'), raw.size()));
-}
-
-// An octal field (spaces and NULs around the digits allowed); nullopt when it is not one (base-256
-// sizes included: nothing cko writes is that large).
-std::optional<std::uint64_t> octal_field(const Block& b, Field f) {
-    std::string_view s(b.data() + f.at, f.size);
-    while (!s.empty() && (s.front() == ' ')) {
-        s.remove_prefix(1);
-    }
-    std::uint64_t value = 0;
-    std::size_t digits = 0;
-    for (; digits < s.size() && s[digits] >= '0' && s[digits] <= '7'; ++digits) {
-        value = value * 8 + static_cast<std::uint64_t>(s[digits] - '0');
-    }
-    for (std::size_t i = digits; i < s.size(); ++i) {
-        if (s[i] != ' ' && s[i] != '\0') {
-            return std::nullopt;
-        }
-    }
-    return digits == 0 ? std::nullopt : std::optional<std::uint64_t>(value);
-}
 
 std::string_view kind_of_type(char type) {
     switch (type) {
@@ -188,73 +76,6 @@ std::optional<std::string> tar_path_problem(std::string_view path) {
         begin = slash + 1;
     }
     return std::nullopt;
-}
-
-void TarWriter::emit(std::string_view bytes) {
-    written_ += bytes.size();
-    sink_(bytes);
-}
-
-void TarWriter::begin_file(std::string_view path, std::uint64_t size) {
-    if (in_file_) {
-        throw Error(ErrorCode::internal, "tar: a file begun before the previous one ended");
-    }
-    if (const auto problem = tar_path_problem(path); problem || path.back() == '/') {
-        throw Error(ErrorCode::unsafe_path,
-                    fmt::format("cannot archive \"{}\": the path {}", path,
-                                problem.value_or("ends with '/'")),
-                    Json{{"path", std::string(path)}});
-    }
-    if (size > kMaxOctal11) {
-        throw Error(ErrorCode::file_too_large,
-                    fmt::format("cannot archive {}: {} bytes, more than a ustar entry holds ({})",
-                                path, size, kMaxOctal11),
-                    Json{{"path", std::string(path)}, {"size", size}});
-    }
-    const auto split = ustar_split(path);
-    if (!split) {
-        const std::string record = pax_path_record(path);
-        const Block pax = header(kPaxName, "", record.size(), 'x');
-        emit(std::string_view(pax.data(), pax.size()));
-        emit(record);
-        emit(std::string((kBlock - record.size() % kBlock) % kBlock, '\0'));
-    }
-    const Block b = split ? header(split->second, split->first, size, '0')
-                          : header(path.substr(0, kName.size), "", size, '0');
-    emit(std::string_view(b.data(), b.size()));
-    in_file_ = true;
-    body_left_ = size;
-    body_size_ = size;
-}
-
-void TarWriter::write(std::string_view bytes) {
-    if (!in_file_ || bytes.size() > body_left_) {
-        throw Error(ErrorCode::internal, "tar: more bytes written than the file's size");
-    }
-    body_left_ -= bytes.size();
-    emit(bytes);
-}
-
-void TarWriter::end_file() {
-    if (!in_file_ || body_left_ != 0) {
-        throw Error(ErrorCode::internal,
-                    fmt::format("tar: a file ended {} bytes short of its size", body_left_));
-    }
-    emit(std::string((kBlock - body_size_ % kBlock) % kBlock, '\0'));
-    in_file_ = false;
-}
-
-void TarWriter::add_file(std::string_view path, std::string_view bytes) {
-    begin_file(path, bytes.size());
-    write(bytes);
-    end_file();
-}
-
-void TarWriter::finish() {
-    if (in_file_) {
-        throw Error(ErrorCode::internal, "tar: finished inside a file");
-    }
-    emit(std::string(2 * kBlock, '\0'));
 }
 
 TarReader::TarReader(ByteSource source, std::string name, TarLimits limits)
