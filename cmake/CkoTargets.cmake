@@ -39,6 +39,8 @@ function(cko_test name)
   endif()
   cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
+  # Tests compile file by file even in a unity build: only the libraries merge (cmake/CkoUnity.cmake).
+  set_target_properties(${name} PROPERTIES UNITY_BUILD OFF)
   target_link_libraries(${name} PRIVATE cko_flags ${ARG_DEPS} GTest::gtest GTest::gtest_main)
   gtest_discover_tests(${name} WORKING_DIRECTORY ${PROJECT_SOURCE_DIR} DISCOVERY_TIMEOUT 60)
 endfunction()

@@ -1,4 +1,5 @@
-# The unity build (-DCKO_UNITY_BUILD=ON: `make demo`, `make static`, `make portable`): each layer
+# The unity build (-DCKO_UNITY_BUILD=ON: `make demo`, `make static`, `make portable`, and the libraries
+# of `make sanitize`/`make fuzz`; tests always compile file by file, cko_test): each layer
 # library compiles as a few merged translation units, so the heavy headers (nlohmann-json, fmt,
 # CLI11, toml++) are parsed and their templates compiled a few times instead of once per file: cko
 # builds in well under half the CPU time. Files whose file-local helpers share a name with another
