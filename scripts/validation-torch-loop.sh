@@ -3,7 +3,7 @@
 # host where the GPU-only candidates come out invalid, saying why):
 #   doctor, target freeze, baseline, experiment new per candidate (and the A/A control), screen, confirm
 #   (when the screen passes it on, or to show an invalid one stays invalid), champion select (the first
-#   improved confirm), audit, history, report. Every outcome JSON goes to OUTDIR/NAME/.
+#   improved confirm), audit, history, report, and a bundle of the root (OUTDIR/NAME/case.tar.zst). Every outcome JSON goes to OUTDIR/NAME/.
 # Usage: CKO=<binary> bash scripts/validation-torch-loop.sh NAME EXAMPLE_DIR OUTDIR LABEL=CANDIDATE_DIR|control ...
 # Budget: VALIDATION_MIN_PAIRS (6) and VALIDATION_MAX_PAIRS (10) replace the example's pairs;
 # VALIDATION_CASE=small measures the example's small case as `main` (a quick dry run on a CPU host).
@@ -101,6 +101,9 @@ print("" if v is None else v)' "$1" "$2" 2>/dev/null; }
   "$CKO" report --root "$root" --out "$dir/report.html" > "$dir/report.out" 2>&1; echo "  $name report: exit $?"
   "$CKO" report --root "$root" --format md > "$dir/report.md" 2>&1 || true
   "$CKO" fsck --root "$root" > "$dir/fsck.txt" 2>&1 || true
+  # The loop ends in a bundle ([23]): one file another machine verifies (cko fsck --bundle) and
+  # renders (cko report --bundle) without the workload or a GPU.
+  step_json bundle "$CKO" bundle --root "$root" --out "$dir/case.tar.zst" --json
   tar czf "$dir/store.tgz" -C "$work" art 2>/dev/null || true
   rm -rf "$work"
 }

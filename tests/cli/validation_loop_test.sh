@@ -37,3 +37,8 @@ assert sv["candidates"] == {}, sv'
 [ -s "$tmp/vout/torch-layernorm/report.html" ] || fail "no report written"
 tar tzf "$tmp/vout/torch-layernorm/store.tgz" > "$tmp/store.list"
 grep -qx 'art/target.json' "$tmp/store.list" || fail "the store was not packed"
+# The loop ends in a bundle that verifies and renders with the loop's root gone (the script removed it).
+expect_rc 0 "$CKO" fsck --bundle "$tmp/vout/torch-layernorm/case.tar.zst"
+contains "$out" "the bundle is consistent"
+expect_rc 0 "$CKO" report --bundle "$tmp/vout/torch-layernorm/case.tar.zst" --format md
+contains "$out" "torch-layernorm"
