@@ -86,12 +86,13 @@ TempDir::~TempDir() {
     remove_tree_forcibly(path_);
 }
 
-void write_file(const std::filesystem::path& path, std::string_view bytes) {
+std::filesystem::path write_file(const std::filesystem::path& path, std::string_view bytes) {
     if (path.has_parent_path()) {
         std::filesystem::create_directories(path.parent_path());
     }
     std::ofstream(path, std::ios::binary | std::ios::trunc)
         .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    return path;
 }
 
 std::string read_file(const std::filesystem::path& path) {

@@ -83,8 +83,9 @@ private:
     std::filesystem::path path_;
 };
 
-// Writes `bytes` to `path`, replacing what is there, with the directories above it created.
-void write_file(const std::filesystem::path& path, std::string_view bytes);
+// Writes `bytes` to `path`, replacing what is there, with the directories above it created;
+// gives `path`.
+std::filesystem::path write_file(const std::filesystem::path& path, std::string_view bytes);
 // Every byte of `path`; "" when it cannot be opened.
 [[nodiscard]] std::string read_file(const std::filesystem::path& path);
 // Flips the lowest bit of byte `offset` of `path`, made writable first (a record's bytes altered).
@@ -93,7 +94,9 @@ void flip_bit(const std::filesystem::path& path, std::size_t offset);
 // A scratch directory per test (dir_), removed afterwards, with the file helpers as members.
 class ScratchTest : public ::testing::Test {
 protected:
-    static void put(const std::filesystem::path& p, std::string_view text) { write_file(p, text); }
+    static void put(const std::filesystem::path& p, std::string_view text) {
+        (void)write_file(p, text);
+    }
     static std::string slurp(const std::filesystem::path& p) { return read_file(p); }
     static void flip_byte(const std::filesystem::path& p, std::size_t offset) {
         flip_bit(p, offset);

@@ -92,7 +92,7 @@ TEST(TempDir, IsFreshAndGoesWithReadOnlyFilesInside) {
 TEST(Files, AreWrittenAndReadWholeAndABitFlips) {
     const TempDir d;
     const std::string bytes("a\0b\r\n", 5);
-    write_file(d / "x" / "f", bytes);
+    EXPECT_EQ(write_file(d / "x" / "f", bytes), d / "x" / "f");
     EXPECT_EQ(read_file(d / "x" / "f"), bytes);
     write_file(d / "x" / "f", "c");  // replaced, not appended
     EXPECT_EQ(read_file(d / "x" / "f"), "c");
