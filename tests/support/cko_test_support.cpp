@@ -95,6 +95,12 @@ std::filesystem::path write_file(const std::filesystem::path& path, std::string_
     return path;
 }
 
+std::filesystem::path write_executable(const std::filesystem::path& path, std::string_view text) {
+    (void)write_file(path, text);
+    ::chmod(path.c_str(), 0755);
+    return path;
+}
+
 std::string read_file(const std::filesystem::path& path) {
     std::ifstream in(path, std::ios::binary);
     return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};

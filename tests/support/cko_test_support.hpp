@@ -86,6 +86,8 @@ private:
 // Writes `bytes` to `path`, replacing what is there, with the directories above it created;
 // gives `path`.
 std::filesystem::path write_file(const std::filesystem::path& path, std::string_view bytes);
+// write_file, then made executable (0755): a stand-in for a tool, its text starting "#!/bin/sh".
+std::filesystem::path write_executable(const std::filesystem::path& path, std::string_view text);
 // Every byte of `path`; "" when it cannot be opened.
 [[nodiscard]] std::string read_file(const std::filesystem::path& path);
 // Flips the lowest bit of byte `offset` of `path`, made writable first (a record's bytes altered).

@@ -5,6 +5,8 @@
 #include <gtest/gtest-spi.h>
 
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <cstdlib>
 #include <stdexcept>
 
 namespace cko::test {
@@ -100,6 +102,15 @@ TEST(Files, AreWrittenAndReadWholeAndABitFlips) {
     ::chmod((d / "x" / "f").c_str(), 0444);
     flip_bit(d / "x" / "f", 0);
     EXPECT_EQ(read_file(d / "x" / "f"), "b");
+}
+
+TEST(Files, AStandInToolRuns) {
+    const TempDir d;
+    const fs::path tool = write_executable(d / "bin" / "tool", "#!/bin/sh\nexit 3\n");
+    EXPECT_EQ(fs::status(tool).permissions() & fs::perms::all,
+              fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                  fs::perms::others_read | fs::perms::others_exec);
+    EXPECT_EQ(WEXITSTATUS(std::system(tool.c_str())), 3);
 }
 
 class ScratchFixture : public ScratchTest {};
