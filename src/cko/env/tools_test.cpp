@@ -6,10 +6,6 @@
 
 #include <gtest/gtest.h>
 
-#include <sys/stat.h>
-
-#include <fstream>
-
 namespace cko::env {
 namespace {
 namespace fs = std::filesystem;
@@ -44,8 +40,7 @@ TEST(Tools, VersionOfEachToolsOutput) {
 }
 
 void write_script(const fs::path& path, const std::string& body) {
-    std::ofstream(path) << "#!/bin/sh\n" << body << "\n";
-    ::chmod(path.c_str(), 0755);
+    (void)test::write_executable(path, "#!/bin/sh\n" + body + "\n");
 }
 
 TEST(Tools, ProbeFindsRunsAndTimesOut) {

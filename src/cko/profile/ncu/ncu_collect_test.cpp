@@ -6,7 +6,6 @@
 
 #include <gtest/gtest.h>
 
-#include <sys/stat.h>
 #include <fstream>
 
 namespace cko::profile::ncu {
@@ -19,15 +18,16 @@ protected:
     // Writes the fake ncu: `--version` prints a banner; otherwise `body` runs.
     NcuCollectOptions fake(const std::string& body) {
         const fs::path script = dir_ / "ncu";
-        std::ofstream(script) << "#!/bin/sh\n"
-                                 "if [ \"$1\" = --version ]; then\n"
-                                 "  echo 'NVIDIA (R) Nsight Compute Command Line Profiler'\n"
-                                 "  echo 'Version 2025.3.1.0 (build 36398880) (public-release)'\n"
-                                 "  exit 0\n"
-                                 "fi\n"
-                                 "echo \"$@\" > \"$(dirname \"$0\")/args.txt\"\n"
-                              << body << "\n";
-        ::chmod(script.c_str(), 0755);
+        (void)test::write_executable(
+            script,
+            "#!/bin/sh\n"
+            "if [ \"$1\" = --version ]; then\n"
+            "  echo 'NVIDIA (R) Nsight Compute Command Line Profiler'\n"
+            "  echo 'Version 2025.3.1.0 (build 36398880) (public-release)'\n"
+            "  exit 0\n"
+            "fi\n"
+            "echo \"$@\" > \"$(dirname \"$0\")/args.txt\"\n" +
+                body + "\n");
         NcuCollectOptions options;
         options.ncu = script.string();
         options.command = {"./vec", "--n", "4"};
