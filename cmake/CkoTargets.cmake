@@ -31,7 +31,8 @@ function(cko_layer name)
   target_link_libraries(cko_${name} PUBLIC cko_flags ${ARG_DEPS})
 endfunction()
 
-# cko_test(<name> SOURCES ... DEPS ...): a GoogleTest binary registered with ctest.
+# cko_test(<name> SOURCES ... DEPS ...): a GoogleTest binary registered with ctest, linked with
+# cko_test_support (tests/support: EXPECT_CKO_ERROR, the scratch directory, whole-file helpers).
 # Tests run with the source tree as working directory so that tests/fixtures/ is at hand.
 function(cko_test name)
   if(NOT CKO_BUILD_TESTS)
@@ -41,6 +42,7 @@ function(cko_test name)
   add_executable(${name} ${ARG_SOURCES})
   # Tests compile file by file even in a unity build: only the libraries merge (cmake/CkoUnity.cmake).
   set_target_properties(${name} PROPERTIES UNITY_BUILD OFF)
-  target_link_libraries(${name} PRIVATE cko_flags ${ARG_DEPS} GTest::gtest GTest::gtest_main)
+  target_link_libraries(${name} PRIVATE cko_flags ${ARG_DEPS} cko_test_support GTest::gtest
+                                          GTest::gtest_main)
   gtest_discover_tests(${name} WORKING_DIRECTORY ${PROJECT_SOURCE_DIR} DISCOVERY_TIMEOUT 60)
 endfunction()

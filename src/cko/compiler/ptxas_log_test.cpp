@@ -3,6 +3,7 @@
 
 #include "cko/util/error.hpp"
 #include "cko/util/files.hpp"
+#include "cko_test_support.hpp"
 
 #include <gtest/gtest.h>
 
@@ -115,27 +116,17 @@ TEST(PtxasLog, OlderSpellingsAndNvccNoiseAreRead) {
 }
 
 TEST(PtxasLog, AnUnreadablePropertiesLineNamesTheLine) {
-    try {
-        (void)parse_ptxas_log(
-            "ptxas info    : Compiling entry function '_Z1kPf' for 'sm_80'\n"
-            "ptxas info    : Function properties for _Z1kPf\n"
-            "    lots of bytes stack frame\n",
-            "sha", "bad.txt");
-        FAIL() << "expected an error";
-    } catch (const Error& e) {
-        EXPECT_EQ(e.code(), ErrorCode::malformed_input);
-        EXPECT_NE(std::string(e.what()).find("bad.txt:3"), std::string::npos) << e.what();
-    }
+    EXPECT_CKO_ERROR(
+        (void)parse_ptxas_log("ptxas info    : Compiling entry function '_Z1kPf' for 'sm_80'\n"
+                              "ptxas info    : Function properties for _Z1kPf\n"
+                              "    lots of bytes stack frame\n",
+                              "sha", "bad.txt"),
+        ErrorCode::malformed_input, "bad.txt:3");
 }
 
 TEST(PtxasLog, ALogWithoutFunctionsSaysHowToMakeOne) {
-    try {
-        (void)parse_ptxas_log("nvcc warning : nothing\n", "sha", "empty.txt");
-        FAIL() << "expected an error";
-    } catch (const Error& e) {
-        EXPECT_EQ(e.code(), ErrorCode::missing_field);
-        EXPECT_NE(std::string(e.what()).find("-Xptxas -v"), std::string::npos) << e.what();
-    }
+    EXPECT_CKO_ERROR((void)parse_ptxas_log("nvcc warning : nothing\n", "sha", "empty.txt"),
+                     ErrorCode::missing_field, "-Xptxas -v");
 }
 
 }  // namespace

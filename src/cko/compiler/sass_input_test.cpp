@@ -3,10 +3,10 @@
 
 #include "cko/compiler/sass_signatures.hpp"
 #include "cko/util/error.hpp"
+#include "cko_test_support.hpp"
 
 #include <gtest/gtest.h>
 
-#include <sys/stat.h>
 #include <filesystem>
 #include <fstream>
 
@@ -26,21 +26,11 @@ TEST(SassInput, MagicTellsCubinsAndFatbinsFromText) {
     EXPECT_EQ(sniff_binary("\tcode for sm_90"), BinaryKind::not_binary);
 }
 
-class FakeTool : public ::testing::Test {
+class FakeTool : public test::ScratchTest {
 protected:
-    void SetUp() override {
-        dir_ = fs::temp_directory_path() / ("cko-fake-cuobjdump-" + std::to_string(::getpid()));
-        fs::create_directories(dir_);
-    }
-    void TearDown() override { fs::remove_all(dir_); }
-
     std::string write_tool(const std::string& body) {
-        const fs::path tool = dir_ / "cuobjdump";
-        std::ofstream(tool) << "#!/bin/sh\n" << body;
-        ::chmod(tool.c_str(), 0755);
-        return tool.string();
+        return test::write_executable(dir_ / "cuobjdump", "#!/bin/sh\n" + body).string();
     }
-    fs::path dir_;
 };
 
 TEST_F(FakeTool, ABinaryGoesThroughCuobjdumpAndKeepsItsArchitectureSuffix) {
@@ -65,26 +55,16 @@ TEST_F(FakeTool, ABinaryGoesThroughCuobjdumpAndKeepsItsArchitectureSuffix) {
 TEST_F(FakeTool, AFailingDisassemblerIsAToolError) {
     SassInputOptions options;
     options.cuobjdump = write_tool("echo 'cuobjdump fatal: bad file' >&2; exit 1\n");
-    try {
-        (void)load_sass("tests/fixtures/compiler/wgmma.sm_90a.cubin", options);
-        FAIL() << "expected an error";
-    } catch (const Error& e) {
-        EXPECT_EQ(e.code(), ErrorCode::tool_failed);
-    }
+    EXPECT_CKO_ERROR((void)load_sass("tests/fixtures/compiler/wgmma.sm_90a.cubin", options),
+                     ErrorCode::tool_failed);
 }
 
 TEST(SassInput, AMissingDisassemblerGivesTheThreeWaysOut) {
     SassInputOptions options;
     options.cuobjdump = "/nonexistent/cuobjdump";
-    try {
-        (void)load_sass("tests/fixtures/compiler/wgmma.sm_90a.cubin", options);
-        FAIL() << "expected an error";
-    } catch (const Error& e) {
-        EXPECT_EQ(e.code(), ErrorCode::tool_failed);
-        const std::string m = e.what();
-        EXPECT_NE(m.find("--cuobjdump PATH"), std::string::npos) << m;
-        EXPECT_NE(m.find("cuobjdump --dump-sass wgmma.sm_90a.cubin"), std::string::npos) << m;
-    }
+    EXPECT_CKO_ERROR((void)load_sass("tests/fixtures/compiler/wgmma.sm_90a.cubin", options),
+                     ErrorCode::tool_failed, "--cuobjdump PATH",
+                     "cuobjdump --dump-sass wgmma.sm_90a.cubin");
 }
 
 TEST(SassInput, ATextDumpIsReadAsText) {

@@ -6,6 +6,7 @@
 #include "cko/fact/fact_id.hpp"
 #include "cko/util/error.hpp"
 #include "cko/util/files.hpp"
+#include "cko_test_support.hpp"
 
 #include <gtest/gtest.h>
 
@@ -179,13 +180,8 @@ TEST(SassListing, AnNvdisasmListingWithOnlyHeaderflagsNamesItsArchitecture) {
 }
 
 TEST(SassListing, TextWithoutInstructionsIsRefusedWithTheFix) {
-    try {
-        (void)parse_sass_text("hello\nworld\n", "notes.txt");
-        FAIL() << "expected an error";
-    } catch (const Error& e) {
-        EXPECT_EQ(e.code(), ErrorCode::unsupported_format);
-        EXPECT_NE(std::string(e.what()).find("cuobjdump --dump-sass"), std::string::npos);
-    }
+    EXPECT_CKO_ERROR((void)parse_sass_text("hello\nworld\n", "notes.txt"),
+                     ErrorCode::unsupported_format, "cuobjdump --dump-sass");
 }
 
 TEST(SassReport, EverySignatureFactIsInTheFactVocabulary) {

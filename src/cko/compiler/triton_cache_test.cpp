@@ -2,13 +2,11 @@
 #include "cko/compiler/triton_cache.hpp"
 
 #include "cko/util/error.hpp"
+#include "cko_test_support.hpp"
 
 #include <gtest/gtest.h>
 
-#include <sys/stat.h>
-#include <unistd.h>
 #include <filesystem>
-#include <fstream>
 
 namespace cko::compiler {
 namespace {
@@ -57,48 +55,30 @@ TEST(TritonCache, KernelsWithLaunchParametersTargetAndArtifacts) {
 }
 
 TEST(TritonCache, TheCubinGoesThroughTheSassPathWhenTheToolExists) {
-    const fs::path dir =
-        fs::temp_directory_path() / ("cko-triton-tool-" + std::to_string(::getpid()));
-    fs::create_directories(dir);
+    const test::TempDir dir("cko-triton-tool");
     const std::string dump =
         fs::absolute("tests/fixtures/compiler/wgmma.sm_90a.cuobjdump.sass").string();
-    std::ofstream(dir / "cuobjdump")
-        << "#!/bin/sh\n[ \"$1\" = --version ] && exit 0\ncat '" << dump << "'\n";
-    ::chmod((dir / "cuobjdump").c_str(), 0755);
     TritonOptions o;
-    o.sass.cuobjdump = (dir / "cuobjdump").string();
+    o.sass.cuobjdump =
+        test::write_executable(dir / "cuobjdump",
+                               "#!/bin/sh\n[ \"$1\" = --version ] && exit 0\ncat '" + dump + "'\n")
+            .string();
     const TritonCache c = read_triton_cache(kCache, o);
-    fs::remove_all(dir);
     ASSERT_TRUE(c.kernels[0].sass.has_value());
     EXPECT_EQ(c.kernels[0].sass->input_kind, "binary");
     EXPECT_TRUE(c.kernels[0].sass_note.empty());
 }
 
 TEST(TritonCache, ADirectoryWithoutMetadataSaysWhereTritonWritesIt) {
-    try {
-        (void)read_triton_cache("tests/fixtures/ncu", no_sass());
-        FAIL() << "expected an error";
-    } catch (const Error& e) {
-        EXPECT_EQ(e.code(), ErrorCode::missing_field);
-        EXPECT_NE(std::string(e.what()).find("TRITON_CACHE_DIR"), std::string::npos);
-    }
+    EXPECT_CKO_ERROR((void)read_triton_cache("tests/fixtures/ncu", no_sass()),
+                     ErrorCode::missing_field, "TRITON_CACHE_DIR");
 }
 
 TEST(TritonCache, ANonIntegerNumWarpsNamesTheFileAndField) {
-    const fs::path dir =
-        fs::temp_directory_path() / ("cko-triton-bad-" + std::to_string(::getpid()));
-    fs::create_directories(dir / "K");
-    std::ofstream(dir / "K" / "k.json") << R"({"name": "k", "num_warps": "4"})";
-    try {
-        (void)read_triton_cache(dir, no_sass());
-        fs::remove_all(dir);
-        FAIL() << "expected an error";
-    } catch (const Error& e) {
-        fs::remove_all(dir);
-        EXPECT_EQ(e.code(), ErrorCode::malformed_input);
-        EXPECT_NE(std::string(e.what()).find("K/k.json: \"num_warps\""), std::string::npos)
-            << e.what();
-    }
+    const test::TempDir dir("cko-triton-bad");
+    test::write_file(dir / "K" / "k.json", R"({"name": "k", "num_warps": "4"})");
+    EXPECT_CKO_ERROR((void)read_triton_cache(dir.path(), no_sass()), ErrorCode::malformed_input,
+                     "K/k.json: \"num_warps\"");
 }
 
 }  // namespace

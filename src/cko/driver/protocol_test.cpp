@@ -2,6 +2,7 @@
 #include "cko/driver/protocol.hpp"
 
 #include "cko/util/error.hpp"
+#include "cko_test_support.hpp"
 
 #include <gtest/gtest.h>
 
@@ -41,13 +42,8 @@ Json good_result() {
 }
 
 Error error_of(const Json& result, std::vector<std::string> files = {"result.json", "trace.json"}) {
-    try {
-        (void)validate_result(paired_request(), result, files);
-    } catch (const Error& e) {
-        return e;
-    }
-    ADD_FAILURE() << "accepted: " << result.dump();
-    return Error(ErrorCode::internal, "not thrown");
+    SCOPED_TRACE(result.dump());
+    return *EXPECT_ANY_CKO_ERROR((void)validate_result(paired_request(), result, files));
 }
 
 // What each call is given is added to the request, and nothing else changes.

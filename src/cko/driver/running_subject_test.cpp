@@ -3,14 +3,11 @@
 // without it.
 #include "cko/driver/running_subject.hpp"
 
+#include "cko_test_support.hpp"
+
 #include <gtest/gtest.h>
 
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <string>
 
 namespace cko::driver {
@@ -18,18 +15,13 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// A call's directory with its output directory in it.
 struct CallDir {
-    fs::path dir;
-    CallDir() {
-        std::string tmpl = (fs::temp_directory_path() / "cko-running-subject-XXXXXX").string();
-        dir = ::mkdtemp(tmpl.data());
-        fs::create_directories(dir / "out");
-    }
-    ~CallDir() { fs::remove_all(dir); }
-    CallDir(const CallDir&) = delete;
-    CallDir& operator=(const CallDir&) = delete;
+    test::TempDir scratch{"cko-running-subject"};
+    fs::path dir = scratch.path();
+    CallDir() { fs::create_directories(dir / "out"); }
     void note(const std::string& text) const {
-        std::ofstream(dir / "out" / "cko-running-subject.txt") << text;
+        test::write_file(dir / "out" / "cko-running-subject.txt", text);
     }
 };
 
@@ -67,7 +59,7 @@ TEST(RunningSubject, OnlyTheTwoRolesAndNeverThroughALink) {
     call.note("cko: subject someone case a\n");
     EXPECT_EQ(running_subject(call.dir, ""), "");
     fs::remove(call.dir / "out" / "cko-running-subject.txt");
-    std::ofstream(call.dir / "elsewhere.txt") << "cko: subject candidate case a\n";
+    test::write_file(call.dir / "elsewhere.txt", "cko: subject candidate case a\n");
     fs::create_symlink(call.dir / "elsewhere.txt", call.dir / "out" / "cko-running-subject.txt");
     EXPECT_EQ(running_subject(call.dir, ""), "");
     fs::remove(call.dir / "out" / "cko-running-subject.txt");

@@ -5,6 +5,7 @@
 #include "cko/env/identity.hpp"
 #include "cko/env/monitor.hpp"
 #include "cko/env/testing/fake_nvml_state.hpp"
+#include "cko_test_support.hpp"
 
 #include <gtest/gtest.h>
 
@@ -100,7 +101,8 @@ TEST(GpuSet, OneGpuHasNoTopology) {
 MonitorSummary monitor_window(FakeNvml& fake, const std::string& during, const std::string& name) {
     MonitorOptions options;
     options.reader.nvidia_smi = false;
-    const fs::path jsonl = fs::path(::testing::TempDir()) / (name + ".gpu_set.jsonl");
+    static const test::TempDir dir("cko-gpu-set");  // this process's own, removed at exit
+    const fs::path jsonl = dir / (name + ".gpu_set.jsonl");
     fs::remove(jsonl);
     Monitor monitor({kUuid0, kUuid1}, jsonl, std::chrono::milliseconds(20), {}, {}, options);
     monitor.start();

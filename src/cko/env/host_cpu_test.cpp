@@ -2,6 +2,7 @@
 #include "cko/env/host_cpu.hpp"
 
 #include "cko/env/contamination.hpp"
+#include "cko_test_support.hpp"
 
 #include <gtest/gtest.h>
 
@@ -29,8 +30,8 @@ TEST(HostCpu, ReadsTheAggregateCountersAndTheRunQueue) {
 }
 
 TEST(HostCpu, FrequencyIsTheMeanOverCpusAndUnknownWithoutCpufreq) {
-    const fs::path dir = fs::path(::testing::TempDir()) / "cpufreq-test";
-    fs::remove_all(dir);
+    const test::TempDir scratch;
+    const fs::path dir = scratch / "cpufreq-test";
     fs::create_directories(dir / "cpu0" / "cpufreq");
     fs::create_directories(dir / "cpu1" / "cpufreq");
     fs::create_directories(dir / "cpufreq");  // not a CPU

@@ -1,6 +1,8 @@
 // Host probing: the pure parsers, and the live probe on whatever machine runs the test.
 #include "cko/env/host.hpp"
 
+#include "cko_test_support.hpp"
+
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -26,7 +28,8 @@ TEST(Host, CpuModelFromX86AndArmCpuinfo) {
 }
 
 TEST(Host, ContainerHintsFromMarkersCgroupAndEnvironment) {
-    const auto root = std::filesystem::path(testing::TempDir()) / "host_test_root";
+    const test::TempDir scratch;
+    const auto root = scratch / "host_test_root";
     std::filesystem::create_directories(root);
     std::ofstream(root / ".dockerenv").put('\n');
     const auto hints = container_hints("0::/kubepods/burstable/pod1/abc\n", root,

@@ -2,6 +2,7 @@
 #include "cko/env/identity.hpp"
 
 #include "cko/util/error.hpp"
+#include "cko_test_support.hpp"
 
 #include <gtest/gtest.h>
 
@@ -90,12 +91,8 @@ TEST(IdentityMismatch, AnUnknownValueCannotProveAChange) {
 }
 
 TEST(IdentityMismatch, RejectsWhatIsNotAnIdentity) {
-    try {
-        (void)identity_mismatch(Json{{"host", {}}}, sample_identity());
-        FAIL() << "expected invalid_record";
-    } catch (const Error& e) {
-        EXPECT_EQ(e.code(), ErrorCode::invalid_record);
-    }
+    EXPECT_CKO_ERROR((void)identity_mismatch(Json{{"host", {}}}, sample_identity()),
+                     ErrorCode::invalid_record);
 }
 
 }  // namespace

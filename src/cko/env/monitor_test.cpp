@@ -7,9 +7,11 @@
 #include "cko/env/testing/fake_nvml_state.hpp"
 #include "cko/util/error.hpp"
 #include "cko/util/json.hpp"
+#include "cko_test_support.hpp"
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <fstream>
 #include <thread>
 
@@ -27,7 +29,8 @@ MonitorOptions nvml_only() {
 }
 
 fs::path fresh_jsonl(const std::string& name) {
-    fs::path path = fs::path(::testing::TempDir()) / (name + ".monitor.jsonl");
+    static const test::TempDir dir("cko-monitor");  // this process's own, removed at exit
+    fs::path path = dir / (name + ".monitor.jsonl");
     fs::remove(path);
     return path;
 }

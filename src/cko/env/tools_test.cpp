@@ -2,11 +2,9 @@
 // counter-permission decision.
 #include "cko/env/tools.hpp"
 
+#include "cko_test_support.hpp"
+
 #include <gtest/gtest.h>
-
-#include <sys/stat.h>
-
-#include <fstream>
 
 namespace cko::env {
 namespace {
@@ -42,13 +40,12 @@ TEST(Tools, VersionOfEachToolsOutput) {
 }
 
 void write_script(const fs::path& path, const std::string& body) {
-    std::ofstream(path) << "#!/bin/sh\n" << body << "\n";
-    ::chmod(path.c_str(), 0755);
+    (void)test::write_executable(path, "#!/bin/sh\n" + body + "\n");
 }
 
 TEST(Tools, ProbeFindsRunsAndTimesOut) {
-    const fs::path dir = fs::path(testing::TempDir()) / "tools_test_bin";
-    fs::remove_all(dir);
+    const test::TempDir scratch;
+    const fs::path dir = scratch / "tools_test_bin";
     fs::create_directories(dir);
     write_script(dir / "nvcc", "echo 'Cuda compilation tools, release 12.8, V12.8.61'");
     write_script(dir / "ncu", "exec sleep 5");
@@ -63,7 +60,6 @@ TEST(Tools, ProbeFindsRunsAndTimesOut) {
     EXPECT_EQ(tools[2].error, "--version exited 2");
     EXPECT_FALSE(tools[3].found());
     EXPECT_TRUE(tools[3].to_json()["path"].is_null());
-    fs::remove_all(dir);
 }
 
 TEST(Tools, CounterPermissionFromDriverParameter) {

@@ -55,12 +55,9 @@ TEST_F(BaselineTest, RefusesZeroCallsPerCaseBeforeStarting) {
     const std::size_t before = invocations(*store_);
     BaselineOptions o;
     o.calls_per_case = 0;
-    try {
-        (void)run_baseline(*target_, o, [](const std::string&) {});
-        FAIL() << "a baseline with 0 calls per case ran";
-    } catch (const Error& e) {
-        EXPECT_EQ(e.code(), ErrorCode::invalid_argument);
-        EXPECT_EQ(e.details().value("field", ""), "calls_per_case");
+    if (const auto e = EXPECT_CKO_ERROR((void)run_baseline(*target_, o, [](const std::string&) {}),
+                                        ErrorCode::invalid_argument)) {
+        EXPECT_EQ(e->details().value("field", ""), "calls_per_case");
     }
     EXPECT_EQ(invocations(*store_), before);
 }
@@ -68,12 +65,8 @@ TEST_F(BaselineTest, RefusesZeroCallsPerCaseBeforeStarting) {
 TEST_F(BaselineTest, ASpentWallBudgetRefusesBeforeStarting) {
     freeze("wall_seconds_budget = 0.000001");  // the smoke alone spent more
     const std::size_t before = invocations(*store_);
-    try {
-        (void)run_baseline(*target_, BaselineOptions{}, [](const std::string&) {});
-        FAIL() << "a baseline ran past its wall budget";
-    } catch (const Error& e) {
-        EXPECT_EQ(e.code(), ErrorCode::budget_exhausted);
-    }
+    EXPECT_CKO_ERROR((void)run_baseline(*target_, BaselineOptions{}, [](const std::string&) {}),
+                     ErrorCode::budget_exhausted);
     EXPECT_EQ(invocations(*store_), before);
 }
 

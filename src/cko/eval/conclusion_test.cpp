@@ -18,14 +18,6 @@ protected:
         freeze("", "ok", "workload");
     }
     StatedClaim claim() const { return stated_claim(*store_, target_->spec().claim_layer); }
-    std::string field_of(const std::function<void()>& f) const {
-        try {
-            f();
-        } catch (const Error& e) {
-            return e.details().value("field", "");
-        }
-        return "(did not throw)";
-    }
 };
 
 TEST_F(ConclusionTest, AnAcceptedLoweringIsRecordedAndBecomesTheClaim) {

@@ -2,6 +2,8 @@
 // override, and the stage limit from the spec or the call.
 #include "cko/eval/decision.hpp"
 
+#include "cko_test_support.hpp"
+
 #include <gtest/gtest.h>
 
 namespace cko::eval {
@@ -41,13 +43,9 @@ TEST(Decision, TheLatestOutcomeStandsWhateverTheIdOrder) {
 TEST(Decision, AFalsifiedExperimentIsRefusedUnlessOverridden) {
     const InvocationLedger ledger =
         InvocationLedger::of({falsify_entry("inv-f", "exp-1", "falsified", 1)});
-    try {
-        (void)require_not_falsified(ledger, "screen", "exp-1", "");
-        FAIL() << "a falsified experiment was screened";
-    } catch (const Error& e) {
-        EXPECT_EQ(e.code(), ErrorCode::falsified);
-        EXPECT_EQ(e.details().at("falsify_invocation"), "inv-f");
-        EXPECT_NE(std::string(e.what()).find("--override-falsified"), std::string::npos);
+    if (const auto e = EXPECT_CKO_ERROR((void)require_not_falsified(ledger, "screen", "exp-1", ""),
+                                        ErrorCode::falsified, "--override-falsified")) {
+        EXPECT_EQ(e->details().at("falsify_invocation"), "inv-f");
     }
     const Json o = require_not_falsified(ledger, "screen", "exp-1", "the evidence was wrong");
     EXPECT_EQ(o.at("reason"), "the evidence was wrong");
@@ -58,12 +56,10 @@ TEST(Decision, SurvivedDoesNotBlockAndLeavesNothingToOverride) {
     const InvocationLedger ledger =
         InvocationLedger::of({falsify_entry("inv-s", "exp-1", "survived", 1)});
     EXPECT_TRUE(require_not_falsified(ledger, "confirm", "exp-1", "").is_null());
-    try {
-        (void)require_not_falsified(ledger, "confirm", "exp-1", "why not");
-        FAIL() << "an override without a falsified record was accepted";
-    } catch (const Error& e) {
-        EXPECT_EQ(e.code(), ErrorCode::invalid_argument);
-        EXPECT_EQ(e.details().at("field"), "override_falsified");
+    if (const auto e =
+            EXPECT_CKO_ERROR((void)require_not_falsified(ledger, "confirm", "exp-1", "why not"),
+                             ErrorCode::invalid_argument)) {
+        EXPECT_EQ(e->details().at("field"), "override_falsified");
     }
 }
 
@@ -71,32 +67,21 @@ TEST(Decision, TheStageLimitOfTheSpecAndOfTheCallRefuseWhatLiesPastThem) {
     TargetSpec spec;
     EXPECT_TRUE(require_stage_allowed(spec, Stage::audit, "").is_null());
     spec.farthest_stage = Stage::screen;
-    try {
-        (void)require_stage_allowed(spec, Stage::confirm, "");
-        FAIL() << "confirm ran past farthest_stage = screen";
-    } catch (const Error& e) {
-        EXPECT_EQ(e.code(), ErrorCode::not_authorized);
-        EXPECT_EQ(e.details().at("stage_limit"), "screen");
-        EXPECT_EQ(e.details().at("field"), "limits.farthest_stage");
+    if (const auto e = EXPECT_CKO_ERROR((void)require_stage_allowed(spec, Stage::confirm, ""),
+                                        ErrorCode::not_authorized)) {
+        EXPECT_EQ(e->details().at("stage_limit"), "screen");
+        EXPECT_EQ(e->details().at("field"), "limits.farthest_stage");
     }
     EXPECT_EQ(require_stage_allowed(spec, Stage::screen, "").at("stage"), "screen");
     // The call may tighten the spec's limit, never widen it.
     EXPECT_THROW((void)require_stage_allowed(spec, Stage::confirm, "audit"), Error);
     spec.farthest_stage.reset();
-    try {
-        (void)require_stage_allowed(spec, Stage::audit, "confirm");
-        FAIL() << "audit ran past --stage-limit confirm";
-    } catch (const Error& e) {
-        EXPECT_EQ(e.code(), ErrorCode::not_authorized);
-        EXPECT_EQ(e.details().at("field"), "stage_limit");
+    if (const auto e = EXPECT_CKO_ERROR((void)require_stage_allowed(spec, Stage::audit, "confirm"),
+                                        ErrorCode::not_authorized)) {
+        EXPECT_EQ(e->details().at("field"), "stage_limit");
     }
-    try {
-        (void)require_stage_allowed(spec, Stage::screen, "champion");
-        FAIL() << "a stage limit that is no stage was accepted";
-    } catch (const Error& e) {
-        EXPECT_EQ(e.code(), ErrorCode::invalid_argument);
-        EXPECT_NE(std::string(e.what()).find("screen, confirm, audit"), std::string::npos);
-    }
+    EXPECT_CKO_ERROR((void)require_stage_allowed(spec, Stage::screen, "champion"),
+                     ErrorCode::invalid_argument, "screen, confirm, audit");
 }
 
 }  // namespace

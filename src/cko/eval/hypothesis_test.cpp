@@ -11,20 +11,7 @@
 namespace cko::eval {
 namespace {
 
-class HypothesisTest : public testing::FrozenTargetTest {
-protected:
-    std::string field_of(const std::function<void()>& f, ErrorCode* code = nullptr) const {
-        try {
-            f();
-        } catch (const Error& e) {
-            if (code != nullptr) {
-                *code = e.code();
-            }
-            return e.details().value("field", "");
-        }
-        return "(did not throw)";
-    }
-};
+using HypothesisTest = testing::FrozenTargetTest;
 
 TEST_F(HypothesisTest, TwoRivalsOfOneBottleneckAreOpenUntilOneIsSettledOnStoredEvidence) {
     const std::string exp = experiment("kernel v1\n");
@@ -88,12 +75,9 @@ TEST_F(HypothesisTest, EachRefusalNamesItsField) {
     const std::string exp = experiment("kernel v1\n");
     const std::string map = testing::stored_map(*store_, exp, "reference");
     ErrorCode code = ErrorCode::internal;
-    try {
-        (void)add_hypothesis(*target_, {"", "", "", {}});
-        ADD_FAILURE() << "an empty hypothesis was recorded";
-    } catch (const Error& e) {
-        EXPECT_EQ(e.code(), ErrorCode::invalid_argument);
-        EXPECT_EQ(e.details().at("problems").size(), 3U);  // every problem at once
+    if (const auto e = EXPECT_CKO_ERROR((void)add_hypothesis(*target_, {"", "", "", {}}),
+                                        ErrorCode::invalid_argument)) {
+        EXPECT_EQ(e->details().at("problems").size(), 3U);  // every problem at once
     }
     EXPECT_EQ(field_of([&] {
                   (void)add_hypothesis(*target_, {"map:" + map, "e", "s", {}});

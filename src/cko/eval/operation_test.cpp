@@ -3,7 +3,7 @@
 #include "cko/eval/operation.hpp"
 
 #include "cko/store/records.hpp"
-#include "cko/store/test_support.hpp"
+#include "cko_test_support.hpp"
 
 #include <gtest/gtest.h>
 
@@ -14,7 +14,7 @@
 namespace cko::eval {
 namespace {
 
-class OperationTest : public store::testing::ScratchTest {
+class OperationTest : public test::ScratchTest {
 protected:
     void SetUp() override {
         ScratchTest::SetUp();

@@ -2,6 +2,7 @@
 #include "cko/eval/target_spec.hpp"
 
 #include "cko/util/error.hpp"
+#include "cko_test_support.hpp"
 
 #include <gtest/gtest.h>
 
@@ -131,14 +132,11 @@ class BadSpecs : public ::testing::TestWithParam<BadSpec> {};
 TEST_P(BadSpecs, NameTheFieldAndTheFix) {
     const BadSpec& b = GetParam();
     const std::string text = replace(kGood, b.from, b.to);
-    try {
-        (void)parse_target_spec(text, "cko.toml");
-        FAIL() << "accepted a spec with " << b.to;
-    } catch (const Error& e) {
-        EXPECT_EQ(e.code(), ErrorCode::invalid_spec) << e.what();
-        EXPECT_EQ(e.details()["field"], b.field) << e.what();
-        EXPECT_FALSE(e.details()["fix"].get<std::string>().empty());
-        EXPECT_NE(std::string(e.what()).find(b.field), std::string::npos) << e.what();
+    SCOPED_TRACE(std::string("a spec with ") + b.to);
+    if (const auto e = EXPECT_CKO_ERROR((void)parse_target_spec(text, "cko.toml"),
+                                        ErrorCode::invalid_spec, b.field)) {
+        EXPECT_EQ(e->details()["field"], b.field) << e->what();
+        EXPECT_FALSE(e->details()["fix"].get<std::string>().empty());
     }
 }
 
@@ -211,12 +209,9 @@ INSTANTIATE_TEST_SUITE_P(
                 "launcher = \"slurm\"\n[slurm]\npartion = \"gpu\"", "slurm.partion"}));
 
 std::string error_of(const std::string& text) {
-    try {
-        (void)parse_target_spec(text, "/t/cko.toml");
-    } catch (const Error& e) {
-        return e.what();
-    }
-    return "";
+    const test::CaughtError e =
+        test::error_thrown_by([&] { (void)parse_target_spec(text, "/t/cko.toml"); });
+    return e ? e->what() : "";
 }
 
 TEST(TargetSpec, AMisspelledRequiredKeySuggestsTheRightOne) {
@@ -291,16 +286,12 @@ TEST(TargetSpec, TheFarthestStageIsAClosedWordFrozenOnlyWhenGiven) {
     const TargetSpec back = TargetSpec::from_json(s.to_json(), "/t");
     EXPECT_EQ(back.farthest_stage, Stage::confirm);
     EXPECT_EQ(back.to_json(), s.to_json());
-    try {
-        (void)parse_target_spec(replace(kGood, "cleanup_timeout_s = 30",
-                                        "cleanup_timeout_s = 30\nfarthest_stage = \"select\""),
-                                "/t/cko.toml");
-        FAIL() << "farthest_stage = \"select\" was accepted";
-    } catch (const Error& e) {
-        EXPECT_EQ(e.code(), ErrorCode::invalid_spec);
-        EXPECT_EQ(e.details().at("field"), "limits.farthest_stage");
-        EXPECT_NE(std::string(e.what()).find("screen, confirm, audit"), std::string::npos)
-            << e.what();
+    if (const auto e = EXPECT_CKO_ERROR(
+            (void)parse_target_spec(replace(kGood, "cleanup_timeout_s = 30",
+                                            "cleanup_timeout_s = 30\nfarthest_stage = \"select\""),
+                                    "/t/cko.toml"),
+            ErrorCode::invalid_spec, "screen, confirm, audit")) {
+        EXPECT_EQ(e->details().at("field"), "limits.farthest_stage");
     }
 }
 
@@ -332,13 +323,10 @@ TEST(TargetSpec, ObservationLimitsAreReadFrozenAndDefaulted) {
 }
 
 TEST(TargetSpec, SyntaxErrorsNameTheLine) {
-    try {
-        (void)parse_target_spec("[target\nname = 1", "spec.toml");
-        FAIL();
-    } catch (const Error& e) {
-        EXPECT_EQ(e.code(), ErrorCode::invalid_spec);
-        EXPECT_NE(e.details()["field"].get<std::string>().find("spec.toml:1:"), std::string::npos)
-            << e.what();
+    if (const auto e = EXPECT_CKO_ERROR((void)parse_target_spec("[target\nname = 1", "spec.toml"),
+                                        ErrorCode::invalid_spec)) {
+        EXPECT_NE(e->details()["field"].get<std::string>().find("spec.toml:1:"), std::string::npos)
+            << e->what();
     }
 }
 

@@ -6,8 +6,8 @@
 #include "cko/eval/profile_evidence.hpp"
 #include "cko/eval/target.hpp"
 #include "cko/run/invocation.hpp"
-#include "cko/store/test_support.hpp"
 #include "cko/util/error.hpp"
+#include "cko_test_support.hpp"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -48,7 +48,7 @@ inline std::string stored_map(const store::Store& store, const std::string& exp,
 }
 
 // A frozen one-case Target whose driver is tests/cli/fake_driver.py (tests run in the source tree).
-class FrozenTargetTest : public store::testing::ScratchTest {
+class FrozenTargetTest : public cko::test::ScratchTest {
 protected:
     void SetUp() override {
         ScratchTest::SetUp();
@@ -141,16 +141,26 @@ operation_timeout_s = 600
         return read_champion(*store_).experiment_id.value_or("original");
     }
 
+    // The code of the cko::Error `f` throws (`internal` when it throws none), its message put in
+    // `message`.
     static ErrorCode code_of(const std::function<void()>& f, std::string* message = nullptr) {
-        try {
-            f();
-        } catch (const Error& e) {
-            if (message != nullptr) {
-                *message = e.what();
-            }
-            return e.code();
+        const cko::test::CaughtError e = cko::test::error_thrown_by(f);
+        if (e && message != nullptr) {
+            *message = e->what();
         }
-        return ErrorCode::internal;  // "did not throw"
+        return e->code();
+    }
+    // The field the cko::Error `f` throws names ("(did not throw)" when it throws none), its code
+    // put in `code`.
+    static std::string field_of(const std::function<void()>& f, ErrorCode* code = nullptr) {
+        const cko::test::CaughtError e = cko::test::error_thrown_by(f);
+        if (!e) {
+            return "(did not throw)";
+        }
+        if (code != nullptr) {
+            *code = e->code();
+        }
+        return e->details().value("field", "");
     }
 
     std::optional<store::Store> store_;

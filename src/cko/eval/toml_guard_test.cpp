@@ -2,6 +2,7 @@
 #include "cko/eval/toml_guard.hpp"
 #include "cko/eval/target_spec.hpp"
 #include "cko/util/error.hpp"
+#include "cko_test_support.hpp"
 
 #include <gtest/gtest.h>
 
@@ -9,13 +10,7 @@ namespace cko::eval {
 namespace {
 
 Error spec_error(std::string_view text) {
-    try {
-        (void)parse_target_spec(text, "/t/cko.toml");
-    } catch (const Error& e) {
-        return e;
-    }
-    ADD_FAILURE() << "accepted";
-    return Error(ErrorCode::internal, "none");
+    return *EXPECT_ANY_CKO_ERROR((void)parse_target_spec(text, "/t/cko.toml"));
 }
 
 TEST(TomlGuard, FuzzCrashInputsAreRefusedByName) {
@@ -46,15 +41,9 @@ TEST(TomlGuard, ANonAsciiCharacterAfterABackslashIsRefused) {
          {std::pair<std::string_view, std::string_view>{"a = \"x\\\xC3\xA9\"\n", "/t/cko.toml:1:8"},
           {"a = \"\"\"x\\  \n  \xEF\xB3\xBF\"\"\"\n", "/t/cko.toml:2:3"},
           {"[\"\"\"_\\\\\\\\\\\\\\\xEF\xB3\xBF\\\"\"\"\"", "/t/cko.toml:1:"}}) {
-        try {
-            refuse_non_ascii_outside_strings(text, "/t/cko.toml");
-            ADD_FAILURE() << "not refused: " << text;
-        } catch (const Error& e) {
-            EXPECT_EQ(e.code(), ErrorCode::invalid_spec);
-            EXPECT_NE(std::string(e.what()).find(where), std::string::npos) << e.what();
-            EXPECT_NE(std::string(e.what()).find("follows a backslash"), std::string::npos)
-                << e.what();
-        }
+        SCOPED_TRACE(text);
+        EXPECT_CKO_ERROR(refuse_non_ascii_outside_strings(text, "/t/cko.toml"),
+                         ErrorCode::invalid_spec, where, "follows a backslash");
     }
     EXPECT_NO_THROW(
         refuse_non_ascii_outside_strings("a = \"\"\"x\\\n  y\xC3\xA9\"\"\"\n", "/t/cko.toml"));
@@ -75,11 +64,9 @@ TEST(TomlGuard, NonAsciiInStringsAndCommentsIsFine) {
                                          "ml = \"\"\"a\n\xC3\xA9\"\"\"\n"
                                          "ml2 = '''\n\xC3\xA9'''\n",
                                          "/t/cko.toml"));
-    try {
-        refuse_non_ascii_outside_strings("a = 1\nb = \"x\"\n  \xC3\xA9", "/t/cko.toml");
-        FAIL() << "not refused";
-    } catch (const Error& e) {
-        EXPECT_NE(std::string(e.what()).find("/t/cko.toml:3:3"), std::string::npos) << e.what();
+    if (const auto e = EXPECT_ANY_CKO_ERROR(
+            refuse_non_ascii_outside_strings("a = 1\nb = \"x\"\n  \xC3\xA9", "/t/cko.toml"))) {
+        EXPECT_NE(std::string(e->what()).find("/t/cko.toml:3:3"), std::string::npos) << e->what();
     }
 }
 

@@ -2,6 +2,7 @@
 #include "cko/knowledge/card.hpp"
 
 #include "cko/util/error.hpp"
+#include "cko_test_support.hpp"
 
 #include <gtest/gtest.h>
 
@@ -18,12 +19,9 @@ Json contract() {
 }
 
 std::string error_of(const Json& j) {
-    try {
-        (void)card_from_json(j, "f.json", 0);
-    } catch (const Error& e) {
-        return e.what();
-    }
-    return "";
+    const test::CaughtError e =
+        test::error_thrown_by([&] { (void)card_from_json(j, "f.json", 0); });
+    return e ? e->what() : "";
 }
 
 TEST(Card, AContractReadsWithItsSourceAndConstraints) {

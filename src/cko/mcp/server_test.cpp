@@ -5,13 +5,12 @@
 #include "cko/run/invocation.hpp"
 #include "cko/store/store.hpp"
 #include "cko/verbs/verb.hpp"
+#include "cko_test_support.hpp"
 
 #include <gtest/gtest.h>
 
-#include <unistd.h>
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <mutex>
 
 namespace cko::mcp {
@@ -125,10 +124,8 @@ TEST_F(ServerTest, ToolsCallGivesTheOutcomeDocumentAndToolErrorsCarryCkosCode) {
 TEST_F(ServerTest, TheServersRootIsEveryToolsDefaultRoot) {
     // `cko mcp --root R`: a call without root works on R, not on ./artifacts of the server's
     // working directory; a call may still name another root.
-    const auto dir =
-        std::filesystem::temp_directory_path() / ("cko-mcp-root-" + std::to_string(::getpid()));
-    std::filesystem::remove_all(dir);
-    std::filesystem::create_directories(dir);
+    const test::TempDir scratch("cko-mcp-root");
+    const auto& dir = scratch.path();
     const std::string root = (dir / "art").string();
     (void)store::Store::create(root);
     Server s = make(false, root);
@@ -152,15 +149,13 @@ TEST_F(ServerTest, TheServersRootIsEveryToolsDefaultRoot) {
                 std::string::npos);
         }
     }
-    std::filesystem::remove_all(dir);
 }
 
 // resources/list offers the records of each root the server knows that holds a store (as `cko ls`
 // lists them), resources/read gives one as `cko show` does.
 TEST_F(ServerTest, ResourcesAreTheStoresRecordsReadAsShowReadsThem) {
-    const auto dir = std::filesystem::temp_directory_path() /
-                     ("cko-mcp-resources-" + std::to_string(::getpid()));
-    std::filesystem::remove_all(dir);
+    const test::TempDir scratch("cko-mcp-resources");
+    const auto& dir = scratch.path();
     std::filesystem::create_directories(dir / "empty");
     const std::string root = (dir / "art").string();
     const store::Store store = store::Store::create(root);
@@ -189,18 +184,15 @@ TEST_F(ServerTest, ResourcesAreTheStoresRecordsReadAsShowReadsThem) {
     EXPECT_EQ(r["result"]["contents"][0]["text"], eval::show_record(store, inv.id()).dump(2));
     r = ask(s, request(4, "resources/read", {{"uri", "cko://" + root + "/experiments/exp-none"}}));
     EXPECT_EQ(r["error"]["code"], -32002) << r.dump();  // MCP's resource not found
-    std::filesystem::remove_all(dir);
 }
 
 TEST_F(ServerTest, AFailedOperationIsAToolErrorWithItsReason) {
     // The driver call runs, is recorded, and fails: a tool error whose document is still the
     // invocation's, with the reason beside it (it was isError false, the text only "failed").
-    const auto dir =
-        std::filesystem::temp_directory_path() / ("cko-mcp-failed-" + std::to_string(::getpid()));
-    std::filesystem::remove_all(dir);
-    std::filesystem::create_directories(dir / "ref");
-    { std::ofstream(dir / "case.json") << "{}\n"; }
-    { std::ofstream(dir / "ref" / "k.cu") << "// kernel\n"; }
+    const test::TempDir scratch("cko-mcp-failed");
+    const auto& dir = scratch.path();
+    test::write_file(dir / "case.json", "{}\n");
+    test::write_file(dir / "ref" / "k.cu", "// kernel\n");
     Server s = make();
     const Json args{{"root", (dir / "art").string()},
                     {"case_file", (dir / "case.json").string()},
@@ -225,7 +217,6 @@ TEST_F(ServerTest, AFailedOperationIsAToolErrorWithItsReason) {
                                      {"id", r["structuredContent"]["id"]}}}}))["result"];
     EXPECT_EQ(w["isError"], true) << w.dump();
     EXPECT_EQ(w["structuredContent"]["error"]["code"], "driver_failed");
-    std::filesystem::remove_all(dir);
 }
 
 TEST_F(ServerTest, ErrorsNameArgumentsNotCommandLineFlags) {

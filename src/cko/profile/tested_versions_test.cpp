@@ -3,13 +3,11 @@
 #include "cko/profile/tested_versions.hpp"
 
 #include "cko/profile/nsys/nsys_database.hpp"
+#include "cko_test_support.hpp"
 
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
-
-#include <fstream>
-#include <sstream>
 
 namespace cko::profile {
 namespace {
@@ -77,15 +75,13 @@ TEST(TestedVersions, AToolWithoutARowIsNotChecked) {
 }
 
 TEST(TestedVersions, TheDocsStateEveryRange) {
-    std::ifstream in("docs/profile-traces.md");
-    ASSERT_TRUE(in) << "run from the source tree";
-    std::stringstream text;
-    text << in.rdbuf();
+    const std::string text = test::read_file("docs/profile-traces.md");
+    ASSERT_FALSE(text.empty()) << "run from the source tree";
     for (const TestedRange& r : tested_ranges()) {
         const std::string range = r.from == r.through ? fmt::format("{}.x", r.through)
                                                       : fmt::format("{} - {}.x", r.from, r.through);
         const std::string row = fmt::format("| `{}` | `{}` | {} |", r.tool, r.field, range);
-        EXPECT_NE(text.str().find(row), std::string::npos)
+        EXPECT_NE(text.find(row), std::string::npos)
             << "docs/profile-traces.md has no row starting " << row;
     }
 }

@@ -2,47 +2,21 @@
 // torch fixtures map with numbers worked out by hand from their rows.
 #include "cko/profile/timeline_input.hpp"
 
+#include "cko/profile/nsys/testing/sql_export.hpp"
 #include "cko/util/error.hpp"
+#include "cko_test_support.hpp"
 
 #include <gtest/gtest.h>
-#include <sqlite3.h>
 
 #include <algorithm>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 
 namespace cko::profile {
 namespace {
 namespace fs = std::filesystem;
 namespace tl = timeline;
 
-class SqlExport {
-public:
-    explicit SqlExport(const fs::path& sql_file, const std::string& extra_sql = "") {
-        std::string pattern = (fs::temp_directory_path() / "cko-map-XXXXXX").string();
-        dir_ = ::mkdtemp(pattern.data());
-        path_ = dir_ / "export.sqlite";
-        std::ifstream in(sql_file);
-        std::ostringstream text;
-        text << in.rdbuf();
-        sqlite3* db = nullptr;
-        sqlite3_open(path_.c_str(), &db);
-        char* error = nullptr;
-        const std::string sql = text.str() + extra_sql;
-        if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error) != SQLITE_OK) {
-            ADD_FAILURE() << error;
-            sqlite3_free(error);
-        }
-        sqlite3_close(db);
-    }
-    ~SqlExport() { fs::remove_all(dir_); }
-    [[nodiscard]] const fs::path& path() const { return path_; }
-
-private:
-    fs::path dir_;
-    fs::path path_;
-};
+using nsys::testing::SqlExport;
 
 const tl::ItemTime& item(const tl::WindowMap& w, const std::string& name) {
     const auto it = std::find_if(w.items.begin(), w.items.end(),
@@ -141,12 +115,7 @@ TEST(TimelineInput, AnEmptyGpuSideBesideGpuLikeRowsIsSaidNotBlamedOnTheCpu) {
 
 TEST(TimelineInput, SeveralTorchTracesMustNameDistinctRanks) {
     const fs::path t = "tests/fixtures/torch/torch_trace.json";
-    try {
-        (void)load_timeline({t, t});
-        FAIL() << "expected missing_field";
-    } catch (const Error& e) {
-        EXPECT_EQ(e.code(), ErrorCode::missing_field);
-    }
+    EXPECT_CKO_ERROR((void)load_timeline({t, t}), ErrorCode::missing_field);
     EXPECT_THROW((void)load_timeline({"tests/fixtures/torch/none.json"}), Error);
 }
 

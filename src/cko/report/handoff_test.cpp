@@ -5,7 +5,7 @@
 #include "cko/report/report_model.hpp"
 #include "cko/report/termination.hpp"
 #include "cko/report/testing/synthetic_store.hpp"
-#include "cko/store/test_support.hpp"
+#include "cko_test_support.hpp"
 
 #include <gtest/gtest.h>
 
@@ -21,7 +21,7 @@ std::size_t count(const std::string& hay, const std::string& needle) {
     return n;
 }
 
-class HandoffTest : public store::testing::ScratchTest {};
+class HandoffTest : public test::ScratchTest {};
 
 TEST_F(HandoffTest, TheSkeletonCitesTheEvidenceAndMarksWhatAPersonMustWrite) {
     testing::SyntheticStore s(dir_ / "art");

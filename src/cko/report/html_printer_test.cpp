@@ -4,7 +4,7 @@
 
 #include "cko/report/report_model.hpp"
 #include "cko/report/testing/synthetic_store.hpp"
-#include "cko/store/test_support.hpp"
+#include "cko_test_support.hpp"
 
 #include <gtest/gtest.h>
 
@@ -20,7 +20,7 @@ std::size_t count(const std::string& hay, const std::string& needle) {
     return n;
 }
 
-class HtmlPrinterTest : public store::testing::ScratchTest {};
+class HtmlPrinterTest : public test::ScratchTest {};
 
 TEST_F(HtmlPrinterTest, APageWithOneChartPerComparisonAndTheChampionNamed) {
     testing::SyntheticStore s(dir_ / "art");

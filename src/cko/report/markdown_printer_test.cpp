@@ -4,14 +4,14 @@
 #include "cko/report/report_model.hpp"
 #include "cko/report/testing/synthetic_store.hpp"
 #include "cko/stats/paired_estimate.hpp"
-#include "cko/store/test_support.hpp"
+#include "cko_test_support.hpp"
 
 #include <gtest/gtest.h>
 
 namespace cko::report {
 namespace {
 
-class MarkdownPrinterTest : public store::testing::ScratchTest {};
+class MarkdownPrinterTest : public test::ScratchTest {};
 
 TEST_F(MarkdownPrinterTest, SectionsAndOneTableRowPerComparison) {
     testing::SyntheticStore s(dir_ / "art");

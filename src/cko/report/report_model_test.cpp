@@ -4,8 +4,8 @@
 
 #include "cko/report/termination.hpp"
 #include "cko/report/testing/synthetic_store.hpp"
-#include "cko/store/test_support.hpp"
 #include "cko/util/error.hpp"
+#include "cko_test_support.hpp"
 
 #include <gtest/gtest.h>
 
@@ -16,7 +16,7 @@ namespace {
 
 using testing::SyntheticStore;
 
-class ReportModelTest : public store::testing::ScratchTest {
+class ReportModelTest : public test::ScratchTest {
 protected:
     static const Json* find(const Json& array, const std::string& key, const std::string& value) {
         for (const auto& x : array) {
@@ -264,12 +264,7 @@ TEST_F(ReportModelTest, PerCaseResultsOfTheOlderLayoutAreRead) {
 
 TEST_F(ReportModelTest, AStoreWithoutATargetIsRefused) {
     const store::Store st = store::Store::create(dir_ / "empty");
-    try {
-        (void)build_report_model(st, 0);
-        FAIL() << "expected not_found";
-    } catch (const Error& e) {
-        EXPECT_EQ(e.code(), ErrorCode::not_found);
-    }
+    EXPECT_CKO_ERROR((void)build_report_model(st, 0), ErrorCode::not_found);
 }
 
 TEST_F(ReportModelTest, TheStopRecordClosesTheTerminationGap) {

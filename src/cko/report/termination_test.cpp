@@ -2,23 +2,19 @@
 #include "cko/report/termination.hpp"
 
 #include "cko/report/testing/synthetic_store.hpp"
-#include "cko/store/test_support.hpp"
 #include "cko/util/error.hpp"
+#include "cko_test_support.hpp"
 
 #include <gtest/gtest.h>
 
 namespace cko::report {
 namespace {
 
-class TerminationTest : public store::testing::ScratchTest {};
+class TerminationTest : public test::ScratchTest {};
 
+// The code of the cko::Error `f` throws; `internal` when it throws none.
 ErrorCode code_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const Error& e) {
-        return e.code();
-    }
-    return ErrorCode::internal;
+    return test::error_thrown_by(f)->code();
 }
 
 TEST_F(TerminationTest, TheReasonIsRecordedOnceWithTheChampionAndTheCost) {

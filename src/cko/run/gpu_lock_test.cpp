@@ -1,25 +1,23 @@
 // GPU locks serialize holders of the same (machine, UUID) and time out naming the holder.
 #include "cko/run/gpu_lock.hpp"
 
-#include "cko/store/test_support.hpp"
 #include "cko/util/error.hpp"
+#include "cko_test_support.hpp"
 
 #include <cstdlib>
 
 namespace cko::run {
 namespace {
-using GpuLockTest = store::testing::ScratchTest;
+using GpuLockTest = test::ScratchTest;
 
 TEST_F(GpuLockTest, SecondHolderWaitsThenTimesOutNamingTheFirst) {
     ::setenv("CKO_LOCK_DIR", (dir_ / "locks").c_str(), 1);
     {
         const GpuLock first("GPU-fake-0001", "inv-first", std::chrono::milliseconds(100));
-        try {
-            const GpuLock second("GPU-fake-0001", "inv-second", std::chrono::milliseconds(150));
-            FAIL() << "two holders of one GPU";
-        } catch (const Error& e) {
-            EXPECT_EQ(e.code(), ErrorCode::resource_wait_timeout);
-            EXPECT_NE(e.details()["holder"].get<std::string>().find("inv-first"),
+        if (const auto e = EXPECT_CKO_ERROR(
+                const GpuLock second("GPU-fake-0001", "inv-second", std::chrono::milliseconds(150)),
+                ErrorCode::resource_wait_timeout)) {
+            EXPECT_NE(e->details()["holder"].get<std::string>().find("inv-first"),
                       std::string::npos);
         }
         // Another GPU is independent.

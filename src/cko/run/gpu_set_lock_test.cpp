@@ -2,8 +2,8 @@
 // and a set that waits holds no part of itself.
 #include "cko/run/gpu_set_lock.hpp"
 
-#include "cko/store/test_support.hpp"
 #include "cko/util/error.hpp"
+#include "cko_test_support.hpp"
 
 #include <array>
 #include <atomic>
@@ -16,7 +16,7 @@ namespace cko::run {
 namespace {
 using std::chrono::milliseconds;
 
-class GpuSetLockTest : public store::testing::ScratchTest {
+class GpuSetLockTest : public test::ScratchTest {
 protected:
     void SetUp() override {
         ScratchTest::SetUp();
@@ -76,29 +76,25 @@ TEST_F(GpuSetLockTest, OverlappingSetsInOppositeOrderNeverDeadlockNorShareAGpu) 
 TEST_F(GpuSetLockTest, AWaitingSetHoldsNoneOfItsGpusAndTimesOutNamingTheBusyOne) {
     auto held = std::make_unique<GpuLock>("GPU-b", "inv-holder-of-b", milliseconds(100));
     auto waiting = std::async(std::launch::async, [] {
-        try {
-            const GpuSetLock set({"GPU-a", "GPU-b"}, "inv-set", milliseconds(1500));
-            return std::string("took the set while GPU-b was held");
-        } catch (const Error& e) {
-            EXPECT_EQ(e.code(), ErrorCode::resource_wait_timeout);
-            EXPECT_EQ(e.details()["gpu_uuid"], "GPU-b");
-            EXPECT_NE(e.details()["holder"].get<std::string>().find("inv-holder-of-b"),
+        if (const auto e = EXPECT_CKO_ERROR(
+                const GpuSetLock set({"GPU-a", "GPU-b"}, "inv-set", milliseconds(1500)),
+                ErrorCode::resource_wait_timeout, "none of the set was taken")) {
+            EXPECT_EQ(e->details()["gpu_uuid"], "GPU-b");
+            EXPECT_NE(e->details()["holder"].get<std::string>().find("inv-holder-of-b"),
                       std::string::npos);
-            EXPECT_NE(std::string(e.what()).find("none of the set was taken"), std::string::npos);
             return std::string();
         }
+        return std::string("took the set while GPU-b was held");
     });
     // While the set waits for GPU-b, GPU-a stays free for anyone, again and again: the set only
     // touches it for the instant of an attempt (a probe waits up to 200 ms for that), never holds
     // it while it waits.
     int free_takes = 0;
     for (int i = 0; i < 10; ++i) {
-        try {
+        EXPECT_NO_THROW({
             const GpuLock probe("GPU-a", "inv-probe", milliseconds(200));
             ++free_takes;
-        } catch (const Error& e) {
-            ADD_FAILURE() << "GPU-a held while its set waited: " << e.what();
-        }
+        }) << "GPU-a held while its set waited";
         std::this_thread::sleep_for(milliseconds(20));
     }
     EXPECT_EQ(free_takes, 10);

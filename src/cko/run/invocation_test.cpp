@@ -4,8 +4,8 @@
 #include "cko/run/call_guard.hpp"
 
 #include "cko/store/fsck.hpp"
-#include "cko/store/test_support.hpp"
 #include "cko/util/clock.hpp"
+#include "cko_test_support.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -19,7 +19,7 @@
 namespace cko::run {
 namespace {
 namespace fs = std::filesystem;
-using InvocationTest = store::testing::ScratchTest;
+using InvocationTest = test::ScratchTest;
 
 // One call of `spec` in the invocation's next slot; the command gets the request file's path as
 // its last argument ($1 of the `sh -c` scripts below).
@@ -292,12 +292,7 @@ TEST_F(InvocationTest, AnOutputDirectoryReplacedByALinkIsRefusedAndNothingOutsid
                  "out=\"$(dirname \"$1\")/out\"; rm -rf \"$out\"; ln -s \"$0\" \"$out\"",
                  (dir_ / "outside").string()};
     spec.request = Json{{"format_version", "cko/driver-request-v1"}, {"id", "req"}};
-    try {
-        (void)call_in_next_slot(inv, spec);
-        FAIL() << "a replaced output directory was accepted";
-    } catch (const Error& e) {
-        EXPECT_EQ(e.code(), ErrorCode::symlink_refused) << e.what();
-    }
+    EXPECT_CKO_ERROR((void)call_in_next_slot(inv, spec), ErrorCode::symlink_refused);
     EXPECT_EQ(fs::status(dir_ / "outside" / "victim.txt").permissions() & fs::perms::all,
               fs::perms::owner_read | fs::perms::owner_write);
     EXPECT_EQ(slurp(s.root() / "ledger.jsonl").find("victim"), std::string::npos);
@@ -313,13 +308,10 @@ TEST_F(InvocationTest, AFilePlantedOutsideTheOutputDirectoryRefusesTheCall) {
     // $1 is the request: its directory is the call's, one level above the output directory.
     spec.argv = {"/bin/sh", "-c", "echo '{}' > \"$(dirname \"$1\")/planted.json\"", "sh"};
     spec.request = Json{{"format_version", "cko/driver-request-v1"}, {"id", "req"}};
-    try {
-        (void)call_in_next_slot(inv, spec);
-        FAIL() << "a planted file was accepted";
-    } catch (const Error& e) {
-        EXPECT_EQ(e.code(), ErrorCode::unsafe_output) << e.what();
+    if (const auto e =
+            EXPECT_CKO_ERROR((void)call_in_next_slot(inv, spec), ErrorCode::unsafe_output)) {
         const std::string planted = store::layout::call_dir(inv.id(), 1) + "/planted.json";
-        EXPECT_EQ(e.details()["paths"], Json::array({planted}));
+        EXPECT_EQ(e->details()["paths"], Json::array({planted}));
     }
     EXPECT_TRUE(s.exists(store::layout::call_process(store::layout::call_dir(inv.id(), 1))));
     // A call that writes only into its output directory passes.
@@ -336,13 +328,9 @@ TEST_F(InvocationTest, ALinkAmongTheOutputsRefusesTheCall) {
     for (const std::string how : {"ln -s", "ln"}) {
         spec.argv = {"/bin/sh", "-c", how + " \"$0\" \"$(dirname \"$1\")/out/evidence.txt\"",
                      (dir_ / "outside" / "victim.txt").string()};
-        try {
-            (void)call_in_next_slot(inv, spec);
-            FAIL() << how << ": a linked output was accepted";
-        } catch (const Error& e) {
-            EXPECT_EQ(e.code(), ErrorCode::unsafe_output) << e.what();
-            EXPECT_NE(std::string(e.what()).find("out/evidence.txt"), std::string::npos);
-        }
+        SCOPED_TRACE(how);
+        EXPECT_CKO_ERROR((void)call_in_next_slot(inv, spec), ErrorCode::unsafe_output,
+                         "out/evidence.txt");
     }
     EXPECT_EQ(slurp(dir_ / "outside" / "victim.txt"), "precious");
 }

@@ -1,6 +1,7 @@
 // The Slurm launcher's pure parts: the allow-list, time limits, job names and the srun/sbatch argv.
 #include "cko/run/slurm_launcher.hpp"
 #include "cko/run/shared_fs.hpp"
+#include "cko_test_support.hpp"
 
 #include <gtest/gtest.h>
 
@@ -63,9 +64,8 @@ TEST(SlurmLauncher, SrunWrapsTheDriverArgvAfterCkosOptionsAndScancelsBeforeTheKi
 }
 
 TEST(SlurmLauncher, SbatchWaitsAndWritesItsScriptAndTheJobsOutputFiles) {
-    const fs::path dir =
-        fs::temp_directory_path() / ("cko-slurm-test-" + std::to_string(::getpid()));
-    fs::create_directories(dir);
+    const test::TempDir scratch("cko-slurm-test");
+    const fs::path& dir = scratch.path();
     SlurmOptions o;
     o.submit = "sbatch";
     ProcessSpec ps;
@@ -83,7 +83,6 @@ TEST(SlurmLauncher, SbatchWaitsAndWritesItsScriptAndTheJobsOutputFiles) {
     std::getline(script, first);
     EXPECT_EQ(first, "#!/bin/sh");
     EXPECT_TRUE(fs::exists(dir / "stderr.txt"));
-    fs::remove_all(dir);
 }
 
 TEST(SlurmLauncher, OptionsRoundTripThroughTheirFrozenForm) {

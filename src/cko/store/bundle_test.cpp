@@ -5,12 +5,13 @@
 #include "cko/store/bundle_check.hpp"
 #include "cko/store/records.hpp"
 #include "cko/store/snapshot.hpp"
-#include "cko/store/test_support.hpp"
 #include "cko/util/error.hpp"
+#include "cko/util/files.hpp"
 #include "cko/util/json.hpp"
 #include "cko/util/sha256.hpp"
 #include "cko/util/tar.hpp"
 #include "cko/util/zstd_stream.hpp"
+#include "cko_test_support.hpp"
 
 #include <fmt/format.h>
 
@@ -32,9 +33,7 @@ std::map<std::string, std::string> tree_of(const fs::path& dir) {
     std::map<std::string, std::string> out;
     for (const auto& e : fs::recursive_directory_iterator(dir)) {
         if (e.is_regular_file()) {
-            std::ifstream in(e.path(), std::ios::binary);
-            out[e.path().lexically_relative(dir).string()] =
-                std::string(std::istreambuf_iterator<char>(in), {});
+            out[e.path().lexically_relative(dir).string()] = test::read_file(e.path());
         }
     }
     return out;
@@ -67,7 +66,7 @@ std::string zstd(const std::string& bytes) {
     return out;
 }
 
-class BundleTest : public testing::ScratchTest {
+class BundleTest : public test::ScratchTest {
 protected:
     void SetUp() override {
         ScratchTest::SetUp();
@@ -135,7 +134,7 @@ TEST_F(BundleTest, ABundleVerifiesWithItsRootGoneAndTheRootIsNeverWritten) {
     ASSERT_EQ(w.manifest.left_out.size(), 1U);
     EXPECT_EQ(w.manifest.left_out[0].path, layout::kHandoff);
 
-    testing::make_writable_and_remove(store_->root());
+    remove_tree_forcibly(store_->root());
     const OpenedBundle opened(out);
     EXPECT_FALSE(opened.report().damaged()) << opened.report().to_text();
     EXPECT_EQ(opened.report().bundle["id"], w.manifest.id);
@@ -235,13 +234,13 @@ TEST_F(BundleTest, ARedactionCannotHideAnAlteredFile) {
 
 TEST_F(BundleTest, RedactionsAreRefusedWithoutAReasonOrOfARecordTheReportReads) {
     const auto refused = [&](const BundleOptions& o) {
-        try {
-            (void)write_bundle(*store_, dir_ / "r.tar.zst", o);
-        } catch (const Error& e) {
-            EXPECT_FALSE(fs::exists(dir_ / "r.tar.zst"));
-            return e.details().value("field", "");
+        const test::CaughtError e =
+            test::error_thrown_by([&] { (void)write_bundle(*store_, dir_ / "r.tar.zst", o); });
+        if (!e) {
+            return std::string("accepted");
         }
-        return std::string("accepted");
+        EXPECT_FALSE(fs::exists(dir_ / "r.tar.zst"));
+        return e->details().value("field", "");
     };
     EXPECT_EQ(refused({{stderr_}, ""}), "redact_reason");
     EXPECT_EQ(refused({{}, "why"}), "redact_reason");
@@ -258,12 +257,9 @@ TEST_F(BundleTest, RedactionsAreRefusedWithoutAReasonOrOfARecordTheReportReads) 
 
 TEST_F(BundleTest, AnOutThatExistsLiesInsideTheRootOrIsMisnamedIsRefused) {
     const auto field_of = [&](const fs::path& out) {
-        try {
-            (void)write_bundle(*store_, out, {});
-        } catch (const Error& e) {
-            return std::string(error_code_name(e.code()));
-        }
-        return std::string("accepted");
+        const test::CaughtError e =
+            test::error_thrown_by([&] { (void)write_bundle(*store_, out, {}); });
+        return e ? std::string(error_code_name(e->code())) : std::string("accepted");
     };
     put(dir_ / "taken.tar.zst", "mine");
     EXPECT_EQ(field_of(dir_ / "taken.tar.zst"), "already_exists");
@@ -283,12 +279,7 @@ TEST_F(BundleTest, AHostileBundleIsRefusedAndNothingLandsOutside) {
     w.add_file("bundle.json", "{}");
     w.finish();
     put(dir_ / "empty.tar.zst", zstd(tar));
-    try {
-        (void)fsck_bundle(dir_ / "empty.tar.zst");
-        FAIL() << "a manifest that is not bundle-v1 was accepted";
-    } catch (const Error& e) {
-        EXPECT_EQ(e.code(), ErrorCode::invalid_record);
-    }
+    EXPECT_CKO_ERROR((void)fsck_bundle(dir_ / "empty.tar.zst"), ErrorCode::invalid_record);
     // A valid bundle with an entry climbing out appended before its end blocks.
     const fs::path out = bundle("case.tar.zst");
     edit_bundle(out, [](std::string& t) {
@@ -313,13 +304,7 @@ TEST_F(BundleTest, AHostileBundleIsRefusedAndNothingLandsOutside) {
         evil = std::string(h.data(), h.size()) + "x" + std::string(511, '\0');
         t.insert(t.size() - 1024, evil);
     });
-    try {
-        (void)fsck_bundle(out);
-        FAIL() << "an entry climbing out was accepted";
-    } catch (const Error& e) {
-        EXPECT_EQ(e.code(), ErrorCode::unsafe_path);
-        EXPECT_NE(std::string(e.what()).find("store/../../escaped.txt"), std::string::npos);
-    }
+    EXPECT_CKO_ERROR((void)fsck_bundle(out), ErrorCode::unsafe_path, "store/../../escaped.txt");
     EXPECT_FALSE(fs::exists(dir_ / "escaped.txt"));
     EXPECT_FALSE(fs::exists(fs::temp_directory_path() / "escaped.txt"));
 }

@@ -2,13 +2,15 @@
 #include "cko/store/fsck.hpp"
 
 #include "cko/store/snapshot.hpp"
-#include "cko/store/test_support.hpp"
+#include "cko_test_support.hpp"
+
+#include <sys/stat.h>
 
 namespace cko::store {
 namespace {
 namespace fs = std::filesystem;
 
-class FsckTest : public testing::ScratchTest {
+class FsckTest : public test::ScratchTest {
 protected:
     void SetUp() override {
         ScratchTest::SetUp();

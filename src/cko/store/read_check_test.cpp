@@ -2,15 +2,18 @@
 #include "cko/store/fsck.hpp"
 #include "cko/store/store.hpp"
 
-#include "cko/store/test_support.hpp"
 #include "cko/util/error.hpp"
 #include "cko/util/sha256.hpp"
+#include "cko_test_support.hpp"
+
+#include <sys/stat.h>
+#include <fstream>
 
 namespace cko::store {
 namespace {
 namespace fs = std::filesystem;
 
-class ReadCheckTest : public testing::ScratchTest {
+class ReadCheckTest : public test::ScratchTest {
 protected:
     void SetUp() override {
         ScratchTest::SetUp();
@@ -27,14 +30,9 @@ protected:
              {+[](const Store&s, const std::string&r) { (void)s.read_record(r); },
               +[](const Store&s, const std::string&r) { (void)s.read_record_hashed(r); },
               +[](const Store&s, const std::string&r) { s.verify_ledgered(r); }}) {
-            try {
-                read(*store_, rel);
-                ADD_FAILURE() << "a tampered " << rel << " was read";
-            } catch (const Error& e) {
-                EXPECT_EQ(e.code(), ErrorCode::tampered_record) << e.what();
-                EXPECT_NE(std::string(e.what()).find(rel), std::string::npos) << e.what();
-                EXPECT_NE(std::string(e.what()).find("cko fsck"), std::string::npos) << e.what();
-                EXPECT_EQ(e.details().at("path"), rel);
+            if (const auto e = EXPECT_CKO_ERROR(read(*store_, rel), ErrorCode::tampered_record, rel,
+                                                "cko fsck")) {
+                EXPECT_EQ(e->details().at("path"), rel);
             }
         }
     }

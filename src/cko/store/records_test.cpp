@@ -10,12 +10,12 @@
 #include "cko/store/store.hpp"
 #include "cko/util/error.hpp"
 #include "cko/util/files.hpp"
+#include "cko_test_support.hpp"
 
 #include <fmt/format.h>
 
 #include <gtest/gtest.h>
 
-#include <unistd.h>
 #include <algorithm>
 #include <filesystem>
 #include <functional>
@@ -264,13 +264,7 @@ HypothesisSettlementRecord sample_settlement() {
 
 // The error a reader gives for `j`; fails the test if it gives none.
 Error refusal(const std::function<void()>& read) {
-    try {
-        read();
-    } catch (const Error& e) {
-        return e;
-    }
-    ADD_FAILURE() << "the reader accepted it";
-    return Error(ErrorCode::internal, "accepted");
+    return *EXPECT_ANY_CKO_ERROR(read());
 }
 
 TEST(Records, RoundTripsAreExact) {
@@ -467,23 +461,9 @@ TEST(Records, UnknownMembersAndOtherKindsAreRefused) {
               ErrorCode::invalid_record);
 }
 
-class RecordsInAStore : public ::testing::Test {
+class RecordsInAStore : public test::ScratchTest {
 protected:
-    void SetUp() override {
-        dir_ = fs::temp_directory_path() / ("cko-records-" + std::to_string(::getpid()));
-        fs::remove_all(dir_);
-        fs::create_directories(dir_);
-        store_.emplace(Store::create(dir_ / "art"));
-    }
-    void TearDown() override {
-        store_.reset();
-        std::error_code ec;
-        for (const auto& e : fs::recursive_directory_iterator(dir_, ec)) {
-            fs::permissions(e.path(), fs::perms::owner_all, fs::perm_options::add, ec);
-        }
-        fs::remove_all(dir_, ec);
-    }
-    fs::path dir_;
+    void SetUp() override { store_.emplace(Store::create(dir_ / "art")); }
     std::optional<Store> store_;
 };
 
@@ -606,14 +586,11 @@ TEST(Catalogue, NamesTheLayout) {
     EXPECT_TRUE(layout::is_invocation_dir("invocations/inv-1"));
     EXPECT_FALSE(layout::is_invocation_dir("invocations/inv-1/driver"));
     // A new root has exactly these directories.
-    const fs::path dir = fs::temp_directory_path() / ("cko-layout-" + std::to_string(::getpid()));
-    fs::remove_all(dir);
-    fs::create_directories(dir);
+    const test::TempDir dir("cko-layout");
     const Store s = Store::create(dir / "art");
     for (const auto d : layout::layout_dirs()) {
         EXPECT_TRUE(fs::is_directory(s.root() / d)) << d;
     }
-    fs::remove_all(dir);
 }
 
 }  // namespace

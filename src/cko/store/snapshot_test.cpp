@@ -1,19 +1,21 @@
 // Snapshots: content-addressed, symlinks refused, ignore list recorded, read-only materialization.
 #include "cko/store/snapshot.hpp"
 
-#include "cko/store/test_support.hpp"
 #include "cko/util/error.hpp"
 #include "cko/util/sha256.hpp"
+#include "cko_test_support.hpp"
 
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <algorithm>
 #include <csignal>
+#include <fstream>
 #include <optional>
 
 namespace cko::store {
 namespace {
 namespace fs = std::filesystem;
-using SnapshotTest = testing::ScratchTest;
+using SnapshotTest = test::ScratchTest;
 
 TEST_F(SnapshotTest, ManifestListsPathModeSizeSha256AndSkipsIgnoredNames) {
     put(dir_ / "src" / "softmax.cu", "__global__ void k() {}\n");
@@ -64,13 +66,7 @@ TEST_F(SnapshotTest, SymlinkInsideTheTreeIsRefusedAndNothingIsStored) {
     put(dir_ / "src" / "real.cu", "x");
     fs::create_symlink(dir_ / "src" / "real.cu", dir_ / "src" / "link.cu");
     const Store s = Store::create(dir_ / "art");
-    try {
-        (void)take_snapshot(s, dir_ / "src");
-        FAIL();
-    } catch (const Error& e) {
-        EXPECT_EQ(e.code(), ErrorCode::symlink_refused);
-        EXPECT_NE(std::string(e.what()).find("link.cu"), std::string::npos);
-    }
+    EXPECT_CKO_ERROR((void)take_snapshot(s, dir_ / "src"), ErrorCode::symlink_refused, "link.cu");
     EXPECT_TRUE(fs::is_empty(s.root() / "objects" / "sha256"));
 }
 
@@ -112,12 +108,10 @@ TEST_F(SnapshotTest, MaterializingAnAlteredSnapshotIsRefusedAndLeavesNothing) {
     ::chmod(stored.parent_path().c_str(), 0755);
     ::chmod(stored.c_str(), 0644);
     std::ofstream(stored, std::ios::trunc) << "kernal";  // same size, other bytes
-    try {
-        materialize_snapshot(s, load_snapshot(s, snap.digest), dir_ / "work");
-        FAIL() << "an altered snapshot was materialized";
-    } catch (const Error& e) {
-        EXPECT_EQ(e.code(), ErrorCode::invalid_record) << e.what();
-        EXPECT_EQ(e.details()["path"], "sub/k.cu");
+    if (const auto e =
+            EXPECT_CKO_ERROR(materialize_snapshot(s, load_snapshot(s, snap.digest), dir_ / "work"),
+                             ErrorCode::invalid_record)) {
+        EXPECT_EQ(e->details()["path"], "sub/k.cu");
     }
     EXPECT_FALSE(fs::exists(dir_ / "work"));
 }

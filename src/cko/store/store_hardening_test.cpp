@@ -3,17 +3,19 @@
 #include "cko/store/fsck.hpp"
 #include "cko/store/store.hpp"
 
-#include "cko/store/test_support.hpp"
 #include "cko/util/error.hpp"
 #include "cko/util/sha256.hpp"
+#include "cko_test_support.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
+#include <fstream>
 
 namespace cko::store {
 namespace {
 namespace fs = std::filesystem;
 
-class HardeningTest : public testing::ScratchTest {
+class HardeningTest : public test::ScratchTest {
 protected:
     void SetUp() override {
         ScratchTest::SetUp();
@@ -44,12 +46,7 @@ TEST_F(HardeningTest, NeverWritesOrChmodsThroughALink) {
     for (const auto& attempt :
          {+[](const Store& s) { (void)s.write_file("invocations/inv-x/new.txt", "x", "n"); },
           +[](const Store& s) { s.ledger_file("invocations/inv-x/victim.txt"); }}) {
-        try {
-            attempt(*store_);
-            ADD_FAILURE() << "wrote through a link";
-        } catch (const Error& e) {
-            EXPECT_EQ(e.code(), ErrorCode::symlink_refused) << e.what();
-        }
+        EXPECT_CKO_ERROR(attempt(*store_), ErrorCode::symlink_refused);
     }
     EXPECT_FALSE(fs::exists(outside / "new.txt"));
     EXPECT_EQ(fs::status(outside / "victim.txt").permissions() & fs::perms::all,
@@ -66,15 +63,13 @@ TEST_F(HardeningTest, ALinkInsideTheStoreIsNamedBelowTheRoot) {
     const fs::path outside = dir_ / "elsewhere";
     fs::create_directories(outside);
     fs::create_directory_symlink(outside, store_->root() / "invocations" / "inv-y");
-    try {
-        (void)store_->real_path_of("invocations/inv-y/request.json");
-        ADD_FAILURE() << "followed a link";
-    } catch (const Error& e) {
-        EXPECT_EQ(e.code(), ErrorCode::symlink_refused);
-        EXPECT_STREQ(e.what(),
+    if (const auto e =
+            EXPECT_CKO_ERROR((void)store_->real_path_of("invocations/inv-y/request.json"),
+                             ErrorCode::symlink_refused)) {
+        EXPECT_STREQ(e->what(),
                      "invocations/inv-y inside the store is a symbolic link; cko never follows a "
                      "link in the store (something replaced a store directory or file with one)");
-        EXPECT_EQ(e.details(), (Json{{"path", "invocations/inv-y"}}));
+        EXPECT_EQ(e->details(), (Json{{"path", "invocations/inv-y"}}));
     }
     // What is not there yet resolves below the root; an unsafe path is refused by name.
     EXPECT_EQ(store_->real_path_of("experiments/new.json"),
@@ -140,13 +135,9 @@ TEST_F(HardeningTest, SwapWithRecordWritesTheRecordOnlyWhenItSwaps) {
         {"confirm", {{"id", "inv-1"}, {"sha256", "s"}}},
         {"previous", {{"champion", "original"}, {"digest", "d0"}, {"current_sha256", ""}}},
         {"selected_unix_s", 1}};
-    try {
-        store_->swap_with_record("champion/current.json", "not-the-current-digest",
-                                 "champion/selections/sel-1.json", sel, pointer);
-        FAIL() << "swapped against a stale digest";
-    } catch (const Error& e) {
-        EXPECT_EQ(e.code(), ErrorCode::cas_conflict);
-    }
+    EXPECT_CKO_ERROR(store_->swap_with_record("champion/current.json", "not-the-current-digest",
+                                              "champion/selections/sel-1.json", sel, pointer),
+                     ErrorCode::cas_conflict);
     EXPECT_FALSE(fs::exists(store_->root() / "champion/selections/sel-1.json"));
     // A record already there with the same bytes (a run killed between record and swap) is reused.
     store_->write_record("champion/selections/sel-1.json", sel);
@@ -169,12 +160,7 @@ TEST_F(HardeningTest, ReadVerifiedRefusesAlteredBytes) {
     const RecordRef ref = store_->write_record("experiments/a.json",
                                                Json{{"format_version", "cko/t-v1"}, {"id", "a"}});
     flip_byte(store_->root() / "experiments/a.json", 5);
-    try {
-        (void)store_->read_verified(ref);
-        FAIL() << "altered record accepted";
-    } catch (const Error& e) {
-        EXPECT_EQ(e.code(), ErrorCode::invalid_record);
-    }
+    EXPECT_CKO_ERROR((void)store_->read_verified(ref), ErrorCode::invalid_record);
 }
 
 // Item 1: a staged directory appears whole or not at all.
@@ -194,12 +180,9 @@ TEST_F(HardeningTest, StagedDirectoriesAppearWhole) {
 TEST_F(HardeningTest, NamedLocksAreExclusiveAndIndependentOfTheStoreLock) {
     const StoreLock held = store_->lock_named("confirm-exp-1");
     EXPECT_NO_THROW(record("experiments/a.json", "a"));
-    try {
-        const StoreLock second = store_->lock_named("confirm-exp-1", std::chrono::milliseconds(50));
-        FAIL() << "two holders";
-    } catch (const Error& e) {
-        EXPECT_EQ(e.code(), ErrorCode::store_locked);
-    }
+    EXPECT_CKO_ERROR(
+        const StoreLock second = store_->lock_named("confirm-exp-1", std::chrono::milliseconds(50)),
+        ErrorCode::store_locked);
     EXPECT_FALSE(fsck_store(*store_).damaged());
 }
 

@@ -1,9 +1,9 @@
 // The artifact root: created whole or not at all, create-once records, the lock, the CAS pointer.
 #include "cko/store/store.hpp"
 
-#include "cko/store/test_support.hpp"
 #include "cko/util/error.hpp"
 #include "cko/util/sha256.hpp"
+#include "cko_test_support.hpp"
 
 #include <atomic>
 #include <thread>
@@ -11,8 +11,7 @@
 namespace cko::store {
 namespace {
 namespace fs = std::filesystem;
-using testing::ScratchTest;
-using StoreTest = ScratchTest;
+using StoreTest = test::ScratchTest;
 
 TEST_F(StoreTest, CreateBuildsTheLayoutAndOpenFindsIt) {
     const Store s = Store::create(dir_ / "art");
@@ -30,23 +29,13 @@ TEST_F(StoreTest, CreateBuildsTheLayoutAndOpenFindsIt) {
 
 TEST_F(StoreTest, CreateRefusesAnExistingPathEvenAnEmptyDirectory) {
     fs::create_directory(dir_ / "art");
-    try {
-        (void)Store::create(dir_ / "art");
-        FAIL();
-    } catch (const Error& e) {
-        EXPECT_EQ(e.code(), ErrorCode::already_exists);
-    }
+    EXPECT_CKO_ERROR((void)Store::create(dir_ / "art"), ErrorCode::already_exists);
     EXPECT_TRUE(fs::is_empty(dir_ / "art"));
 }
 
 TEST_F(StoreTest, OpenRejectsADirectoryThatIsNotAStore) {
     fs::create_directory(dir_ / "plain");
-    try {
-        (void)Store::open(dir_ / "plain");
-        FAIL();
-    } catch (const Error& e) {
-        EXPECT_EQ(e.code(), ErrorCode::not_a_store);
-    }
+    EXPECT_CKO_ERROR((void)Store::open(dir_ / "plain"), ErrorCode::not_a_store);
 }
 
 TEST_F(StoreTest, RecordsAreCanonicalCreateOnceAndLedgered) {
@@ -58,12 +47,7 @@ TEST_F(StoreTest, RecordsAreCanonicalCreateOnceAndLedgered) {
     EXPECT_EQ(ref.sha256, sha256_hex(slurp(s.root() / "experiments/exp-1.json")));
     EXPECT_EQ(s.read_record("experiments/exp-1.json"), rec);
     EXPECT_NE(slurp(s.root() / "ledger.jsonl").find(ref.sha256), std::string::npos);
-    try {
-        s.write_record("experiments/exp-1.json", rec);
-        FAIL();
-    } catch (const Error& e) {
-        EXPECT_EQ(e.code(), ErrorCode::already_exists);
-    }
+    EXPECT_CKO_ERROR(s.write_record("experiments/exp-1.json", rec), ErrorCode::already_exists);
     EXPECT_THROW(s.write_record("../escape.json", rec), Error);
 }
 
@@ -74,12 +58,10 @@ TEST_F(StoreTest, CompareAndSwapReplacesOnlyTheExpectedVersion) {
     const std::string v2 =
         s.compare_and_swap("champion/current.json", v1, Json{{"champion", "exp-1"}});
     EXPECT_NE(v1, v2);
-    try {
-        s.compare_and_swap("champion/current.json", v1, Json{{"champion", "exp-2"}});
-        FAIL() << "stale CAS accepted";
-    } catch (const Error& e) {
-        EXPECT_EQ(e.code(), ErrorCode::cas_conflict);
-        EXPECT_EQ(e.details()["found"], v2);
+    if (const auto e = EXPECT_CKO_ERROR(
+            s.compare_and_swap("champion/current.json", v1, Json{{"champion", "exp-2"}}),
+            ErrorCode::cas_conflict)) {
+        EXPECT_EQ(e->details()["found"], v2);
     }
     EXPECT_EQ(s.read_record("champion/current.json")["champion"], "exp-1");
 }
@@ -127,12 +109,8 @@ TEST_F(StoreTest, TheLockIsExclusiveAndTimesOut) {
     while (!held) {
         std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
-    try {
-        const StoreLock second = s.lock(std::chrono::milliseconds(100));
-        FAIL() << "two writers at once";
-    } catch (const Error& e) {
-        EXPECT_EQ(e.code(), ErrorCode::store_locked);
-    }
+    EXPECT_CKO_ERROR(const StoreLock second = s.lock(std::chrono::milliseconds(100)),
+                     ErrorCode::store_locked);
     release = true;
     holder.join();
     EXPECT_NO_THROW(const StoreLock again = s.lock(std::chrono::milliseconds(100)));

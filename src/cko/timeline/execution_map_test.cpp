@@ -2,6 +2,7 @@
 #include "cko/timeline/execution_map.hpp"
 
 #include "cko/util/error.hpp"
+#include "cko_test_support.hpp"
 
 #include <gtest/gtest.h>
 
@@ -312,13 +313,8 @@ TEST(ExecutionMap, RanksAreSeparatePartsAndAPrefixSelectsWindows) {
 TEST(ExecutionMap, AWindowNameNoAnnotationCarriesIsNotFoundAndListsTheNames) {
     MapOptions o;
     o.window = "step";
-    try {
-        (void)compute_execution_map(two_ranks(), o);
-        FAIL() << "expected not_found";
-    } catch (const Error& e) {
-        EXPECT_EQ(e.code(), ErrorCode::not_found);
-        EXPECT_NE(std::string(e.what()).find("'train_step'"), std::string::npos);
-    }
+    EXPECT_CKO_ERROR((void)compute_execution_map(two_ranks(), o), ErrorCode::not_found,
+                     "'train_step'");
 }
 
 TEST(ExecutionMap, GanttShowsWhatEachLaneDoesPerColumn) {

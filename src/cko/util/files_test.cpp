@@ -2,6 +2,7 @@
 #include "cko/util/files.hpp"
 
 #include "cko/util/error.hpp"
+#include "cko_test_support.hpp"
 
 #include <gtest/gtest.h>
 
@@ -9,28 +10,12 @@
 #include <unistd.h>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 
 namespace cko {
 namespace fs = std::filesystem;
 namespace {
 
-class FilesTest : public ::testing::Test {
-protected:
-    void SetUp() override {
-        std::string pattern = (fs::temp_directory_path() / "cko-files-XXXXXX").string();
-        ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-        dir_ = pattern;
-    }
-    void TearDown() override { fs::remove_all(dir_); }
-
-    static std::string slurp(const fs::path& p) {
-        std::ifstream in(p, std::ios::binary);
-        return std::string(std::istreambuf_iterator<char>(in), {});
-    }
-
-    fs::path dir_;
-};
+using FilesTest = test::ScratchTest;
 
 TEST_F(FilesTest, CreateOnceWritesExactBytes) {
     const std::string data = "{\"a\":1}\n" + std::string(100000, 'z');
@@ -40,12 +25,7 @@ TEST_F(FilesTest, CreateOnceWritesExactBytes) {
 
 TEST_F(FilesTest, RefusesToReplaceAndLeavesTheOriginal) {
     write_file_create_once(dir_ / "r.json", "first");
-    try {
-        write_file_create_once(dir_ / "r.json", "second");
-        FAIL() << "replaced an existing record";
-    } catch (const Error& e) {
-        EXPECT_EQ(e.code(), ErrorCode::already_exists);
-    }
+    EXPECT_CKO_ERROR(write_file_create_once(dir_ / "r.json", "second"), ErrorCode::already_exists);
     EXPECT_EQ(slurp(dir_ / "r.json"), "first");
     // No temp file left behind by the refused write.
     int entries = 0;
@@ -93,19 +73,11 @@ TEST_F(FilesTest, CrashAtAnyStepLeavesNoPartialFile) {
 TEST_F(FilesTest, ReadCappedRefusesLargeFiles) {
     write_file_create_once(dir_ / "big", std::string(5000, 'b'));
     EXPECT_EQ(read_file_capped(dir_ / "big", 5000).size(), 5000u);
-    try {
-        (void)read_file_capped(dir_ / "big", 4999);
-        FAIL();
-    } catch (const Error& e) {
-        EXPECT_EQ(e.code(), ErrorCode::file_too_large);
-        EXPECT_EQ(e.details()["size"], 5000);
+    if (const auto e = EXPECT_CKO_ERROR((void)read_file_capped(dir_ / "big", 4999),
+                                        ErrorCode::file_too_large)) {
+        EXPECT_EQ(e->details()["size"], 5000);
     }
-    try {
-        (void)read_file_capped(dir_ / "missing", 10);
-        FAIL();
-    } catch (const Error& e) {
-        EXPECT_EQ(e.code(), ErrorCode::not_found);
-    }
+    EXPECT_CKO_ERROR((void)read_file_capped(dir_ / "missing", 10), ErrorCode::not_found);
 }
 
 // The end of a log: the last bytes, from a whole line on when the file is longer.
@@ -129,12 +101,7 @@ TEST_F(FilesTest, MappedFileHoldsTheBytesAndRefusesWhatReadCappedRefuses) {
     write_file_create_once(dir_ / "empty", "");
     EXPECT_TRUE(MappedFile::open(dir_ / "empty", 10)->bytes().empty());
     const auto code_of = [](const fs::path& path, std::uint64_t max_bytes) {
-        try {
-            (void)MappedFile::open(path, max_bytes);
-        } catch (const Error& e) {
-            return e.code();
-        }
-        return ErrorCode::internal;
+        return test::error_thrown_by([&] { (void)MappedFile::open(path, max_bytes); })->code();
     };
     EXPECT_EQ(code_of(dir_ / "export.csv", data.size() - 1), ErrorCode::file_too_large);
     EXPECT_EQ(code_of(dir_ / "missing", 10), ErrorCode::not_found);
@@ -154,14 +121,9 @@ TEST_F(FilesTest, MakeTempDirHonoursTmpdirAndNamesTheFixWhenItCannot) {
     EXPECT_EQ(temp_base(), fs::path("/tmp"));
     const fs::path missing = dir_ / "no-such-folder";
     ::setenv("TMPDIR", missing.c_str(), 1);
-    try {
-        (void)make_temp_dir("cko-unit");
-        ADD_FAILURE() << "made a directory under a missing TMPDIR";
-    } catch (const Error& e) {
-        EXPECT_EQ(e.code(), ErrorCode::io_error);
-        EXPECT_NE(std::string(e.what()).find(missing.string()), std::string::npos) << e.what();
-        EXPECT_NE(std::string(e.what()).find("set TMPDIR"), std::string::npos) << e.what();
-        EXPECT_EQ(e.details()["temp_dir"], missing.string());
+    if (const auto e = EXPECT_CKO_ERROR((void)make_temp_dir("cko-unit"), ErrorCode::io_error,
+                                        missing.string(), "set TMPDIR")) {
+        EXPECT_EQ(e->details()["temp_dir"], missing.string());
     }
     if (saved != nullptr) {
         ::setenv("TMPDIR", old.c_str(), 1);
@@ -193,12 +155,10 @@ TEST(SafeNames, RelativePathsAreCheckedComponentByComponent) {
 TEST(SafeJoin, RefusesTraversalAndAbsolutePaths) {
     EXPECT_EQ(safe_join("/root", "cases/main.json", "f"), fs::path("/root/cases/main.json"));
     for (const char* bad : {"../etc/passwd", "cases/../../x", "/etc/passwd", "", "a//b", "a/./b"}) {
-        try {
-            (void)safe_join("/root", bad, "cases.dir");
-            FAIL() << "accepted " << bad;
-        } catch (const Error& e) {
-            EXPECT_EQ(e.code(), ErrorCode::unsafe_path) << bad;
-            EXPECT_EQ(e.details()["field"], "cases.dir");
+        SCOPED_TRACE(bad);
+        if (const auto e = EXPECT_CKO_ERROR((void)safe_join("/root", bad, "cases.dir"),
+                                            ErrorCode::unsafe_path)) {
+            EXPECT_EQ(e->details()["field"], "cases.dir");
         }
     }
 }
@@ -219,12 +179,10 @@ TEST_F(FilesTest, ResolveInsideRefusesLinksLeadingOut) {
     EXPECT_EQ(resolve_inside(spec, "real/not-yet/x.cu", "f"),
               fs::canonical(spec / "real") / "not-yet" / "x.cu");
     for (const char* bad : {"via/src", "via", "via/missing/x"}) {
-        try {
-            (void)resolve_inside(spec, bad, "target.original");
-            FAIL() << "accepted " << bad;
-        } catch (const Error& e) {
-            EXPECT_EQ(e.code(), ErrorCode::unsafe_path) << bad;
-            EXPECT_EQ(e.details()["field"], "target.original");
+        SCOPED_TRACE(bad);
+        if (const auto e = EXPECT_CKO_ERROR((void)resolve_inside(spec, bad, "target.original"),
+                                            ErrorCode::unsafe_path)) {
+            EXPECT_EQ(e->details()["field"], "target.original");
         }
     }
 }
@@ -241,12 +199,8 @@ TEST_F(FilesTest, TreeRootRefusesSymlinksInside) {
     EXPECT_EQ(root.resolve("sub/f.txt", "f"), root.path() / "sub" / "f.txt");
     EXPECT_EQ(root.resolve("sub/new.txt", "f"), root.path() / "sub" / "new.txt");
     for (const char* bad : {"link.txt", "up/outside.txt"}) {
-        try {
-            (void)root.resolve(bad, "original");
-            FAIL() << "followed " << bad;
-        } catch (const Error& e) {
-            EXPECT_EQ(e.code(), ErrorCode::symlink_refused) << bad;
-        }
+        SCOPED_TRACE(bad);
+        EXPECT_CKO_ERROR((void)root.resolve(bad, "original"), ErrorCode::symlink_refused);
     }
     EXPECT_THROW((void)root.resolve("../outside.txt", "original"), Error);
 }
@@ -260,12 +214,9 @@ TEST_F(FilesTest, ATreeWordsItsOwnLinkRefusal) {
             return Error(ErrorCode::symlink_refused,
                          std::string(field) + " " + relative.string() + " " + link.string());
         });
-    try {
-        (void)root.resolve("sub/up/x", "f");
-        FAIL() << "followed a link";
-    } catch (const Error& e) {
-        EXPECT_EQ(e.code(), ErrorCode::symlink_refused);
-        EXPECT_EQ(std::string(e.what()), "f sub/up " + (root.path() / "sub" / "up").string());
+    if (const auto e =
+            EXPECT_CKO_ERROR((void)root.resolve("sub/up/x", "f"), ErrorCode::symlink_refused)) {
+        EXPECT_EQ(std::string(e->what()), "f sub/up " + (root.path() / "sub" / "up").string());
     }
 }
 

@@ -2,6 +2,7 @@
 #include "cko/util/json.hpp"
 
 #include "cko/util/error.hpp"
+#include "cko_test_support.hpp"
 
 #include <gtest/gtest.h>
 
@@ -12,13 +13,8 @@ namespace {
 
 // Runs the parser and returns the error it threw, failing the test if it did not throw.
 Error parse_error_of(std::string_view text, const JsonLimits& limits = {}) {
-    try {
-        (void)parse_json_strict(text, limits, "test.json");
-    } catch (const Error& e) {
-        return e;
-    }
-    ADD_FAILURE() << "accepted: " << text;
-    return Error(ErrorCode::internal, "not thrown");
+    SCOPED_TRACE(text);
+    return *EXPECT_ANY_CKO_ERROR((void)parse_json_strict(text, limits, "test.json"));
 }
 
 TEST(StrictJson, AcceptsOrdinaryDocuments) {
@@ -109,12 +105,8 @@ TEST(CanonicalJson, SameValueSameBytesWhateverTheInputOrder) {
 
 TEST(CanonicalJson, RefusesNonFiniteWithPath) {
     Json j{{"samples", {1.0, std::nan("")}}};
-    try {
-        (void)canonical_json(j);
-        FAIL() << "NaN written";
-    } catch (const Error& e) {
-        EXPECT_EQ(e.code(), ErrorCode::json_non_finite);
-        EXPECT_EQ(e.details()["path"], "$.samples[1]");
+    if (const auto e = EXPECT_CKO_ERROR((void)canonical_json(j), ErrorCode::json_non_finite)) {
+        EXPECT_EQ(e->details()["path"], "$.samples[1]");
     }
 }
 

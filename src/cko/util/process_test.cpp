@@ -2,6 +2,7 @@
 #include "cko/util/process.hpp"
 
 #include "cko/util/error.hpp"
+#include "cko_test_support.hpp"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -18,7 +19,6 @@
 #include <charconv>
 #include <cstdlib>
 #include <fstream>
-#include <iterator>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -35,10 +35,7 @@ std::vector<std::string> shell(const std::string& script, std::vector<std::strin
     return argv;
 }
 
-std::string read_file(const std::filesystem::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
+using test::read_file;
 
 // A zombie counts as gone: once reparented, it is init's to reap, and some inits are slow at it.
 bool process_exists(pid_t pid) {
@@ -86,15 +83,9 @@ private:
     const char* name_;
 };
 
-class ProcessTest : public ::testing::Test {
+class ProcessTest : public test::ScratchTest {
 protected:
-    void SetUp() override {
-        std::string pattern =
-            (std::filesystem::temp_directory_path() / "cko-process-XXXXXX").string();
-        ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-        dir_ = std::filesystem::canonical(pattern);
-    }
-    void TearDown() override { std::filesystem::remove_all(dir_); }
+    void SetUp() override { dir_ = std::filesystem::canonical(dir_); }
 
     ProcessSpec spec_for(std::vector<std::string> argv) const {
         ProcessSpec spec;
@@ -105,8 +96,6 @@ protected:
         spec.timeout = 20s;  // Only a safety net: no test here should come near it.
         return spec;
     }
-
-    std::filesystem::path dir_;
 };
 
 TEST_F(ProcessTest, ExitCodeZeroIsReported) {
@@ -243,29 +232,19 @@ TEST(ScrubbedEnvironmentTest, IsSortedAndExplicitValuesWin) {
 }
 
 TEST(ScrubbedEnvironmentTest, RejectsNamesWithEquals) {
-    try {
-        (void)scrubbed_environment({}, {{"A=B", "x"}});
-        FAIL() << "expected cko::Error";
-    } catch (const Error& e) {
-        EXPECT_EQ(e.code(), ErrorCode::invalid_argument);
-    }
+    EXPECT_CKO_ERROR((void)scrubbed_environment({}, {{"A=B", "x"}}), ErrorCode::invalid_argument);
 }
 
 ErrorCode error_code_of(const ProcessSpec& spec, std::string* message = nullptr,
                         nlohmann::json* details = nullptr) {
-    try {
-        (void)run_process(spec);
-    } catch (const Error& e) {
-        if (message != nullptr) {
-            *message = e.what();
-        }
-        if (details != nullptr) {
-            *details = e.details();
-        }
-        return e.code();
+    const test::CaughtError e = EXPECT_ANY_CKO_ERROR((void)run_process(spec));
+    if (e && message != nullptr) {
+        *message = e->what();
     }
-    ADD_FAILURE() << "run_process did not throw";
-    return ErrorCode::internal;
+    if (e && details != nullptr) {
+        *details = e->details();
+    }
+    return e->code();  // `internal` when nothing was thrown
 }
 
 TEST_F(ProcessTest, MissingProgramThrowsSpawnFailedWithTheReason) {

@@ -3,10 +3,10 @@
 
 #include "cko/util/error.hpp"
 #include "cko/util/files.hpp"
+#include "cko_test_support.hpp"
 
 #include <gtest/gtest.h>
 
-#include <unistd.h>
 #include <filesystem>
 #include <sstream>
 
@@ -34,9 +34,8 @@ TEST(Sha256, StreamAndFileAgreeWithBytes) {
     const std::string data(200000, 'q');
     std::istringstream in(data);
     EXPECT_EQ(sha256_hex(in), sha256_hex(data));
-    const auto path =
-        std::filesystem::temp_directory_path() / ("cko-sha-" + std::to_string(::getpid()));
-    std::filesystem::remove(path);
+    const test::TempDir dir;
+    const auto path = dir / "data";
     write_file_create_once(path, data);
     EXPECT_EQ(sha256_file_hex(path), sha256_hex(data));
     std::filesystem::remove(path);

@@ -2,6 +2,7 @@
 #include "cko/verbs/request.hpp"
 
 #include "cko/util/error.hpp"
+#include "cko_test_support.hpp"
 
 #include <gtest/gtest.h>
 
@@ -20,13 +21,9 @@ RequestDef sample() {
                        flag_param("detach", "Background")}};
 }
 
+// The code of the cko::Error the request is refused with; `internal` when it is accepted.
 ErrorCode code_of(const RequestDef& def, const Json& request) {
-    try {
-        (void)def.normalize(request);
-    } catch (const Error& e) {
-        return e.code();
-    }
-    return ErrorCode::internal;
+    return test::error_thrown_by([&] { (void)def.normalize(request); })->code();
 }
 
 TEST(RequestDef, SchemaListsEveryKeyWithItsTypeDefaultAndTheRequiredOnes) {
@@ -65,14 +62,8 @@ TEST(RequestDef, ARequestBuiltWithItsDefinitionRefusesToReadAKeyItDoesNotHave) {
              [&] { (void)r.text("idd"); }, [&] { (void)r.integer("sample"); },
              [&] { (void)r.flag("detached"); }, [&] { (void)r.list("env_alow"); },
              [&] { (void)r.has("root_dir"); }, [&] { (void)r.number("samples_"); }}) {
-        try {
-            read();
-            ADD_FAILURE() << "a key outside the definition was read";
-        } catch (const Error& e) {
-            EXPECT_EQ(e.code(), ErrorCode::internal);
-            EXPECT_NE(std::string(e.what()).find("its definition does not have"), std::string::npos)
-                << e.what();
-        }
+        // A key outside the definition is not read.
+        EXPECT_CKO_ERROR(read(), ErrorCode::internal, "its definition does not have");
     }
 }
 
@@ -88,11 +79,11 @@ TEST(RequestDef, RejectsUnknownKeysWrongTypesRangesAndMissingRequiredKeys) {
     EXPECT_EQ(code_of(def, Json{{"id", "x"}, {"samples", 0}}), ErrorCode::invalid_request);
     EXPECT_EQ(code_of(def, Json{{"samples", 3}}), ErrorCode::invalid_request);
     EXPECT_EQ(code_of(def, Json::array()), ErrorCode::invalid_request);
-    try {
-        (void)def.normalize(Json{{"id", "x"}, {"sampels", 3}});
-    } catch (const Error& e) {
-        EXPECT_NE(std::string(e.what()).find("known keys: root, id, samples"), std::string::npos)
-            << e.what();
+    if (const auto e = test::error_thrown_by([&] {
+            (void)def.normalize(Json{{"id", "x"}, {"sampels", 3}});
+        })) {
+        EXPECT_NE(std::string(e->what()).find("known keys: root, id, samples"), std::string::npos)
+            << e->what();
     }
 }
 

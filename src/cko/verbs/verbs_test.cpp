@@ -3,10 +3,11 @@
 #include "cko/run/invocation.hpp"
 #include "cko/store/catalogue.hpp"
 #include "cko/store/store.hpp"
-#include "cko/store/test_support.hpp"
 #include "cko/util/error.hpp"
+#include "cko/util/files.hpp"
 #include "cko/verbs/frame.hpp"
 #include "cko/verbs/verb.hpp"
+#include "cko_test_support.hpp"
 
 #include <fmt/format.h>
 
@@ -18,7 +19,7 @@ namespace cko::verbs {
 namespace {
 namespace fs = std::filesystem;
 
-class VerbsTest : public store::testing::ScratchTest {
+class VerbsTest : public test::ScratchTest {
 protected:
     // Runs the verb named as an MCP tool is; the outcome carries the document and exit class.
     Outcome run(const std::string& tool, const Json& request) {
@@ -32,13 +33,9 @@ protected:
         document_ = out.materialized_document();
         return out;
     }
+    // The code of the cko::Error the verb throws; `internal` when it throws none.
     ErrorCode error_of(const std::string& tool, const Json& request) {
-        try {
-            (void)run(tool, request);
-        } catch (const Error& e) {
-            return e.code();
-        }
-        return ErrorCode::internal;  // "did not throw"
+        return test::error_thrown_by([&] { (void)run(tool, request); })->code();
     }
     static std::string fixture(const std::string& path) {
         return (fs::current_path() / "tests/fixtures" / path).string();
@@ -321,7 +318,7 @@ TEST_F(VerbsTest, TheLoopFromInitToReportRunsThroughTheTable) {
     EXPECT_EQ(document_["manifest"]["target_id"], target_id);
     EXPECT_EQ(error_of("bundle", Json{{"root", root}, {"out", out}}), ErrorCode::already_exists);
     const std::string from_root = run("report", Json{{"root", root}, {"format", "md"}}).text;
-    store::testing::make_writable_and_remove(root);
+    remove_tree_forcibly(root);
     EXPECT_EQ(run("fsck", Json{{"bundle", out}}).exit_code, 0);
     EXPECT_EQ(document_["bundle"]["id"], bundle_id);
     const std::string from_bundle = run("report", Json{{"bundle", out}, {"format", "md"}}).text;
@@ -449,13 +446,10 @@ TEST_F(VerbsTest, ProfileCollectNcuRefusesAZeroTimeoutFromARequestAsTheCliDoes) 
     ASSERT_NE(verb, nullptr);
     EXPECT_EQ(verb->request.schema()["properties"]["timeout"]["exclusiveMinimum"], 0);
     for (const double t : {0.0, -1.0}) {
-        try {
-            (void)verb->request.normalize(Json{{"command", Json::array({"true"})}, {"timeout", t}});
-            ADD_FAILURE() << "timeout " << t << " accepted";
-        } catch (const Error& e) {
-            EXPECT_EQ(e.code(), ErrorCode::invalid_request) << t;
-            EXPECT_NE(std::string(e.what()).find("\"timeout\""), std::string::npos) << e.what();
-        }
+        SCOPED_TRACE(t);
+        EXPECT_CKO_ERROR(
+            (void)verb->request.normalize(Json{{"command", Json::array({"true"})}, {"timeout", t}}),
+            ErrorCode::invalid_request, "\"timeout\"");
     }
     EXPECT_EQ(verb->request.normalize(Json{{"command", Json::array({"true"})}, {"timeout", 0.5}})
                   .at("timeout"),
@@ -468,14 +462,10 @@ TEST_F(VerbsTest, ExperimentNewRefusesAMinimumEffectOutsideTheTargetsRule) {
     const Verb* verb = find_verb_by_tool_name("experiment_new");
     ASSERT_NE(verb, nullptr);
     for (const double m : {-1.0, 0.0, 1000.5}) {
-        try {
-            (void)verb->request.normalize(Json{{"candidate", "c"}, {"minimum_effect_pct", m}});
-            ADD_FAILURE() << "minimum_effect_pct " << m << " accepted";
-        } catch (const Error& e) {
-            EXPECT_EQ(e.code(), ErrorCode::invalid_request) << m;
-            EXPECT_NE(std::string(e.what()).find("\"minimum_effect_pct\""), std::string::npos)
-                << e.what();
-        }
+        SCOPED_TRACE(m);
+        EXPECT_CKO_ERROR(
+            (void)verb->request.normalize(Json{{"candidate", "c"}, {"minimum_effect_pct", m}}),
+            ErrorCode::invalid_request, "\"minimum_effect_pct\"");
     }
     EXPECT_EQ(verb->request.normalize(Json{{"candidate", "c"}, {"minimum_effect_pct", 1000}})
                   .at("minimum_effect_pct"),

@@ -1,14 +1,10 @@
 // Test helper: points CKO_NVML_LIBRARY at the fake NVML and rewrites its state file atomically.
 #pragma once
 
-#include <unistd.h>
+#include "cko_test_support.hpp"
 
-#include <gtest/gtest.h>
-
-#include <atomic>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <string>
 
 namespace cko::env::testing_support {
@@ -28,9 +24,6 @@ inline std::string h200_state() {
 class FakeNvml {
 public:
     explicit FakeNvml(const std::string& library = FAKE_NVML_PATH) {
-        static std::atomic<int> serial{0};
-        state_ = std::filesystem::path(::testing::TempDir()) /
-                 ("fake_nvml_state." + std::to_string(::getpid()) + "." + std::to_string(serial++));
         ::setenv("CKO_NVML_LIBRARY", library.c_str(), 1);  // NOLINT(concurrency-mt-unsafe)
         ::setenv("FAKE_NVML_STATE", state_.c_str(), 1);    // NOLINT(concurrency-mt-unsafe)
         write("");
@@ -38,22 +31,20 @@ public:
     ~FakeNvml() {
         ::unsetenv("CKO_NVML_LIBRARY");  // NOLINT(concurrency-mt-unsafe)
         ::unsetenv("FAKE_NVML_STATE");   // NOLINT(concurrency-mt-unsafe)
-        std::error_code ec;
-        std::filesystem::remove(state_, ec);
     }
     FakeNvml(const FakeNvml&) = delete;
     FakeNvml& operator=(const FakeNvml&) = delete;
 
     // Write-then-rename, so the fake (re-reading on every call) never sees half a file.
     void write(const std::string& state) const {
-        const auto temp = state_.string() + ".tmp";
-        std::ofstream(temp) << state;
+        const auto temp = cko::test::write_file(state_.string() + ".tmp", state);
         std::filesystem::rename(temp, state_);
     }
     [[nodiscard]] const std::filesystem::path& path() const { return state_; }
 
 private:
-    std::filesystem::path state_;
+    cko::test::TempDir dir_{"cko-fake-nvml"};
+    std::filesystem::path state_ = dir_ / "state";
 };
 
 }  // namespace cko::env::testing_support

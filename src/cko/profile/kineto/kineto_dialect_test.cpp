@@ -4,31 +4,26 @@
 
 #include "cko/profile/utf8_repair.hpp"
 #include "cko/util/error.hpp"
+#include "cko_test_support.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 
 namespace cko::profile::kineto {
 namespace {
 namespace fs = std::filesystem;
 
+// A trace written in a scratch directory of its own.
 class TempFile {
 public:
-    explicit TempFile(const std::string& text) {
-        std::string pattern = (fs::temp_directory_path() / "cko-kineto-dialect-XXXXXX").string();
-        dir_ = ::mkdtemp(pattern.data());
-        path_ = dir_ / "trace.json";
-        std::ofstream(path_, std::ios::binary) << text;
-    }
-    ~TempFile() { fs::remove_all(dir_); }
+    explicit TempFile(const std::string& text) { test::write_file(path_, text); }
     [[nodiscard]] const fs::path& path() const { return path_; }
 
 private:
-    fs::path dir_;
-    fs::path path_;
+    test::TempDir dir_{"cko-kineto-dialect"};
+    fs::path path_ = dir_ / "trace.json";
 };
 
 bool has_note(const KinetoTrace& t, std::string_view text) {
@@ -124,13 +119,9 @@ const std::string kGpuLikeEvent =
 
 TEST(KinetoDialect, GpuWorkUnderUnknownCategoriesIsNeverAnIdleGpu) {
     const TempFile only_unknown(one_trace(kGpuLikeEvent + "," + kGpuLikeEvent));
-    try {
-        (void)import_kineto_trace(only_unknown.path());
-        FAIL() << "a trace whose GPU work cko cannot read was summarised as an idle GPU";
-    } catch (const Error& e) {
-        EXPECT_EQ(e.code(), ErrorCode::unsupported_format);
-        EXPECT_NE(std::string(e.what()).find("'GpuKernelV9' (2)"), std::string::npos) << e.what();
-    }
+    // A trace whose GPU work cko cannot read is not summarised as an idle GPU.
+    EXPECT_CKO_ERROR((void)import_kineto_trace(only_unknown.path()), ErrorCode::unsupported_format,
+                     "'GpuKernelV9' (2)");
     // With known GPU work beside it, the unknown rows are named in the notes and counted.
     const TempFile mixed(one_trace(kGpuLikeEvent + R"(,
         {"ph": "X", "cat": "kernel", "name": "k2", "pid": 0, "tid": 7, "ts": 20, "dur": 1,

@@ -3,14 +3,13 @@
 
 #include "cko/util/error.hpp"
 #include "cko/util/sha256.hpp"
+#include "cko_test_support.hpp"
 
 #include <gtest/gtest.h>
 #include <zlib.h>
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 namespace cko::profile::kineto {
 namespace {
@@ -18,38 +17,13 @@ namespace fs = std::filesystem;
 
 const fs::path kFixture = "tests/fixtures/torch/torch_trace.json";
 
-class TempDir {
-public:
-    TempDir() {
-        std::string pattern = (fs::temp_directory_path() / "cko-kineto-XXXXXX").string();
-        path_ = ::mkdtemp(pattern.data());
-    }
-    ~TempDir() { fs::remove_all(path_); }
-    fs::path write(const std::string& name, const std::string& text) const {
-        std::ofstream(path_ / name, std::ios::binary) << text;
-        return path_ / name;
-    }
-    [[nodiscard]] const fs::path& path() const { return path_; }
-
-private:
-    fs::path path_;
-};
-
-std::string read_all(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream out;
-    out << in.rdbuf();
-    return out.str();
-}
+using test::read_file;
+using test::TempDir;
+using test::write_file;
 
 ErrorCode import_error(const fs::path& path) {
-    try {
-        (void)import_kineto_trace(path);
-    } catch (const Error& e) {
-        return e.code();
-    }
-    ADD_FAILURE() << "no error for " << path;
-    return ErrorCode::internal;
+    SCOPED_TRACE(path.string());
+    return EXPECT_ANY_CKO_ERROR((void)import_kineto_trace(path))->code();
 }
 
 // Expected numbers were obtained once with an independent python3 script over the fixture:
@@ -155,8 +129,8 @@ TEST(KinetoTrace, BindsIdentityAndSource) {
 
 TEST(KinetoTrace, GzipGivesTheSameSummary) {
     TempDir dir;
-    const fs::path gz = dir.path() / "trace.json.gz";
-    const std::string text = read_all(kFixture);
+    const fs::path gz = dir / "trace.json.gz";
+    const std::string text = read_file(kFixture);
     gzFile out = gzopen(gz.c_str(), "wb");
     ASSERT_NE(out, nullptr);
     ASSERT_EQ(gzwrite(out, text.data(), static_cast<unsigned>(text.size())),
@@ -172,32 +146,33 @@ TEST(KinetoTrace, GzipGivesTheSameSummary) {
     EXPECT_EQ(packed.summary.flows.linked, 40);
     EXPECT_NE(packed.source.report_sha256, plain.source.report_sha256);
 
-    const std::string bytes = read_all(gz);
-    const fs::path cut = dir.write("cut.json.gz", bytes.substr(0, bytes.size() / 2));
+    const std::string bytes = read_file(gz);
+    const fs::path cut = write_file(dir / "cut.json.gz", bytes.substr(0, bytes.size() / 2));
     EXPECT_EQ(import_error(cut), ErrorCode::truncated_input);
 }
 
 TEST(KinetoTrace, BrokenFilesFailClosedWithTheirCode) {
     TempDir dir;
-    EXPECT_EQ(import_error(dir.write("empty.json", "")), ErrorCode::empty_input);
-    EXPECT_EQ(import_error(dir.write("bin.json", std::string("{\0\1", 3))),
+    EXPECT_EQ(import_error(write_file(dir / "empty.json", "")), ErrorCode::empty_input);
+    EXPECT_EQ(import_error(write_file(dir / "bin.json", std::string("{\0\1", 3))),
               ErrorCode::binary_input);
-    const std::string text = read_all(kFixture);
-    EXPECT_EQ(import_error(dir.write("cut.json", text.substr(0, text.size() - 200))),
+    const std::string text = read_file(kFixture);
+    EXPECT_EQ(import_error(write_file(dir / "cut.json", text.substr(0, text.size() - 200))),
               ErrorCode::truncated_input);
-    EXPECT_EQ(import_error(dir.write("v2.json", R"({"schemaVersion": 2, "traceEvents": []})")),
-              ErrorCode::unsupported_format);
-    EXPECT_EQ(import_error(dir.write("nov.json", R"({"traceEvents": []})")),
+    EXPECT_EQ(
+        import_error(write_file(dir / "v2.json", R"({"schemaVersion": 2, "traceEvents": []})")),
+        ErrorCode::unsupported_format);
+    EXPECT_EQ(import_error(write_file(dir / "nov.json", R"({"traceEvents": []})")),
               ErrorCode::missing_field);
-    EXPECT_EQ(import_error(dir.write("noev.json", R"({"schemaVersion": 1})")),
+    EXPECT_EQ(import_error(write_file(dir / "noev.json", R"({"schemaVersion": 1})")),
               ErrorCode::missing_field);
-    EXPECT_EQ(import_error(dir.write("ts.json", R"({"schemaVersion": 1, "traceEvents": [
+    EXPECT_EQ(import_error(write_file(dir / "ts.json", R"({"schemaVersion": 1, "traceEvents": [
         {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1e3, "dur": 1}]})")),
               ErrorCode::malformed_input);
-    EXPECT_EQ(import_error(dir.write("nodur.json", R"({"schemaVersion": 1, "traceEvents": [
+    EXPECT_EQ(import_error(write_file(dir / "nodur.json", R"({"schemaVersion": 1, "traceEvents": [
         {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1}]})")),
               ErrorCode::missing_field);
-    EXPECT_EQ(import_error(dir.path() / "missing.json"), ErrorCode::io_error);
+    EXPECT_EQ(import_error(dir / "missing.json"), ErrorCode::io_error);
 }
 
 // docs/profile-traces.md: only a negative dur is left out; a zero-length event is an event like any
@@ -205,7 +180,7 @@ TEST(KinetoTrace, BrokenFilesFailClosedWithTheirCode) {
 // finish share a timestamp links with latency 0.
 TEST(KinetoTrace, ZeroDurationEventsCountEverywhereOnlyNegativeOnesAreLeftOut) {
     TempDir dir;
-    const fs::path p = dir.write("zero.json", R"json({"schemaVersion": 1, "traceEvents": [
+    const fs::path p = write_file(dir / "zero.json", R"json({"schemaVersion": 1, "traceEvents": [
         {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 10, "dur": 0,
          "args": {"device": 0, "stream": 7, "correlation": 1}},
         {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 12, "dur": 3,
@@ -254,26 +229,16 @@ std::string rank_trace(int rank, int kernels) {
 
 TEST(KinetoTrace, SeveralRanksAreOrderedAndMustBeNamed) {
     TempDir dir;
-    const fs::path r1 = dir.write("r1.json", rank_trace(1, 3));
-    const fs::path r0 = dir.write("r0.json", rank_trace(0, 2));
+    const fs::path r1 = write_file(dir / "r1.json", rank_trace(1, 3));
+    const fs::path r0 = write_file(dir / "r0.json", rank_trace(0, 2));
     const auto traces = import_kineto_traces({r1, r0});
     ASSERT_EQ(traces.size(), 2u);
     EXPECT_EQ(traces[0].identity.rank, 0);
     EXPECT_EQ(traces[1].identity.rank, 1);
     EXPECT_EQ(traces[1].identity.world_size, 2);
     EXPECT_EQ(traces[1].summary.kernels.at("k").total_ns, 6750);
-    try {
-        (void)import_kineto_traces({r1, r1});
-        FAIL() << "duplicate rank accepted";
-    } catch (const Error& e) {
-        EXPECT_EQ(e.code(), ErrorCode::invalid_argument);
-    }
-    try {
-        (void)import_kineto_traces({r0, kFixture});
-        FAIL() << "trace without rank accepted";
-    } catch (const Error& e) {
-        EXPECT_EQ(e.code(), ErrorCode::missing_field);
-    }
+    EXPECT_CKO_ERROR((void)import_kineto_traces({r1, r1}), ErrorCode::invalid_argument);
+    EXPECT_CKO_ERROR((void)import_kineto_traces({r0, kFixture}), ErrorCode::missing_field);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 #include "cko/profile/kineto/trace_tokenizer.hpp"
 
 #include "cko/util/error.hpp"
+#include "cko_test_support.hpp"
 
 #include <gtest/gtest.h>
 
@@ -51,24 +52,15 @@ TEST(TraceTokenizer, SplitsEventsAndMembersForEveryChunkSize) {
 
 TEST(TraceTokenizer, ATruncatedTraceIsTruncatedInput) {
     const std::string cut = kTrace.substr(0, kTrace.find("traceName"));
-    try {
-        (void)tokenize_in_chunks(cut, 7);
-        FAIL() << "expected truncated_input";
-    } catch (const Error& e) {
-        EXPECT_EQ(e.code(), ErrorCode::truncated_input);
-    }
+    EXPECT_CKO_ERROR((void)tokenize_in_chunks(cut, 7), ErrorCode::truncated_input);
 }
 
 TEST(TraceTokenizer, RefusesNonTraces) {
     for (const std::string text :
          {"[1, 2]", R"({"traceEvents": {"a": 1}})", R"({"traceEvents": [1, 2]})",
           R"({"a": 1} {"b": 2})", R"({"traceEvents": [{"a": 1} {"b": 2}]})"}) {
-        try {
-            (void)tokenize_in_chunks(text, 3);
-            FAIL() << "accepted: " << text;
-        } catch (const Error& e) {
-            EXPECT_EQ(e.code(), ErrorCode::malformed_input) << text;
-        }
+        SCOPED_TRACE(text);
+        EXPECT_CKO_ERROR((void)tokenize_in_chunks(text, 3), ErrorCode::malformed_input);
     }
 }
 

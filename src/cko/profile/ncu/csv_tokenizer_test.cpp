@@ -3,6 +3,7 @@
 
 #include "cko/profile/ncu/ncu_metrics.hpp"
 #include "cko/util/error.hpp"
+#include "cko_test_support.hpp"
 
 #include <gtest/gtest.h>
 
@@ -54,12 +55,8 @@ TEST(CsvTokenizer, SetsAsideLinesThatAreNotCsv) {
 }
 
 TEST(CsvTokenizer, TextEndingInsideAQuoteIsTruncated) {
-    try {
-        (void)rows_of("\"a\",\"b\n");
-        FAIL();
-    } catch (const Error& e) {
-        EXPECT_EQ(e.code(), ErrorCode::truncated_input);
-        EXPECT_EQ(e.details()["line"], 1);
+    if (const auto e = EXPECT_CKO_ERROR((void)rows_of("\"a\",\"b\n"), ErrorCode::truncated_input)) {
+        EXPECT_EQ(e->details()["line"], 1);
     }
 }
 
@@ -88,12 +85,10 @@ TEST(RejectBinary, FindsTheFirstNonAsciiByteInTheSamePass) {
     const std::string latin1 = std::string(19, 'a') + "\xe9" + std::string(20, 'b') + "\xc3\xa9";
     EXPECT_EQ(first_non_ascii_of_text(latin1), 19u);
     // A control byte after the first non-ASCII byte is still refused, with its offset.
-    try {
-        (void)first_non_ascii_of_text(latin1 + std::string(9, 'c') + "\x02");
-        FAIL();
-    } catch (const Error& e) {
-        EXPECT_EQ(e.code(), ErrorCode::binary_input);
-        EXPECT_EQ(e.details()["offset"], latin1.size() + 9);
+    if (const auto e =
+            EXPECT_CKO_ERROR((void)first_non_ascii_of_text(latin1 + std::string(9, 'c') + "\x02"),
+                             ErrorCode::binary_input)) {
+        EXPECT_EQ(e->details()["offset"], latin1.size() + 9);
     }
 }
 
@@ -122,19 +117,14 @@ TEST(RejectBinary, BlockScanAgreesWithTheBytewiseCheckAtEveryOffset) {
                 }
                 continue;
             }
-            try {
-                (void)first_non_ascii_of_text(text);
-                ADD_FAILURE() << "not refused";
-            } catch (const Error& e) {
-                EXPECT_EQ(e.details()["offset"], at);
+            if (const auto e = EXPECT_ANY_CKO_ERROR((void)first_non_ascii_of_text(text))) {
+                EXPECT_EQ(e->details()["offset"], at);
             }
             text[at / 3] = static_cast<char>(0xe9);  // control bytes after one are still refused
             if (at / 3 != at) {
-                try {
-                    (void)first_non_ascii_of_text(text);
-                    ADD_FAILURE() << "not refused after a non-ASCII byte";
-                } catch (const Error& e) {
-                    EXPECT_EQ(e.details()["offset"], at);
+                SCOPED_TRACE("after a non-ASCII byte");
+                if (const auto e = EXPECT_ANY_CKO_ERROR((void)first_non_ascii_of_text(text))) {
+                    EXPECT_EQ(e->details()["offset"], at);
                 }
             }
         }
@@ -495,11 +485,10 @@ TEST(CsvTokenizer, AgreesWithTheRulesReadPlainlyOnRandomText) {
         }
         const std::size_t limit = round % 3 == 0 ? 3 : 1000;
         const auto answer = [&](auto tokenize) {
-            try {
-                return tokenize(text, limit);
-            } catch (const Error& e) {
-                return std::string("error ") + std::string(error_code_name(e.code()));
-            }
+            std::string rows;
+            const test::CaughtError e =
+                test::error_thrown_by([&] { rows = tokenize(text, limit); });
+            return e ? std::string("error ") + std::string(error_code_name(e->code())) : rows;
         };
         ASSERT_EQ(answer(tokenize_fast), answer(tokenize_plainly)) << text;
     }

@@ -2,10 +2,10 @@
 #include "cko/profile/ncu/ncu_collect.hpp"
 
 #include "cko/util/error.hpp"
+#include "cko_test_support.hpp"
 
 #include <gtest/gtest.h>
 
-#include <sys/stat.h>
 #include <fstream>
 
 namespace cko::profile::ncu {
@@ -13,35 +13,27 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class FakeNcu : public ::testing::Test {
+class FakeNcu : public test::ScratchTest {
 protected:
-    void SetUp() override {
-        std::string pattern = (fs::temp_directory_path() / "cko-ncu-XXXXXX").string();
-        ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-        dir_ = pattern;
-    }
-    void TearDown() override { fs::remove_all(dir_); }
-
     // Writes the fake ncu: `--version` prints a banner; otherwise `body` runs.
     NcuCollectOptions fake(const std::string& body) {
         const fs::path script = dir_ / "ncu";
-        std::ofstream(script) << "#!/bin/sh\n"
-                                 "if [ \"$1\" = --version ]; then\n"
-                                 "  echo 'NVIDIA (R) Nsight Compute Command Line Profiler'\n"
-                                 "  echo 'Version 2025.3.1.0 (build 36398880) (public-release)'\n"
-                                 "  exit 0\n"
-                                 "fi\n"
-                                 "echo \"$@\" > \"$(dirname \"$0\")/args.txt\"\n"
-                              << body << "\n";
-        ::chmod(script.c_str(), 0755);
+        (void)test::write_executable(
+            script,
+            "#!/bin/sh\n"
+            "if [ \"$1\" = --version ]; then\n"
+            "  echo 'NVIDIA (R) Nsight Compute Command Line Profiler'\n"
+            "  echo 'Version 2025.3.1.0 (build 36398880) (public-release)'\n"
+            "  exit 0\n"
+            "fi\n"
+            "echo \"$@\" > \"$(dirname \"$0\")/args.txt\"\n" +
+                body + "\n");
         NcuCollectOptions options;
         options.ncu = script.string();
         options.command = {"./vec", "--n", "4"};
         options.work_dir = dir_;
         return options;
     }
-
-    fs::path dir_;
 };
 
 TEST_F(FakeNcu, ParsesTheRawExportAndRecordsTheVersionAndCommand) {
@@ -75,36 +67,21 @@ TEST_F(FakeNcu, PermissionErrorOnStderrCountsToo) {
 }
 
 TEST_F(FakeNcu, FailingNcuIsToolFailedWithItsStderr) {
-    try {
-        (void)collect_ncu(fake("echo '==ERROR== The application returned an error' >&2; exit 9"));
-        FAIL();
-    } catch (const Error& e) {
-        EXPECT_EQ(e.code(), ErrorCode::tool_failed);
-        EXPECT_NE(std::string(e.what()).find("exit status 9"), std::string::npos);
-        EXPECT_NE(std::string(e.what()).find("application returned an error"), std::string::npos);
-    }
+    EXPECT_CKO_ERROR(
+        (void)collect_ncu(fake("echo '==ERROR== The application returned an error' >&2; exit 9")),
+        ErrorCode::tool_failed, "exit status 9", "application returned an error");
 }
 
 TEST_F(FakeNcu, HangingNcuIsKilledAtTheTimeout) {
     NcuCollectOptions options = fake("exec sleep 30");
     options.timeout = std::chrono::milliseconds(300);
-    try {
-        (void)collect_ncu(options);
-        FAIL();
-    } catch (const Error& e) {
-        EXPECT_EQ(e.code(), ErrorCode::timed_out);
-    }
+    EXPECT_CKO_ERROR((void)collect_ncu(options), ErrorCode::timed_out);
 }
 
 TEST_F(FakeNcu, MissingNcuIsSpawnFailed) {
     NcuCollectOptions options = fake("true");
     options.ncu = (dir_ / "no-such-ncu").string();
-    try {
-        (void)collect_ncu(options);
-        FAIL();
-    } catch (const Error& e) {
-        EXPECT_EQ(e.code(), ErrorCode::spawn_failed);
-    }
+    EXPECT_CKO_ERROR((void)collect_ncu(options), ErrorCode::spawn_failed);
 }
 
 TEST_F(FakeNcu, NoCommandIsInvalidArgument) {

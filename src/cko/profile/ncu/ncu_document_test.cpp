@@ -5,11 +5,11 @@
 
 #include "cko/profile/ncu/ncu_csv.hpp"
 #include "cko/util/error.hpp"
+#include "cko_test_support.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
@@ -53,12 +53,7 @@ std::size_t expect_document_matches(const NcuReport& r, const nlohmann::json& do
     return total;
 }
 
-std::string read(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
+using test::read_file;
 
 // The fixtures' lines split at `","` (no cell of theirs holds one, and no row spans lines).
 std::vector<std::vector<std::string>> naive_rows(const std::string& text) {
@@ -92,7 +87,7 @@ TEST(NcuDocument, RawFixturesGiveEveryMetricOfEveryRow) {
         const NcuReport r = read_ncu_report(path);
         const nlohmann::json doc = report_to_json(r);
         // Counted without the parser: data rows × the header's cells that are no identity column.
-        const auto rows = naive_rows(read(path));
+        const auto rows = naive_rows(read_file(path));
         ASSERT_GE(rows.size(), 2u) << name;
         std::size_t metric_columns = 0;
         for (const std::string& h : rows[0]) {
@@ -112,7 +107,7 @@ TEST(NcuDocument, DetailsFixturesGiveEveryMetricRow) {
         const std::string path = std::string("tests/fixtures/ncu/") + name;
         const NcuReport r = read_ncu_report(path);
         const nlohmann::json doc = report_to_json(r);
-        const auto rows = naive_rows(read(path));
+        const auto rows = naive_rows(read_file(path));
         ASSERT_FALSE(rows.empty());
         const auto metric_name =
             std::find(rows[0].begin(), rows[0].end(), "Metric Name") - rows[0].begin();
@@ -251,12 +246,9 @@ TEST(NcuDocument, RefusesOtherDocumentsAndValuesThatMissTheirColumns) {
     const NcuReport r = read_ncu_report("tests/fixtures/ncu/ncu_flops_raw.csv");
     nlohmann::json doc = report_to_json(r);
     const auto code_of = [](const nlohmann::json& d, std::size_t launch) {
-        try {
-            (void)NcuDocumentMetrics(d).metrics(launch);
-        } catch (const Error& e) {
-            return std::string(error_code_name(e.code()));
-        }
-        return std::string("none");
+        const test::CaughtError e =
+            test::error_thrown_by([&] { (void)NcuDocumentMetrics(d).metrics(launch); });
+        return e ? std::string(error_code_name(e->code())) : std::string("none");
     };
     EXPECT_EQ(code_of(doc, 0), "none");
     EXPECT_EQ(code_of(doc, r.launches.size()), "malformed_input");

@@ -4,6 +4,7 @@
 #include "cko/profile/utf8_repair.hpp"
 #include "cko/util/error.hpp"
 #include "cko/util/files.hpp"
+#include "cko_test_support.hpp"
 
 #include <gtest/gtest.h>
 
@@ -11,13 +12,7 @@ namespace cko::profile::ncu {
 namespace {
 
 Error error_of(std::string_view text) {
-    try {
-        (void)parse_ncu_csv(text);
-    } catch (const Error& e) {
-        return e;
-    }
-    ADD_FAILURE() << "parsed without error";
-    return Error(ErrorCode::internal, "no error");
+    return *EXPECT_ANY_CKO_ERROR((void)parse_ncu_csv(text));
 }
 
 TEST(NcuLog, ALogWithoutKernelsQuotesTheNcuError) {

@@ -5,11 +5,12 @@
 #include "cko/util/error.hpp"
 #include "cko/util/files.hpp"
 #include "cko/util/sha256.hpp"
+#include "cko_test_support.hpp"
 
 #include <gtest/gtest.h>
 
-#include <unistd.h>
 #include <filesystem>
+#include <functional>
 #include <random>
 
 namespace cko::profile::ncu {
@@ -23,13 +24,7 @@ std::string details_text() {
 }
 
 Error error_of(std::string_view text) {
-    try {
-        (void)parse_ncu_csv(text);
-    } catch (const Error& e) {
-        return e;
-    }
-    ADD_FAILURE() << "parsed without error";
-    return Error(ErrorCode::internal, "no error");
+    return *EXPECT_ANY_CKO_ERROR((void)parse_ncu_csv(text));
 }
 
 void replace_once(std::string& text, std::string_view from, std::string_view to) {
@@ -257,30 +252,27 @@ TEST(NcuMalformed, ReadingAFileAnswersAsParsingItsText) {
                                  raw_text(),
                                  "no csv at all\n",
                                  "  \n"};
-    const auto path = std::filesystem::temp_directory_path() /
-                      ("cko-ncu-read-" + std::to_string(::getpid()) + ".csv");
+    // A report's document, or its error's message and details.
+    const auto outcome = [](const std::function<std::string()>& read) {
+        std::string document;
+        const test::CaughtError e = test::error_thrown_by([&] { document = read(); });
+        return e ? std::string(e->what()) + e->details().dump() : document;
+    };
+    const test::TempDir dir;
+    const auto path = dir / "read.csv";
     for (std::size_t i = 0; i < std::size(cases); ++i) {
         SCOPED_TRACE(testing::Message() << "case " << i);
         std::filesystem::remove(path);
         write_file_create_once(path, cases[i]);
-        std::string from_file;
-        std::string from_text;
-        try {
-            const NcuReport r = read_ncu_report(path);
-            from_file = report_to_json(r).dump();
-        } catch (const Error& e) {
-            from_file = std::string(e.what()) + e.details().dump();
-        }
-        try {
+        const std::string from_file =
+            outcome([&] { return report_to_json(read_ncu_report(path)).dump(); });
+        const std::string from_text = outcome([&] {
             NcuReport r = parse_ncu_csv(cases[i]);
             r.source.report_sha256 = sha256_hex(cases[i]);
-            from_text = report_to_json(r).dump();
-        } catch (const Error& e) {
-            from_text = std::string(e.what()) + e.details().dump();
-        }
+            return report_to_json(r).dump();
+        });
         EXPECT_EQ(from_file, from_text);
     }
-    std::filesystem::remove(path);
 }
 
 // A raw row whose cells are all quoted has its metric cells checked 64 bytes at a time

@@ -3,6 +3,7 @@
 
 #include "cko/profile/ncu/ncu_csv.hpp"
 #include "cko/util/error.hpp"
+#include "cko_test_support.hpp"
 
 #include <gtest/gtest.h>
 
@@ -88,14 +89,12 @@ TEST(NcuRoofline, TheDeviceAskedForWinsAndAnUnknownOneIsRefused) {
     EXPECT_EQ(choose_roofline(r, {}).device, find_device_peaks("h200-sxm"));
     EXPECT_EQ(choose_roofline(r, {"h100-sxm", ""}).device, find_device_peaks("h100-sxm"));
     EXPECT_TRUE(choose_roofline(r, {}).note.empty());
-    try {
-        (void)choose_roofline(r, {"tpu-v9", ""});
-        FAIL() << "an unknown device was accepted";
-    } catch (const Error& e) {
-        EXPECT_EQ(e.code(), ErrorCode::invalid_argument);
-        EXPECT_TRUE(std::string(e.what()).starts_with("--device 'tpu-v9' is not in the peak table"))
-            << e.what();
-        EXPECT_EQ(e.details()["known"].size(), device_peak_table().size());
+    if (const auto e = EXPECT_CKO_ERROR((void)choose_roofline(r, {"tpu-v9", ""}),
+                                        ErrorCode::invalid_argument)) {
+        EXPECT_TRUE(
+            std::string(e->what()).starts_with("--device 'tpu-v9' is not in the peak table"))
+            << e->what();
+        EXPECT_EQ(e->details()["known"].size(), device_peak_table().size());
     }
 }
 
@@ -122,12 +121,10 @@ TEST(NcuRoofline, ThePrecisionIsAClosedWordAndTheDeviceIsCheckedFirst) {
     for (const auto& [options, refused] :
          {std::pair{RooflineOptions{"", "fp8"}, std::string("--precision 'fp8'")},
           std::pair{RooflineOptions{"tpu-v9", "fp8"}, std::string("--device 'tpu-v9'")}}) {
-        try {
-            (void)choose_roofline(r, options);
-            ADD_FAILURE() << "accepted " << options.device << " " << options.precision;
-        } catch (const Error& e) {
-            EXPECT_EQ(e.code(), ErrorCode::invalid_argument);
-            EXPECT_TRUE(std::string(e.what()).starts_with(refused)) << e.what();
+        SCOPED_TRACE(options.device + " " + options.precision);
+        if (const auto e =
+                EXPECT_CKO_ERROR((void)choose_roofline(r, options), ErrorCode::invalid_argument)) {
+            EXPECT_TRUE(std::string(e->what()).starts_with(refused)) << e->what();
         }
     }
 }

@@ -2,15 +2,14 @@
 // 3.25.0 summarise as computed by hand; other major schemas and missing columns fail by name.
 #include "cko/profile/nsys/nsys_export.hpp"
 
+#include "cko/profile/nsys/testing/sql_export.hpp"
 #include "cko/util/error.hpp"
 #include "cko/util/sha256.hpp"
+#include "cko_test_support.hpp"
 
 #include <gtest/gtest.h>
-#include <sqlite3.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 namespace cko::profile::nsys {
 namespace {
@@ -18,20 +17,15 @@ namespace fs = std::filesystem;
 
 const fs::path kVec = "tests/fixtures/nsys/vec.sqlite";
 
-std::string read_all(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream out;
-    out << in.rdbuf();
-    return out.str();
-}
+using test::read_file;
 
 TEST(NsysExport, VecReproducesNsysStatsCsvExactly) {
     const NsysDatabase db(kVec);
     EXPECT_EQ(db.schema_version(), "3.20.3");
     EXPECT_EQ(cuda_gpu_kern_sum(db).to_csv(),
-              read_all("tests/fixtures/nsys/vec_stats_cuda_gpu_kern_sum.csv"));
+              read_file("tests/fixtures/nsys/vec_stats_cuda_gpu_kern_sum.csv"));
     EXPECT_EQ(cuda_api_sum(db).to_csv(),
-              read_all("tests/fixtures/nsys/vec_stats_cuda_api_sum.csv"));
+              read_file("tests/fixtures/nsys/vec_stats_cuda_api_sum.csv"));
 }
 
 TEST(NsysExport, VecMemoryOpsAndIdentity) {
@@ -54,20 +48,13 @@ TEST(NsysExport, VecMemoryOpsAndIdentity) {
     EXPECT_EQ(e.kernel_facts().size(), 18u);  // 3 kernels x 6
 }
 
-// Builds an export with the documented 3.25.0 columns (external-anchors A3, nsys-ai schema
-// notes) in a temporary file.
-class BuiltExport {
-public:
-    explicit BuiltExport(const std::string& schema_version, const std::string& extra_sql = "") {
-        std::string pattern = (fs::temp_directory_path() / "cko-nsys-XXXXXX").string();
-        dir_ = ::mkdtemp(pattern.data());
-        path_ = dir_ / "built.sqlite";
-        sqlite3* db = nullptr;
-        sqlite3_open(path_.c_str(), &db);
-        const std::string sql = R"(
+// The SQL of an export with the documented 3.25.0 columns (external-anchors A3, nsys-ai schema
+// notes) at `schema_version`.
+std::string built_sql(const std::string& schema_version) {
+    return R"(
 CREATE TABLE META_DATA_EXPORT (name TEXT NOT NULL, value TEXT);
 INSERT INTO META_DATA_EXPORT VALUES ('EXPORT_SCHEMA_VERSION', ')" +
-                                schema_version + R"('),
+           schema_version + R"('),
     ('EXPORT_PRODUCT_VERSION', '2026.2.1.210');
 CREATE TABLE StringIds (id INTEGER NOT NULL PRIMARY KEY, value TEXT NOT NULL);
 INSERT INTO StringIds VALUES (1, 'void gemm<128>(float*)'), (2, 'gemm'), (3, '_Z4gemmILi128EEvPf'),
@@ -108,20 +95,14 @@ CREATE TABLE TARGET_INFO_GPU (id INTEGER NOT NULL, name TEXT, busLocation TEXT,
     totalMemory INTEGER, smCount INTEGER, chipName TEXT, memoryBandwidth INTEGER);
 INSERT INTO TARGET_INFO_GPU VALUES (0, 'NVIDIA H100', '0000:01:00.0', 85899345920, 132,
     'GH100', 3352000000000);
-)" + extra_sql;
-        char* error = nullptr;
-        if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error) != SQLITE_OK) {
-            ADD_FAILURE() << error;
-            sqlite3_free(error);
-        }
-        sqlite3_close(db);
-    }
-    ~BuiltExport() { fs::remove_all(dir_); }
-    [[nodiscard]] const fs::path& path() const { return path_; }
+)";
+}
 
-private:
-    fs::path dir_;
-    fs::path path_;
+// That export, then `extra_sql`, in a temporary file.
+class BuiltExport : public testing::SqlExport {
+public:
+    explicit BuiltExport(const std::string& schema_version, const std::string& extra_sql = "")
+        : SqlExport(Sql{built_sql(schema_version) + extra_sql}) {}
 };
 
 TEST(NsysExport, Schema325ExportSummarisesAsComputedByHand) {
@@ -157,16 +138,12 @@ TEST(NsysExport, Schema325ExportSummarisesAsComputedByHand) {
 }
 
 ErrorCode import_error(const fs::path& path, std::string* message = nullptr) {
-    try {
-        (void)import_nsys_export(path);
-    } catch (const Error& e) {
-        if (message != nullptr) {
-            *message = e.what();
-        }
-        return e.code();
+    SCOPED_TRACE(path.string());
+    const test::CaughtError e = EXPECT_ANY_CKO_ERROR((void)import_nsys_export(path));
+    if (e && message != nullptr) {
+        *message = e->what();
     }
-    ADD_FAILURE() << "no error for " << path;
-    return ErrorCode::internal;
+    return e->code();
 }
 
 TEST(NsysExport, SchemaVersionIsIdentityNotAPin) {

@@ -2,63 +2,27 @@
 // 3.x schema version; schema 2.x, mistyped columns and Latin-1 strings behave as documented.
 #include "cko/profile/nsys/nsys_export.hpp"
 
+#include "cko/profile/nsys/testing/sql_export.hpp"
 #include "cko/profile/utf8_repair.hpp"
 #include "cko/util/error.hpp"
+#include "cko_test_support.hpp"
 
 #include <gtest/gtest.h>
-#include <sqlite3.h>
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 namespace cko::profile::nsys {
 namespace {
 namespace fs = std::filesystem;
 
-std::string read_all(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream out;
-    out << in.rdbuf();
-    return out.str();
-}
-
-// A database built from a fixture's SQL (plus extra statements) in a temporary directory.
-class SqlExport {
-public:
-    explicit SqlExport(const fs::path& sql_file, const std::string& extra_sql = "") {
-        std::string pattern = (fs::temp_directory_path() / "cko-nsys-schema-XXXXXX").string();
-        dir_ = ::mkdtemp(pattern.data());
-        path_ = dir_ / "export.sqlite";
-        sqlite3* db = nullptr;
-        sqlite3_open(path_.c_str(), &db);
-        const std::string sql = read_all(sql_file) + extra_sql;
-        char* error = nullptr;
-        if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error) != SQLITE_OK) {
-            ADD_FAILURE() << error;
-            sqlite3_free(error);
-        }
-        sqlite3_close(db);
-    }
-    ~SqlExport() { fs::remove_all(dir_); }
-    [[nodiscard]] const fs::path& path() const { return path_; }
-
-private:
-    fs::path dir_;
-    fs::path path_;
-};
+using testing::SqlExport;
 
 const fs::path k324 = "tests/fixtures/nsys/schema_3_24_14.sql";
 
 Error import_failure(const fs::path& path) {
-    try {
-        (void)import_nsys_export(path);
-    } catch (const Error& e) {
-        return e;
-    }
-    ADD_FAILURE() << "no error for " << path;
-    return Error(ErrorCode::internal, "none");
+    SCOPED_TRACE(path.string());
+    return *EXPECT_ANY_CKO_ERROR((void)import_nsys_export(path));
 }
 
 TEST(NsysSchema, Schema32414IsReadByItsColumnsAndNamedInTheIdentity) {
