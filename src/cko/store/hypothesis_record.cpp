@@ -44,7 +44,7 @@ std::vector<std::string> ids_in(const Store& store, std::string_view dir, std::s
 }
 
 Json read_hypothesis_file(const Store& store, const std::string& rel, std::string_view what,
-             std::string_view id) {
+                          std::string_view id) {
     require_safe_name(std::string(id), std::string(what) + " id");
     if (!store.exists(rel)) {
         throw Error(ErrorCode::not_found,
@@ -137,7 +137,8 @@ HypothesisRecord read_hypothesis_record(const Store& store, std::string_view id)
 
 HypothesisSettlementRecord read_settlement_record(const Store& store, std::string_view id) {
     const std::string rel = layout::settlement_record(id);
-    return HypothesisSettlementRecord::from_json(read_hypothesis_file(store, rel, "settlement", id), rel);
+    return HypothesisSettlementRecord::from_json(read_hypothesis_file(store, rel, "settlement", id),
+                                                 rel);
 }
 
 std::vector<HypothesisRecord> list_hypotheses(const Store& store) {
