@@ -533,9 +533,8 @@ Json stated_goal(Json goal, const Json& lowered, const eval::IdentityClaim& iden
     if (!lowered.is_null()) {
         goal["lowered"] = lowered;
         goal["lowered"]["text"] = eval::lowering_text(lowered);
-        manual = text_of(lowered, "lowered_to") == "kernel"
-                     ? eval::claim_rank(store::LoweredTo::kernel)
-                     : eval::claim_rank(store::LoweredTo::unconfirmed);
+        manual = eval::claim_rank(store::lowered_to_from_name(text_of(lowered, "lowered_to"))
+                                      .value_or(store::LoweredTo::unconfirmed));
         why.push_back("the conclusion was " + eval::lowering_text(lowered));
     }
     if (identity.lowers()) {
