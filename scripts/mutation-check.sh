@@ -73,6 +73,10 @@ mutants=(
   # [23] a claim cites only a profile of its own subjects; a hypothesis is settled once.
   "falsify_cites_any_subject|src/cko/eval/cited_evidence.cpp|    if (digest == experiment.candidate.digest \p\p digest == experiment.base.digest) {|    if (true) {|eval_test cko|^(CitedEvidenceTest|cli_hypotheses$)"
   "hypothesis_settled_twice|src/cko/eval/hypothesis.cpp|        if (s.hypothesis == o.hypothesis) {|        if (false) {|eval_test cko|^(HypothesisTest|cli_hypotheses$)"
+  # [23] identity gaps lower the stated claim; a gain bound's map must have recorded its windows.
+  "identity_container_caps_nothing|src/cko/eval/identity_claim.cpp|    if (id.in_container) {|    if (false) {|eval_test report_test|^(IdentityClaim|IdentityClaimReportTest)"
+  "identity_gpu_gap_caps_at_kernel|src/cko/eval/identity_claim.cpp|            {IdentityGap::gpu_unverified, store::LoweredTo::unconfirmed,|            {IdentityGap::gpu_unverified, store::LoweredTo::kernel,|eval_test report_test|^(IdentityClaim|IdentityClaimReportTest)"
+  "gain_bound_coverage_unchecked|src/cko/eval/cited_evidence.cpp|            if (recorded && *recorded >= kGainBoundMinCoveragePct) {|            if (true) {|eval_test|^ExperimentTest"
   # [23] bundles: the tar reader's refusals and what fsck --bundle checks.
   "tar_accepts_dotdot|src/cko/util/tar_reader.cpp|        if (part == \".\" \p\p part == \"..\") {|        if (part == \".\") {|util_test|^TarTest"
   "tar_accepts_symlinks|src/cko/util/tar_reader.cpp|        return \"a symbolic link\";|        return \"\";|util_test|^TarTest"

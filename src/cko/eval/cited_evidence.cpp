@@ -9,6 +9,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace cko::eval {
@@ -155,6 +157,58 @@ store::ExperimentRecord::GainBound map_item_bound(const Json& document, const st
             fmt::format("name one of its items, e.g. {}", fmt::join(names, ", ")));
     }
     return best;
+}
+
+namespace {
+
+// The recorded share of a window, in percent; nullopt when it states no coverage or no duration.
+std::optional<double> recorded_pct(const Json& window) {
+    const Json coverage = window.value("coverage", Json());
+    const std::int64_t duration = window.value("duration_ns", std::int64_t{0});
+    if (!coverage.is_object() || !coverage.contains("recorded_ns") || duration <= 0) {
+        return std::nullopt;
+    }
+    return 100.0 * static_cast<double>(coverage.value("recorded_ns", std::int64_t{0})) /
+           static_cast<double>(duration);
+}
+
+bool has_item(const Json& window, const std::string& item) {
+    for (const auto& it : window.value("items", Json::array())) {
+        if (it.value("name", "") == item) {
+            return true;
+        }
+    }
+    return false;
+}
+
+}  // namespace
+
+void require_map_coverage(const Json& document, const std::string& id, const std::string& item,
+                          const std::string& field) {
+    for (const auto& part : document.value("parts", Json::array())) {
+        for (const auto& w : part.value("windows", Json::array())) {
+            if (!has_item(w, item)) {
+                continue;
+            }
+            const std::optional<double> recorded = recorded_pct(w);
+            if (recorded && *recorded >= kGainBoundMinCoveragePct) {
+                continue;
+            }
+            bad(field,
+                fmt::format(
+                    "cites map '{}', whose window '{}' (occurrence {}) of {} {}: below the {:g} % "
+                    "a gain bound needs, since the item's share of the time nothing was recorded "
+                    "is unknown and the bound could understate it",
+                    id, w.value("name", ""), w.value("occurrence", std::int64_t{0}),
+                    part.value("source", ""),
+                    recorded ? fmt::format("recorded only {:.1f} % of its time", *recorded)
+                             : std::string("states no coverage"),
+                    kGainBoundMinCoveragePct),
+                "cite a map of a trace that records the whole window (CPU activity and GPU work "
+                "on, no dropped events), or a --window whose occurrences the trace covers; "
+                "without a bound, leave --gain-bound-source out");
+        }
+    }
 }
 
 }  // namespace cko::eval

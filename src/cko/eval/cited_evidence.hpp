@@ -43,4 +43,15 @@ void require_profile_of_experiment(const Target& target, const Json& cited, cons
                                                                 const std::string& source,
                                                                 const std::string& field);
 
+// The share of a window a map must have recorded (coverage.recorded_ns / duration_ns, in percent)
+// for a gain bound to be read from it (docs/map.md, "Citing a map as an experiment's gain bound").
+inline constexpr double kGainBoundMinCoveragePct = 80.0;
+
+// A gain bound is an upper bound only where the map saw the window: every window the item appears
+// in (those the bound is the largest share of) must have recorded at least
+// kGainBoundMinCoveragePct of its time; refused naming `field`, the window, what it recorded and
+// the fix. A window without a coverage member recorded nothing cko can vouch for: refused too.
+void require_map_coverage(const Json& document, const std::string& id, const std::string& item,
+                          const std::string& field);
+
 }  // namespace cko::eval

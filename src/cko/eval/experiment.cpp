@@ -284,6 +284,8 @@ std::optional<store::ExperimentRecord::GainBound> cited_bound(const Target& targ
     const std::string id = cited_ref.substr(0, hash);
     const Json cited = cited_map(target, id, "gain_bound_source");
     check_map_subject(target, cited, id, base_digest);
+    require_map_coverage(cited.value("document", Json::object()), id, cited_ref.substr(hash + 1),
+                         "gain_bound_source");
     const auto bound =
         map_item_bound(cited.value("document", Json::object()), id, cited_ref.substr(hash + 1),
                        spec.gain_bound_source, "gain_bound_source");

@@ -99,5 +99,81 @@ TEST_F(ExperimentTest, AMapOfAnotherSubjectAnUnboundMapAnUnknownItemOrNoItemIsRe
     }
 }
 
+// Issue [23]: a gain bound is an upper bound only where the map saw the window; a window of the
+// item that recorded less than kGainBoundMinCoveragePct of its time, or states no coverage, is
+// refused naming the field, the window and the fix. 100 of 500 ns unobserved (80 %) is enough.
+TEST_F(ExperimentTest, AGainBoundFromAMapThatDidNotCoverTheItemsWindowIsRefused) {
+    const std::string exp = experiment("kernel v1\n");
+    put(dir_ / "cand" / "k.cu", "kernel v2\n");
+    const std::vector<std::pair<std::optional<std::int64_t>, std::string>> refused{
+        {200, "window 'layer' (occurrence 1) of t.json recorded only 60.0 % of its time"},
+        {101, "recorded only 79.8 % of its time"},
+        {std::nullopt, "window 'layer' (occurrence 1) of t.json states no coverage"}};
+    for (const auto& row : refused) {
+        const std::string map = stored_map(*store_, exp, "reference", "", row.first);
+        const std::string& says = row.second;
+        std::string message;
+        EXPECT_EQ(code_of(
+                      [&] {
+                          (void)create_experiment(
+                              *target_,
+                              bounded(dir_ / "cand", "map:" + map + "#gemm", std::nullopt));
+                      },
+                      &message),
+                  ErrorCode::invalid_argument)
+            << says;
+        EXPECT_NE(message.find("gain_bound_source: cites map '" + map + "'"), std::string::npos)
+            << message;
+        EXPECT_NE(message.find(says), std::string::npos) << message;
+        EXPECT_NE(message.find("below the 80 % a gain bound needs"), std::string::npos) << message;
+    }
+    // Coverage at the threshold: the bound is computed.
+    const std::string covered = stored_map(*store_, exp, "reference", "", 100);
+    const Json e = create_experiment(
+        *target_, bounded(dir_ / "cand", "map:" + covered + "#gemm", std::nullopt));
+    EXPECT_DOUBLE_EQ(load_experiment(*store_, e.at("id").get<std::string>()).gain_bound->pct, 30.0);
+}
+
+// The gain bound's map must be of this Target and, when it records a case, of one of its cases
+// (the same rule as a falsify record's evidence: eval/cited_evidence).
+TEST_F(ExperimentTest, AGainBoundFromAMapOfAnotherTargetOrCaseIsRefused) {
+    const std::string exp = experiment("kernel v1\n");
+    put(dir_ / "cand" / "k.cu", "kernel v2\n");
+    const std::string reference = stored_map(*store_, exp, "reference");
+    const auto planted = [&](const std::string& new_id, const std::function<void(Json&)>& edit) {
+        Json record = load_profile(*store_, reference);
+        record["id"] = new_id;
+        edit(record);
+        (void)store_->write_record(store::layout::profile_record(new_id), record);
+        return new_id;
+    };
+    const std::vector<std::pair<std::string, std::string>> refused{
+        {planted("profile-00000000000000d1", [](Json& r) { r["target"] = "tgt-0000000000000000"; }),
+         "of Target tgt-0000000000000000"},
+        {planted("profile-00000000000000d2",
+                 [&](Json& r) {
+                     r["collection"] =
+                         Json{{"case_id", "other"}, {"subject_digest", original_digest()}};
+                 }),
+         "of case 'other', which is not one of the Target's cases [c]"}};
+    for (const auto& row : refused) {
+        const std::string& id = row.first;
+        const std::string& says = row.second;
+        std::string message;
+        EXPECT_EQ(code_of(
+                      [&] {
+                          (void)create_experiment(
+                              *target_,
+                              bounded(dir_ / "cand", "map:" + id + "#gemm", std::nullopt));
+                      },
+                      &message),
+                  ErrorCode::invalid_argument)
+            << id;
+        EXPECT_NE(message.find("gain_bound_source: cites map '" + id + "'"), std::string::npos)
+            << message;
+        EXPECT_NE(message.find(says), std::string::npos) << message;
+    }
+}
+
 }  // namespace
 }  // namespace cko::eval

@@ -60,6 +60,12 @@ Json comparison_summary(const store::InvocationRecord& request, const Json& resu
     e["driver_calls"] = cost.value("driver_calls", Json());
     e["infrastructure_failure"] = out.value("infrastructure_failure", false);
     e["notes"] = out.value("notes", Json::array());
+    // Whether the monitor watched the target GPUs (the identity rule reads it: identity_claim).
+    const Json observation = out.value("observation", Json());
+    e["observation"] = observation.is_object()
+                           ? Json{{"applied", observation.value("applied", true)},
+                                  {"gpu", observation.value("gpu", Json())}}
+                           : Json();
     return e;
 }
 

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -20,14 +21,30 @@ namespace cko::eval::testing {
 namespace fs = std::filesystem;
 
 // A CPU-only map (no GPU busy time): item "gemm" exposes 200 of 1000 ns and 150 of 500 ns.
-// `question`: the one it is meant to answer ("" none).
+// `question`: the one it is meant to answer ("" none). The first window recorded all of its time;
+// the second all but `unobserved_in_second` ns (nullopt: it states no coverage).
 inline std::string stored_map(const store::Store& store, const std::string& exp,
-                              const std::string& subject, const std::string& question = "") {
+                              const std::string& subject, const std::string& question = "",
+                              std::optional<std::int64_t> unobserved_in_second = 0) {
+    const auto coverage = [](std::int64_t duration, std::int64_t unobserved) {
+        return Json{{"recorded_ns", duration - unobserved},
+                    {"unobserved_ns", unobserved},
+                    {"recorded_pct", 100.0 * static_cast<double>(duration - unobserved) /
+                                         static_cast<double>(duration)}};
+    };
     const Json items0 =
         Json::array({Json{{"kind", "kernel"}, {"name", "gemm"}, {"exposed_ns", 200}},
                      Json{{"kind", "annotation"}, {"name", "layer"}, {"exposed_ns", 30}}});
     const Json items1 =
         Json::array({Json{{"kind", "kernel"}, {"name", "gemm"}, {"exposed_ns", 150}}});
+    Json second{{"name", "layer"},
+                {"occurrence", 1},
+                {"duration_ns", 500},
+                {"gpu", {{"busy_ns", 0}}},
+                {"items", items1}};
+    if (unobserved_in_second) {
+        second["coverage"] = coverage(500, *unobserved_in_second);
+    }
     const Json map{
         {"format_version", "cko/map-v1"},
         {"parts", Json::array({Json{{"source", "t.json"},
@@ -35,12 +52,9 @@ inline std::string stored_map(const store::Store& store, const std::string& exp,
                                                                   {"occurrence", 0},
                                                                   {"duration_ns", 1000},
                                                                   {"gpu", {{"busy_ns", 0}}},
+                                                                  {"coverage", coverage(1000, 0)},
                                                                   {"items", items0}},
-                                                             Json{{"name", "layer"},
-                                                                  {"occurrence", 1},
-                                                                  {"duration_ns", 500},
-                                                                  {"gpu", {{"busy_ns", 0}}},
-                                                                  {"items", items1}}})}}})}};
+                                                             second})}}})}};
     const Json sources = Json::array({Json{{"tool", "kineto"}, {"tool_version", "2.11.0"}}});
     ProfileEvidence evidence{"map", map, sources, exp, subject, Json()};
     evidence.question = question;

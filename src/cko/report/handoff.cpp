@@ -123,6 +123,9 @@ std::string outcome_md(const Json& model) {
         s += fmt::format("- **Conclusion lowered:** the claim stated is now {}: {}\n",
                          goal.value("stated_claim", ""), goal["lowered"].value("text", ""));
     }
+    if (goal.value("identity", Json::object()).value("lowers", false)) {
+        s += identity_lowering_md(goal);
+    }
     s += fmt::format("- **Primary goal** ({} {}, minimum effect {:g} %): **{}** — {}\n",
                      t["metric"].value("name", ""),
                      t["metric"].value("direction", "") == "higher" ? "higher" : "lower",
@@ -268,6 +271,13 @@ std::string hypotheses_md(const Json& board, bool open_only) {
         s += "None open: every hypothesis recorded was settled.\n";
     }
     return s;
+}
+
+std::string identity_lowering_md(const Json& goal) {
+    return fmt::format(
+        "- **Claim lowered by the environment identity:** the claim stated is now "
+        "{}: {}\n",
+        goal.value("stated_claim", ""), goal.value("identity", Json::object()).value("text", ""));
 }
 
 // What each experiment's next stage would cost: its estimated_cost_s and what its last

@@ -24,4 +24,9 @@ inline constexpr const char* kWriteHere = "✍ TO BE WRITTEN BY THE DECISION MAK
 // hypothesis, their settled rivals in one line. Shared by the handoff and the Markdown report.
 [[nodiscard]] std::string hypotheses_md(const Json& board, bool open_only);
 
+// "- **Claim lowered by the environment identity:** the claim stated is now kernel: …" for a goal
+// whose `identity` lowers the claim (eval::identity_claim): the claim stated and each reason.
+// Shared by the handoff and the Markdown report.
+[[nodiscard]] std::string identity_lowering_md(const Json& goal);
+
 }  // namespace cko::report

@@ -367,6 +367,17 @@ std::string hypotheses_html(const Json& model) {
     return s + "</ul></section>";
 }
 
+// The summary card of a goal whose `identity` lowers the claim (eval::identity_claim); "" else.
+std::string identity_lowering_html(const Json& goal) {
+    const Json identity = goal.value("identity", Json::object());
+    if (!identity.value("lowers", false)) {
+        return "";
+    }
+    return fmt::format(
+        "<div class=\"card\"><b>claim lowered by the environment identity to {}</b>{}</div>",
+        e(goal, "stated_claim"), e(identity, "text"));
+}
+
 }  // namespace
 
 std::string verdict_label(const std::string& verdict) {
@@ -400,7 +411,7 @@ std::string render_html(const Json& model) {
     s += fmt::format(
         "<section id=\"summary\"><h2>Summary</h2><div class=\"cards\">"
         "<div class=\"card\"><b>champion</b><span class=\"champion\">{}</span></div>"
-        "<div class=\"card\"><b>primary goal ({} layer)</b>{}</div>{}"
+        "<div class=\"card\"><b>primary goal ({} layer)</b>{}</div>{}{}"
         "<div class=\"card\"><b>experiments · comparisons</b>{} · {}</div>"
         "<div class=\"card\"><b>cost</b>{} wall, {} GPU</div>"
         "<div class=\"card\"><b>termination</b>{}</div></div></section>",
@@ -409,7 +420,7 @@ std::string render_html(const Json& model) {
             ? fmt::format("<div class=\"card\"><b>conclusion lowered to {}</b>{}</div>",
                           e(f["goal"], "stated_claim"), e(f["goal"]["lowered"], "text"))
             : std::string(),
-        model["experiments"].size(), model["comparisons"].size(),
+        identity_lowering_html(f["goal"]), model["experiments"].size(), model["comparisons"].size(),
         e(seconds_text(model["cost"].value("wall_s", 0.0))),
         e(seconds_text(model["cost"].value("gpu_s", 0.0))),
         stop.is_null() ? "not recorded (cko stop --reason …)" : e(stop, "reason"));

@@ -93,6 +93,9 @@ std::string summary_md(const Json& model) {
                              f["goal"].value("stated_claim", ""),
                              f["goal"]["lowered"].value("text", "")));
     }
+    if (f["goal"].value("identity", Json::object()).value("lowers", false)) {
+        s.insert(s.rfind("- **Experiments:**"), identity_lowering_md(f["goal"]));
+    }
     return s;
 }
 

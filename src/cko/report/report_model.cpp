@@ -6,6 +6,7 @@
 #include "cko/eval/conclusion.hpp"
 #include "cko/eval/history.hpp"
 #include "cko/eval/hypothesis.hpp"
+#include "cko/eval/identity_claim.hpp"
 #include "cko/eval/judge.hpp"
 #include "cko/eval/target_spec.hpp"
 #include "cko/report/termination.hpp"
@@ -14,6 +15,7 @@
 #include "cko/util/error.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <map>
 #include <set>
@@ -242,7 +244,16 @@ void comparison_gaps(Json& gaps, const Json& comparisons) {
     }
 }
 
-Json evidence_gaps(const Json& model, const Json& comparisons) {
+// Every identity gap (eval::identity_claim), whether or not it lowers the Target's layer.
+void identity_gaps(Json& gaps, const Json& identity, const std::string& target_id) {
+    for (const auto& g : identity.value("gaps", Json::array())) {
+        add_gap(gaps, "identity",
+                fmt::format("identity gap ({}): {}", text_of(g, "gap"), text_of(g, "reason")),
+                Json::array({target_id}));
+    }
+}
+
+Json evidence_gaps(const Json& model, const Json& comparisons, const Json& identity) {
     Json gaps = Json::array();
     baseline_gaps(gaps, model["baseline"]);
     comparison_gaps(gaps, comparisons);
@@ -275,6 +286,7 @@ Json evidence_gaps(const Json& model, const Json& comparisons) {
                         "higher layer or another environment",
                         model["target"].value("claim_layer", "")),
             Json::array({model["target"].value("id", "")}));
+    identity_gaps(gaps, identity, model["target"].value("id", ""));
     if (model.value("profiles", Json::array()).empty()) {
         add_gap(gaps, "no_profiles",
                 "profiles: none stored; no profiler fact supports or refutes a mechanism",
@@ -488,16 +500,55 @@ Json goal_of(const std::string& claim_layer, const std::string& current, const J
     return goal;
 }
 
-// The goal once the conclusion was lowered (`lowered`: its history entry): it is not claimed at
-// the Target's layer any more, whatever the evidence said before; `lowered` says to what and why.
-Json lowered_goal(Json goal, const Json& lowered) {
+// "the environment identity supports kernel at most: REASON; REASON": how the goal states an
+// identity that lowers the claim.
+std::string identity_text(const eval::IdentityClaim& identity) {
+    std::vector<std::string> reasons;
+    for (const auto& g : identity.gaps) {
+        if (eval::claim_rank(g.caps_at) < eval::claim_rank(identity.target_layer)) {
+            reasons.push_back(g.reason);
+        }
+    }
+    return fmt::format("the environment identity supports {} at most: {}", identity.word(),
+                       fmt::join(reasons, "; "));
+}
+
+// What the identity the evidence was measured under supports (eval::identity_claim): the Target's
+// frozen environment and every comparison's observation of its GPUs.
+eval::IdentityClaim identity_claim_of(const store::TargetRecord& t, const eval::TargetSpec& spec,
+                                      const HistoryParts& parts) {
+    const bool gpu_target = t.gpus && !t.gpus->empty();
+    return eval::identity_claim(
+        eval::measured_identity(t.environment, gpu_target, parts.comparisons), spec.claim_layer);
+}
+
+// The claim stated: the lower of the Target's layer, the latest manual lowering (`lowered`: its
+// history entry, or null) and what the environment identity supports. Below the Target's layer
+// the goal is not claimed there, whatever the evidence said before; `lowered` and `identity` say
+// why.
+Json stated_goal(Json goal, const Json& lowered, const eval::IdentityClaim& identity) {
+    goal["identity"] = identity.to_json();
+    int manual = eval::claim_rank(identity.target_layer);
+    std::vector<std::string> why;
+    if (!lowered.is_null()) {
+        goal["lowered"] = lowered;
+        goal["lowered"]["text"] = eval::lowering_text(lowered);
+        manual = eval::claim_rank(store::lowered_to_from_name(text_of(lowered, "lowered_to"))
+                                      .value_or(store::LoweredTo::unconfirmed));
+        why.push_back("the conclusion was " + eval::lowering_text(lowered));
+    }
+    if (identity.lowers()) {
+        goal["identity"]["text"] = identity_text(identity);
+        why.push_back(identity_text(identity));
+    }
+    if (why.empty()) {
+        return goal;
+    }
     const std::string before = text_of(goal, "text");
     goal["reached"] = false;
-    goal["stated_claim"] = text_of(lowered, "lowered_to");
-    goal["lowered"] = lowered;
-    goal["lowered"]["text"] = eval::lowering_text(lowered);
-    goal["text"] = fmt::format("not claimed at the {} layer: the conclusion was {} (before: {})",
-                               text_of(goal, "claim_layer"), eval::lowering_text(lowered), before);
+    goal["stated_claim"] = eval::claim_word(eval::combined_claim_rank(manual, identity));
+    goal["text"] = fmt::format("not claimed at the {} layer: {} (before: {})",
+                               text_of(goal, "claim_layer"), fmt::join(why, "; "), before);
     return goal;
 }
 
@@ -577,12 +628,11 @@ Json build_report_model(const store::Store& store, std::int64_t now_unix_s) {
 
     Json goal = goal_of(model["target"].value("claim_layer", ""), current,
                         parts.by_experiment[current], champion_section);
-    if (!parts.lowered.is_null()) {
-        goal = lowered_goal(std::move(goal), parts.lowered);
-    }
+    goal =
+        stated_goal(std::move(goal), parts.lowered, identity_claim_of(target_record, spec, parts));
     model["findings"] = Json{{"goal", goal},
                              {"rejected", rejected_directions(parts.experiments)},
-                             {"gaps", evidence_gaps(model, parts.comparisons)}};
+                             {"gaps", evidence_gaps(model, parts.comparisons, goal["identity"])}};
     return model;
 }
 

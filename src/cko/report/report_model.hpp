@@ -26,8 +26,10 @@ namespace cko::report {
 //   findings     {goal, rejected[], gaps[]}: what the handoff cites (rejections with what each
 //                closed; evidence gaps and open risks, each with its evidence ids); once the
 //                conclusion was lowered (cko conclusion lower), goal also has `lowered` (the
-//                latest lowering's history entry and its `text`) and `stated_claim`, and is not
-//                reached
+//                latest lowering's history entry and its `text`); goal.identity is what the
+//                environment identity supports (eval::identity_claim: {supports, lowers, gaps,
+//                text when it lowers}), each gap also one of `gaps`; when either lowers the
+//                Target's layer, goal has `stated_claim` (the lower of the two) and is not reached
 // `now_unix_s` stamps the document (tests pass a fixed one).
 [[nodiscard]] Json build_report_model(const store::Store& store, std::int64_t now_unix_s);
 

@@ -2,8 +2,13 @@
 // gaps.
 #include "cko/report/report_model.hpp"
 
+#include "cko/report/handoff.hpp"
+#include "cko/report/html_printer.hpp"
+#include "cko/report/markdown_printer.hpp"
 #include "cko/report/termination.hpp"
 #include "cko/report/testing/synthetic_store.hpp"
+#include "cko/store/catalogue.hpp"
+#include "cko/store/conclusion_record.hpp"
 #include "cko/util/error.hpp"
 #include "cko_test_support.hpp"
 
@@ -273,6 +278,112 @@ TEST_F(ReportModelTest, TheStopRecordClosesTheTerminationGap) {
     const Json m = build_report_model(s.store(), 0);
     EXPECT_EQ(m["stop"]["reason"], "goal reached");
     EXPECT_FALSE(has(gap_kinds(m), "no_termination"));
+}
+
+// Issue [23]: identity gaps lower the claim the report and the handoff state, saying why; a
+// manual lowering combines with them (the lower wins); a clean identity changes nothing.
+using Options = SyntheticStore::TargetOptions;
+
+class IdentityClaimReportTest : public test::ScratchTest {
+protected:
+    // A champion confirmed improved and upheld by its audit: the goal is reached unless the claim
+    // is lowered.
+    static void champion(SyntheticStore& s) {
+        const std::string x = s.experiment("loop-order");
+        (void)s.select(x, s.comparison("confirm", x, 0.5, "improved"));
+        (void)s.comparison("audit", x, 0.5, "improved");
+    }
+    // A `cko conclusion lower` record written as the verb writes it.
+    static void lower(const SyntheticStore& s, store::ClaimLayer from, store::LoweredTo to) {
+        store::ConclusionRecord r;
+        r.lowered_from = from;
+        r.lowered_to = to;
+        r.reason = "the decision maker's reason";
+        r.champion = "original";
+        r.lowered_unix_ns = (SyntheticStore::t0 + 100000) * 1000000000;
+        r.id = "low-00000000000000" + std::string(store::lowered_to_name(to)).substr(0, 2);
+        (void)s.store().write_record(store::layout::conclusion_record(r.id), r.to_json());
+    }
+    static bool contains(const std::string& hay, const std::string& needle) {
+        return hay.find(needle) != std::string::npos;
+    }
+};
+
+TEST_F(IdentityClaimReportTest, ANullMachineIdLowersAWorkloadClaimToKernelSayingWhy) {
+    SyntheticStore s(dir_ / "art", Options{nullptr, store::ClaimLayer::workload, false, {}});
+    champion(s);
+    const Json m = build_report_model(s.store(), 0);
+    const Json& goal = m["findings"]["goal"];
+    EXPECT_FALSE(goal["reached"].get<bool>());
+    EXPECT_EQ(goal["stated_claim"], "kernel");
+    EXPECT_EQ(goal["identity"]["supports"], "kernel");
+    EXPECT_TRUE(goal["identity"]["lowers"].get<bool>());
+    EXPECT_EQ(goal["identity"]["gaps"][0]["gap"], "no_machine_id");
+    const std::string text = goal["text"].get<std::string>();
+    EXPECT_TRUE(contains(text,
+                         "not claimed at the workload layer: the environment identity "
+                         "supports kernel at most: no machine id was recorded"))
+        << text;
+    EXPECT_TRUE(contains(text, "(before: reached at the workload layer")) << text;
+
+    const std::string stated =
+        "- **Claim lowered by the environment identity:** the claim stated is now kernel: the "
+        "environment identity supports kernel at most: no machine id was recorded";
+    const std::string handoff = render_handoff(m);
+    EXPECT_TRUE(contains(handoff, stated)) << handoff;
+    EXPECT_TRUE(contains(handoff, "identity gap (no_machine_id): no machine id was recorded"));
+    EXPECT_TRUE(contains(render_markdown(m), stated));
+    EXPECT_TRUE(contains(render_html(m), "claim lowered by the environment identity to kernel"));
+}
+
+TEST_F(IdentityClaimReportTest, ACleanIdentityLeavesTheGoalAndThePrintedClaimAsTheyWere) {
+    SyntheticStore s(dir_ / "art", Options{"m1", store::ClaimLayer::workload, false, {}});
+    champion(s);
+    const Json m = build_report_model(s.store(), 0);
+    const Json& goal = m["findings"]["goal"];
+    EXPECT_TRUE(goal["reached"].get<bool>());
+    EXPECT_FALSE(goal.contains("stated_claim"));
+    EXPECT_EQ(goal["identity"]["supports"], "workload");
+    EXPECT_FALSE(contains(render_handoff(m), "Claim lowered by the environment identity"));
+}
+
+TEST_F(IdentityClaimReportTest, AContainerUnderAKernelClaimIsAGapThatLowersNothing) {
+    SyntheticStore s(dir_ / "art", Options{"m1", store::ClaimLayer::kernel, true, {}});
+    champion(s);
+    const Json m = build_report_model(s.store(), 0);
+    EXPECT_TRUE(m["findings"]["goal"]["reached"].get<bool>());
+    EXPECT_FALSE(m["findings"]["goal"]["identity"]["lowers"].get<bool>());
+    const std::string handoff = render_handoff(m);
+    EXPECT_TRUE(contains(handoff,
+                         "identity gap (container): measured inside a container "
+                         "(/.dockerenv exists)"))
+        << handoff;
+    EXPECT_FALSE(contains(handoff, "Claim lowered by the environment identity"));
+}
+
+TEST_F(IdentityClaimReportTest, AManualLoweringAndTheIdentityCombineAndTheLowerIsStated) {
+    // The manual lowering is lower: unconfirmed (manual) beats kernel (container).
+    SyntheticStore a(dir_ / "a", Options{"m1", store::ClaimLayer::serving, true, {}});
+    champion(a);
+    lower(a, store::ClaimLayer::serving, store::LoweredTo::unconfirmed);
+    Json goal = build_report_model(a.store(), 0)["findings"]["goal"];
+    EXPECT_EQ(goal["stated_claim"], "unconfirmed");
+    EXPECT_TRUE(goal.contains("lowered"));
+    EXPECT_TRUE(contains(goal["text"].get<std::string>(),
+                         "the conclusion was lowered from "
+                         "serving to unconfirmed"));
+    EXPECT_TRUE(contains(goal["text"].get<std::string>(), "inside a container"));
+    // The identity is lower: target GPUs never verified (unconfirmed) beat a manual kernel.
+    SyntheticStore b(dir_ / "b", Options{"m1", store::ClaimLayer::workload, false, {"GPU-1"}});
+    const std::string x = b.experiment("loop-order");
+    b.next_observation = Json{{"applied", false}, {"gpu", nullptr}};
+    (void)b.select(x, b.comparison("confirm", x, 0.5, "improved"));
+    lower(b, store::ClaimLayer::workload, store::LoweredTo::kernel);
+    goal = build_report_model(b.store(), 0)["findings"]["goal"];
+    EXPECT_EQ(goal["stated_claim"], "unconfirmed");
+    EXPECT_EQ(goal["identity"]["gaps"][0]["gap"], "gpu_unverified");
+    EXPECT_TRUE(contains(goal["identity"]["text"].get<std::string>(),
+                         "the driver ran on a node this host's monitor does not observe"));
 }
 
 }  // namespace

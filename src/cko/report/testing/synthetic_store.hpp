@@ -21,8 +21,19 @@ namespace cko::report::testing {
 // minute apart from `t0`), ids are made from counters, so every build is identical.
 class SyntheticStore {
 public:
+    // What target.json records of the Target's claim and environment.
+    struct TargetOptions {
+        Json machine_id = "m1";  // null: a host without /etc/machine-id (containers)
+        store::ClaimLayer claim_layer = store::ClaimLayer::kernel;
+        bool in_container = false;
+        std::vector<std::string> gpus;  // the GPU uuids it measures on; empty: CPU only
+    };
+
     explicit SyntheticStore(const std::filesystem::path& root, Json machine_id = "m1")
-        : store_(store::Store::create(root)), machine_id_(std::move(machine_id)) {
+        : SyntheticStore(
+              root, TargetOptions{std::move(machine_id), store::ClaimLayer::kernel, false, {}}) {}
+    SyntheticStore(const std::filesystem::path& root, TargetOptions options)
+        : store_(store::Store::create(root)), options_(std::move(options)) {
         target();
     }
 
@@ -121,6 +132,9 @@ public:
                                                 {"estimate", estimate(pct, pct - 4, pct + 4)}}});
         }
         out["d"] = d;
+        if (!next_observation.is_null()) {
+            out["observation"] = std::exchange(next_observation, Json());
+        }
         regress_cases(out, std::exchange(next_regressed, {}));
         if (!decision.empty()) {
             out["decision"] = decision;
@@ -196,6 +210,8 @@ public:
     static constexpr std::int64_t t0 = 1796116000;
     // When set, the next invocation's cost ({wall_s, gpu_s, driver_calls}) instead of the default.
     Json next_cost;
+    // When set, the next comparison's outputs.observation ({applied, gpu, ...}).
+    Json next_observation;
     // When set, the cases the next comparison regressed on: each its own verdict regressed at
     // −10 % (an interval left of the band), all of them named in regressed_cases.
     std::vector<std::string> next_regressed;
@@ -235,37 +251,43 @@ private:
     }
 
     void target() {
-        store_.write_record(
-            "target.json",
-            Json{{"format_version", "cko/target-v1"},
-                 {"id", "tgt-00000000000000aa"},
-                 {"created_unix_s", t0},
-                 {"created_by", "cko synthetic"},
-                 {"spec_sha256", std::string(64, 's')},
-                 {"spec_dir", "/src"},
-                 {"original", snapshot_ref('a', "/src/original")},
-                 {"cases",
-                  Json::array({Json{{"id", "small"},
-                                    {"snapshot", snapshot_ref('1', "/src/cases/small.json")}},
-                               Json{{"id", "large"},
-                                    {"snapshot", snapshot_ref('2', "/src/cases/large.json")}}})},
-                 {"environment",
-                  {{"host",
-                    {{"hostname", "bench-host"},
-                     {"machine_id", machine_id_},
-                     {"cpu_model", "CPU"},
-                     {"logical_cpus", 2},
-                     {"kernel_release", "6.1"}}},
-                   {"gpus", Json::array()},
-                   {"driver_version", nullptr}}},
-                 {"spec", spec()}});
+        Json record{
+            {"format_version", "cko/target-v1"},
+            {"id", "tgt-00000000000000aa"},
+            {"created_unix_s", t0},
+            {"created_by", "cko synthetic"},
+            {"spec_sha256", std::string(64, 's')},
+            {"spec_dir", "/src"},
+            {"original", snapshot_ref('a', "/src/original")},
+            {"cases",
+             Json::array(
+                 {Json{{"id", "small"}, {"snapshot", snapshot_ref('1', "/src/cases/small.json")}},
+                  Json{{"id", "large"},
+                       {"snapshot", snapshot_ref('2', "/src/cases/large.json")}}})},
+            {"environment",
+             {{"host",
+               {{"hostname", "bench-host"},
+                {"machine_id", options_.machine_id},
+                {"cpu_model", "CPU"},
+                {"logical_cpus", 2},
+                {"kernel_release", "6.1"},
+                {"in_container", options_.in_container},
+                {"container_hints",
+                 options_.in_container ? Json::array({"/.dockerenv exists"}) : Json::array()}}},
+              {"gpus", Json::array()},
+              {"driver_version", nullptr}}},
+            {"spec", spec(options_.claim_layer)}};
+        if (!options_.gpus.empty()) {
+            record["gpus"] = options_.gpus;
+        }
+        store_.write_record("target.json", record);
     }
 
     // A complete frozen spec (every member TargetSpec::to_json writes): the report reads it typed.
-    static Json spec() {
+    static Json spec(store::ClaimLayer claim_layer) {
         eval::TargetSpec s;
         s.name = "synthetic";
-        s.claim_layer = store::ClaimLayer::kernel;
+        s.claim_layer = claim_layer;
         s.original = "original";
         s.change_scope = {"original/k.cu"};
         s.cases_dir = "cases";
@@ -284,7 +306,7 @@ private:
     }
 
     store::Store store_;
-    Json machine_id_;  // null: a host without /etc/machine-id (containers)
+    TargetOptions options_;
     std::int64_t clock_ = 0;
     int experiments_ = 0;
     int invocations_ = 0;
