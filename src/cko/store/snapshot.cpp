@@ -257,12 +257,7 @@ Snapshot take_snapshot(const Store& store, const fs::path& source, const Snapsho
                     Json{{"path", source.string()}});
     }
     const fs::path objects = store.root() / layout::kObjectsDir;
-    std::string staging_pattern = (objects / ".staging-XXXXXX").string();
-    if (::mkdtemp(staging_pattern.data()) == nullptr) {
-        throw Error(ErrorCode::io_error,
-                    fmt::format("cannot create staging in {}", objects.string()));
-    }
-    const fs::path staging(staging_pattern);
+    const fs::path staging = make_unique_dir(objects, ".staging", "");
     Snapshot snap;
     snap.source = real;
     try {

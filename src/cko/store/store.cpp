@@ -139,13 +139,8 @@ Store Store::create(const fs::path& root) {
             fmt::format("{} already exists; a new artifact root must not exist yet", root.string()),
             Json{{"root", root.string()}});
     }
-    std::string staging_pattern =
-        (real_parent / fmt::format(".{}.staging-XXXXXX", root.filename().string())).string();
-    if (::mkdtemp(staging_pattern.data()) == nullptr) {
-        throw Error(ErrorCode::io_error, fmt::format("cannot create staging directory in {}: {}",
-                                                     real_parent.string(), std::strerror(errno)));
-    }
-    const fs::path staging(staging_pattern);
+    const fs::path staging =
+        make_unique_dir(real_parent, fmt::format(".{}.staging", root.filename().string()), "");
     try {
         ::chmod(staging.c_str(), 0755);
         for (const std::string_view dir : layout::layout_dirs()) {
@@ -488,19 +483,16 @@ RecordRef Store::swap_with_record(std::string_view pointer, const std::string& e
 fs::path Store::stage_directory(std::string_view relative) const {
     const fs::path final_path = real_path_of(relative);
     make_directories(final_path.parent_path());
-    std::string pattern = (final_path.parent_path() /
-                           fmt::format(".staging-{}-XXXXXX", final_path.filename().string()))
-                              .string();
-    const bool space = fault_point();
-    if (!space || ::mkdtemp(pattern.data()) == nullptr) {
-        const int err = space ? errno : ENOSPC;
+    if (!fault_point()) {
         throw Error(ErrorCode::io_error,
                     fmt::format("cannot create a staging directory for {}: {}", relative,
-                                std::strerror(err)),
+                                std::strerror(ENOSPC)),
                     Json{{"path", std::string(relative)}});
     }
-    ::chmod(pattern.c_str(), 0755);
-    return fs::path(pattern);
+    const fs::path staging = make_unique_dir(
+        final_path.parent_path(), fmt::format(".staging-{}", final_path.filename().string()), "");
+    ::chmod(staging.c_str(), 0755);
+    return staging;
 }
 
 void Store::publish_directory(const fs::path& staging, std::string_view relative,

@@ -111,18 +111,20 @@ fs::path temp_base() {
     return env != nullptr && *env != '\0' ? fs::path(env) : fs::path("/tmp");
 }
 
-fs::path make_temp_dir(std::string_view prefix) {
-    const fs::path base = temp_base();
-    std::string pattern = (base / fmt::format("{}-XXXXXX", prefix)).string();
+fs::path make_unique_dir(const fs::path& parent, std::string_view name, std::string_view fix) {
+    std::string pattern = (parent / fmt::format("{}-XXXXXX", name)).string();
     if (::mkdtemp(pattern.data()) == nullptr) {
         const int err = errno;
         throw Error(ErrorCode::io_error,
-                    fmt::format("cannot create a directory in {}: {}; set TMPDIR to a writable "
-                                "folder",
-                                base.string(), std::strerror(err)),
-                    nlohmann::json{{"temp_dir", base.string()}});
+                    fmt::format("cannot create a directory in {}: {}{}{}", parent.string(),
+                                std::strerror(err), fix.empty() ? "" : "; ", fix),
+                    nlohmann::json{{"dir", parent.string()}});
     }
     return pattern;
+}
+
+fs::path make_temp_dir(std::string_view prefix) {
+    return make_unique_dir(temp_base(), prefix, "set TMPDIR to a writable folder");
 }
 
 void fsync_directory(const fs::path& dir) {

@@ -62,6 +62,12 @@ private:
 // folder, the reason and the fix (set TMPDIR to a writable folder). The caller removes it.
 [[nodiscard]] std::filesystem::path make_temp_dir(std::string_view prefix);
 
+// A new private (0700) directory PARENT/NAME-XXXXXX (mkdtemp): the one place cko makes a uniquely
+// named directory (make_temp_dir, the store's staging directories). Throws io_error naming
+// `parent`, the reason and `fix` (omitted when empty). The caller removes it.
+[[nodiscard]] std::filesystem::path make_unique_dir(const std::filesystem::path& parent,
+                                                    std::string_view name, std::string_view fix);
+
 void fsync_directory(const std::filesystem::path& dir);
 
 // mkdir -p that reports failures as cko errors (io_error with the path and errno, e.g. ENOSPC)

@@ -123,7 +123,7 @@ TEST_F(FilesTest, MakeTempDirHonoursTmpdirAndNamesTheFixWhenItCannot) {
     ::setenv("TMPDIR", missing.c_str(), 1);
     if (const auto e = EXPECT_CKO_ERROR((void)make_temp_dir("cko-unit"), ErrorCode::io_error,
                                         missing.string(), "set TMPDIR")) {
-        EXPECT_EQ(e->details()["temp_dir"], missing.string());
+        EXPECT_EQ(e->details()["dir"], missing.string());
     }
     if (saved != nullptr) {
         ::setenv("TMPDIR", old.c_str(), 1);
