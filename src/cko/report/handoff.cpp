@@ -4,6 +4,8 @@
 
 #include "cko/eval/hypothesis.hpp"
 #include "cko/report/text.hpp"
+#include "cko/stats/paired_estimate.hpp"
+#include "cko/store/experiment_words.hpp"
 
 #include <fmt/format.h>
 
@@ -20,14 +22,19 @@ std::string ids_md(const Json& ids) {
     return out.empty() ? "–" : out;
 }
 
+// What a failure closes, in words; the word is the record's closed FailureCloses (a history
+// document spells it), anything else is "nothing declared".
 std::string closes_words(const std::string& closes) {
-    if (closes == "implementation") {
+    const auto word = store::failure_closes_from_name(closes);
+    if (!word) {
+        return "nothing declared";
+    }
+    switch (*word) {
+    case store::FailureCloses::implementation:
         return "this implementation only; the mechanism stays open";
-    }
-    if (closes == "integration") {
+    case store::FailureCloses::integration:
         return "this way of integrating it; the mechanism and other integrations stay open";
-    }
-    if (closes == "mechanism") {
+    case store::FailureCloses::mechanism:
         return "the mechanism itself, under this Target";
     }
     return "nothing declared";
@@ -126,12 +133,14 @@ std::string outcome_md(const Json& model) {
     if (goal.value("identity", Json::object()).value("lowers", false)) {
         s += identity_lowering_md(goal);
     }
-    s += fmt::format("- **Primary goal** ({} {}, minimum effect {:g} %): **{}** — {}\n",
-                     t["metric"].value("name", ""),
-                     t["metric"].value("direction", "") == "higher" ? "higher" : "lower",
-                     t.value("minimum_effect_pct", 0.0),
-                     goal.value("reached", false) ? "reached" : "not reached",
-                     goal.value("text", ""));
+    s += fmt::format(
+        "- **Primary goal** ({} {}, minimum effect {:g} %): **{}** — {}\n",
+        t["metric"].value("name", ""),
+        stats::direction_from_name(t["metric"].value("direction", "")) == stats::Direction::higher
+            ? "higher"
+            : "lower",
+        t.value("minimum_effect_pct", 0.0),
+        goal.value("reached", false) ? "reached" : "not reached", goal.value("text", ""));
     s += current == "original"
              ? fmt::format("- **Keep:** the original (code `{}`): no experiment is the champion.\n",
                            ch.value("digest", "").substr(0, 16))

@@ -118,9 +118,13 @@ TEST(NcuRoofline, ThePrecisionIsAClosedWordAndTheDeviceIsCheckedFirst) {
     r.device_name = "h100-sxm";
     EXPECT_FALSE(choose_roofline(r, {}).precision.has_value());
     EXPECT_EQ(choose_roofline(r, {"", "bf16"}).precision, Precision::bf16);
-    for (const auto& [options, refused] :
+    // Not a structured binding: EXPECT_CKO_ERROR's lambda captures `options`, which clang 14
+    // refuses for a binding.
+    for (const auto& row :
          {std::pair{RooflineOptions{"", "fp8"}, std::string("--precision 'fp8'")},
           std::pair{RooflineOptions{"tpu-v9", "fp8"}, std::string("--device 'tpu-v9'")}}) {
+        const RooflineOptions& options = row.first;
+        const std::string& refused = row.second;
         SCOPED_TRACE(options.device + " " + options.precision);
         if (const auto e =
                 EXPECT_CKO_ERROR((void)choose_roofline(r, options), ErrorCode::invalid_argument)) {
