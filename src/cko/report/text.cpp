@@ -111,6 +111,11 @@ std::string verdict_or_state(const Json& comparison) {
     return verdict.empty() ? comparison.value("state", "") : verdict;
 }
 
+std::string text_of(const Json& record, const char* key) {
+    const auto it = record.find(key);
+    return it != record.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
 std::string list_text(const Json& list) {
     if (!list.is_array()) {
         return value_text(list);

@@ -12,6 +12,10 @@
 
 namespace cko::report {
 
+// A record's text field, "" when it is absent or null (a host without /etc/machine-id records
+// machine_id null; a failed comparison has no verdict): the report shows it empty, never throws.
+[[nodiscard]] std::string text_of(const Json& record, const char* key);
+
 // Escapes &, <, >, " and ' for HTML text and attribute values.
 [[nodiscard]] std::string html_escape(std::string_view text);
 
