@@ -1,4 +1,5 @@
-// The evidence gaps and open risks of a report model (`findings.gaps`), each {kind, text, evidence}.
+// The evidence gaps and open risks of a report model (`findings.gaps`), each {kind, text,
+// evidence}.
 #pragma once
 
 #include "cko/util/json.hpp"
