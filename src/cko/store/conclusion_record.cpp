@@ -7,7 +7,6 @@
 #include "cko/util/files.hpp"
 
 #include <algorithm>
-#include <filesystem>
 
 namespace cko::store {
 
@@ -65,16 +64,8 @@ ConclusionRecord read_conclusion_record(const Store& store, std::string_view id)
 
 std::vector<ConclusionRecord> list_conclusions(const Store& store) {
     std::vector<ConclusionRecord> out;
-    const std::filesystem::path dir = store.real_path_of(layout::kConclusionsDir);
-    std::error_code ec;
-    if (!std::filesystem::is_directory(std::filesystem::symlink_status(dir, ec))) {
-        return out;
-    }
-    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-        const std::string name = entry.path().filename().string();
-        if (name.starts_with("low-") && name.ends_with(".json")) {
-            out.push_back(read_conclusion_record(store, name.substr(0, name.size() - 5)));
-        }
+    for (const auto& id : store.record_ids(layout::kConclusionsDir, "low")) {
+        out.push_back(read_conclusion_record(store, id));
     }
     std::sort(out.begin(), out.end(), [](const ConclusionRecord& a, const ConclusionRecord& b) {
         return a.lowered_unix_ns != b.lowered_unix_ns ? a.lowered_unix_ns < b.lowered_unix_ns

@@ -8,7 +8,6 @@
 #include "cko/util/files.hpp"
 
 #include <algorithm>
-#include <filesystem>
 
 namespace cko::store {
 
@@ -24,23 +23,6 @@ std::string non_empty(const detail::Fields& f, std::string_view key) {
         f.fail(key, "is empty");
     }
     return text;
-}
-
-// The ids of `dir`'s files named <prefix>-….json.
-std::vector<std::string> ids_in(const Store& store, std::string_view dir, std::string_view prefix) {
-    std::vector<std::string> ids;
-    const std::filesystem::path real = store.real_path_of(dir);
-    std::error_code ec;
-    if (!std::filesystem::is_directory(std::filesystem::symlink_status(real, ec))) {
-        return ids;
-    }
-    for (const auto& entry : std::filesystem::directory_iterator(real)) {
-        const std::string name = entry.path().filename().string();
-        if (name.starts_with(std::string(prefix) + "-") && name.ends_with(".json")) {
-            ids.push_back(name.substr(0, name.size() - 5));
-        }
-    }
-    return ids;
 }
 
 Json read_hypothesis_file(const Store& store, const std::string& rel, std::string_view what,
@@ -143,7 +125,7 @@ HypothesisSettlementRecord read_settlement_record(const Store& store, std::strin
 
 std::vector<HypothesisRecord> list_hypotheses(const Store& store) {
     std::vector<HypothesisRecord> out;
-    for (const auto& id : ids_in(store, layout::kHypothesesDir, "hyp")) {
+    for (const auto& id : store.record_ids(layout::kHypothesesDir, "hyp")) {
         out.push_back(read_hypothesis_record(store, id));
     }
     std::sort(out.begin(), out.end(), [](const HypothesisRecord& a, const HypothesisRecord& b) {
@@ -155,7 +137,7 @@ std::vector<HypothesisRecord> list_hypotheses(const Store& store) {
 
 std::vector<HypothesisSettlementRecord> list_settlements(const Store& store) {
     std::vector<HypothesisSettlementRecord> out;
-    for (const auto& id : ids_in(store, layout::kSettlementsDir, "hset")) {
+    for (const auto& id : store.record_ids(layout::kSettlementsDir, "hset")) {
         out.push_back(read_settlement_record(store, id));
     }
     std::sort(out.begin(), out.end(),

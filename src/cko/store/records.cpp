@@ -516,20 +516,7 @@ SelectionRecord read_selection_record(const Store& store, std::string_view id) {
 }
 
 std::vector<std::string> list_selections(const Store& store) {
-    std::vector<std::string> ids;
-    const std::filesystem::path dir = store.real_path_of(layout::kSelectionsDir);
-    std::error_code ec;
-    if (!std::filesystem::is_directory(std::filesystem::symlink_status(dir, ec))) {
-        return ids;
-    }
-    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-        const std::string name = entry.path().filename().string();
-        if (name.starts_with("sel-") && name.ends_with(".json")) {
-            ids.push_back(name.substr(0, name.size() - 5));
-        }
-    }
-    std::sort(ids.begin(), ids.end());
-    return ids;
+    return store.record_ids(layout::kSelectionsDir, "sel");
 }
 
 }  // namespace cko::store

@@ -15,6 +15,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
@@ -181,6 +182,24 @@ StoreLock Store::lock_named(std::string_view name, std::chrono::milliseconds wai
 
 fs::path Store::path_of(std::string_view relative) const {
     return checked(root(), relative);
+}
+
+std::vector<std::string> Store::record_ids(std::string_view dir, std::string_view prefix) const {
+    std::vector<std::string> ids;
+    const fs::path real = real_path_of(dir);
+    std::error_code ec;
+    if (!fs::is_directory(fs::symlink_status(real, ec))) {
+        return ids;
+    }
+    const std::string start = std::string(prefix) + "-";
+    for (const auto& entry : fs::directory_iterator(real)) {
+        const std::string name = entry.path().filename().string();
+        if (name.starts_with(start) && name.ends_with(".json")) {
+            ids.push_back(name.substr(0, name.size() - 5));
+        }
+    }
+    std::sort(ids.begin(), ids.end());
+    return ids;
 }
 
 fs::path Store::real_path_of(std::string_view relative) const {

@@ -129,6 +129,10 @@ public:
     // path_of, after checking on disk that no existing component is a symlink (symlink_refused):
     // nothing the store writes, chmods or hashes through this path can be outside the root.
     [[nodiscard]] std::filesystem::path real_path_of(std::string_view relative) const;
+    // The ids of the records in catalogue folder `dir` (through real_path_of), the files named
+    // PREFIX-….json, sorted; none when the folder does not exist yet.
+    [[nodiscard]] std::vector<std::string> record_ids(std::string_view dir,
+                                                      std::string_view prefix) const;
 
 private:
     // `root` is already resolved (realpath); the tree walks every path below it.
