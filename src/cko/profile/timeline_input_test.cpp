@@ -113,6 +113,30 @@ TEST(TimelineInput, AnEmptyGpuSideBesideGpuLikeRowsIsSaidNotBlamedOnTheCpu) {
     EXPECT_TRUE(counted) << testing::PrintToString(loaded.notes);
 }
 
+// [18] The same for nsys: an export whose GPU work is only graph-level rows
+// (--cuda-graph-trace=graph) has no kernel, memcpy or memset interval. Before, the map showed an
+// idle GPU and blamed the CPU, with no note.
+TEST(TimelineInput, AnNsysExportWithOnlyGraphTraceRowsSaysItsGpuSideIsEmpty) {
+    const SqlExport e("tests/fixtures/nsys/graph_trace_only.sql");
+    const LoadedTimeline loaded = load_timeline({e.path()});
+    const tl::ExecutionMap map = tl::compute_execution_map(loaded.timeline, {});
+    const Json doc = map_document(loaded, map);
+    bool noted = false;
+    for (const auto& n : doc["notes"]) {
+        noted =
+            noted || n.get<std::string>().find(
+                         "3 GPU-like rows were left out (CUPTI_ACTIVITY_KIND_GRAPH_TRACE: 3)") !=
+                         std::string::npos;
+    }
+    EXPECT_TRUE(noted) << doc["notes"].dump();
+    // An export with kernel rows gets no such note.
+    const SqlExport full("tests/fixtures/nsys/schema_3_24_14.sql");
+    const LoadedTimeline with_kernels = load_timeline({full.path()});
+    for (const auto& n : with_kernels.notes) {
+        EXPECT_EQ(n.find("GPU-like"), std::string::npos) << n;
+    }
+}
+
 TEST(TimelineInput, SeveralTorchTracesMustNameDistinctRanks) {
     const fs::path t = "tests/fixtures/torch/torch_trace.json";
     EXPECT_CKO_ERROR((void)load_timeline({t, t}), ErrorCode::missing_field);

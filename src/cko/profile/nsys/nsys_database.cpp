@@ -239,6 +239,32 @@ ColumnType NsysDatabase::expected_type(std::string_view column) noexcept {
                : ColumnType::integer;
 }
 
+std::vector<std::pair<std::string, std::int64_t>> NsysDatabase::unmodeled_gpu_rows() const {
+    static constexpr std::string_view kPrefix = "CUPTI_ACTIVITY_KIND_";
+    std::vector<std::pair<std::string, std::int64_t>> out;
+    for (const auto& table : tables_) {
+        if (!table.starts_with(kPrefix)) {
+            continue;
+        }
+        const std::string_view kind = std::string_view(table).substr(kPrefix.size());
+        if (kind == "KERNEL" || kind == "MEMCPY" || kind == "MEMSET") {
+            continue;
+        }
+        const bool gpu_work = kind.find("KERNEL") != std::string_view::npos ||
+                              kind.find("MEMCPY") != std::string_view::npos ||
+                              kind.find("MEMSET") != std::string_view::npos ||
+                              kind.find("GRAPH_TRACE") != std::string_view::npos;
+        if (!gpu_work) {
+            continue;
+        }
+        Statement count(db_, "SELECT count(*) FROM " + quoted_identifier(table));
+        if (count.step() && count.int64(0) > 0) {
+            out.emplace_back(table, count.int64(0));
+        }
+    }
+    return out;
+}
+
 bool NsysDatabase::has_table(std::string_view table) const {
     return tables_.count(std::string(table)) != 0;
 }

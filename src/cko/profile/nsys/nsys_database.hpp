@@ -11,6 +11,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 struct sqlite3;
@@ -87,6 +88,13 @@ public:
     // StringIds.value for an id; nullopt when the id is dangling.
     [[nodiscard]] std::optional<std::string> string_id(std::int64_t id) const;
     [[nodiscard]] const std::filesystem::path& path() const { return path_; }
+    // Tables of GPU work cko does not place on a timeline, with their row counts: every
+    // CUPTI_ACTIVITY_KIND_* table whose kind names a kernel, copy, memset or graph
+    // (CUPTI_ACTIVITY_KIND_GRAPH_TRACE: `nsys --cuda-graph-trace=graph` records a graph's run as
+    // one row and no kernel rows) other than the three cko reads (KERNEL, MEMCPY, MEMSET). Empty
+    // tables are left out. Counted so that an export whose GPU work lives only there is said, not
+    // read as an idle GPU.
+    [[nodiscard]] std::vector<std::pair<std::string, std::int64_t>> unmodeled_gpu_rows() const;
 
 private:
     std::filesystem::path path_;

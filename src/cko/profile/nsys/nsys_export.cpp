@@ -143,6 +143,15 @@ NsysExport import_nsys_export(const std::filesystem::path& path) {
             out.unmodeled_tables.push_back(std::move(t));
         }
     }
+    if (const auto unmodeled = db.unmodeled_gpu_rows(); !unmodeled.empty()) {
+        std::string list;
+        for (const auto& [table, n] : unmodeled) {
+            list += (list.empty() ? "" : ", ") + table + ": " + std::to_string(n);
+        }
+        out.notes.push_back("GPU work in tables cko does not read, not in the summaries (" + list +
+                            "); a graph traced as a whole (--cuda-graph-trace=graph) has no "
+                            "kernel rows: trace with --cuda-graph-trace=node to see them");
+    }
     if (db.metadata_table() != "META_DATA_EXPORT") {
         out.notes.push_back("metadata read from " + db.metadata_table() +
                             " (the table's name in exports of Nsight Systems 2023.2, schema " +

@@ -48,6 +48,23 @@ TEST(NsysExport, VecMemoryOpsAndIdentity) {
     EXPECT_EQ(e.kernel_facts().size(), 18u);  // 3 kernels x 6
 }
 
+// [18] GPU work in a table cko does not read (graph-level rows) is counted in a note by table,
+// never dropped silently; the summaries stay those of the tables cko reads.
+TEST(NsysExport, GraphTraceRowsAreCountedInANoteByTable) {
+    const testing::SqlExport built("tests/fixtures/nsys/graph_trace_only.sql");
+    const NsysExport e = import_nsys_export(built.path());
+    bool noted = false;
+    for (const auto& n : e.notes) {
+        noted = noted || n.find("CUPTI_ACTIVITY_KIND_GRAPH_TRACE: 3") != std::string::npos;
+    }
+    EXPECT_TRUE(noted) << ::testing::PrintToString(e.notes);
+    EXPECT_TRUE(e.kernel_facts().empty());
+    const NsysExport vec = import_nsys_export(kVec);
+    for (const auto& n : vec.notes) {
+        EXPECT_EQ(n.find("tables cko does not read"), std::string::npos) << n;
+    }
+}
+
 // The SQL of an export with the documented 3.25.0 columns (external-anchors A3, nsys-ai schema
 // notes) at `schema_version`.
 std::string built_sql(const std::string& schema_version) {

@@ -69,7 +69,7 @@ public:
                 iv.category = tl::Category::memset;
                 iv.name = sink_.name("[CUDA memset]");
             }
-            emit(iv);
+            gpu_intervals_ += emit(iv) ? 1 : 0;
         }
     }
 
@@ -147,17 +147,41 @@ public:
             out.notes.push_back(db_.path().string() + ": " + std::to_string(negative_) +
                                 " rows whose end precedes their start are not in the timeline");
         }
+        if (gpu_intervals_ == 0) {
+            if (const std::string note = empty_gpu_side_note(); !note.empty()) {
+                out.notes.push_back(note);
+            }
+        }
         return out;
     }
 
 private:
-    void emit(const tl::Interval& iv) {
+    bool emit(const tl::Interval& iv) {
         if (iv.end_ns < iv.start_ns) {
             ++negative_;
-            return;
+            return false;
         }
         sink_.interval(iv);
         ++intervals_;
+        return true;
+    }
+
+    // Without this the map shows a GPU idle from end to end and attributes that idle time to
+    // whatever the CPU did, a verdict on rows it never placed (as for Kineto's range rows).
+    [[nodiscard]] std::string empty_gpu_side_note() const {
+        std::int64_t total = 0;
+        std::string list;
+        for (const auto& [table, n] : db_.unmodeled_gpu_rows()) {
+            total += n;
+            list += (list.empty() ? "" : ", ") + table + ": " + std::to_string(n);
+        }
+        if (total == 0) {
+            return "";
+        }
+        return db_.path().string() + ": no GPU interval (no kernel, memcpy or memset row), but " +
+               std::to_string(total) + " GPU-like rows were left out (" + list +
+               "): the map's GPU idle time and its attribution describe rows cko could not place "
+               "on the GPU, not an idle GPU";
     }
 
     tl::LaneId cpu_lane(std::int64_t global_tid) {
@@ -192,6 +216,7 @@ private:
     tl::SourceId source_ = 0;
     std::unordered_map<std::int64_t, std::pair<tl::NameId, std::string>> kernel_names_;
     std::int64_t intervals_ = 0;
+    std::int64_t gpu_intervals_ = 0;
     std::int64_t open_ranges_ = 0;
     std::int64_t negative_ = 0;
 };
