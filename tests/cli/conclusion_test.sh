@@ -12,39 +12,7 @@ field() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(eval(sys.ar
 model() { mkdir -p "$1"; printf '%s\n' "$2" > "$1/model.json"; }
 
 T="$tmp/t"; A="$T/art"; slow="$tmp/slow-now"
-model "$T/original" '{"factor": {}}'
-mkdir -p "$T/cases"
-for c in a b; do echo "{\"case\": \"$c\"}" > "$T/cases/$c.json"; done
-cat > "$T/cko.toml" <<TOML
-[target]
-name = "conclusion"
-claim_layer = "workload"
-original = "original"
-change_scope = ["original/model.json"]
-[cases]
-dir = "cases"
-ids = ["a", "b"]
-[driver]
-argv = ["python3", "$here/cases_driver.py"]
-capabilities = ["single_subject", "paired_in_process"]
-env_allow = ["PATH", "PYTHONPATH"]
-[objective]
-primary = { name = "latency_us", unit = "us", direction = "lower", aggregation = "median" }
-minimum_effect_pct = 5.0
-[observation]
-# cko's own tests run on a shared, loaded CI host: their verdicts check cko's rules, not a claim
-# about this host, so host load is not let decide them (tests/cli/observation_test.sh checks the rule)
-max_host_load_per_cpu = 1000
-max_host_steal_pct = 100
-[correctness]
-metric = "max_rel_err"
-operator = "<="
-threshold = 1e-6
-[statistics]
-min_pairs = 6
-max_pairs = 12
-samples_per_call = 3
-TOML
+cases_target "$T" conclusion workload
 expect_rc 0 "$CKO" target freeze --spec "$T/cko.toml" --root "$A"
 expect_rc 0 "$CKO" baseline --root "$A"
 model "$T/fast" "{\"factor\": {\"a\": 2.0, \"b\": 2.0}, \"slow_if_exists\": \"$slow\"}"

@@ -11,43 +11,6 @@ export PYTHONPATH="$here/../../sdk/python"
 field() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(eval(sys.argv[1]))' "$1"; }
 model() { mkdir -p "$1"; printf '%s\n' "$2" > "$1/model.json"; }
 
-# two_case_target DIR [LIMITS_LINE]: a two-case Target on the synthetic workload (cases_driver.py).
-two_case_target() {
-  model "$1/original" '{"factor": {}}'
-  mkdir -p "$1/cases"
-  for c in a b; do echo "{\"case\": \"$c\"}" > "$1/cases/$c.json"; done
-  cat > "$1/cko.toml" <<TOML
-[target]
-name = "decision"
-claim_layer = "kernel"
-original = "original"
-change_scope = ["original/model.json"]
-[cases]
-dir = "cases"
-ids = ["a", "b"]
-[driver]
-argv = ["python3", "$here/cases_driver.py"]
-capabilities = ["single_subject", "paired_in_process"]
-env_allow = ["PATH", "PYTHONPATH"]
-[objective]
-primary = { name = "latency_us", unit = "us", direction = "lower", aggregation = "median" }
-minimum_effect_pct = 5.0
-[observation]
-# a shared, loaded test host: these verdicts check the decision record, not a claim about this host
-max_host_load_per_cpu = 1000
-max_host_steal_pct = 100
-[correctness]
-metric = "max_rel_err"
-operator = "<="
-threshold = 1e-6
-[statistics]
-min_pairs = 6
-max_pairs = 12
-samples_per_call = 3
-[limits]
-${2:-}
-TOML
-}
 new_exp() {
   expect_rc 0 "$CKO" experiment new --root "$1" --candidate "$2" --hypothesis h --mechanism m \
     --failure-closes mechanism --falsifier "screen it" --estimated-cost-s 42 --json
@@ -55,7 +18,7 @@ new_exp() {
 }
 
 T="$tmp/t"; A="$T/art"
-two_case_target "$T"
+cases_target "$T" decision kernel
 expect_rc 0 "$CKO" target freeze --spec "$T/cko.toml" --root "$A"
 model "$T/fast" '{"factor": {"a": 2.0, "b": 2.0}}'
 fast=$(new_exp "$A" "$T/fast")
@@ -140,10 +103,10 @@ contains "$err" "error[invalid_argument]"; contains "$err" "screen, confirm, aud
 
 # 9. farthest_stage is a closed word checked at freeze, and a frozen "screen" makes confirm refuse.
 U="$tmp/u"
-two_case_target "$U" 'farthest_stage = "review"'
+cases_target "$U" decision kernel; printf '[limits]\nfarthest_stage = "review"\n' >> "$U/cko.toml"
 expect_rc 2 "$CKO" target freeze --spec "$U/cko.toml" --root "$U/art"
 contains "$err" "error[invalid_spec]"; contains "$err" "limits.farthest_stage"; contains "$err" "screen, confirm, audit"
-two_case_target "$U" 'farthest_stage = "screen"'
+cases_target "$U" decision kernel; printf '[limits]\nfarthest_stage = "screen"\n' >> "$U/cko.toml"
 expect_rc 0 "$CKO" target freeze --spec "$U/cko.toml" --root "$U/art"
 model "$U/fast" '{"factor": {"a": 2.0, "b": 2.0}}'
 ufast=$(new_exp "$U/art" "$U/fast")

@@ -15,43 +15,6 @@ field() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(eval(sys.ar
 model() { mkdir -p "$1"; printf '%s\n' "$2" > "$1/model.json"; }
 invocations() { ls "$1/invocations" | grep -c '^inv-' || true; }
 
-# walk_target DIR [LIMITS_LINE]: a two-case workload-layer Target on cases_driver.py.
-walk_target() {
-  model "$1/original" '{"factor": {}}'
-  mkdir -p "$1/cases"
-  for c in a b; do echo "{\"case\": \"$c\"}" > "$1/cases/$c.json"; done
-  cat > "$1/cko.toml" <<TOML
-[target]
-name = "decision-walk"
-claim_layer = "workload"
-original = "original"
-change_scope = ["original/model.json"]
-[cases]
-dir = "cases"
-ids = ["a", "b"]
-[driver]
-argv = ["python3", "$here/cases_driver.py"]
-capabilities = ["single_subject", "paired_in_process"]
-env_allow = ["PATH", "PYTHONPATH"]
-[objective]
-primary = { name = "latency_us", unit = "us", direction = "lower", aggregation = "median" }
-minimum_effect_pct = 5.0
-[observation]
-# a shared, loaded test host: these verdicts check the decision record, not a claim about this host
-max_host_load_per_cpu = 1000
-max_host_steal_pct = 100
-[correctness]
-metric = "max_rel_err"
-operator = "<="
-threshold = 1e-6
-[statistics]
-min_pairs = 6
-max_pairs = 12
-samples_per_call = 3
-[limits]
-${2:-}
-TOML
-}
 new_exp() {
   expect_rc 0 "$CKO" experiment new --root "$1" --candidate "$2" --hypothesis h --mechanism "$3" \
     --failure-closes mechanism --falsifier "screen it" --json
@@ -59,7 +22,7 @@ new_exp() {
 }
 
 T="$tmp/t"; A="$T/art"; slow="$tmp/slow-now"
-walk_target "$T"
+cases_target "$T" decision-walk workload
 expect_rc 0 "$CKO" target freeze --spec "$T/cko.toml" --root "$A"
 expect_rc 0 "$CKO" baseline --root "$A"
 
@@ -76,7 +39,7 @@ contains "$err" "error[falsified]"; contains "$err" "$rec"
 
 # 2. A Target frozen with farthest_stage = "screen": confirm is refused, naming the limit.
 U="$tmp/u"
-walk_target "$U" 'farthest_stage = "screen"'
+cases_target "$U" decision-walk workload; printf '[limits]\nfarthest_stage = "screen"\n' >> "$U/cko.toml"
 expect_rc 0 "$CKO" target freeze --spec "$U/cko.toml" --root "$U/art"
 model "$U/fast" '{"factor": {"a": 2.0, "b": 2.0}}'
 ufast=$(new_exp "$U/art" "$U/fast" fast)

@@ -11,39 +11,7 @@ check() { python3 -c "$1" "$out" || fail "$2"; }
 model() { mkdir -p "$1"; printf '%s\n' "$2" > "$1/model.json"; }
 
 T="$tmp/t"; A="$T/art"; flag="$tmp/reference-now-wrong"
-model "$T/original" "{\"factor\": {}, \"wrong_if_exists\": \"$flag\"}"
-mkdir -p "$T/cases"
-for c in a b; do echo "{\"case\": \"$c\"}" > "$T/cases/$c.json"; done
-cat > "$T/cko.toml" <<TOML
-[target]
-name = "two-cases"
-claim_layer = "kernel"
-original = "original"
-change_scope = ["original/model.json"]
-[cases]
-dir = "cases"
-ids = ["a", "b"]
-[driver]
-argv = ["python3", "$here/cases_driver.py"]
-capabilities = ["single_subject", "paired_in_process"]
-env_allow = ["PATH", "PYTHONPATH"]
-[objective]
-primary = { name = "latency_us", unit = "us", direction = "lower", aggregation = "median" }
-minimum_effect_pct = 5.0
-[observation]
-# cko's own tests run on a shared, loaded CI host: their verdicts check cko's rules, not a claim
-# about this host, so host load is not let decide them (tests/cli/observation_test.sh checks the rule)
-max_host_load_per_cpu = 1000
-max_host_steal_pct = 100
-[correctness]
-metric = "max_rel_err"
-operator = "<="
-threshold = 1e-6
-[statistics]
-min_pairs = 6
-max_pairs = 12
-samples_per_call = 3
-TOML
+cases_target "$T" two-cases kernel "{\"factor\": {}, \"wrong_if_exists\": \"$flag\"}"
 expect_rc 0 "$CKO" target freeze --spec "$T/cko.toml" --root "$A"
 expect_rc 0 "$CKO" baseline --root "$A"
 new_exp() {

@@ -105,3 +105,44 @@ os.chmod(path, 0o644)
 open(path, "w").write("".join(l + "\n" for l in out))
 PY
 }
+
+# cases_target DIR NAME LAYER [ORIGINAL_MODEL [DRIVER]]: a two-case (a, b) Target folder on the
+# synthetic workload (tests/cli/cases_driver.py unless DRIVER; ORIGINAL_MODEL is the original's
+# model.json, '{"factor": {}}' unless given). Extra spec sections may be appended to DIR/cko.toml.
+cases_target() {
+  local dir=$1 name=$2 layer=$3 original=${4:-'{"factor": {}}'}
+  local driver=${5:-"$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/cases_driver.py"}
+  mkdir -p "$dir/original" "$dir/cases"
+  printf '%s\n' "$original" > "$dir/original/model.json"
+  for c in a b; do echo "{\"case\": \"$c\"}" > "$dir/cases/$c.json"; done
+  cat > "$dir/cko.toml" <<TOML
+[target]
+name = "$name"
+claim_layer = "$layer"
+original = "original"
+change_scope = ["original/model.json"]
+[cases]
+dir = "cases"
+ids = ["a", "b"]
+[driver]
+argv = ["python3", "$driver"]
+capabilities = ["single_subject", "paired_in_process"]
+env_allow = ["PATH", "PYTHONPATH"]
+[objective]
+primary = { name = "latency_us", unit = "us", direction = "lower", aggregation = "median" }
+minimum_effect_pct = 5.0
+[observation]
+# cko's own tests run on a shared, loaded CI host: their verdicts check cko's rules, not a claim
+# about this host, so host load is not let decide them (tests/cli/observation_test.sh checks the rule)
+max_host_load_per_cpu = 1000
+max_host_steal_pct = 100
+[correctness]
+metric = "max_rel_err"
+operator = "<="
+threshold = 1e-6
+[statistics]
+min_pairs = 6
+max_pairs = 12
+samples_per_call = 3
+TOML
+}

@@ -12,42 +12,6 @@ field() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(eval(sys.ar
 model() { mkdir -p "$1"; printf '%s\n' "$2" > "$1/model.json"; }
 invocations() { ls "$1/invocations" | grep -c '^inv-'; }
 
-# two_case_target DIR DRIVER: a two-case Target folder on the synthetic workload (cases_driver.py).
-two_case_target() {
-  model "$1/original" '{"factor": {}}'
-  mkdir -p "$1/cases"
-  for c in a b; do echo "{\"case\": \"$c\"}" > "$1/cases/$c.json"; done
-  cat > "$1/cko.toml" <<TOML
-[target]
-name = "trust"
-claim_layer = "kernel"
-original = "original"
-change_scope = ["original/model.json"]
-[cases]
-dir = "cases"
-ids = ["a", "b"]
-[driver]
-argv = ["python3", "$2"]
-capabilities = ["single_subject", "paired_in_process"]
-env_allow = ["PATH", "PYTHONPATH"]
-[objective]
-primary = { name = "latency_us", unit = "us", direction = "lower", aggregation = "median" }
-minimum_effect_pct = 5.0
-[observation]
-# cko's own tests run on a shared, loaded CI host: their verdicts check cko's rules, not a claim
-# about this host, so host load is not let decide them (tests/cli/observation_test.sh checks the rule)
-max_host_load_per_cpu = 1000
-max_host_steal_pct = 100
-[correctness]
-metric = "max_rel_err"
-operator = "<="
-threshold = 1e-6
-[statistics]
-min_pairs = 6
-max_pairs = 12
-samples_per_call = 3
-TOML
-}
 new_exp() {
   expect_rc 0 "$CKO" experiment new --root "$1" --candidate "$2" --hypothesis h --mechanism m \
     --failure-closes mechanism --no-falsifier-reason r --json
@@ -58,7 +22,7 @@ new_exp() {
 # and a profile is kept only for a Target with the device it names.
 use_fake_h200
 T="$tmp/t"; A="$T/art"
-two_case_target "$T" "$here/cases_driver.py"
+cases_target "$T" trust kernel
 printf '[resources]\ngpus = "auto"\n' >> "$T/cko.toml"
 expect_rc 0 "$CKO" target freeze --spec "$T/cko.toml" --root "$A"
 expect_rc 0 "$CKO" baseline --root "$A"
@@ -195,7 +159,7 @@ if os.path.exists("$tmp/tamper") and request["mode"] == "paired":
 sys.argv[0] = "$here/cases_driver.py"
 runpy.run_path(sys.argv[0], run_name="__main__")
 PY
-two_case_target "$D" "$tmp/tamper_driver.py"
+cases_target "$D" trust kernel '{"factor": {}}' "$tmp/tamper_driver.py"
 expect_rc 0 "$CKO" target freeze --spec "$D/cko.toml" --root "$B"
 touch "$tmp/tamper"
 expect_rc 2 "$CKO" baseline --root "$B" --json
