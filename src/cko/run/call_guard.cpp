@@ -23,24 +23,13 @@ bool is_temporary(std::string_view name) {
     return name.find(".tmp-") != std::string_view::npos || name.ends_with(".cas-tmp");
 }
 
-// A call's capture file (driver/NNNN/stdout.txt, a session's logs): created by cko around the
-// driver, ledgered when that call ends.
-bool is_capture_file(std::string_view rel) {
-    const std::string driver = fmt::format("/{}/", store::layout::kDriverDir);
-    const fs::path p(rel);
-    const std::string name = p.filename().string();
-    return rel.starts_with(store::layout::kInvocationsDir) &&
-           rel.find(driver) != std::string_view::npos &&
-           (name == store::layout::kStdoutFile || name == store::layout::kStderrFile);
-}
-
 std::vector<std::string> unaccounted(const store::Store& store, const StoreListing& before,
                                      const StoreListing& after) {
     std::vector<std::string> out;
     for (const auto& rel : files_added(before, after)) {
         const std::string name = fs::path(rel).filename().string();
         if (store::layout::is_mutable_by_design(rel) || store::layout::is_driver_output(rel) ||
-            is_capture_file(rel) || is_temporary(name) || store.is_ledgered(rel)) {
+            store::layout::is_call_file(rel) || is_temporary(name) || store.is_ledgered(rel)) {
             continue;
         }
         out.push_back(rel);
