@@ -378,6 +378,34 @@ TEST_F(InvocationTest, AFilePlantedOutsideTheOutputDirectoryRefusesTheCall) {
     EXPECT_NO_THROW((void)call_in_next_slot(inv, spec));
 }
 
+// [21] A call's own request.json, process.json and captures are ledgered when it ends, so the guard
+// takes them as cko's until then; a driver planting one where no call is open (a finished
+// invocation's call, a later call of its own invocation) is still refused, naming the path.
+TEST_F(InvocationTest, ACallFilePlantedWhereNoCallIsOpenRefusesTheCall) {
+    const store::Store s = store::Store::create(dir_ / "art");
+    std::string finished_id;
+    {
+        Invocation done = Invocation::create(s, "test", Json{{"x", 0}}, Limits{}, nullptr);
+        finished_id = done.id();
+        (void)done.finish(InvocationState::succeeded, "done", Json::object());
+    }
+    Invocation inv = Invocation::create(s, "test", Json{{"x", 1}}, Limits{}, nullptr);
+    CallSpec spec;
+    spec.request = Json{{"format_version", "cko/driver-request-v1"}, {"id", "req"}};
+    const std::string elsewhere = store::layout::call_dir(finished_id, 7) + "/request.json";
+    const std::string later = store::layout::call_dir(inv.id(), 9) + "/process.json";
+    for (const std::string& planted : {elsewhere, later}) {
+        SCOPED_TRACE(planted);
+        const fs::path target = s.root() / planted;
+        spec.argv = {"/bin/sh", "-c", "mkdir -p \"$(dirname \"$0\")\" && echo '{}' > \"$0\"",
+                     target.string()};
+        if (const auto e =
+                EXPECT_CKO_ERROR((void)call_in_next_slot(inv, spec), ErrorCode::unsafe_output)) {
+            EXPECT_EQ(e->details()["paths"], Json::array({planted}));
+        }
+    }
+}
+
 TEST_F(InvocationTest, ALinkAmongTheOutputsRefusesTheCall) {
     const store::Store s = store::Store::create(dir_ / "art");
     put(dir_ / "outside" / "victim.txt", "precious");
