@@ -190,7 +190,9 @@ private:
     std::size_t size_ = 0;
 };
 
-// Temp file beside the result, fsync, rename over; the temp never remains.
+// Temp file beside the result, renamed over; the temp never remains. No fsync: the rename already
+// makes cko see the whole result or none, and cko makes it durable with the call's other files
+// before it ledgers them.
 inline void write_atomically(const std::string& path, const std::string& data) {
     std::string tmp = path.substr(0, path.rfind('/') + 1) + ".result-XXXXXX";
     int fd = mkstemp(&tmp[0]);
@@ -205,7 +207,7 @@ inline void write_atomically(const std::string& path, const std::string& data) {
         ok = n > 0;
         done += ok ? static_cast<size_t>(n) : 0;
     }
-    ok = ok && fchmod(fd, 0644) == 0 && fsync(fd) == 0;
+    ok = ok && fchmod(fd, 0644) == 0;
     ok = (::close(fd) == 0) && ok;
     if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
         const std::string why = std::strerror(errno);

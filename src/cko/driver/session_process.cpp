@@ -208,12 +208,14 @@ SessionProcess::~SessionProcess() {
     std::error_code ec;
     fs::remove_all(fifo_dir_, ec);
     try {
+        std::vector<std::string> logs;  // ledgered in one commit
         for (const std::string& rel : {store::layout::call_stdout(relative_dir_),
                                        store::layout::call_stderr(relative_dir_)}) {
             if (fs::exists(invocation_.store().root() / rel)) {
-                invocation_.store().ledger_file(rel);
+                logs.push_back(rel);
             }
         }
+        invocation_.store().ledger_files(logs);
         invocation_.event(
             "driver_session_ended",
             Json{{"session", number_},

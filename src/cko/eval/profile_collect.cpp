@@ -48,8 +48,9 @@ store::ExperimentRecord load_experiment_named(const store::Store& store, const s
     }
 }
 
-// Every file the profiler and the importer left in the work directory, ledgered (links and
-// hard links are left alone, as for a driver's outputs), listed with digest and size.
+// Every file the profiler and the importer left in the work directory, ledgered in one group
+// commit (links and hard links are left alone, as for a driver's outputs), listed with digest and
+// size.
 Json ledger_work_files(const store::Store& store, const std::string& work_rel) {
     Json files = Json::array();
     std::error_code ec;
@@ -62,6 +63,7 @@ Json ledger_work_files(const store::Store& store, const std::string& work_rel) {
         names.push_back(entry.path().lexically_relative(dir).string());
     }
     std::sort(names.begin(), names.end());
+    std::vector<std::string> to_ledger;
     for (const auto& name : names) {
         const std::string rel = work_rel + "/" + name;
         struct stat st {};
@@ -69,11 +71,12 @@ Json ledger_work_files(const store::Store& store, const std::string& work_rel) {
             !S_ISREG(st.st_mode) || st.st_nlink != 1) {
             continue;
         }
-        store.ledger_file(rel);
+        to_ledger.push_back(rel);
         files.push_back(Json{{"path", rel},
                              {"sha256", sha256_file_hex(dir / name)},
                              {"size", static_cast<std::uint64_t>(st.st_size)}});
     }
+    store.ledger_files(to_ledger);
     return files;
 }
 

@@ -23,24 +23,38 @@ bool is_temporary(std::string_view name) {
     return name.find(".tmp-") != std::string_view::npos || name.ends_with(".cas-tmp");
 }
 
-// A call's capture file (driver/NNNN/stdout.txt, a session's logs): created by cko around the
-// driver, ledgered when that call ends.
-bool is_capture_file(std::string_view rel) {
-    const std::string driver = fmt::format("/{}/", store::layout::kDriverDir);
-    const fs::path p(rel);
-    const std::string name = p.filename().string();
-    return rel.starts_with(store::layout::kInvocationsDir) &&
-           rel.find(driver) != std::string_view::npos &&
-           (name == store::layout::kStdoutFile || name == store::layout::kStderrFile);
+// A call's own files (request, process.json, captures) are ledgered when that call ends, so until
+// then they are cko's: those of the call being guarded, and those of a call of another invocation
+// still running (no result.json yet; a concurrent operation). Such a file anywhere else (another
+// call of this invocation, a finished invocation) was planted.
+bool is_open_call_file(const store::Store& store, std::string_view rel,
+                       std::string_view call_output) {
+    if (!store::layout::is_call_file(rel)) {
+        return false;
+    }
+    const fs::path file(rel);
+    const std::string call_dir = file.parent_path().string();
+    const fs::path own_call = fs::path(call_output).parent_path();
+    if (call_dir == own_call.string()) {
+        return true;
+    }
+    // invocations/<id>/driver/<call>/<name>
+    const std::string invocation =
+        file.parent_path().parent_path().parent_path().filename().string();
+    if (own_call.parent_path().parent_path().filename().string() == invocation) {
+        return false;  // another call of the guarded invocation: its calls run one at a time
+    }
+    return !fs::exists(store.root() / store::layout::invocation_result(invocation));
 }
 
 std::vector<std::string> unaccounted(const store::Store& store, const StoreListing& before,
-                                     const StoreListing& after) {
+                                     const StoreListing& after, std::string_view call_output) {
     std::vector<std::string> out;
     for (const auto& rel : files_added(before, after)) {
         const std::string name = fs::path(rel).filename().string();
         if (store::layout::is_mutable_by_design(rel) || store::layout::is_driver_output(rel) ||
-            is_capture_file(rel) || is_temporary(name) || store.is_ledgered(rel)) {
+            is_open_call_file(store, rel, call_output) || is_temporary(name) ||
+            store.is_ledgered(rel)) {
             continue;
         }
         out.push_back(rel);
@@ -212,7 +226,7 @@ std::shared_ptr<const StoreListing> list_store_files(const store::Store& store,
 void refuse_planted_files(const store::Store& store, const StoreListing& before,
                           std::string_view call_output) {
     std::vector<std::string> planted =
-        unaccounted(store, before, *list_store_files(store, call_output));
+        unaccounted(store, before, *list_store_files(store, call_output), call_output);
     if (planted.empty()) {
         return;
     }
@@ -220,7 +234,7 @@ void refuse_planted_files(const store::Store& store, const StoreListing& before,
         // A concurrent operation writes a record and its ledger line under this lock: once we hold
         // it, every file it wrote is ledgered.
         const store::StoreLock lock = store.lock();
-        planted = unaccounted(store, before, *list_store_files(store, call_output));
+        planted = unaccounted(store, before, *list_store_files(store, call_output), call_output);
     }
     if (planted.empty()) {
         return;

@@ -43,8 +43,9 @@ struct StoreListing {
 
 // Refuses the call when the store gained a file, since `before`, that no one accounts for: not in
 // the ledger, not a file mutable by design, not a temporary of a write in progress, not another
-// call's output or capture file. Checked again under the store's lock (a concurrent write is
-// ledgered in the same transaction) before it refuses. Throws unsafe_output naming every path.
+// call's output or own file (its request, process.json and captures, ledgered when it ends).
+// Checked again under the store's lock (a concurrent write is ledgered in the same transaction)
+// before it refuses. Throws unsafe_output naming every path.
 void refuse_planted_files(const store::Store& store, const StoreListing& before,
                           std::string_view call_output);
 

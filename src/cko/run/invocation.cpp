@@ -77,8 +77,11 @@ double seconds(std::chrono::nanoseconds d) {
     return static_cast<double>(d.count()) / 1e9;
 }
 
-// Appends one whole line (or nothing: a failed write is cut back off) and fsyncs it. O_NOFOLLOW: a
-// link planted in place of the log is refused, never written through.
+// Appends one whole line (or nothing: a failed write is cut back off). O_NOFOLLOW: a link planted
+// in place of the log is refused, never written through. Not fsynced: a crash of the process loses
+// no line (the page cache survives it), and the log is made durable when it is sealed, before its
+// ledger line (finish); a power loss may cost a running invocation its last lines ([21]: three
+// fsyncs a driver call).
 void append_line(const fs::path& file, const std::string& line) {
     const int fd =
         ::open(file.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
@@ -93,9 +96,6 @@ void append_line(const fs::path& file, const std::string& line) {
     if (err == 0) {
         const ssize_t n = ::write(fd, line.data(), line.size());
         err = n == static_cast<ssize_t>(line.size()) ? 0 : (n < 0 ? errno : ENOSPC);
-    }
-    if (err == 0 && ::fsync(fd) != 0) {
-        err = errno;
     }
     if (err != 0 && sized) {
         (void)!::ftruncate(fd, st.st_size);
@@ -160,7 +160,8 @@ Invocation::Invocation(const store::Store& store, std::string id, Limits limits,
       cancel_(cancel),
       started_(std::chrono::steady_clock::now()),
       deadline_(started_ + limits.operation),
-      started_unix_ns_(unix_nanoseconds_now()) {}
+      started_unix_ns_(unix_nanoseconds_now()),
+      call_files_(store) {}
 
 Invocation Invocation::create(const store::Store& store, const std::string& kind,
                               const Json& request, const Limits& limits,
@@ -188,7 +189,8 @@ Invocation Invocation::create(const store::Store& store, const std::string& kind
                          seconds(limits.resource_wait), seconds(limits.cleanup)};
         record.request = request;
         const std::string bytes = canonical_json(record.to_json());
-        write_file_create_once(staging / store::layout::kRequestFile, bytes, 0444);
+        // Made durable with its directory before the directory appears (publish_directory).
+        write_file_create_once_unsynced(staging / store::layout::kRequestFile, bytes, 0444);
         const std::string rel = store::layout::invocation_request(id);
         inv.request_record_ =
             store::InvocationRecord::from_json(parse_json_strict(bytes, {}, rel), rel);
@@ -234,7 +236,7 @@ CallSlot Invocation::open_call() {
     slot.call_dir = store_.root() / slot.relative_dir;
     slot.output_dir = store_.root() / store::layout::call_output_dir(slot.relative_dir);
     slot.request_path = store_.root() / store::layout::call_request(slot.relative_dir);
-    make_directories(store_.real_path_of(store::layout::call_output_dir(slot.relative_dir)));
+    call_files_.make_directories(store::layout::call_output_dir(slot.relative_dir));
     const auto remaining = std::chrono::duration_cast<std::chrono::milliseconds>(
         deadline_ - std::chrono::steady_clock::now());
     slot.timeout = std::max(std::chrono::milliseconds(1), std::min(limits_.command, remaining));
@@ -247,9 +249,11 @@ CallSlot Invocation::open_call() {
 CallOutcome Invocation::begin_call(const CallSlot& slot, const Json& request) {
     CallOutcome out;
     static_cast<CallSlot&>(out) = slot;
-    // The driver request has no id of its own (PROTOCOL.md): ledger it under the call's.
-    store_.write_file(store::layout::call_request(out.relative_dir), canonical_json(request),
-                      fmt::format("{}-call-{}-request", id_, out.number));
+    // The driver request has no id of its own (PROTOCOL.md): ledger it under the call's. The
+    // driver only reads it, so it is made durable and ledgered with the call's other files when the
+    // call ends (end_call), not before the driver may read it.
+    call_files_.write_file(store::layout::call_request(out.relative_dir), canonical_json(request),
+                           fmt::format("{}-call-{}-request", id_, out.number));
     out.store_before = list_store_files(store_, store::layout::call_output_dir(out.relative_dir));
     return out;
 }
@@ -333,14 +337,14 @@ void Invocation::end_call(CallOutcome& out, const ProcessResult& process) {
         }
     }
     std::sort(out.output_files.begin(), out.output_files.end());
-    store_.write_record(store::layout::call_process(out.relative_dir),
-                        Json{{"format_version", "cko/process-v1"},
-                             {"id", fmt::format("{}-call-{}", id_, out.number)},
-                             {"process", out.process.to_json()},
-                             {"output_files", out.output_files}});
-    // One ledger append for the call's captures and outputs.
-    std::vector<std::string> to_ledger{store::layout::call_stdout(out.relative_dir),
-                                       store::layout::call_stderr(out.relative_dir)};
+    call_files_.write_record(store::layout::call_process(out.relative_dir),
+                             Json{{"format_version", "cko/process-v1"},
+                                  {"id", fmt::format("{}-call-{}", id_, out.number)},
+                                  {"process", out.process.to_json()},
+                                  {"output_files", out.output_files}});
+    // One group commit for the call's files: its request, process.json, captures and outputs.
+    call_files_.add(store::layout::call_stdout(out.relative_dir));
+    call_files_.add(store::layout::call_stderr(out.relative_dir));
     for (const auto& name : out.output_files) {
         // A name that cannot be a store path (non-UTF-8, spaces, links, hard links to a file
         // elsewhere) stays unledgered: the
@@ -348,10 +352,10 @@ void Invocation::end_call(CallOutcome& out, const ProcessResult& process) {
         struct stat st {};
         if (is_safe_relative_path(name) && ::lstat((out.output_dir / name).c_str(), &st) == 0 &&
             S_ISREG(st.st_mode) && st.st_nlink == 1) {
-            to_ledger.push_back(store::layout::call_output_dir(out.relative_dir) + "/" + name);
+            call_files_.add(store::layout::call_output_dir(out.relative_dir) + "/" + name);
         }
     }
-    store_.ledger_files(to_ledger);
+    call_files_.commit();
     Json finished{{"call", out.number}, {"process", out.process.to_json()}};
     if (out.launch.is_object()) {  // a Slurm job (call() settled it)
         for (const char* key : {"job_id", "node", "job_state", "scancelled", "lost"}) {
@@ -388,6 +392,15 @@ store::RecordRef Invocation::finish(InvocationState state, const std::string& re
     result.outputs = outputs;
     if (error) {
         result.error = error->to_json()["error"];
+    }
+    if (!call_files_.empty()) {
+        // A call that ended before its files were committed (a driver that could not start):
+        // its request is ledgered with the result. What cannot be stays unledgered (fsck notes
+        // it) and never keeps the result from being written.
+        try {
+            call_files_.commit();
+        } catch (const Error&) {
+        }
     }
     const std::string rel = store::layout::invocation_result(id_);
     const Json written = result.to_json();

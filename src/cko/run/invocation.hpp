@@ -6,6 +6,7 @@
 #include "cko/run/slurm_launcher.hpp"
 #include "cko/store/records.hpp"
 #include "cko/store/store.hpp"
+#include "cko/store/write_batch.hpp"
 #include "cko/util/closed_enum.hpp"
 #include "cko/util/error.hpp"
 #include "cko/util/process.hpp"
@@ -123,7 +124,7 @@ public:
     [[nodiscard]] const store::Store& store() const noexcept { return store_; }
     [[nodiscard]] const std::atomic<bool>* cancel_flag() const noexcept { return cancel_; }
 
-    // Appends {seq, t_unix_ns, type, data} to events.jsonl and fsyncs it.
+    // Appends {seq, t_unix_ns, type, data} to events.jsonl (fsynced when finish() seals it).
     void event(const std::string& type, const Json& data = Json::object());
 
     // Numbers the next call, makes its directories and sets its timeout; writes nothing in them.
@@ -192,6 +193,9 @@ private:
     int calls_ = 0;
     double gpu_seconds_ = 0;
     HeldTime held_;
+    // The files of the call in progress (its directories, request, process.json, captures and
+    // outputs): made durable and ledgered together when it ends (end_call), or at finish().
+    store::WriteBatch call_files_;
     store::InvocationRecord request_record_;
     Json result_json_;  // null until finish()
     std::optional<store::InvocationResultRecord> result_record_;

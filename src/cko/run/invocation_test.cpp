@@ -5,12 +5,14 @@
 
 #include "cko/store/fsck.hpp"
 #include "cko/util/clock.hpp"
+#include "cko/util/files.hpp"
 #include "cko_test_support.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <algorithm>
 #include <csignal>
 #include <fstream>
 #include <set>
@@ -96,6 +98,63 @@ TEST_F(InvocationTest, TheStoreListingFindsEveryAddedFileAndSkipsUnchangedDirect
               (std::set<std::string>{"invocations/inv-old/driver/0001/planted.txt",
                                      "fresh/deep/new.txt"}));
     EXPECT_EQ(after->dirs.at("quiet"), first->dirs.at("quiet"));
+}
+
+// What was synced while observing, in order: an inode, or a device for a syncfs (observe_syncs).
+std::vector<std::pair<dev_t, ino_t>>& synced() {
+    static std::vector<std::pair<dev_t, ino_t>> seen;
+    return seen;
+}
+
+void record_sync(int fd, bool whole_filesystem) {
+    struct stat st {};
+    if (::fstat(fd, &st) == 0) {
+        synced().emplace_back(st.st_dev, whole_filesystem ? 0 : st.st_ino);
+    }
+}
+
+// [21] A session request's files (its request, process.json, captures and outputs) are made
+// durable together when the call ends, then ledgered in one append: nothing is synced while the
+// driver works (no event is fsynced), and the call costs one sync of the store's file system and
+// one of the ledger. Before: three ledger appends (request, process.json, the rest), each file cko
+// wrote fsynced with its directory, an fsync per event: about 13 a request, and the captures and
+// outputs were ledgered without ever being fsynced.
+TEST_F(InvocationTest, ACallsFilesAreMadeDurableTogetherBeforeTheOneLedgerAppendThatCitesThem) {
+    override_syncfs_for_tests(true);
+    const store::Store s = store::Store::create(dir_ / "art");
+    Invocation inv = Invocation::create(s, "test", Json::object(), Limits{}, nullptr);
+    observe_syncs(&record_sync);
+    synced().clear();
+    const std::uint64_t before = durable_syncs();
+    const std::size_t ledger_size = fs::file_size(s.root() / store::kLedger);
+    const CallSlot slot = inv.open_call();
+    CallOutcome out = inv.begin_call(slot, Json{{"n", 1}});
+    inv.event("call_started", Json{{"call", out.number}});
+    // What a session driver and the capture of its logs leave.
+    put(slot.call_dir / "stdout.txt", "");
+    put(slot.call_dir / "stderr.txt", "cko: subject candidate\n");
+    put(slot.output_dir / "result.json", "{}");
+    put(slot.output_dir / "trace.bin", "t");
+    EXPECT_EQ(durable_syncs(), before);
+    EXPECT_EQ(fs::file_size(s.root() / store::kLedger), ledger_size);  // nothing ledgered yet
+    ProcessResult served;
+    served.exited = true;
+    inv.end_call(out, served);
+    observe_syncs(nullptr);
+    override_syncfs_for_tests(std::nullopt);
+
+    struct stat root {};
+    struct stat ledger {};
+    ASSERT_EQ(::stat(s.root().c_str(), &root), 0);
+    ASSERT_EQ(::stat((s.root() / store::kLedger).c_str(), &ledger), 0);
+    EXPECT_EQ(durable_syncs() - before, 2U);
+    EXPECT_EQ(synced(), (std::vector<std::pair<dev_t, ino_t>>{{root.st_dev, 0},
+                                                              {ledger.st_dev, ledger.st_ino}}));
+    for (const fs::path& p : {slot.request_path, slot.call_dir / "process.json",
+                              slot.call_dir / "stdout.txt", slot.call_dir / "stderr.txt",
+                              slot.output_dir / "result.json", slot.output_dir / "trace.bin"}) {
+        EXPECT_TRUE(s.is_ledgered(p.lexically_relative(s.root()).string())) << p;
+    }
 }
 
 TEST_F(InvocationTest, ACallLeavesRequestOutputsProcessRecordAndEvents) {
@@ -317,6 +376,34 @@ TEST_F(InvocationTest, AFilePlantedOutsideTheOutputDirectoryRefusesTheCall) {
     // A call that writes only into its output directory passes.
     spec.argv = {"/bin/sh", "-c", "echo '{}' > \"$(dirname \"$1\")/out/fine.json\"", "sh"};
     EXPECT_NO_THROW((void)call_in_next_slot(inv, spec));
+}
+
+// [21] A call's own request.json, process.json and captures are ledgered when it ends, so the guard
+// takes them as cko's until then; a driver planting one where no call is open (a finished
+// invocation's call, a later call of its own invocation) is still refused, naming the path.
+TEST_F(InvocationTest, ACallFilePlantedWhereNoCallIsOpenRefusesTheCall) {
+    const store::Store s = store::Store::create(dir_ / "art");
+    std::string finished_id;
+    {
+        Invocation done = Invocation::create(s, "test", Json{{"x", 0}}, Limits{}, nullptr);
+        finished_id = done.id();
+        (void)done.finish(InvocationState::succeeded, "done", Json::object());
+    }
+    Invocation inv = Invocation::create(s, "test", Json{{"x", 1}}, Limits{}, nullptr);
+    CallSpec spec;
+    spec.request = Json{{"format_version", "cko/driver-request-v1"}, {"id", "req"}};
+    const std::string elsewhere = store::layout::call_dir(finished_id, 7) + "/request.json";
+    const std::string later = store::layout::call_dir(inv.id(), 9) + "/process.json";
+    for (const std::string& planted : {elsewhere, later}) {
+        SCOPED_TRACE(planted);
+        const fs::path target = s.root() / planted;
+        spec.argv = {"/bin/sh", "-c", "mkdir -p \"$(dirname \"$0\")\" && echo '{}' > \"$0\"",
+                     target.string()};
+        if (const auto e =
+                EXPECT_CKO_ERROR((void)call_in_next_slot(inv, spec), ErrorCode::unsafe_output)) {
+            EXPECT_EQ(e->details()["paths"], Json::array({planted}));
+        }
+    }
 }
 
 TEST_F(InvocationTest, ALinkAmongTheOutputsRefusesTheCall) {

@@ -143,6 +143,20 @@ bool is_driver_output(std::string_view rel) {
            (rel.find(out + "/") != std::string_view::npos || rel.ends_with(out));
 }
 
+bool is_call_file(std::string_view rel) {
+    // invocations/<id>/driver/<call>/<name>: exactly four levels below the root.
+    const std::string prefix = join(kInvocationsDir, "");
+    if (!rel.starts_with(prefix) || std::count(rel.begin(), rel.end(), '/') != 4) {
+        return false;
+    }
+    const std::size_t id_end = rel.find('/', prefix.size());
+    const std::string_view rest = rel.substr(id_end + 1);
+    const std::string_view name = rel.substr(rel.rfind('/') + 1);
+    return rest.starts_with(join(kDriverDir, "")) &&
+           (name == kRequestFile || name == kStdoutFile || name == kStderrFile ||
+            rel == call_process(rel.substr(0, rel.rfind('/'))));
+}
+
 bool is_invocation_dir(std::string_view rel) {
     return rel.starts_with(join(kInvocationsDir, "inv-")) &&
            rel.find('/', kInvocationsDir.size() + 1) == std::string_view::npos;

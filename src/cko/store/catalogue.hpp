@@ -109,6 +109,9 @@ inline constexpr std::string_view kSnapshotFilesDir = "files";
 [[nodiscard]] bool is_driver_output(std::string_view rel);         // under some driver/*/out
 [[nodiscard]] bool is_invocation_dir(std::string_view rel);        // invocations/inv-*, depth 1
 [[nodiscard]] bool is_invocation_workspace(std::string_view rel);  // invocations/<id>/workspace
+// A call's own file (driver/<call>/request.json, process.json, stdout.txt, stderr.txt; a session's
+// logs): made by cko around the driver, ledgered when that call ends (store::WriteBatch).
+[[nodiscard]] bool is_call_file(std::string_view rel);
 
 // What a bundle (`cko bundle`) does with a path.
 // The lock file and the lock directory: never bundled, never listed as left out.

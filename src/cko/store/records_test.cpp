@@ -579,6 +579,19 @@ TEST(Catalogue, NamesTheLayout) {
     EXPECT_TRUE(layout::is_driver_output("invocations/inv-1/driver/0001/out/x"));
     EXPECT_TRUE(layout::is_driver_output("invocations/inv-1/driver/0001/out"));
     EXPECT_FALSE(layout::is_driver_output("invocations/inv-1/driver/0001/process.json"));
+    // A call's own files (ledgered when the call ends), and nothing else of the store.
+    for (const char* own :
+         {"invocations/inv-1/driver/0001/request.json",
+          "invocations/inv-1/driver/0001/process.json", "invocations/inv-1/driver/0001/stdout.txt",
+          "invocations/inv-1/driver/session-01/stderr.txt"}) {
+        EXPECT_TRUE(layout::is_call_file(own)) << own;
+    }
+    for (const char* other :
+         {"invocations/inv-1/request.json", "invocations/inv-1/driver/0001/out/request.json",
+          "invocations/inv-1/driver/0001/slurm.json", "experiments/inv-1/driver/0001/request.json",
+          "invocations/inv-1/workspace/0001/process.json"}) {
+        EXPECT_FALSE(layout::is_call_file(other)) << other;
+    }
     EXPECT_TRUE(layout::is_mutable_by_design("champion/current.json"));
     EXPECT_TRUE(layout::is_mutable_by_design("invocations/inv-1/events.jsonl"));
     EXPECT_TRUE(layout::is_mutable_by_design(".locks/confirm-x.lock"));

@@ -82,7 +82,7 @@ std::string copy_and_hash(const fs::path& from, const fs::path& to, std::uint64_
             break;
         }
     }
-    ok = ok && ::fsync(out) == 0;
+    ok = ok && sync_to_disk(out) == 0;
     ::close(in);
     ::close(out);
     if (!ok) {
@@ -285,6 +285,7 @@ Snapshot take_snapshot(const Store& store, const fs::path& source, const Snapsho
         const fs::path final_dir = objects / snap.digest;
         try {
             rename_no_replace(staging, final_dir);
+            fsync_directory(objects);  // the snapshot's entry, durable before its ledger line
             store.ledger_file(layout::snapshot_manifest(snap.digest));
         } catch (const Error& e) {
             if (e.code() != ErrorCode::already_exists) {

@@ -2,6 +2,7 @@
 #include "cko/store/store.hpp"
 
 #include "cko/store/ledger_index.hpp"
+#include "cko/store/write_batch.hpp"
 
 #include "cko/util/build_info.hpp"
 #include "cko/util/error.hpp"
@@ -309,11 +310,11 @@ void Store::append_ledger_lines(const std::vector<LedgerEntry>& entries) const {
             err = n == static_cast<ssize_t>(line.size()) ? 0 : (n < 0 ? errno : ENOSPC);
         }
         if (err == 0) {
-            err = !fault_point() ? ENOSPC : (::fsync(fd) != 0 ? errno : 0);
+            err = !fault_point() ? ENOSPC : sync_to_disk(fd);
         }
         if (err != 0) {
             (void)!::ftruncate(fd, tail.complete_size);
-            (void)::fsync(fd);
+            (void)sync_to_disk(fd);
             ledger_io_error(root(),
                             fmt::format("cannot write the line{} for {}",
                                         entries.size() == 1 ? "" : "s", entries.front().relative),
@@ -351,65 +352,16 @@ RecordRef Store::write_record(std::string_view relative, const Json& record) con
     return write_file(relative, canonical_json(record), record["id"].get<std::string>());
 }
 
-void Store::ledger_file_locked(std::string_view relative) const {
-    const LedgerEntry e = checked_ledger_entry(relative);
-    append_ledger_line(e.relative, e.sha256, e.size);
-}
-
 void Store::ledger_files(const std::vector<std::string>& relatives) const {
-    const StoreLock held = lock();
-    std::vector<LedgerEntry> entries;
-    try {
-        for (const auto& rel : relatives) {
-            entries.push_back(checked_ledger_entry(rel));
-        }
-    } catch (...) {
-        append_ledger_lines(entries);  // the ones before the refused file, as one by one would
-        throw;
+    WriteBatch batch(*this);
+    for (const auto& rel : relatives) {
+        batch.add(rel);
     }
-    append_ledger_lines(entries);
-}
-
-Store::LedgerEntry Store::checked_ledger_entry(std::string_view relative) const {
-    const fs::path target = real_path_of(relative);
-    // Opened once without following a link; chmod, size and digest all come from that descriptor.
-    const int fd = ::open(target.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-    if (fd < 0) {
-        const int err = errno;
-        throw Error(err == ELOOP ? ErrorCode::symlink_refused : ErrorCode::io_error,
-                    fmt::format("cannot open {} to ledger it: {}", relative, std::strerror(err)),
-                    Json{{"path", std::string(relative)}});
-    }
-    struct stat st {};
-    std::string digest;
-    try {
-        if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-            throw Error(ErrorCode::special_file,
-                        fmt::format("{} is not a regular file; it cannot be ledgered", relative),
-                        Json{{"path", std::string(relative)}});
-        }
-        if (st.st_nlink >
-            1) {  // shares its inode with a file elsewhere: chmod would change that one too
-            throw Error(
-                ErrorCode::special_file,
-                fmt::format(
-                    "{} has {} hard links; a file shared with another place cannot be evidence",
-                    relative, st.st_nlink),
-                Json{{"path", std::string(relative)}});
-        }
-        ::fchmod(fd, 0444);
-        digest = sha256_fd_hex(fd);
-    } catch (...) {
-        ::close(fd);
-        throw;
-    }
-    ::close(fd);
-    return LedgerEntry{std::string(relative), digest, static_cast<std::uint64_t>(st.st_size)};
+    batch.commit();
 }
 
 void Store::ledger_file(std::string_view relative) const {
-    const StoreLock held = lock();
-    ledger_file_locked(relative);
+    ledger_files({std::string(relative)});
 }
 
 namespace {
@@ -517,12 +469,25 @@ fs::path Store::stage_directory(std::string_view relative) const {
 void Store::publish_directory(const fs::path& staging, std::string_view relative,
                               const std::vector<std::string>& ledgered_files) const {
     const fs::path final_path = real_path_of(relative);
+    // The staged files are durable before the directory appears (a power loss leaves it whole or
+    // not at all), and ledgered under their final names once it has.
+    const std::string staged = staging.lexically_relative(root()).string();
+    std::vector<BatchFile> files;
+    for (const auto& file : ledgered_files) {
+        files.push_back(BatchFile{fmt::format("{}/{}", staged, file), std::nullopt});
+    }
+    std::optional<Error> refused;
+    std::vector<LedgerEntry> entries = make_durable(files, {}, refused);
+    if (refused) {
+        throw *refused;
+    }
+    for (LedgerEntry& e : entries) {
+        e.relative = fmt::format("{}{}", relative, e.relative.substr(staged.size()));
+    }
     const StoreLock held = lock();
     rename_no_replace(staging, final_path);
     fsync_directory(final_path.parent_path());
-    for (const auto& file : ledgered_files) {
-        ledger_file_locked(fmt::format("{}/{}", relative, file));
-    }
+    append_ledger_lines(entries);
 }
 
 Json Store::read_verified(const RecordRef& ref) const {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "cko/store/catalogue.hpp"
+#include "cko/util/error.hpp"
 #include "cko/util/files.hpp"
 #include "cko/util/json.hpp"
 
@@ -11,6 +12,8 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,6 +35,20 @@ struct RecordRef {
 struct HashedRecord {
     Json value;
     std::string sha256;
+};
+
+// One ledger line before it is chained: a file below the root, the sha256 of its bytes, their size.
+struct LedgerEntry {
+    std::string relative;
+    std::string sha256;
+    std::uint64_t size = 0;
+};
+
+// A file of a WriteBatch (write_batch.hpp): `written` holds the digest and size of the bytes the
+// batch wrote there; a file written in place by another has none and is hashed when committed.
+struct BatchFile {
+    std::string relative;
+    std::optional<LedgerEntry> written;
 };
 
 // An exclusive flock on <root>/.lock, held for one write transaction.
@@ -74,11 +91,12 @@ public:
     // Same, for bytes that are not a JSON record (e.g. a sealed events.jsonl).
     RecordRef write_file(std::string_view relative, std::string_view bytes,
                          std::string_view id) const;
-    // Appends the ledger line for a file written in place before (an append-only log, when sealed).
+    // Appends the ledger line for a file written in place before (an append-only log, when sealed),
+    // once the file and its directory are durable (WriteBatch::commit).
     void ledger_file(std::string_view relative) const;
-    // Same for several files under one lock, in one append and one fsync of the ledger (a driver
-    // call's capture files and outputs). A file that cannot be ledgered throws after the ones
-    // before it are.
+    // Same for several files, made durable together, then one append (under the lock) and one
+    // fsync of the ledger (WriteBatch::commit). A file that cannot be ledgered throws after the
+    // ones before it are.
     void ledger_files(const std::vector<std::string>& relatives) const;
 
     // The one mutable file kind (champion/current.json): replaced under the lock only if its
@@ -135,20 +153,21 @@ public:
                                                       std::string_view prefix) const;
 
 private:
+    friend class WriteBatch;
     // `root` is already resolved (realpath); the tree walks every path below it.
     explicit Store(const std::filesystem::path& root);
-    struct LedgerEntry {
-        std::string relative;
-        std::string sha256;
-        std::uint64_t size = 0;
-    };
     void append_ledger_line(std::string_view relative, const std::string& sha256,
                             std::uint64_t size) const;
     void append_ledger_lines(const std::vector<LedgerEntry>& entries) const;
-    [[nodiscard]] LedgerEntry checked_ledger_entry(std::string_view relative) const;
+    // The group commit's durable half (write_batch.cpp): every file checked (and hashed unless
+    // written by the batch), then the files, each of `directories` (relative; "" the root) and
+    // each file's own directory made durable, by one syncfs or one fsync each. Returns their
+    // ledger entries, up to the first file that cannot be ledgered (its error in `refused`).
+    [[nodiscard]] std::vector<LedgerEntry> make_durable(const std::vector<BatchFile>& files,
+                                                        std::set<std::string> directories,
+                                                        std::optional<Error>& refused) const;
     RecordRef write_file_locked(std::string_view relative, std::string_view bytes,
                                 std::string_view id) const;
-    void ledger_file_locked(std::string_view relative) const;
     TreeRoot tree_;  // the root, and the link-refusing walk of every path below it
     // Shared by copies of this Store: the ledger is read once, then only its appended lines.
     std::shared_ptr<LedgerIndex> ledger_index_;

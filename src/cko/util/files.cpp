@@ -10,11 +10,14 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 #include <atomic>
 #include <cerrno>
 #include <climits>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -127,14 +130,107 @@ fs::path make_temp_dir(std::string_view prefix) {
     return make_unique_dir(temp_base(), prefix, "set TMPDIR to a writable folder");
 }
 
-void fsync_directory(const fs::path& dir) {
-    durable_step("cannot fsync directory", dir);
+namespace {
+
+std::atomic<std::uint64_t> syncs_so_far{0};
+std::atomic<void (*)(int, bool)> sync_observer{nullptr};
+std::atomic<int> syncfs_override{-1};  // -1: ask the kernel; 0, 1: the test's answer
+
+void count_sync(int fd, bool whole_filesystem) noexcept {
+    syncs_so_far.fetch_add(1, std::memory_order_relaxed);
+    if (auto* observer = sync_observer.load(); observer != nullptr) {
+        observer(fd, whole_filesystem);
+    }
+}
+
+bool kernel_syncfs_reports_errors() noexcept {
+#ifdef __linux__
+    struct utsname u {};
+    int major = 0;
+    int minor = 0;
+    return ::uname(&u) == 0 && std::sscanf(u.release, "%d.%d", &major, &minor) == 2 &&
+           (major > 5 || (major == 5 && minor >= 8));
+#else
+    return false;
+#endif
+}
+
+}  // namespace
+
+int sync_to_disk(int fd) noexcept {
+    count_sync(fd, false);
+    return ::fsync(fd) == 0 ? 0 : errno;
+}
+
+int sync_directory(const fs::path& dir) noexcept {
     const Fd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
     if (fd.get() < 0) {
-        throw_errno(errno, "cannot open directory", dir);
+        return errno;
     }
-    if (::fsync(fd.get()) != 0 && errno != EINVAL) {
-        throw_errno(errno, "cannot fsync directory", dir);
+    const int err = sync_to_disk(fd.get());
+    return err == EINVAL ? 0 : err;
+}
+
+int sync_filesystem_of(const fs::path& any_path) noexcept {
+#ifdef __linux__
+    const Fd fd(::open(any_path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (fd.get() < 0) {
+        return errno;
+    }
+    count_sync(fd.get(), true);
+    return ::syncfs(fd.get()) == 0 ? 0 : errno;
+#else
+    (void)any_path;
+    return ENOSYS;
+#endif
+}
+
+bool syncfs_makes_durable(const fs::path& any_path) noexcept {
+    if (const int forced = syncfs_override.load(); forced >= 0) {
+        return forced == 1;
+    }
+    static const bool kernel = kernel_syncfs_reports_errors();
+#ifdef __linux__
+    struct statfs st {};
+    if (!kernel || ::statfs(any_path.c_str(), &st) != 0) {
+        return false;
+    }
+    constexpr long kExt4 = 0xEF53;  // ext2, ext3 and ext4 share it
+    constexpr long kXfs = 0x58465342;
+    constexpr long kBtrfs = 0x9123683E;
+    const auto type = static_cast<long>(st.f_type);
+    return type == kExt4 || type == kXfs || type == kBtrfs;
+#else
+    (void)any_path;
+    return false;
+#endif
+}
+
+void start_writeback(int fd) noexcept {
+#ifdef SYNC_FILE_RANGE_WRITE
+    // A hint only: what makes the file durable is the fsync that follows, which reports any error.
+    (void)::sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+#else
+    (void)fd;
+#endif
+}
+
+std::uint64_t durable_syncs() noexcept {
+    return syncs_so_far.load(std::memory_order_relaxed);
+}
+
+void observe_syncs(void (*observer)(int fd, bool whole_filesystem)) noexcept {
+    sync_observer.store(observer);
+}
+
+void override_syncfs_for_tests(std::optional<bool> available) noexcept {
+    syncfs_override.store(available ? (*available ? 1 : 0) : -1);
+}
+
+void fsync_directory(const fs::path& dir) {
+    durable_step("cannot fsync directory", dir);
+    if (const int err = sync_directory(dir); err != 0) {
+        throw_errno(err, "cannot fsync directory", dir);
     }
 }
 
@@ -187,8 +283,12 @@ void remove_tree_forcibly(const fs::path& dir) noexcept {
     fs::remove_all(dir, ec);
 }
 
-void write_file_create_once(const fs::path& path, std::string_view bytes, unsigned mode,
-                            const AtomicWriteHook& hook) {
+namespace {
+
+// write_file_create_once's steps; `sync`: the temp file and the directory are fsynced (else the
+// caller makes the file durable: write_file_create_once_unsynced).
+void create_once(const fs::path& path, std::string_view bytes, unsigned mode,
+                 const AtomicWriteHook& hook, bool sync) {
     const auto step = [&](AtomicWriteStep s) {
         if (hook) {
             hook(s);
@@ -212,11 +312,13 @@ void write_file_create_once(const fs::path& path, std::string_view bytes, unsign
             durable_step("cannot write", temp);
             write_all(fd.get(), bytes, temp);
             step(AtomicWriteStep::temp_written);
-            durable_step("cannot fsync", temp);
-            if (::fsync(fd.get()) != 0) {
-                throw_errno(errno, "cannot fsync", temp);
+            if (sync) {
+                durable_step("cannot fsync", temp);
+                if (const int err = sync_to_disk(fd.get()); err != 0) {
+                    throw_errno(err, "cannot fsync", temp);
+                }
+                step(AtomicWriteStep::temp_synced);
             }
-            step(AtomicWriteStep::temp_synced);
         }
         durable_step("cannot rename into place", path);
         const int err = try_rename_no_replace(temp, path);
@@ -233,8 +335,21 @@ void write_file_create_once(const fs::path& path, std::string_view bytes, unsign
         throw;
     }
     step(AtomicWriteStep::renamed);
-    fsync_directory(dir);
-    step(AtomicWriteStep::directory_synced);
+    if (sync) {
+        fsync_directory(dir);
+        step(AtomicWriteStep::directory_synced);
+    }
+}
+
+}  // namespace
+
+void write_file_create_once(const fs::path& path, std::string_view bytes, unsigned mode,
+                            const AtomicWriteHook& hook) {
+    create_once(path, bytes, mode, hook, true);
+}
+
+void write_file_create_once_unsynced(const fs::path& path, std::string_view bytes, unsigned mode) {
+    create_once(path, bytes, mode, {}, false);
 }
 
 namespace {

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -23,6 +24,42 @@ using AtomicWriteHook = std::function<void(AtomicWriteStep)>;
 // `path` exists. A crash leaves at most a stale ".<name>.tmp-*" file, never a partial `path`.
 void write_file_create_once(const std::filesystem::path& path, std::string_view bytes,
                             unsigned mode = 0644, const AtomicWriteHook& hook = {});
+
+// The same create-once write without its two fsyncs (temp file written, renamed without replacing):
+// readers see the whole file or none, and a crash of the process loses nothing (the page cache
+// survives it), but a power loss may. The caller makes it durable before anything cites it
+// (store::WriteBatch makes it durable with the other files of its step before ledgering it).
+void write_file_create_once_unsynced(const std::filesystem::path& path, std::string_view bytes,
+                                     unsigned mode = 0644);
+
+// fsync(2), counted: every fsync cko's own durable writes make goes through it (durable_syncs).
+// Returns 0 or the errno.
+[[nodiscard]] int sync_to_disk(int fd) noexcept;
+// fsync of a directory (its entries), counted; no fault point (fsync_directory has one). Returns 0
+// or the errno; EINVAL (a file system that cannot sync a directory) counts as done.
+[[nodiscard]] int sync_directory(const std::filesystem::path& dir) noexcept;
+// syncfs(2) of the file system holding `any_path`, counted: every dirty file and directory of it
+// written and its journal committed, one device flush instead of one per file. Returns 0 or the
+// errno (ENOSYS where there is none). Only where syncfs_makes_durable(any_path).
+[[nodiscard]] int sync_filesystem_of(const std::filesystem::path& any_path) noexcept;
+// Whether one syncfs of the file system holding `any_path` makes every file on it durable and
+// reports their write errors: Linux 5.8 or later (before, syncfs dropped writeback errors, so a
+// file could be cited that never reached the disk) on ext4, XFS or btrfs, whose syncfs writes
+// every dirty file and commits the journal. Elsewhere (NFS, FUSE, ...) files are fsynced one by
+// one.
+[[nodiscard]] bool syncfs_makes_durable(const std::filesystem::path& any_path) noexcept;
+// Starts writing `fd`'s dirty pages back without waiting for them (Linux sync_file_range; nothing
+// elsewhere): files fsynced one by one are all started first, so their writes overlap.
+void start_writeback(int fd) noexcept;
+// How many times this process has fsynced a file or a directory or synced a file system: tests
+// count the syncs of one step.
+[[nodiscard]] std::uint64_t durable_syncs() noexcept;
+// Test hooks: `observer` is called with each descriptor about to be synced (whole_filesystem: by
+// syncfs) so a test can tell what was made durable, in what order; nullptr: none. And
+// syncfs_makes_durable() answers `available` instead of the system (nullopt: the system again),
+// so both ways of a group commit can be tested on one machine.
+void observe_syncs(void (*observer)(int fd, bool whole_filesystem)) noexcept;
+void override_syncfs_for_tests(std::optional<bool> available) noexcept;
 
 // Reads a whole regular file; throws file_too_large above max_bytes, not_found, io_error.
 [[nodiscard]] std::string read_file_capped(const std::filesystem::path& path,

@@ -65,8 +65,8 @@ void CreateOnceStream::write(std::string_view bytes) {
 }
 
 void CreateOnceStream::commit() {
-    if (::fsync(fd_) != 0) {
-        stream_failure("cannot fsync", temp_, errno);
+    if (const int err = sync_to_disk(fd_); err != 0) {
+        stream_failure("cannot fsync", temp_, err);
     }
     const int fd = fd_;
     fd_ = -1;
