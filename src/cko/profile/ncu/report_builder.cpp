@@ -134,7 +134,8 @@ std::size_t ReportBuilder::add_launch(NcuLaunch launch) {
     launch.metric_units = ArenaVector<std::uint32_t>(ArenaAllocator<std::uint32_t>(arena));
     launch.metric_value_at = ArenaVector<std::uint32_t>(ArenaAllocator<std::uint32_t>(arena));
     report_.launches.push_back(std::move(launch));
-    launch_slots_.emplace_back();
+    launch_slots_.emplace_back(ArenaAllocator<SlotValue>(
+        report_.layout == NcuLayout::details ? report_.arena.get() : nullptr));
     return report_.launches.size() - 1;
 }
 
@@ -296,7 +297,7 @@ void ReportBuilder::add_modeled(std::size_t launch, std::uint32_t key, std::uint
                                 line, describe(key), value),
                     {{"line", line}, {"metric", describe(key)}, {"value", value}});
     }
-    std::vector<SlotValue>& slots = launch_slots_[launch];
+    ArenaVector<SlotValue>& slots = launch_slots_[launch];
     if (slots.size() < slots_.size()) {
         slots.resize(slots_.size());
     }
@@ -341,7 +342,7 @@ void ReportBuilder::finish_launch(std::size_t li) {
     NcuLaunch& launch = report_.launches[li];
     std::vector<LaunchFact>& facts = scratch_facts_;
     facts.clear();
-    const std::vector<SlotValue>& values = launch_slots_[li];
+    const ArenaVector<SlotValue>& values = launch_slots_[li];
     // A FLOP fact (flop.fp32) sums the slots of its ops, adjacent in ordered_slots_.
     std::string_view flop_id;
     double flop_value = 0;
@@ -387,7 +388,7 @@ void ReportBuilder::finish_launch(std::size_t li) {
     close_flop();
     // Rule facts (details page), sorted by id and merged in.
     set_launch_facts(launch, *report_.arena, facts, rule_facts(launch));
-    std::vector<SlotValue>().swap(launch_slots_[li]);  // done with it: memory back now
+    ArenaVector<SlotValue>().swap(launch_slots_[li]);  // done with it: memory back now
 }
 
 const std::vector<LaunchFact>& ReportBuilder::rule_facts(const NcuLaunch& launch) {
