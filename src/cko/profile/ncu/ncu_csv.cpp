@@ -265,6 +265,8 @@ private:
                     std::max<std::size_t>(tokenizer_.position() - row_.offset, 1);
                 report_.launches.reserve(
                     std::min(left / row_bytes * 9 / 8 + 8, left / sizeof(NcuLaunch) + 8));
+                advise_huge_pages(report_.launches.data(),
+                                  report_.launches.capacity() * sizeof(NcuLaunch));
             }
             const std::size_t launch = builder_.add_launch(launch_identity(row_.cells, columns_));
             report_.launches[launch].metric_rows.push_back(row_.offset);
@@ -323,6 +325,7 @@ private:
         std::size_t launch = kNone;
         std::unordered_map<std::string, std::size_t> launches;
         std::string launch_key;
+        const std::size_t first_row = tokenizer_.position();
         while (tokenizer_.next(row_)) {
             check_row(min_cells);
             launch_key.assign(cell(row_.cells, columns_.process_id));
@@ -333,6 +336,9 @@ private:
                 if (inserted) {
                     const std::size_t previous_size =
                         launch == kNone ? 0 : report_.launches[launch].metric_rows.size();
+                    if (report_.launches.size() == 1) {
+                        reserve_launches(first_row);
+                    }
                     const std::size_t index =
                         builder_.add_launch(launch_identity(row_.cells, columns_));
                     report_.launches[index].metric_rows.reserve(previous_size);
@@ -360,6 +366,17 @@ private:
         }
     }
 
+    // Room for the launches at once, not by doubling (each doubling moves them all and touches
+    // fresh pages), estimated from the first launch's bytes (it began at `first_row`): never more
+    // room than the text's own size in bytes (a fuzzed file must not ask for terabytes).
+    void reserve_launches(std::size_t first_row) {
+        const std::size_t left = tokenizer_.size() - row_.offset;
+        const std::size_t launch_bytes = std::max<std::size_t>(row_.offset - first_row, 1);
+        report_.launches.reserve(report_.launches.size() + std::min(left / launch_bytes * 9 / 8 + 8,
+                                                                    left / sizeof(NcuLaunch) + 8));
+        advise_huge_pages(report_.launches.data(), report_.launches.capacity() * sizeof(NcuLaunch));
+    }
+
     // Where a quoted cell that views the text starts (its opening quote), from the row's start.
     [[nodiscard]] std::uint32_t value_at(std::string_view value) const {
         const std::string_view text = report_.text;
@@ -373,17 +390,29 @@ private:
                                                : NcuLaunch::kValueAtUnknown;
     }
 
+    // A cell as the report keeps it: the text's own bytes, or (a cell with "" escapes, unescaped
+    // into the tokenizer's scratch) a copy in the report's strings.
+    [[nodiscard]] std::string_view kept(std::string_view cell) {
+        const std::string_view text = report_.text;
+        const std::less<const char*> before;  // a total order, also for the tokenizer's scratch
+        if (cell.empty() || (!before(cell.data(), text.data()) &&
+                             !before(text.data() + text.size(), cell.data() + cell.size()))) {
+            return cell;
+        }
+        return builder_.intern(cell);
+    }
+
     void read_rule(std::size_t launch, std::string_view section) {
         const std::string_view name = cell(row_.cells, columns_.rule_name);
         if (name.empty()) {
             return;  // a section that printed nothing
         }
         RuleFinding rule;
-        rule.section = std::string(section);
-        rule.name = std::string(name);
-        rule.type = std::string(cell(row_.cells, columns_.rule_type));
-        rule.description = std::string(cell(row_.cells, columns_.rule_description));
-        rule.speedup_type = std::string(cell(row_.cells, columns_.speedup_type));
+        rule.section = kept(section);
+        rule.name = kept(name);
+        rule.type = kept(cell(row_.cells, columns_.rule_type));
+        rule.description = kept(cell(row_.cells, columns_.rule_description));
+        rule.speedup_type = kept(cell(row_.cells, columns_.speedup_type));
         const std::string_view speedup = cell(row_.cells, columns_.speedup);
         if (!speedup.empty() && !is_not_available(speedup)) {
             rule.estimated_speedup_pct = parse_ncu_number(speedup);

@@ -85,12 +85,12 @@ void mark_counters_not_permitted(NcuReport& report) {
 }
 
 nlohmann::json rule_to_json(const RuleFinding& rule) {
-    nlohmann::json out{{"section", rule.section},
-                       {"name", rule.name},
-                       {"type", rule.type},
-                       {"description", rule.description}};
+    nlohmann::json out{{"section", std::string(rule.section)},
+                       {"name", std::string(rule.name)},
+                       {"type", std::string(rule.type)},
+                       {"description", std::string(rule.description)}};
     if (!rule.speedup_type.empty()) {
-        out["speedup_type"] = rule.speedup_type;
+        out["speedup_type"] = std::string(rule.speedup_type);
     }
     if (rule.estimated_speedup_pct) {
         out["estimated_speedup_pct"] = *rule.estimated_speedup_pct;

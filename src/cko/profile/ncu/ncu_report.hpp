@@ -2,6 +2,7 @@
 #pragma once
 
 #include "cko/profile/fact.hpp"
+#include "cko/profile/ncu/huge_pages.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -12,6 +13,7 @@
 #include <iosfwd>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -57,12 +59,14 @@ struct LaunchFact {
 };
 
 // A rule result of the details page: a fact about the report, never advice of ours.
+// The strings view the report's text or its strings (NcuReport::strings), valid while a copy of
+// the report lives: a details page's rule rows hold ~15% of its bytes, as descriptions.
 struct RuleFinding {
-    std::string section;
-    std::string name;
-    std::string type;  // "OPT", "INF", "WRN", ...
-    std::string description;
-    std::string speedup_type;  // "local", "global" or empty
+    std::string_view section;
+    std::string_view name;
+    std::string_view type;  // "OPT", "INF", "WRN", ...
+    std::string_view description;
+    std::string_view speedup_type;  // "local", "global" or empty
     std::optional<double> estimated_speedup_pct;
 };
 
@@ -74,12 +78,13 @@ struct NcuLaunch {
     std::string compute_capability;
     // Where the launch's metrics are in NcuReport::text: the raw page's one row, or each metric
     // row of the details page. Metrics are read back from there (for_each_metric), not copied.
-    std::vector<std::uint64_t> metric_rows;
-    std::vector<std::uint32_t> metric_keys;  // details page: the key and unit of each row
-    std::vector<std::uint32_t> metric_units;
+    // These arrays are drawn on the report's arena (NcuReport::arena) while it is parsed.
+    ArenaVector<std::uint64_t> metric_rows;
+    ArenaVector<std::uint32_t> metric_keys;  // details page: the key and unit of each row
+    ArenaVector<std::uint32_t> metric_units;
     // Details page: where each row's value cell (its opening quote) starts, from the row's start,
     // so --json reads that cell back rather than the whole row; kValueAtUnknown: read the row.
-    std::vector<std::uint32_t> metric_value_at;
+    ArenaVector<std::uint32_t> metric_value_at;
     static constexpr std::uint32_t kValueAtUnknown = 0xffffffffU;
     // Raw page: where the row's metric cells lie as `"v","v",...,"v"` (every cell of the row
     // quoted, none with "" escapes, the metric columns side by side), from the row's start, and
@@ -87,7 +92,8 @@ struct NcuLaunch {
     std::uint32_t raw_values_at = kValueAtUnknown;
     std::uint32_t raw_values_size = 0;
     std::size_t metric_count = 0;
-    std::vector<LaunchFact> facts;  // sorted by id
+    // Sorted by id; the array is the report's (NcuReport::arena), valid while a copy of it lives.
+    std::span<const LaunchFact> facts;
     std::vector<RuleFinding> rules;
     std::size_t unmodeled = 0;  // metrics with an unknown unit or a text value
 
@@ -129,6 +135,7 @@ struct NcuReport {
     std::string_view text;
     std::shared_ptr<const void> text_owner;
     std::shared_ptr<std::deque<std::string>> strings;
+    std::shared_ptr<HugePageArena> arena;  // the launches' facts and metric arrays
     MetricLayout metric_layout;
 
     [[nodiscard]] bool counters_permitted() const noexcept;

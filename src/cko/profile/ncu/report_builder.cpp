@@ -27,17 +27,18 @@ bool compatible(BaseUnit expected, BaseUnit got) {
 // Whether fact a comes before fact b: the order of a launch's facts.
 constexpr auto by_id = [](const LaunchFact& a, const LaunchFact& b) { return a.id < b.id; };
 
-// Sets a launch's facts: its slot facts (sorted by id) and its rule facts (sorted by id), merged.
-void set_launch_facts(NcuLaunch& launch, const std::vector<LaunchFact>& facts,
+// Sets a launch's facts: its slot facts (sorted by id) and its rule facts (sorted by id), merged
+// into the report's arena.
+void set_launch_facts(NcuLaunch& launch, HugePageArena& arena, const std::vector<LaunchFact>& facts,
                       const std::vector<LaunchFact>& rules) {
-    launch.facts.clear();
-    launch.facts.reserve(facts.size() + rules.size());
-    if (rules.empty()) {
-        launch.facts.assign(facts.begin(), facts.end());
-    } else {
-        std::merge(facts.begin(), facts.end(), rules.begin(), rules.end(),
-                   std::back_inserter(launch.facts), by_id);
+    const std::size_t count = facts.size() + rules.size();
+    if (count == 0) {
+        launch.facts = {};
+        return;
     }
+    LaunchFact* const kept = arena.allocate<LaunchFact>(count);
+    std::merge(facts.begin(), facts.end(), rules.begin(), rules.end(), kept, by_id);
+    launch.facts = std::span<const LaunchFact>(kept, count);
 }
 
 }  // namespace
@@ -46,6 +47,9 @@ ReportBuilder::ReportBuilder(NcuReport& report, const CsvTokenizer& tokenizer)
     : report_(report), tokenizer_(tokenizer) {
     if (!report_.strings) {
         report_.strings = std::make_shared<std::deque<std::string>>();
+    }
+    if (!report_.arena) {
+        report_.arena = std::make_shared<HugePageArena>();
     }
 }
 
@@ -124,8 +128,14 @@ std::uint32_t ReportBuilder::unit(std::string_view text) {
 }
 
 std::size_t ReportBuilder::add_launch(NcuLaunch launch) {
+    HugePageArena* const arena = report_.arena.get();
+    launch.metric_rows = ArenaVector<std::uint64_t>(ArenaAllocator<std::uint64_t>(arena));
+    launch.metric_keys = ArenaVector<std::uint32_t>(ArenaAllocator<std::uint32_t>(arena));
+    launch.metric_units = ArenaVector<std::uint32_t>(ArenaAllocator<std::uint32_t>(arena));
+    launch.metric_value_at = ArenaVector<std::uint32_t>(ArenaAllocator<std::uint32_t>(arena));
     report_.launches.push_back(std::move(launch));
-    launch_slots_.emplace_back();
+    launch_slots_.emplace_back(ArenaAllocator<SlotValue>(
+        report_.layout == NcuLayout::details ? report_.arena.get() : nullptr));
     return report_.launches.size() - 1;
 }
 
@@ -287,7 +297,7 @@ void ReportBuilder::add_modeled(std::size_t launch, std::uint32_t key, std::uint
                                 line, describe(key), value),
                     {{"line", line}, {"metric", describe(key)}, {"value", value}});
     }
-    std::vector<SlotValue>& slots = launch_slots_[launch];
+    ArenaVector<SlotValue>& slots = launch_slots_[launch];
     if (slots.size() < slots_.size()) {
         slots.resize(slots_.size());
     }
@@ -332,7 +342,7 @@ void ReportBuilder::finish_launch(std::size_t li) {
     NcuLaunch& launch = report_.launches[li];
     std::vector<LaunchFact>& facts = scratch_facts_;
     facts.clear();
-    const std::vector<SlotValue>& values = launch_slots_[li];
+    const ArenaVector<SlotValue>& values = launch_slots_[li];
     // A FLOP fact (flop.fp32) sums the slots of its ops, adjacent in ordered_slots_.
     std::string_view flop_id;
     double flop_value = 0;
@@ -377,8 +387,8 @@ void ReportBuilder::finish_launch(std::size_t li) {
     }
     close_flop();
     // Rule facts (details page), sorted by id and merged in.
-    set_launch_facts(launch, facts, rule_facts(launch));
-    std::vector<SlotValue>().swap(launch_slots_[li]);  // done with it: memory back now
+    set_launch_facts(launch, *report_.arena, facts, rule_facts(launch));
+    ArenaVector<SlotValue>().swap(launch_slots_[li]);  // done with it: memory back now
 }
 
 const std::vector<LaunchFact>& ReportBuilder::rule_facts(const NcuLaunch& launch) {
@@ -393,8 +403,9 @@ const std::vector<LaunchFact>& ReportBuilder::rule_facts(const NcuLaunch& launch
         const auto it = std::find_if(rules.begin(), rules.end(),
                                      [&](const LaunchFact& f) { return f.id == rule_id_; });
         if (it == rules.end()) {
-            rules.push_back(LaunchFact{intern(rule_id_), *rule.estimated_speedup_pct,
-                                       BaseUnit::percent, intern(rule.section + ": " + rule.name)});
+            rules.push_back(
+                LaunchFact{intern(rule_id_), *rule.estimated_speedup_pct, BaseUnit::percent,
+                           intern(std::string(rule.section) + ": " + std::string(rule.name))});
         } else {
             it->value = std::max(it->value, *rule.estimated_speedup_pct);
         }

@@ -105,7 +105,9 @@ private:
     std::vector<KeyInfo> keys_;
     std::vector<std::optional<UnitConversion>> unit_conversions_;
     std::vector<Slot> slots_;
-    std::vector<std::vector<SlotValue>> launch_slots_;
+    // A raw page's launch is finished after its row, so its slot values go back to the heap for
+    // the next; a details page's live until finish() and are drawn on the report's arena.
+    std::vector<ArenaVector<SlotValue>> launch_slots_;
     void order_slots();
     // A launch's rule facts (details page), sorted by id: per rule, the largest estimated speedup
     // its findings state. The vector is scratch, valid until the next launch.
