@@ -122,6 +122,9 @@ std::string report_text(const NcuReport& report, const RooflineChoice& roofline)
     for (const auto& note : report.notes) {
         out += "note: " + note + "\n";
     }
+    // One line of about 120 bytes a launch: reserved once, not grown by doubling (each doubling
+    // touches fresh pages: page faults were much of the verb's time on a VM, bench_ncu_verb).
+    out.reserve(out.size() + 128 * (report.launches.size() + 1));
     if (!report.launches.empty()) {
         out += fmt::format("{:>4}  {:<28}  {:<14} {:<11} {:>11} {:>6} {:>6} {:>6} {:>8}\n", "id",
                            "kernel", "grid", "block", "duration", "dram%", "sm%", "occ%", "facts");
