@@ -25,18 +25,6 @@ std::string non_empty(const detail::Fields& f, std::string_view key) {
     return text;
 }
 
-Json read_hypothesis_file(const Store& store, const std::string& rel, std::string_view what,
-                          std::string_view id) {
-    require_safe_name(std::string(id), std::string(what) + " id");
-    if (!store.exists(rel)) {
-        throw Error(ErrorCode::not_found,
-                    fmt::format("no {} {} in {} (see cko hypotheses list)", what, id,
-                                store.root().string()),
-                    Json{{"id", std::string(id)}, {"path", rel}});
-    }
-    return store.read_record(rel);
-}
-
 }  // namespace
 
 HypothesisRecord HypothesisRecord::from_json(const Json& j, std::string_view file) {
@@ -113,14 +101,17 @@ Json HypothesisSettlementRecord::to_json() const {
 }
 
 HypothesisRecord read_hypothesis_record(const Store& store, std::string_view id) {
+    require_safe_name(std::string(id), "hypothesis id");
     const std::string rel = layout::hypothesis_record(id);
-    return HypothesisRecord::from_json(read_hypothesis_file(store, rel, "hypothesis", id), rel);
+    return HypothesisRecord::from_json(
+        store.read_named_record(rel, "hypothesis", id, "cko hypotheses list"), rel);
 }
 
 HypothesisSettlementRecord read_settlement_record(const Store& store, std::string_view id) {
+    require_safe_name(std::string(id), "settlement id");
     const std::string rel = layout::settlement_record(id);
-    return HypothesisSettlementRecord::from_json(read_hypothesis_file(store, rel, "settlement", id),
-                                                 rel);
+    return HypothesisSettlementRecord::from_json(
+        store.read_named_record(rel, "settlement", id, "cko hypotheses list"), rel);
 }
 
 std::vector<HypothesisRecord> list_hypotheses(const Store& store) {

@@ -467,19 +467,7 @@ Json SelectionRecord::to_json() const {
 
 // ---- reading from the store
 
-namespace {
-
-Json read_at(const Store& store, const std::string& rel, std::string_view what,
-             std::string_view id) {
-    if (!store.exists(rel)) {
-        throw Error(ErrorCode::not_found,
-                    fmt::format("no {} {} in {} (see cko ls)", what, id, store.root().string()),
-                    Json{{"id", std::string(id)}, {"path", rel}});
-    }
-    return store.read_record(rel);
-}
-
-}  // namespace
+namespace {}  // namespace
 
 TargetRecord read_target_record(const Store& store) {
     const std::string rel(layout::kTarget);
@@ -494,25 +482,28 @@ TargetRecord read_target_record(const Store& store) {
 ExperimentRecord read_experiment_record(const Store& store, std::string_view id) {
     require_safe_name(std::string(id), "experiment id");
     const std::string rel = layout::experiment_record(id);
-    return ExperimentRecord::from_json(read_at(store, rel, "experiment", id), rel);
+    return ExperimentRecord::from_json(store.read_named_record(rel, "experiment", id, "cko ls"),
+                                       rel);
 }
 
 InvocationRecord read_invocation_record(const Store& store, std::string_view id) {
     require_safe_name(std::string(id), "invocation id");
     const std::string rel = layout::invocation_request(id);
-    return InvocationRecord::from_json(read_at(store, rel, "invocation", id), rel);
+    return InvocationRecord::from_json(store.read_named_record(rel, "invocation", id, "cko ls"),
+                                       rel);
 }
 
 InvocationResultRecord read_invocation_result_record(const Store& store, std::string_view id) {
     require_safe_name(std::string(id), "invocation id");
     const std::string rel = layout::invocation_result(id);
-    return InvocationResultRecord::from_json(read_at(store, rel, "result of invocation", id), rel);
+    return InvocationResultRecord::from_json(
+        store.read_named_record(rel, "result of invocation", id, "cko ls"), rel);
 }
 
 SelectionRecord read_selection_record(const Store& store, std::string_view id) {
     require_safe_name(std::string(id), "selection id");
     const std::string rel = layout::selection_record(id);
-    return SelectionRecord::from_json(read_at(store, rel, "selection", id), rel);
+    return SelectionRecord::from_json(store.read_named_record(rel, "selection", id, "cko ls"), rel);
 }
 
 std::vector<std::string> list_selections(const Store& store) {

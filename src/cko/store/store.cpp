@@ -506,6 +506,16 @@ Json Store::read_verified(const RecordRef& ref) const {
     return parse_json_strict(bytes, {}, ref.path);
 }
 
+Json Store::read_named_record(const std::string& relative, std::string_view what,
+                              std::string_view id, std::string_view see) const {
+    if (!exists(relative)) {
+        throw Error(ErrorCode::not_found,
+                    fmt::format("no {} {} in {} (see {})", what, id, root().string(), see),
+                    Json{{"id", std::string(id)}, {"path", relative}});
+    }
+    return read_record(relative);
+}
+
 Json Store::read_record(std::string_view relative) const {
     return read_record_hashed(relative).value;
 }

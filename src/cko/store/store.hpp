@@ -126,6 +126,10 @@ public:
     // Every record read is checked against the ledger (check_ledgered) on the very bytes parsed:
     // a record edited after cko wrote it is refused with tampered_record, never used.
     [[nodiscard]] Json read_record(std::string_view relative) const;
+    // read_record of a record that may be absent, named for the caller: not_found "no WHAT ID in
+    // ROOT (see SEE)" with the id and path in its details.
+    [[nodiscard]] Json read_named_record(const std::string& relative, std::string_view what,
+                                         std::string_view id, std::string_view see) const;
     // read_record with the sha256 of the bytes parsed (champion/current.json may be replaced
     // meanwhile: hashing the file in a second read could hash a newer pointer).
     [[nodiscard]] HashedRecord read_record_hashed(std::string_view relative) const;
