@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# The [21] benches on a quiet host: the device machine, pinned to two CPUs (taskset) so its figures
+# compare with the 2-core development VM's, but with nothing else running. It runs the bench
+# programs themselves (bench_request_cost, bench_ncu_verb, bench_kineto, bench_map), built on the
+# development machine and carried with the non-glibc libraries they link (scripts/bench-carry.sh
+# puts both in build-portable/bench/), against the portable cko.
+#
+# Usage (GPU host): CPUS=2,3 OUT=/tmp/quiet bash scripts/device-quiet-bench.sh
+# What comes back in $OUT: one log per bench (Google Benchmark's console output with the counters)
+# and host.txt (CPU model, load before and after, kernel).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+repo=$PWD
+OUT=${OUT:-/tmp/cko-quiet}
+CPUS=${CPUS:-2,3}
+mkdir -p "$OUT"
+bin=$repo/build-portable/bench
+[ -d "$bin" ] || { echo "device-quiet-bench: no $bin (run scripts/bench-carry.sh first)" >&2; exit 2; }
+export CKO_BENCH_BINARY=$repo/build-portable/cko
+# The benches find the SDK, the fixtures and the trace generator under the source folder compiled
+# into them (the development machine's); point that path at this copy of the repository.
+src=$(cat "$bin/source_dir")
+if [ "$src" != "$repo" ] && [ ! -e "$src" ]; then
+  mkdir -p "$(dirname "$src")" && ln -s "$repo" "$src" || echo "device-quiet-bench: cannot link $src" >&2
+fi
+{
+  echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-) ($(nproc) CPUs; pinned to $CPUS)"
+  echo "kernel: $(uname -r)"
+  echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "python3: $(python3 --version 2>&1)"
+} | tee "$OUT/host.txt"
+run() {  # run NAME ARGS...: one bench program, pinned, its console output kept
+  local name=$1; shift
+  echo "== $name $*"
+  taskset -c "$CPUS" "$bin/$name" "$@" 2>&1 | tee "$OUT/$name.log" | grep -E '^BM_|^---|^Benchmark' || true
+}
+run bench_request_cost --benchmark_filter='BM_ScreenRequestCost'
+run bench_ncu_verb --benchmark_filter='100MB'
+# 96 MB and 510 MB generated traces (gen_kineto_trace.py), the verb as a child process.
+for mb in 96 510; do
+  trace=$(mktemp -d)/trace_${mb}mb.json
+  python3 "$repo/bench/gen_kineto_trace.py" --size-mb "$mb" --out "$trace" >/dev/null
+  CKO_KINETO_BENCH_TRACE=$trace run bench_kineto --benchmark_filter='BM_ProfileTorchVerb'
+  mv "$OUT/bench_kineto.log" "$OUT/bench_kineto_${mb}mb.log"
+  rm -rf "$(dirname "$trace")"
+done
+CKO_MAP_BENCH_SIZES=50,150,500 run bench_map --benchmark_filter='BM_MapVerbScaling'
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$OUT/host.txt"
