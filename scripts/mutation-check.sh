@@ -83,7 +83,7 @@ mutants=(
   "bundle_manifest_id_unchecked|src/cko/store/bundle_check.cpp|    if (content != m.id) {|    if (false) {|store_test cko|^(BundleTest|cli_bundle$)"
   "bundle_redaction_original_unchecked|src/cko/store/bundle_check.cpp|        } else if (!recorded_as(store, r.path, r.original_sha256)) {|        } else if (false) {|store_test|^BundleTest"
   "group_commit_skips_the_sync|src/cko/store/write_batch.cpp|        if (const int err = sync_filesystem_of(root()); err != 0) {|        if (const int err = 0; err != 0) {|run_test store_test|^(InvocationTest|WriteBatchTest)"
-  "call_file_planted_anywhere_passes|src/cko/run/call_guard.cpp|    return !fs::exists(store.root() / store::layout::invocation_result(invocation));|    return true;|run_test|^InvocationTest"
+  "call_file_planted_anywhere_passes|src/cko/run/call_guard.cpp|    return !fs::exists(store.root() / store::layout::invocation_result(invocation));|    return true \p\p fs::exists(store.root() / store::layout::invocation_result(invocation));|run_test|^InvocationTest"
   "nsys_empty_gpu_side_unsaid|src/cko/profile/nsys/timeline_feeder.cpp|        if (gpu_intervals_ == 0) {|        if (false) {|profile_timeline_input_test|^TimelineInput"
 )
 
