@@ -256,17 +256,8 @@ private:
             }
             first = false;
             if (report_.launches.empty()) {
-                // One row per launch, rows of about one length: room for the launches at once,
-                // not by doubling (each doubling moves them all and touches fresh pages). Never
-                // more room than the text's own size in bytes (a short first row of a fuzzed
-                // file must not ask for terabytes).
-                const std::size_t left = tokenizer_.size() - row_.offset;
-                const std::size_t row_bytes =
-                    std::max<std::size_t>(tokenizer_.position() - row_.offset, 1);
-                report_.launches.reserve(
-                    std::min(left / row_bytes * 9 / 8 + 8, left / sizeof(NcuLaunch) + 8));
-                advise_huge_pages(report_.launches.data(),
-                                  report_.launches.capacity() * sizeof(NcuLaunch));
+                // One row per launch, rows of about one length.
+                reserve_launches(row_.offset, tokenizer_.position() - row_.offset);
             }
             const std::size_t launch = builder_.add_launch(launch_identity(row_.cells, columns_));
             report_.launches[launch].metric_rows.push_back(row_.offset);
@@ -337,7 +328,7 @@ private:
                     const std::size_t previous_size =
                         launch == kNone ? 0 : report_.launches[launch].metric_rows.size();
                     if (report_.launches.size() == 1) {
-                        reserve_launches(first_row);
+                        reserve_launches(row_.offset, row_.offset - first_row);
                     }
                     const std::size_t index =
                         builder_.add_launch(launch_identity(row_.cells, columns_));
@@ -367,13 +358,13 @@ private:
     }
 
     // Room for the launches at once, not by doubling (each doubling moves them all and touches
-    // fresh pages), estimated from the first launch's bytes (it began at `first_row`): never more
+    // fresh pages), estimated from one launch's bytes for the text left from `from`: never more
     // room than the text's own size in bytes (a fuzzed file must not ask for terabytes).
-    void reserve_launches(std::size_t first_row) {
-        const std::size_t left = tokenizer_.size() - row_.offset;
-        const std::size_t launch_bytes = std::max<std::size_t>(row_.offset - first_row, 1);
-        report_.launches.reserve(report_.launches.size() + std::min(left / launch_bytes * 9 / 8 + 8,
-                                                                    left / sizeof(NcuLaunch) + 8));
+    void reserve_launches(std::size_t from, std::size_t launch_bytes) {
+        const std::size_t left = tokenizer_.size() - from;
+        const std::size_t estimate = left / std::max<std::size_t>(launch_bytes, 1) * 9 / 8 + 8;
+        report_.launches.reserve(report_.launches.size() +
+                                 std::min(estimate, left / sizeof(NcuLaunch) + 8));
         advise_huge_pages(report_.launches.data(), report_.launches.capacity() * sizeof(NcuLaunch));
     }
 
