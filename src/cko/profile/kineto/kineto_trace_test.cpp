@@ -127,6 +127,41 @@ TEST(KinetoTrace, BindsIdentityAndSource) {
     EXPECT_EQ(t.kernel_facts().size(), 15u);  // 5 kernels x (instances, total, mean)
 }
 
+// A trace of several 4 MiB chunks: each chunk is hashed on a second thread while the tokenizer
+// parses it, and the next read waits for that hash (trace_reader.cpp, ChunkHasher). The digest is
+// the whole file's and every event is counted, plain and gzip (whose compressed chunks are hashed
+// the same way).
+TEST(KinetoTrace, ATraceOfManyChunksIsHashedWholeAndCountedWhole) {
+    TempDir dir;
+    std::string text = R"({"schemaVersion": 1, "traceEvents": [)";
+    constexpr int kEvents = 60000;  // about 11 MB: three chunks and a tail
+    for (int i = 0; i < kEvents; ++i) {
+        text += (i == 0 ? "" : ",\n");
+        text += R"({"ph": "X", "cat": "kernel", "name": "k)" + std::to_string(i % 7) +
+                R"(", "pid": 0, "tid": 7, "ts": )" + std::to_string(1000 + i * 10) +
+                R"(.125, "dur": 4.5, "args": {"device": 0, "stream": 7, "correlation": )" +
+                std::to_string(i) + R"(, "grid": [1, 1, 1], "note": "padding padding padding"}})";
+    }
+    text += "]}";
+    ASSERT_GT(text.size(), std::size_t{10} << 20);
+    const fs::path plain = write_file(dir / "many.json", text);
+    const KinetoTrace t = import_kineto_trace(plain);
+    EXPECT_EQ(t.source.report_sha256, sha256_hex(text));
+    EXPECT_EQ(t.summary.events, kEvents);
+    EXPECT_EQ(t.summary.categories.at("kernel").count, kEvents);
+    EXPECT_EQ(t.summary.kernel_time_ns, std::int64_t{kEvents} * 4500);
+
+    const fs::path gz = dir / "many.json.gz";
+    gzFile out = gzopen(gz.c_str(), "wb1");
+    ASSERT_NE(out, nullptr);
+    ASSERT_EQ(gzwrite(out, text.data(), static_cast<unsigned>(text.size())),
+              static_cast<int>(text.size()));
+    gzclose(out);
+    const KinetoTrace packed = import_kineto_trace(gz);
+    EXPECT_EQ(packed.source.report_sha256, sha256_file_hex(gz));
+    EXPECT_EQ(packed.summary.to_json(), t.summary.to_json());
+}
+
 TEST(KinetoTrace, GzipGivesTheSameSummary) {
     TempDir dir;
     const fs::path gz = dir / "trace.json.gz";

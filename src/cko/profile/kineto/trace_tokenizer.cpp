@@ -76,7 +76,7 @@ std::span<char> TraceTokenizer::prepare(std::size_t bytes) {
     const std::size_t needed = size_ + bytes + kPadding;
     if (needed > capacity_) {
         const std::size_t grown = std::max(needed, capacity_ + capacity_ / 2);
-        auto bigger = std::make_unique<char[]>(grown);
+        auto bigger = std::make_unique_for_overwrite<char[]>(grown);  // not zeroed: read into first
         if (size_ > 0) {  // the first buffer has nothing to keep (and memcpy from null is UB)
             std::memcpy(bigger.get(), buffer_.get(), size_);
         }
