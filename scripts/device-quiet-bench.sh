@@ -7,7 +7,10 @@
 #
 # Usage (GPU host): CPUS=2,3 OUT=/tmp/quiet bash scripts/device-quiet-bench.sh
 # What comes back in $OUT: one log per bench (Google Benchmark's console output with the counters)
-# and host.txt (CPU model, load before and after, kernel).
+# and host.txt (CPU model, load before and after, kernel, which cores the pinned CPUs are).
+# BEFORE=FILE (another build's portable cko): bench_kineto reads each trace with both builds,
+# alternating, so that a change compares on one quiet host. REAL_TRACE=1 (a GPU and PyTorch):
+# a real trace recorded by bench/record_torch_trace.py is read too, beside the generated ones.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
@@ -26,6 +29,9 @@ fi
 {
   echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-) ($(nproc) CPUs; pinned to $CPUS)"
   echo "kernel: $(uname -r)"
+  # Two CPUs of one core (hyperthreads) would share it: the core and socket of each pinned CPU.
+  echo "pinned CPUs (cpu core socket): $(lscpu -p=CPU,CORE,SOCKET 2>/dev/null | grep -v '^#' |
+    awk -F, -v want=",$CPUS," 'index(want, "," $1 ",") {printf "%s ", $0}')"
   echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "python3: $(python3 --version 2>&1)"
 } | tee "$OUT/host.txt"
@@ -37,12 +43,29 @@ run() {  # run NAME ARGS...: one bench program, pinned, its console output kept
 run bench_request_cost --benchmark_filter='BM_ScreenRequestCost'
 run bench_ncu_verb --benchmark_filter='100MB'
 # 96 MB and 510 MB generated traces (gen_kineto_trace.py), the verb as a child process.
+kineto() {  # kineto NAME TRACE: the verb on TRACE, this build (and BEFORE's, alternating)
+  local builds=(after)
+  [ -n "${BEFORE:-}" ] && builds=(after before after before)
+  local i=0
+  for b in "${builds[@]}"; do
+    i=$((i + 1))
+    local binary=$repo/build-portable/cko
+    [ "$b" = before ] && binary=$BEFORE
+    CKO_BENCH_BINARY=$binary CKO_KINETO_BENCH_TRACE=$2 run bench_kineto \
+      --benchmark_filter='BM_ProfileTorchVerb'
+    mv "$OUT/bench_kineto.log" "$OUT/bench_kineto_$1_${b}_$i.log"
+  done
+}
+tmp=$(mktemp -d)
 for mb in 96 510; do
-  trace=$(mktemp -d)/trace_${mb}mb.json
-  python3 "$repo/bench/gen_kineto_trace.py" --size-mb "$mb" --out "$trace" >/dev/null
-  CKO_KINETO_BENCH_TRACE=$trace run bench_kineto --benchmark_filter='BM_ProfileTorchVerb'
-  mv "$OUT/bench_kineto.log" "$OUT/bench_kineto_${mb}mb.log"
-  rm -rf "$(dirname "$trace")"
+  python3 "$repo/bench/gen_kineto_trace.py" --size-mb "$mb" --out "$tmp/trace_${mb}mb.json" >/dev/null
+  kineto "${mb}mb" "$tmp/trace_${mb}mb.json"
+  rm -f "$tmp/trace_${mb}mb.json"
 done
+if [ -n "${REAL_TRACE:-}" ]; then
+  python3 "$repo/bench/record_torch_trace.py" --size-mb 96 --out "$tmp/real.json" | tee "$OUT/real_trace.txt"
+  kineto real "$tmp/real.json"
+fi
+rm -rf "$tmp"
 CKO_MAP_BENCH_SIZES=50,150,500 run bench_map --benchmark_filter='BM_MapVerbScaling'
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$OUT/host.txt"
