@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <atomic>
 #include <map>
 #include <mutex>
 
@@ -62,11 +63,13 @@ std::vector<std::string> unaccounted(const store::Store& store, const StoreListi
     return out;
 }
 
+std::atomic<std::uint64_t> directories_read{0};
+
 // One directory's entries as last read, and the stat that read them: a directory whose inode,
 // mtime and ctime are unchanged has the same entries (adding, removing or renaming an entry
-// changes its mtime), so it is not read again. Git's racy rule: a directory changed less than a
-// second before it was read may change again within the same timestamp tick, so its entries are
-// trusted only when it had been quiet for a second when they were read.
+// changes its mtime), so it is not read again. Git's racy rule: a directory changed just before
+// it was read may change again within the same timestamp tick, so its entries are trusted only
+// when it had been quiet for longer than a tick when they were read (racy_window_ns).
 struct DirListing {
     ino_t ino = 0;
     std::int64_t mtime_ns = 0;
@@ -99,7 +102,8 @@ public:
         l.ino = st.st_ino;
         l.mtime_ns = ns_of(st.st_mtim);
         l.ctime_ns = ns_of(st.st_ctim);
-        l.trusted = unix_nanoseconds_now() - std::max(l.mtime_ns, l.ctime_ns) > 1000000000;
+        l.trusted = unix_nanoseconds_now() - std::max(l.mtime_ns, l.ctime_ns) >
+                    racy_window_ns(l.mtime_ns, l.ctime_ns);
         auto entries = std::make_shared<DirEntries>();
         if (!read_entries(dir, *entries)) {
             dirs_.erase(rel);
@@ -119,6 +123,7 @@ private:
         if (d == nullptr) {
             return false;
         }
+        directories_read.fetch_add(1, std::memory_order_relaxed);
         while (const struct dirent* e = ::readdir(d)) {
             const std::string_view name(e->d_name);
             if (name == "." || name == "..") {
@@ -178,6 +183,18 @@ ListingCache& cache_of(const fs::path& root) {
 }
 
 }  // namespace
+
+std::int64_t racy_window_ns(std::int64_t mtime_ns, std::int64_t ctime_ns) {
+    constexpr std::int64_t kStep = 10'000'000;       // 10 ms: the coarsest tick (HZ=100)
+    constexpr std::int64_t kFine = 2 * kStep;        // a tick, and one more for the lag
+    constexpr std::int64_t kCoarse = 2'100'000'000;  // FAT's 2 s, and some
+    const bool fine = mtime_ns % kStep != 0 || ctime_ns % kStep != 0;
+    return fine ? kFine : kCoarse;
+}
+
+std::uint64_t store_directories_read() {
+    return directories_read.load(std::memory_order_relaxed);
+}
 
 std::set<std::string> StoreListing::files() const {
     std::set<std::string> out;

@@ -4,6 +4,7 @@
 
 #include "cko/store/store.hpp"
 
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -31,9 +32,23 @@ struct StoreListing {
 // manifest), invocation workspaces (removed with their invocation), an invocation's profiler work
 // directory (`profile collect` writes the profiler's report there) and staging directories.
 // Directory entries only: no file is opened or hashed, and a directory unchanged since this process
-// last read it (inode, mtime, ctime; git's racy rule) is not read again.
+// last read it (inode, mtime, ctime; racy_window_ns) is not read again.
 [[nodiscard]] std::shared_ptr<const StoreListing> list_store_files(const store::Store& store,
                                                                    std::string_view call_output);
+
+// How long after a directory's last change (its mtime and ctime, ns since the epoch) its listing
+// may be trusted, git's racy rule made exact for the clock that stamps it: any change made after
+// that stamps the directory with another time, so an unchanged mtime and ctime mean unchanged
+// entries. Linux stamps a change from its coarse clock (one tick: 10 ms at worst, HZ=100), cut to
+// the file system's granularity: 20 ms where a stamp shows nanoseconds below 10 ms (ext4, XFS,
+// btrfs, tmpfs), else 2.1 s (FAT's 2-second mtime, 1-second file systems). It was one second for
+// every directory: a session's calls, milliseconds apart, read again every directory made in the
+// last second (about 58 a request in bench_request_cost, a quarter of cko's share).
+[[nodiscard]] std::int64_t racy_window_ns(std::int64_t mtime_ns, std::int64_t ctime_ns);
+
+// How many directories the store listings of this process have read (the others came from the
+// cache): for tests and benches.
+[[nodiscard]] std::uint64_t store_directories_read();
 
 // The files of `after` that `before` did not have: only directories whose entries differ are
 // compared (an unchanged directory shares its entries), so the cost follows what changed, not the

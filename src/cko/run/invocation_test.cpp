@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <algorithm>
+#include <chrono>
 #include <csignal>
 #include <fstream>
 #include <set>
@@ -98,6 +99,30 @@ TEST_F(InvocationTest, TheStoreListingFindsEveryAddedFileAndSkipsUnchangedDirect
               (std::set<std::string>{"invocations/inv-old/driver/0001/planted.txt",
                                      "fresh/deep/new.txt"}));
     EXPECT_EQ(after->dirs.at("quiet"), first->dirs.at("quiet"));
+}
+
+// [21] The racy rule at the file system's own step: a directory stamped with nanoseconds and
+// quiet for 50 ms is trusted (a session's calls are milliseconds apart; with the one-second rule
+// every directory of the last second was read again at every call), one whose stamps are whole
+// multiples of 10 ms (a FAT or one-second file system) waits 2.1 s, and a file planted after a
+// trusted read is still found (its directory's stamps moved).
+TEST_F(InvocationTest, ADirectoryQuietForLongerThanATickIsNotReadAgain) {
+    EXPECT_EQ(racy_window_ns(1'700'000'000'123'456'789, 1'700'000'000'123'456'789), 20'000'000);
+    EXPECT_EQ(racy_window_ns(1'700'000'001'000'000'000, 1'700'000'001'000'000'000), 2'100'000'000);
+    EXPECT_EQ(racy_window_ns(1'700'000'001'000'000'000, 1'700'000'001'230'000'001), 20'000'000);
+    const store::Store s = store::Store::create(dir_ / "art");
+    fs::create_directories(dir_ / "art/invocations/inv-old/driver/0001");
+    std::ofstream(dir_ / "art/invocations/inv-old/driver/0001/kept.txt") << "x";
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    const auto first = list_store_files(s, "invocations/inv-x/driver/0001/out");
+    const std::uint64_t reads = store_directories_read();
+    const auto again = list_store_files(s, "invocations/inv-x/driver/0001/out");
+    EXPECT_EQ(store_directories_read(), reads);  // every directory came from the cache
+    EXPECT_TRUE(files_added(*first, *again).empty());
+    std::ofstream(dir_ / "art/invocations/inv-old/driver/0001/planted.txt") << "p";
+    const auto after = list_store_files(s, "invocations/inv-x/driver/0001/out");
+    EXPECT_EQ(files_added(*first, *after),
+              std::vector<std::string>{"invocations/inv-old/driver/0001/planted.txt"});
 }
 
 // What was synced while observing, in order: an inode, or a device for a syncfs (observe_syncs).
