@@ -123,6 +123,7 @@ SessionProcess::SessionProcess(run::Invocation& invocation, const DriverSpec& dr
     notices_fd_ = open_fifo(fifo_dir_ / "notices");
     relative_dir_ = store::layout::session_dir(invocation.id(), number);
     make_directories(invocation.store().real_path_of(relative_dir_));
+    invocation.relist_before_next_call();  // the session's logs are ledgered when it ends
     stdout_path_ = invocation.store().root() / store::layout::call_stdout(relative_dir_);
     stderr_path_ = invocation.store().root() / store::layout::call_stderr(relative_dir_);
 

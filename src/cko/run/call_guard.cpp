@@ -2,6 +2,8 @@
 // call's outputs checked for links and special files.
 #include "cko/run/call_guard.hpp"
 
+#include "cko/run/shared_fs.hpp"
+
 #include "cko/store/catalogue.hpp"
 #include "cko/util/clock.hpp"
 #include "cko/util/error.hpp"
@@ -86,6 +88,9 @@ std::int64_t ns_of(const struct timespec& t) {
 // store again and again).
 class ListingCache {
 public:
+    // `stamped_here`: the store's filesystem takes its timestamps from this host's clock.
+    explicit ListingCache(bool stamped_here = false) : stamped_here_(stamped_here) {}
+
     // The entries of `dir` (absolute) known as `rel`; nullptr when it is not a readable directory.
     const DirListing* entries(const fs::path& dir, const std::string& rel) {
         struct stat st {};
@@ -103,7 +108,7 @@ public:
         l.mtime_ns = ns_of(st.st_mtim);
         l.ctime_ns = ns_of(st.st_ctim);
         l.trusted = unix_nanoseconds_now() - std::max(l.mtime_ns, l.ctime_ns) >
-                    racy_window_ns(l.mtime_ns, l.ctime_ns);
+                    racy_window_ns(l.mtime_ns, l.ctime_ns, stamped_here_);
         auto entries = std::make_shared<DirEntries>();
         if (!read_entries(dir, *entries)) {
             dirs_.erase(rel);
@@ -141,6 +146,7 @@ private:
         return true;
     }
 
+    bool stamped_here_;
     std::map<std::string, DirListing> dirs_;
 };
 
@@ -179,17 +185,22 @@ std::mutex cache_mutex;
 
 ListingCache& cache_of(const fs::path& root) {
     static std::map<std::string, ListingCache> caches;  // guarded by cache_mutex
-    return caches[root.string()];
+    auto it = caches.find(root.string());
+    if (it == caches.end()) {
+        it = caches.emplace(root.string(), ListingCache(is_local_filesystem(filesystem_type(root))))
+                 .first;
+    }
+    return it->second;
 }
 
 }  // namespace
 
-std::int64_t racy_window_ns(std::int64_t mtime_ns, std::int64_t ctime_ns) {
+std::int64_t racy_window_ns(std::int64_t mtime_ns, std::int64_t ctime_ns, bool stamped_here) {
     constexpr std::int64_t kStep = 10'000'000;       // 10 ms: the coarsest tick (HZ=100)
     constexpr std::int64_t kFine = 2 * kStep;        // a tick, and one more for the lag
-    constexpr std::int64_t kCoarse = 2'100'000'000;  // FAT's 2 s, and some
+    constexpr std::int64_t kCoarse = 2'100'000'000;  // FAT's 2 s, another host's clock
     const bool fine = mtime_ns % kStep != 0 || ctime_ns % kStep != 0;
-    return fine ? kFine : kCoarse;
+    return stamped_here && fine ? kFine : kCoarse;
 }
 
 std::uint64_t store_directories_read() {
@@ -240,21 +251,23 @@ std::shared_ptr<const StoreListing> list_store_files(const store::Store& store,
     return out;
 }
 
-void refuse_planted_files(const store::Store& store, const StoreListing& before,
-                          std::string_view call_output) {
-    std::vector<std::string> planted =
-        unaccounted(store, before, *list_store_files(store, call_output), call_output);
+std::shared_ptr<const StoreListing> refuse_planted_files(const store::Store& store,
+                                                         const StoreListing& before,
+                                                         std::string_view call_output) {
+    std::shared_ptr<const StoreListing> after = list_store_files(store, call_output);
+    std::vector<std::string> planted = unaccounted(store, before, *after, call_output);
     if (planted.empty()) {
-        return;
+        return after;
     }
     {
         // A concurrent operation writes a record and its ledger line under this lock: once we hold
         // it, every file it wrote is ledgered.
         const store::StoreLock lock = store.lock();
-        planted = unaccounted(store, before, *list_store_files(store, call_output), call_output);
+        after = list_store_files(store, call_output);
+        planted = unaccounted(store, before, *after, call_output);
     }
     if (planted.empty()) {
-        return;
+        return after;
     }
     throw Error(
         ErrorCode::unsafe_output,

@@ -39,12 +39,15 @@ struct StoreListing {
 // How long after a directory's last change (its mtime and ctime, ns since the epoch) its listing
 // may be trusted, git's racy rule made exact for the clock that stamps it: any change made after
 // that stamps the directory with another time, so an unchanged mtime and ctime mean unchanged
-// entries. Linux stamps a change from its coarse clock (one tick: 10 ms at worst, HZ=100), cut to
-// the file system's granularity: 20 ms where a stamp shows nanoseconds below 10 ms (ext4, XFS,
-// btrfs, tmpfs), else 2.1 s (FAT's 2-second mtime, 1-second file systems). It was one second for
-// every directory: a session's calls, milliseconds apart, read again every directory made in the
-// last second (about 58 a request in bench_request_cost, a quarter of cko's share).
-[[nodiscard]] std::int64_t racy_window_ns(std::int64_t mtime_ns, std::int64_t ctime_ns);
+// entries. On a filesystem of this host (`stamped_here`: ext4, XFS, btrfs, tmpfs, overlay, ZFS)
+// Linux stamps a change from its coarse clock (one tick: 10 ms at worst, HZ=100) cut to the
+// filesystem's granularity: 20 ms where a stamp shows nanoseconds below 10 ms, else 2.1 s (FAT's
+// 2-second mtime, 1-second filesystems). Elsewhere (NFS, Lustre, FUSE: another host's clock
+// stamps, and it may be off ours) 2.1 s. It was one second for every directory: a session's
+// calls, milliseconds apart, read again every directory made in the last second (about 58 a
+// request in bench_request_cost, a quarter of cko's share).
+[[nodiscard]] std::int64_t racy_window_ns(std::int64_t mtime_ns, std::int64_t ctime_ns,
+                                          bool stamped_here);
 
 // How many directories the store listings of this process have read (the others came from the
 // cache): for tests and benches.
@@ -60,9 +63,11 @@ struct StoreListing {
 // the ledger, not a file mutable by design, not a temporary of a write in progress, not another
 // call's output or own file (its request, process.json and captures, ledgered when it ends).
 // Checked again under the store's lock (a concurrent write is ledgered in the same transaction)
-// before it refuses. Throws unsafe_output naming every path.
-void refuse_planted_files(const store::Store& store, const StoreListing& before,
-                          std::string_view call_output);
+// before it refuses. Throws unsafe_output naming every path; else returns the listing taken
+// after the call, the `before` of the invocation's next call (Invocation::begin_call).
+std::shared_ptr<const StoreListing> refuse_planted_files(const store::Store& store,
+                                                         const StoreListing& before,
+                                                         std::string_view call_output);
 
 // Refuses (unsafe_output, naming the path) a symbolic link, a file with more than one hard link,
 // or anything but a regular file among `files` (relative to `output_dir`; result.json is left to

@@ -254,7 +254,14 @@ CallOutcome Invocation::begin_call(const CallSlot& slot, const Json& request) {
     // call ends (end_call), not before the driver may read it.
     call_files_.write_file(store::layout::call_request(out.relative_dir), canonical_json(request),
                            fmt::format("{}-call-{}-request", id_, out.number));
-    out.store_before = list_store_files(store_, store::layout::call_output_dir(out.relative_dir));
+    // The listing the last call's check took after it, where that check passed: every file cko
+    // wrote since is ledgered or the open call's own, and a file a session driver left between
+    // calls is found by this call's check (a listing taken now would count it as there before).
+    out.store_before = std::exchange(listing_after_last_call_, nullptr);
+    if (!out.store_before) {
+        out.store_before =
+            list_store_files(store_, store::layout::call_output_dir(out.relative_dir));
+    }
     return out;
 }
 
@@ -369,7 +376,7 @@ void Invocation::end_call(CallOutcome& out, const ProcessResult& process) {
         const std::string call_output = store::layout::call_output_dir(out.relative_dir);
         refuse_unsafe_outputs(out.output_dir, out.output_files, call_output);
         if (out.store_before) {
-            refuse_planted_files(store_, *out.store_before, call_output);
+            listing_after_last_call_ = refuse_planted_files(store_, *out.store_before, call_output);
         }
     } catch (const Error& e) {
         event("call_tampered", Json{{"call", out.number}, {"error", e.to_json()["error"]}});

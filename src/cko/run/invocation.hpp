@@ -145,6 +145,10 @@ public:
     // it (the `profile` object's trace_path) before the call exists.
     [[nodiscard]] std::filesystem::path next_output_dir() const;
     void end_call(CallOutcome& out, const ProcessResult& process);
+    // The next call lists the store afresh instead of starting from the listing the last call's
+    // check took: for a caller that wrote files between calls that are ledgered only later (a new
+    // driver session's logs), which that listing would count as the next call's plants.
+    void relist_before_next_call() { listing_after_last_call_.reset(); }
 
     // True once the operation deadline has passed or cancellation was requested.
     [[nodiscard]] bool cancelled() const noexcept { return cancel_ != nullptr && cancel_->load(); }
@@ -196,6 +200,9 @@ private:
     // The files of the call in progress (its directories, request, process.json, captures and
     // outputs): made durable and ledgered together when it ends (end_call), or at finish().
     store::WriteBatch call_files_;
+    // The store as the last call's check listed it after the call (null once taken, or when that
+    // check did not run or refused): the next call's `before`.
+    std::shared_ptr<const StoreListing> listing_after_last_call_;
     store::InvocationRecord request_record_;
     Json result_json_;  // null until finish()
     std::optional<store::InvocationResultRecord> result_record_;

@@ -103,8 +103,7 @@ LockCoherence judge_lock_coherence(const std::string& type, const std::string& o
                       "with -o flock"
                     : "Lustre without -o flock: flock fails or is node-local; mount with -o flock";
         }
-    } else if (type == "ext4" || type == "xfs" || type == "btrfs" || type == "tmpfs" ||
-               type == "overlay" || type == "zfs") {
+    } else if (is_local_filesystem(type)) {
         c.coherent = true;
         c.reason = fmt::format(
             "{} is a local filesystem: flock is correct on this host, and compute nodes can use "
@@ -127,12 +126,18 @@ LockCoherence judge_lock_coherence(const std::string& type, const std::string& o
     return c;
 }
 
-LockCoherence lock_coherence(const fs::path& path) {
+std::string filesystem_type(const fs::path& path) {
     struct statfs st {};
-    std::string type = "unknown";
-    if (::statfs(path.c_str(), &st) == 0) {
-        type = type_name(static_cast<long>(st.f_type));
-    }
+    return ::statfs(path.c_str(), &st) == 0 ? type_name(static_cast<long>(st.f_type)) : "unknown";
+}
+
+bool is_local_filesystem(const std::string& fs_type) {
+    return fs_type == "ext4" || fs_type == "xfs" || fs_type == "btrfs" || fs_type == "tmpfs" ||
+           fs_type == "overlay" || fs_type == "zfs";
+}
+
+LockCoherence lock_coherence(const fs::path& path) {
+    const std::string type = filesystem_type(path);
     // The longest mount point that is a prefix of the path: its super options carry local_lock etc.
     std::string best_point;
     std::string best_options;

@@ -24,6 +24,12 @@ struct LockCoherence {
 // Reads statfs and the options of the mount holding `path` (which must exist) from
 // /proc/self/mountinfo.
 [[nodiscard]] LockCoherence lock_coherence(const std::filesystem::path& path);
+// The type name of the filesystem holding `path` ("ext4", "nfs", ...; "unknown" when statfs
+// fails or the type is not one cko names).
+[[nodiscard]] std::string filesystem_type(const std::filesystem::path& path);
+// Whether `fs_type` is a filesystem of this host's kernel alone (ext4, XFS, btrfs, tmpfs, overlay,
+// ZFS): its locks are this host's and its timestamps come from this host's clock.
+[[nodiscard]] bool is_local_filesystem(const std::string& fs_type);
 // The rule alone, for a filesystem type name and its mount options.
 [[nodiscard]] LockCoherence judge_lock_coherence(const std::string& fs_type,
                                                  const std::string& mount_options);

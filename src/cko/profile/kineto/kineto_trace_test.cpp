@@ -160,6 +160,14 @@ TEST(KinetoTrace, ATraceOfManyChunksIsHashedWholeAndCountedWhole) {
     const KinetoTrace packed = import_kineto_trace(gz);
     EXPECT_EQ(packed.source.report_sha256, sha256_file_hex(gz));
     EXPECT_EQ(packed.summary.to_json(), t.summary.to_json());
+
+    // Refused while the chunk is still being hashed: the error waits for the hash before the
+    // chunk's memory goes (a binary file of 1 MiB crashed the verb so).
+    EXPECT_EQ(import_error(write_file(dir / "zeros.bin", std::string(std::size_t{1} << 20, '\0'))),
+              ErrorCode::binary_input);
+    std::string late = text;
+    late[(std::size_t{9} << 20) + 5] = '\0';  // in the third chunk
+    EXPECT_EQ(import_error(write_file(dir / "late.json", late)), ErrorCode::binary_input);
 }
 
 TEST(KinetoTrace, GzipGivesTheSameSummary) {

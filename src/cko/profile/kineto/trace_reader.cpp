@@ -133,10 +133,12 @@ ReadResult stream_trace_file(const std::filesystem::path& path, TraceTokenizer& 
                              std::size_t chunk_bytes) {
     const std::unique_ptr<std::FILE, FileCloser> file = open_trace(path);
     ReadResult result;
-    ChunkHasher hash;
     // Not zeroed: every byte used is read into it first.
     const auto raw_bytes = std::make_unique_for_overwrite<char[]>(chunk_bytes);
     const std::span<char> raw(raw_bytes.get(), chunk_bytes);
+    // After `raw`: an error unwinds the hash (which waits for its thread) before the bytes it
+    // reads.
+    ChunkHasher hash;
     std::unique_ptr<InflateStream> inflater;
     bool first = true;
     while (true) {
