@@ -29,6 +29,9 @@ function(cko_layer name)
   add_library(cko_${name} STATIC ${ARG_SOURCES})
   target_include_directories(cko_${name} PUBLIC ${PROJECT_SOURCE_DIR}/src)
   target_link_libraries(cko_${name} PUBLIC cko_flags ${ARG_DEPS})
+  if(CKO_COLD_OPT AND name IN_LIST CKO_COLD_LAYERS)
+    target_compile_options(cko_${name} PRIVATE ${CKO_COLD_OPT})  # after -O3: it wins
+  endif()
 endfunction()
 
 # cko_test(<name> SOURCES ... DEPS ...): a GoogleTest binary registered with ctest, linked with
