@@ -24,8 +24,8 @@ struct LockCoherence {
 // Reads statfs and the options of the mount holding `path` (which must exist) from
 // /proc/self/mountinfo.
 [[nodiscard]] LockCoherence lock_coherence(const std::filesystem::path& path);
-// The type name of the filesystem holding `path` ("ext4", "nfs", ...; "unknown" when statfs
-// fails or the type is not one cko names).
+// The type name of the filesystem holding `path` ("ext4", "nfs", ...; the magic number in hex,
+// "0x...", for a type cko does not name; "unknown" when statfs fails).
 [[nodiscard]] std::string filesystem_type(const std::filesystem::path& path);
 // Whether `fs_type` is a filesystem of this host's kernel alone (ext4, XFS, btrfs, tmpfs, overlay,
 // ZFS): its locks are this host's and its timestamps come from this host's clock.
