@@ -86,8 +86,7 @@ mutants=(
   "call_file_planted_anywhere_passes|src/cko/run/call_guard.cpp|    return !fs::exists(store.root() / store::layout::invocation_result(invocation));|    return true \p\p fs::exists(store.root() / store::layout::invocation_result(invocation));|run_test|^InvocationTest"
   "nsys_empty_gpu_side_unsaid|src/cko/profile/nsys/timeline_feeder.cpp|        if (gpu_intervals_ == 0) {|        if (false) {|profile_timeline_input_test|^TimelineInput"
   "listing_between_calls_not_carried|src/cko/run/invocation.cpp|    out.store_before = std::exchange(listing_after_last_call_, nullptr);|    out.store_before = nullptr;|run_test|^InvocationTest"
-  "racy_window_one_second_again|src/cko/run/call_guard.cpp|    return stamped_here && fine ? kFine : kCoarse;|    return stamped_here && fine ? 1'000'000'000 : kCoarse;|run_test|^InvocationTest"
-  "session_start_keeps_the_listing|src/cko/driver/session_process.cpp|    invocation.relist_before_next_call();|    (void)invocation;|cko|^cli_session$"
+  "racy_window_one_second_again|src/cko/run/call_guard.cpp|    return stamped_here && fine ? kFine : kCoarse;|    return stamped_here && fine ? 50 * kFine : kCoarse;|run_test|^InvocationTest"
 )
 
 # apply FILE ANCHOR REPLACEMENT: replaces the one occurrence; exit 3 when not exactly one.
