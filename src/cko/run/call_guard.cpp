@@ -89,7 +89,7 @@ std::int64_t ns_of(const struct timespec& t) {
 class ListingCache {
 public:
     // `stamped_here`: the store's filesystem takes its timestamps from this host's clock.
-    explicit ListingCache(bool stamped_here = false) : stamped_here_(stamped_here) {}
+    explicit ListingCache(bool stamped_here) : stamped_here_(stamped_here) {}
 
     // The entries of `dir` (absolute) known as `rel`; nullptr when it is not a readable directory.
     const DirListing* entries(const fs::path& dir, const std::string& rel) {
