@@ -52,8 +52,7 @@ public:
 
     void raw(std::string_view text) {
         char* out = reserve(text.size());
-        std::memcpy(out, text.data(), text.size());
-        commit(out + text.size());
+        commit(copy(out, text));
     }
     void put(char c) {
         char* out = reserve(1);
@@ -69,8 +68,7 @@ public:
         }
         char* out = reserve(text.size() + 2);
         *out++ = '"';
-        std::memcpy(out, text.data(), text.size());
-        out += text.size();
+        out = copy(out, text);
         *out++ = '"';
         commit(out);
     }
@@ -159,6 +157,14 @@ private:
         }
     }
     void escaped(std::string_view text);
+    // text's bytes at out, and the end of them. An empty view copies nothing: its data() may be
+    // null (a column the export lacks), and memcpy's source must not be, even for no bytes.
+    static char* copy(char* out, std::string_view text) noexcept {
+        if (!text.empty()) {
+            std::memcpy(out, text.data(), text.size());
+        }
+        return out + text.size();
+    }
     std::ostream& out_;
     std::unique_ptr<char[]> buffer_;
     std::size_t capacity_;

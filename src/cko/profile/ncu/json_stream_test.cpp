@@ -49,5 +49,25 @@ TEST(JsonStream, NumbersAreSpelledAsFmtSpellsThem) {
     EXPECT_EQ(written(std::nan("")), "null");
 }
 
+// A view of no bytes may have a null data() (a Rule Type column the export lacks gives one): it is
+// written as "" and nothing, without handing memcpy a null source (UBSan's fuzz_ncu_csv found it).
+TEST(JsonStream, AnEmptyViewWithANullDataIsAnEmptyString) {
+    const std::string_view none;
+    ASSERT_EQ(none.data(), nullptr);
+    std::ostringstream out;
+    {
+        JsonStream js(out);
+        js.put('[');
+        js.string(none);
+        js.raw(none);
+        js.put(',');
+        js.dom_string(none);
+        js.put(',');
+        js.key(none);
+        js.raw("1]");
+    }
+    EXPECT_EQ(out.str(), R"(["","","":1])");
+}
+
 }  // namespace
 }  // namespace cko::profile::ncu
