@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Every test again under clang's ASan+UBSan (leaks included), in build-fuzz/ (the compile `make fuzz`
-# reuses). The suites whose time is Python, Node or Chromium (the torch examples, the npm-installed
-# MCP/skills clients, the browser) are left to `make test`: their cko calls are the same verbs the CLI
-# suites drive here under the sanitizers.
+# reuses). The suites whose time is Python, Node, Chromium or Slurm (the torch examples, the
+# npm-installed MCP/skills clients, the browser, the one-node cluster) are left to `make test`: their
+# cko calls are the same verbs the CLI suites drive here under the sanitizers. So are the checks of
+# the tree that run no cko (the mutation table's shape, function sizes, include layers).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/fuzz-build.sh
 cmake --build "$build" -j "$jobs"
-skip='^(python_sdk_and_examples|python_gpu|cli_examples_torch|cli_validation_loop|mcp_node_install|mcp_sdk|skills_install|cli_report_browser)$'
+skip='^(python_sdk_and_examples|python_gpu|cli_examples_torch|cli_validation_loop|mcp_node_install|mcp_sdk|skills_install|cli_report_browser|cli_slurm|mutation_table|function_size|function_size_scanner|include_layers)$'
 cd "$build"
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j "$jobs" -E "$skip"
