@@ -5,6 +5,7 @@
 # whole suite. A mutant that survives both fails this script, and so does a mutant whose anchor no
 # longer occurs exactly once (the code moved: update the table, do not delete the row).
 #   scripts/mutation-check.sh [--keep] [NAME...]   (default: every mutant; --keep leaves the scratch dir)
+#   MUTATION_LANES=N: copies of the tree working at once (default 2 on two cores or more)
 #   scripts/mutation-check.sh --lint               (the table only: each row's shape and anchor; no build)
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
@@ -134,46 +135,65 @@ if [ "$lint" -eq 1 ]; then
   exit 0
 fi
 
-echo "== copying the tree to $scratch"
-if git -C "$repo" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-  (cd "$repo" && git ls-files -co --exclude-standard -z | xargs -0 cp --parents -t "$scratch")
-else  # a tree without .git: everything but build outputs
-  tar -C "$repo" --exclude='./build*' --exclude='./examples/*/build' -cf - . | tar -C "$scratch" -xf -
-fi
-cd "$scratch"
+# Lanes: the rows dealt round-robin to MUTATION_LANES copies of the tree (default 2 where there are
+# two cores or more), each building with a share of the cores: a mutant's one-file compile, its
+# links and its tests leave a core idle most of the time, and two lanes fill it.
+lanes=${MUTATION_LANES:-$(( jobs >= 2 ? 2 : 1 ))}
+lane_jobs=$(( jobs / lanes > 0 ? jobs / lanes : 1 ))
 launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 # The flags of `make build` (Makefile: -Werror under CI), so that ccache finds its objects.
 werror=OFF
 [ -z "${CI:-}" ] || werror=ON
-echo "== configuring and building the unmutated targets"
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCKO_WERROR="$werror" -DCKO_BUILD_BENCH=OFF "${launcher[@]}" >/dev/null
 all_targets=$(printf '%s\n' "${mutants[@]}" | cut -d'|' -f5 | tr ' ' '\n' | sort -u | tr '\n' ' ')
-# shellcheck disable=SC2086
-cmake --build build -j "$jobs" --target $all_targets >/dev/null
-make -s -C examples/cpu-saxpy build/driver_cpp >/dev/null
 
+# lane K: copies the tree to $scratch/laneK, builds the unmutated targets there, then applies, builds
+# and tests each K-th row; one line per mutant on stdout, and its tally in $scratch/laneK.tally
+# ("applied", "killed", or "problem: ...").
+lane() {
+  local k=$1 dir="$scratch/lane$1" i=0
+  mkdir -p "$dir"
+  if git -C "$repo" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+    (cd "$repo" && git ls-files -co --exclude-standard -z | xargs -0 cp --parents -t "$dir")
+  else  # a tree without .git: everything but build outputs
+    tar -C "$repo" --exclude='./build*' --exclude='./examples/*/build' -cf - . | tar -C "$dir" -xf -
+  fi
+  cd "$dir"
+  cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCKO_WERROR="$werror" -DCKO_BUILD_BENCH=OFF "${launcher[@]}" >/dev/null
+  # shellcheck disable=SC2086
+  cmake --build build -j "$lane_jobs" --target $all_targets >"$scratch/lane$k.build.log" 2>&1 ||
+    { echo "problem: lane $k: the unmutated tree does not build (see $scratch/lane$k.build.log)" >>"$scratch/lane$k.tally"; return; }
+  make -s -C examples/cpu-saxpy build/driver_cpp >/dev/null
+  for row in "${mutants[@]}"; do
+    i=$((i + 1))
+    [ $(( (i - 1) % lanes )) -eq "$k" ] || continue
+    mutant "$row"
+  done
+  # Leave the build as the tree is (a --keep'd copy stays usable).
+  # shellcheck disable=SC2086
+  cmake --build build -j "$lane_jobs" --target $all_targets >/dev/null
+  echo "lane done" >>"$scratch/lane$k.tally"
+}
 
-killed=0
-applied=0
-problems=()
-for row in "${mutants[@]}"; do
-  IFS='|' read -r name file anchor repl targets regex <<<"$row"
-  if [ "${#only[@]}" -gt 0 ] && ! printf '%s\n' "${only[@]}" | grep -qx "$name"; then continue; fi
+# mutant ROW, in a lane's tree: appends its tally and prints its line.
+mutant() {
+  local name file anchor repl targets regex result rc n full_rc t0 tally="$scratch/lane$k.tally"
+  IFS='|' read -r name file anchor repl targets regex <<<"$1"
+  if [ "${#only[@]}" -gt 0 ] && ! printf '%s\n' "${only[@]}" | grep -qx "$name"; then return; fi
   cp "$file" "$file.orig"
   if ! apply "$file" "$anchor" "$repl"; then
-    problems+=("$name: its anchor no longer applies in $file")
+    echo "problem: $name: its anchor no longer applies in $file" >>"$tally"
     mv "$file.orig" "$file"
-    continue
+    return
   fi
-  applied=$((applied + 1))
+  echo applied >>"$tally"
   t0=$(date +%s)
   rc=0
   # shellcheck disable=SC2086
-  if ! cmake --build build -j "$jobs" --target $targets >"$scratch/$name.build.log" 2>&1; then
+  if ! cmake --build build -j "$lane_jobs" --target $targets >"$scratch/$name.build.log" 2>&1; then
     result="killed (does not build)"
   else
-    (cd build && ctest -j "$jobs" -R "$regex" --stop-on-failure >"$scratch/$name.test.log" 2>&1) || rc=$?
+    (cd build && ctest -j "$lane_jobs" -R "$regex" --stop-on-failure >"$scratch/$name.test.log" 2>&1) || rc=$?
     n=$(grep -Ec 'Test +#[0-9]+:' "$scratch/$name.test.log" || true)
     if [ "$n" -eq 0 ]; then
       result="SURVIVED (no test matched $regex)"
@@ -186,10 +206,10 @@ for row in "${mutants[@]}"; do
     # regex is a speed-up, not the definition of which test may kill it.
     case "$result" in SURVIVED*)
       full_rc=0
-      if ! cmake --build build -j "$jobs" >"$scratch/$name.full-build.log" 2>&1; then
+      if ! cmake --build build -j "$lane_jobs" >"$scratch/$name.full-build.log" 2>&1; then
         result="killed (the whole tree does not build; widen the row's targets)"
       else
-        (cd build && ctest -j "$jobs" >"$scratch/$name.full.log" 2>&1) || full_rc=$?
+        (cd build && ctest -j "$lane_jobs" >"$scratch/$name.full.log" 2>&1) || full_rc=$?
         if [ "$full_rc" -ne 0 ]; then
           result="killed by the whole suite: $(grep -m1 -Eo 'Test +#[0-9]+: [^ ]+ \.*\*+Failed' "$scratch/$name.full.log" | awk '{print $3}') (widen the row's regex)"
         else
@@ -198,17 +218,29 @@ for row in "${mutants[@]}"; do
       fi
     ;; esac
   fi
-  case "$result" in killed*) killed=$((killed + 1));; *) problems+=("$name: $result");; esac
+  case "$result" in killed*) echo killed >>"$tally";; *) echo "problem: $name: $result" >>"$tally";; esac
   printf '  %-38s %-40s %4ss\n' "$name" "$result" "$(( $(date +%s) - t0 ))"
   mv "$file.orig" "$file"
-done
-# Leave the build as the tree is (a --keep'd copy stays usable).
-# shellcheck disable=SC2086
-cmake --build build -j "$jobs" --target $all_targets >/dev/null
+}
 
+echo "== $lanes lanes of $lane_jobs jobs under $scratch: copying the tree, building the unmutated targets, then the mutants"
+pids=()
+for ((k = 0; k < lanes; k++)); do
+  lane "$k" &
+  pids+=($!)
+done
+for pid in "${pids[@]}"; do wait "$pid" || true; done
+tallies=$(cat "$scratch"/lane*.tally 2>/dev/null || true)
+# A lane that stopped early (a failed copy, configure or build) has not written "lane done".
+for ((k = 0; k < lanes; k++)); do
+  grep -qx "lane done" "$scratch/lane$k.tally" 2>/dev/null ||
+    tallies+=$'\n'"problem: lane $k stopped before its last mutant (logs under $scratch; --keep keeps them)"
+done
+applied=$(grep -cx applied <<<"$tallies" || true)
+killed=$(grep -cx killed <<<"$tallies" || true)
 echo "mutation check: $killed of $applied mutants killed in $(( $(date +%s) - start )) s"
-if [ "${#problems[@]}" -gt 0 ]; then
-  printf '  FAIL: %s\n' "${problems[@]}"
+if grep -q '^problem: ' <<<"$tallies"; then
+  grep '^problem: ' <<<"$tallies" | sed 's/^problem: /  FAIL: /'
   exit 1
 fi
 [ "$applied" -gt 0 ] || { echo "  FAIL: no mutant applied"; exit 1; }
