@@ -43,8 +43,11 @@ function(cko_test name)
   endif()
   cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
-  # Tests compile file by file even in a unity build: only the libraries merge (cmake/CkoUnity.cmake).
-  set_target_properties(${name} PROPERTIES UNITY_BUILD OFF)
+  # A test binary's files merge by eights (CKO_UNITY_TESTS), whether or not the libraries do: each
+  # file would parse GoogleTest, nlohmann-json and fmt again, and eval_test's 16 files took 3.4
+  # times the compile of its two merged ones (119 s against 35 s at -O0). A file-local helper must
+  # not share its name with another test file's of the same binary.
+  set_target_properties(${name} PROPERTIES UNITY_BUILD ${CKO_UNITY_TESTS} UNITY_BUILD_BATCH_SIZE 8)
   target_link_libraries(${name} PRIVATE cko_flags ${ARG_DEPS} cko_test_support GTest::gtest
                                           GTest::gtest_main)
   gtest_discover_tests(${name} WORKING_DIRECTORY ${PROJECT_SOURCE_DIR} DISCOVERY_TIMEOUT 60)

@@ -2,8 +2,9 @@
 # clang, ASan+UBSan and libFuzzer's coverage on every library. One compile serves both: the unit and
 # CLI tests run under the sanitizers (`make sanitize`), and the fuzz targets link the same objects.
 # -O1 and line tables only: what sanitizer builds use (Chromium's, LLVM's), half the compile of -O2 -g.
-# The libraries compile unity (cmake/CkoUnity.cmake; the tests file by file): about half the compile
-# of CI's sanitizer stage, and a unity clash fails there, before `make static`.
+# The libraries compile unity (cmake/CkoUnity.cmake; each test binary merges its files by eights,
+# whatever the build): about half the compile of CI's sanitizer stage, and a unity clash fails
+# there, before `make static`.
 build=${FUZZ_BUILD:-build-fuzz}
 jobs=$(nproc)
 launcher=()

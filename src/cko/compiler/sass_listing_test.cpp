@@ -13,7 +13,7 @@
 namespace cko::compiler {
 namespace {
 
-SassListing parse_fixture(const std::string& name) {
+SassListing sass_fixture(const std::string& name) {
     const std::string text = read_file_capped("tests/fixtures/compiler/" + name, 8 << 20);
     return parse_sass_text(text, name);
 }
@@ -37,7 +37,7 @@ std::uint64_t sig(std::string_view name, const SassKernel& k) {
 }
 
 TEST(SassListing, TheH200VecDumpHasThreeKernelsAndScaleVec4Loads128Bits) {
-    const SassListing l = parse_fixture("vec.sass");
+    const SassListing l = sass_fixture("vec.sass");
     EXPECT_EQ(l.dialect, SassDialect::cuobjdump);
     EXPECT_EQ(l.architectures, std::vector<std::string>{"sm_90"});
     ASSERT_EQ(l.kernels.size(), 3u);
@@ -53,7 +53,7 @@ TEST(SassListing, TheH200VecDumpHasThreeKernelsAndScaleVec4Loads128Bits) {
 }
 
 TEST(SassListing, SignaturesMatchExactOpcodesNeverSubstrings) {
-    const SassListing l = parse_fixture("vec.sass");
+    const SassListing l = sass_fixture("vec.sass");
     const SassKernel& gemm = kernel(l, "_Z11sgemm_naivePKfS0_Pfi");
     // sgemm_naive has HFMA2.MMA (a move idiom on the FMA pipe), which a substring search for
     // "MMA" or "HMMA" would count as tensor-core use.
@@ -68,7 +68,7 @@ TEST(SassListing, SignaturesMatchExactOpcodesNeverSubstrings) {
 
 TEST(SassListing, AnSm90aCubinWithWgmmaShowsHgmma) {
     for (const char* name : {"wgmma.sm_90a.cuobjdump.sass", "wgmma.sm_90a.nvdisasm.sass"}) {
-        const SassListing l = parse_fixture(name);
+        const SassListing l = sass_fixture(name);
         EXPECT_EQ(l.architectures, std::vector<std::string>{"sm_90a"}) << name;
         ASSERT_EQ(l.kernels.size(), 1u) << name;
         const SassKernel& k = l.kernels[0];
@@ -78,13 +78,13 @@ TEST(SassListing, AnSm90aCubinWithWgmmaShowsHgmma) {
         EXPECT_EQ(sig("tensor_core", k), 1u);
         EXPECT_EQ(l.unrecognized_lines, 0u) << name << ": " << l.first_unrecognized.front();
     }
-    EXPECT_EQ(parse_fixture("wgmma.sm_90a.nvdisasm.sass").dialect, SassDialect::nvdisasm);
+    EXPECT_EQ(sass_fixture("wgmma.sm_90a.nvdisasm.sass").dialect, SassDialect::nvdisasm);
 }
 
 TEST(SassListing, BothDialectsCountTheSameInstructions) {
     for (const char* stem : {"wgmma.sm_90a", "tma.sm_90", "mix.sm_80"}) {
-        const SassListing a = parse_fixture(std::string(stem) + ".cuobjdump.sass");
-        const SassListing b = parse_fixture(std::string(stem) + ".nvdisasm.sass");
+        const SassListing a = sass_fixture(std::string(stem) + ".cuobjdump.sass");
+        const SassListing b = sass_fixture(std::string(stem) + ".nvdisasm.sass");
         ASSERT_EQ(a.kernels.size(), b.kernels.size()) << stem;
         for (const SassKernel& ka : a.kernels) {
             const SassKernel& kb = kernel(b, ka.symbol);
@@ -94,10 +94,10 @@ TEST(SassListing, BothDialectsCountTheSameInstructions) {
 }
 
 TEST(SassListing, TmaMbarrierAsyncCopyShufflesAtomicsAndSpills) {
-    const SassKernel tma = parse_fixture("tma.sm_90.cuobjdump.sass").kernels.at(0);
+    const SassKernel tma = sass_fixture("tma.sm_90.cuobjdump.sass").kernels.at(0);
     EXPECT_EQ(sig("utmaldg", tma), 1u);
     EXPECT_GT(sig("mbarrier", tma), 0u);
-    const SassListing mix = parse_fixture("mix.sm_80.cuobjdump.sass");
+    const SassListing mix = sass_fixture("mix.sm_80.cuobjdump.sass");
     const SassKernel& copy = kernel(mix, "_Z17async_copy_reducePK6float4Pfi");
     EXPECT_EQ(sig("ldgsts", copy), 1u);
     EXPECT_EQ(sig("shuffle", copy), 5u);
@@ -105,14 +105,14 @@ TEST(SassListing, TmaMbarrierAsyncCopyShufflesAtomicsAndSpills) {
     EXPECT_EQ(sig("mufu", copy), 1u);
     EXPECT_EQ(sig("block_barrier", copy), 1u);
     EXPECT_EQ(sig("hmma", kernel(mix, "_Z7mma_f16PKjS0_Pf")), 1u);
-    const SassKernel spill = parse_fixture("spill.sm_90.cuobjdump.sass").kernels.at(0);
+    const SassKernel spill = sass_fixture("spill.sm_90.cuobjdump.sass").kernels.at(0);
     EXPECT_EQ(spill.opcode_counts.at("LDL") + spill.opcode_counts.at("STL"),
               sig("local_memory", spill));
     EXPECT_GT(sig("local_memory", spill), 100u);
 }
 
 TEST(SassListing, AFatbinWithFourArchitecturesKeepsTheirSuffixes) {
-    const SassListing l = parse_fixture("mix.multi.cuobjdump.sass");
+    const SassListing l = sass_fixture("mix.multi.cuobjdump.sass");
     EXPECT_EQ(l.architectures, (std::vector<std::string>{"sm_80", "sm_90a", "sm_100a", "sm_120"}));
     EXPECT_EQ(l.kernels.size(), 8u);
     for (const char* arch : {"sm_80", "sm_90a", "sm_100a", "sm_120"}) {
@@ -123,7 +123,7 @@ TEST(SassListing, AFatbinWithFourArchitecturesKeepsTheirSuffixes) {
 
 TEST(SassListing, ABlackwellTcgen05KernelShowsUtchmmaInBothDialects) {
     for (const char* name : {"tcgen05.sm_100a.cuobjdump.sass", "tcgen05.sm_100a.nvdisasm.sass"}) {
-        const SassListing l = parse_fixture(name);
+        const SassListing l = sass_fixture(name);
         ASSERT_EQ(l.kernels.size(), 1u) << name;
         const SassKernel& k = l.kernels[0];
         EXPECT_EQ(k.arch, "sm_100a") << name;
@@ -135,7 +135,7 @@ TEST(SassListing, ABlackwellTcgen05KernelShowsUtchmmaInBothDialects) {
 }
 
 TEST(SassListing, Fp8WgmmaTmaStoreIntegerAndFp64MmaAndGlobalAtomics) {
-    const SassListing l = parse_fixture("more_ops.sm_90a.cuobjdump.sass");
+    const SassListing l = sass_fixture("more_ops.sm_90a.cuobjdump.sass");
     ASSERT_EQ(l.kernels.size(), 3u);
     const SassKernel& fp8 = kernel(l, "_Z9wgmma_fp8PKmPf");
     EXPECT_EQ(sig("qgmma", fp8), 1u);
@@ -162,7 +162,7 @@ TEST(SassListing, ArchitectureSpellingsAreAcceptedByShapeNotByList) {
 TEST(SassListing, AnNvdisasmListingWithOnlyHeaderflagsNamesItsArchitecture) {
     // Older nvdisasm listings print no `.target` line: the ELF header flags are the only place the
     // listing states its SM (EF_CUDA_SM80; EF_CUDA_ACCELERATORS marks the "a" variant).
-    const SassListing l = parse_fixture("headerflags.sm_80.nvdisasm.sass");
+    const SassListing l = sass_fixture("headerflags.sm_80.nvdisasm.sass");
     EXPECT_EQ(l.dialect, SassDialect::nvdisasm);
     EXPECT_EQ(l.architectures, std::vector<std::string>{"sm_80"});
     ASSERT_EQ(l.kernels.size(), 1u);
@@ -185,7 +185,7 @@ TEST(SassListing, TextWithoutInstructionsIsRefusedWithTheFix) {
 }
 
 TEST(SassReport, EverySignatureFactIsInTheFactVocabulary) {
-    const SassListing l = parse_fixture("wgmma.sm_90a.cuobjdump.sass");
+    const SassListing l = sass_fixture("wgmma.sm_90a.cuobjdump.sass");
     const SassReport r = make_sass_report(l, {}, "text");
     for (const profile::Fact& f : r.kernels.at(0).facts) {
         EXPECT_NE(fact::lookup_fact_id(f.id), nullptr) << f.id;

@@ -39,7 +39,7 @@ ProbeOptions hermetic() {
     return options;
 }
 
-const DoctorItem* item(const DoctorReport& report, const std::string& name) {
+const DoctorItem* topology_item(const DoctorReport& report, const std::string& name) {
     const auto it = std::find_if(report.items.begin(), report.items.end(),
                                  [&](const DoctorItem& i) { return i.name == name; });
     return it == report.items.end() ? nullptr : &*it;
@@ -64,7 +64,7 @@ TEST(GpuSet, IdentityHasEveryGpuAndTheirLink) {
 
     DoctorOptions options;
     const DoctorReport report = doctor_report(id, options);
-    const DoctorItem* topo = item(report, "gpu_topology");
+    const DoctorItem* topo = topology_item(report, "gpu_topology");
     ASSERT_NE(topo, nullptr);
     EXPECT_EQ(topo->detail, "0-1: NVLink, common ancestor single_switch");
 }
@@ -76,7 +76,7 @@ TEST(GpuSet, PcieOnlyPairAndUnknownLinkAreSaidAsSuch) {
     ASSERT_EQ(id.gpu_topology.size(), 1u);
     EXPECT_EQ(id.gpu_topology[0].common_ancestor, "system");
     EXPECT_EQ(id.gpu_topology[0].nvlink, false);
-    EXPECT_EQ(item(doctor_report(id, {}), "gpu_topology")->detail,
+    EXPECT_EQ(topology_item(doctor_report(id, {}), "gpu_topology")->detail,
               "0-1: no NVLink, common ancestor system");
 
     fake.write(two_gpus());  // the driver answers NOT_SUPPORTED for both calls
@@ -85,7 +85,7 @@ TEST(GpuSet, PcieOnlyPairAndUnknownLinkAreSaidAsSuch) {
     EXPECT_TRUE(id.gpu_topology[0].common_ancestor.empty());
     EXPECT_FALSE(id.gpu_topology[0].nvlink.has_value());
     EXPECT_TRUE(id.to_json()["gpu_topology"][0]["nvlink"].is_null());
-    EXPECT_EQ(item(doctor_report(id, {}), "gpu_topology")->detail,
+    EXPECT_EQ(topology_item(doctor_report(id, {}), "gpu_topology")->detail,
               "0-1: NVLink unknown, common ancestor unknown");
 }
 
@@ -95,7 +95,7 @@ TEST(GpuSet, OneGpuHasNoTopology) {
     const Identity id = probe_identity(hermetic());
     EXPECT_TRUE(id.gpu_topology.empty());
     EXPECT_TRUE(id.to_json()["gpu_topology"].is_array());
-    EXPECT_EQ(item(doctor_report(id, {}), "gpu_topology"), nullptr);
+    EXPECT_EQ(topology_item(doctor_report(id, {}), "gpu_topology"), nullptr);
 }
 
 MonitorSummary monitor_window(FakeNvml& fake, const std::string& during, const std::string& name) {

@@ -12,7 +12,7 @@
 namespace cko::report {
 namespace {
 
-std::size_t count(const std::string& hay, const std::string& needle) {
+std::size_t count_in(const std::string& hay, const std::string& needle) {
     std::size_t n = 0;
     for (auto p = hay.find(needle); p != std::string::npos;
          p = hay.find(needle, p + needle.size())) {
@@ -38,7 +38,7 @@ TEST_F(HandoffTest, TheSkeletonCitesTheEvidenceAndMarksWhatAPersonMustWrite) {
     std::string md = render_handoff(build_report_model(s.store(), 0));
     EXPECT_EQ(md.rfind("# Handoff: synthetic (Target `tgt-00000000000000aa`)", 0), 0u);
     // No stop yet: the termination reason is one more section to write, and a gap.
-    EXPECT_EQ(count(md, kWriteHere), 1u + 3u + 1u);  // the banner, three sections, the termination
+    EXPECT_EQ(count_in(md, kWriteHere), 1u + 3u + 1u);  // the banner, three sections, the termination
     EXPECT_NE(md.find("- **Claim layer:** kernel"), std::string::npos);
     EXPECT_NE(md.find("**reached**"), std::string::npos);
     EXPECT_NE(md.find("- **Keep:** champion `" + fast + "`"), std::string::npos);
@@ -62,7 +62,7 @@ TEST_F(HandoffTest, TheSkeletonCitesTheEvidenceAndMarksWhatAPersonMustWrite) {
 
     (void)record_stop(s.store(), "goal reached; the remaining directions are not worth the budget");
     md = render_handoff(build_report_model(s.store(), 0));
-    EXPECT_EQ(count(md, kWriteHere), 1u + 3u);
+    EXPECT_EQ(count_in(md, kWriteHere), 1u + 3u);
     EXPECT_NE(md.find("## Termination reason\n\ngoal reached; the remaining directions are not "
                       "worth the budget (`stop-"),
               std::string::npos);

@@ -11,7 +11,7 @@
 namespace cko::report {
 namespace {
 
-std::size_t count(const std::string& hay, const std::string& needle) {
+std::size_t occurrences(const std::string& hay, const std::string& needle) {
     std::size_t n = 0;
     for (auto p = hay.find(needle); p != std::string::npos;
          p = hay.find(needle, p + needle.size())) {
@@ -36,10 +36,10 @@ TEST_F(HtmlPrinterTest, APageWithOneChartPerComparisonAndTheChampionNamed) {
 
     const std::string html = render_html(build_report_model(s.store(), 0));
     EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
-    EXPECT_EQ(count(html, "<article class=\"comparison\""), 4u);
-    EXPECT_EQ(count(html, "class=\"effect-chart\""), 4u);
-    EXPECT_EQ(count(html, "class=\"aa-chart\""), 1u);
-    EXPECT_EQ(count(html, "class=\"overview-chart\""), 1u);
+    EXPECT_EQ(occurrences(html, "<article class=\"comparison\""), 4u);
+    EXPECT_EQ(occurrences(html, "class=\"effect-chart\""), 4u);
+    EXPECT_EQ(occurrences(html, "class=\"aa-chart\""), 1u);
+    EXPECT_EQ(occurrences(html, "class=\"overview-chart\""), 1u);
     EXPECT_NE(html.find("<strong id=\"champion-name\">" + fast + "</strong>"), std::string::npos);
     EXPECT_NE(html.find("profiles: none stored"), std::string::npos);
     EXPECT_NE(html.find("✔ improved"), std::string::npos);
@@ -52,7 +52,7 @@ TEST_F(HtmlPrinterTest, APageWithOneChartPerComparisonAndTheChampionNamed) {
     EXPECT_EQ(html.find("<link"), std::string::npos);
     EXPECT_EQ(html.find("<img"), std::string::npos);
     EXPECT_EQ(html.find("https://"), std::string::npos);
-    EXPECT_EQ(count(html, "http://"), count(html, "http://www.w3.org/2000/svg"));
+    EXPECT_EQ(occurrences(html, "http://"), occurrences(html, "http://www.w3.org/2000/svg"));
     for (const char* id :
          {"summary", "target", "baseline", "overview", "experiments", "comparisons", "champion",
           "audit", "cost", "profiles", "findings", "termination"}) {
@@ -81,9 +81,9 @@ TEST_F(HtmlPrinterTest, TheOverviewShowsEveryCaseNamedByMechanismWithReasonsAsNo
     ASSERT_NE(overview.find("class=\"overview-chart\""), std::string::npos);
     EXPECT_NE(overview.find(">confirm vectorize<"), std::string::npos);
     EXPECT_NE(overview.find(">" + x + "<"), std::string::npos) << "the id beside the name";
-    EXPECT_EQ(count(overview, ">case small<"), 1u);
-    EXPECT_EQ(count(overview, ">case large<"), 1u);
-    EXPECT_EQ(count(overview, "estimate cross"), 1u) << "the regressed case stands out";
+    EXPECT_EQ(occurrences(overview, ">case small<"), 1u);
+    EXPECT_EQ(occurrences(overview, ">case large<"), 1u);
+    EXPECT_EQ(occurrences(overview, "estimate cross"), 1u) << "the regressed case stands out";
     EXPECT_NE(overview.find(">cancelled [1]<"), std::string::npos);
     EXPECT_NE(overview.find("class=\"chart-note\">[1] confirm unroll"), std::string::npos);
     EXPECT_NE(html.find("improved overall but regressed on small<"), std::string::npos);
@@ -97,7 +97,7 @@ TEST_F(HtmlPrinterTest, AnEmptyTargetStillRendersAndSaysWhatIsMissing) {
     EXPECT_NE(html.find("No baseline"), std::string::npos);
     EXPECT_NE(html.find("No comparison yet"), std::string::npos);
     EXPECT_NE(html.find("<strong id=\"champion-name\">original</strong>"), std::string::npos);
-    EXPECT_EQ(count(html, "class=\"effect-chart\""), 0u);
+    EXPECT_EQ(occurrences(html, "class=\"effect-chart\""), 0u);
     EXPECT_TRUE(html.ends_with("</html>\n"));
 }
 

@@ -11,13 +11,13 @@
 namespace cko::profile::ncu {
 namespace {
 
-Error error_of(std::string_view text) {
+Error log_error_of(std::string_view text) {
     return *EXPECT_ANY_CKO_ERROR((void)parse_ncu_csv(text));
 }
 
 TEST(NcuLog, ALogWithoutKernelsQuotesTheNcuError) {
     const Error e =
-        error_of(read_file_capped("tests/fixtures/ncu/ncu_no_kernels.txt", std::uint64_t{1} << 20));
+        log_error_of(read_file_capped("tests/fixtures/ncu/ncu_no_kernels.txt", std::uint64_t{1} << 20));
     EXPECT_EQ(e.code(), ErrorCode::empty_input);
     const std::string message = e.what();
     EXPECT_NE(message.find("no profiled kernel"), std::string::npos) << message;
@@ -30,7 +30,7 @@ TEST(NcuLog, ALogWithoutKernelsQuotesTheNcuError) {
 }
 
 TEST(NcuLog, OnlyProfLinesSayNothingWasProfiled) {
-    const Error e = error_of(
+    const Error e = log_error_of(
         "==PROF== Connected to process 7 (/bin/app)\n"
         "==PROF== Disconnected from process 7\n");
     EXPECT_EQ(e.code(), ErrorCode::empty_input);
@@ -38,7 +38,7 @@ TEST(NcuLog, OnlyProfLinesSayNothingWasProfiled) {
 }
 
 TEST(NcuLog, ProgramOutputWithoutCsvStillAsksForACsvExport) {
-    EXPECT_EQ(error_of("==PROF== Connected to process 1\nhello\n").code(),
+    EXPECT_EQ(log_error_of("==PROF== Connected to process 1\nhello\n").code(),
               ErrorCode::unsupported_format);
 }
 
