@@ -38,7 +38,8 @@ TEST_F(HandoffTest, TheSkeletonCitesTheEvidenceAndMarksWhatAPersonMustWrite) {
     std::string md = render_handoff(build_report_model(s.store(), 0));
     EXPECT_EQ(md.rfind("# Handoff: synthetic (Target `tgt-00000000000000aa`)", 0), 0u);
     // No stop yet: the termination reason is one more section to write, and a gap.
-    EXPECT_EQ(count_in(md, kWriteHere), 1u + 3u + 1u);  // the banner, three sections, the termination
+    EXPECT_EQ(count_in(md, kWriteHere),
+              1u + 3u + 1u);  // the banner, three sections, the termination
     EXPECT_NE(md.find("- **Claim layer:** kernel"), std::string::npos);
     EXPECT_NE(md.find("**reached**"), std::string::npos);
     EXPECT_NE(md.find("- **Keep:** champion `" + fast + "`"), std::string::npos);

@@ -16,8 +16,8 @@ Error log_error_of(std::string_view text) {
 }
 
 TEST(NcuLog, ALogWithoutKernelsQuotesTheNcuError) {
-    const Error e =
-        log_error_of(read_file_capped("tests/fixtures/ncu/ncu_no_kernels.txt", std::uint64_t{1} << 20));
+    const Error e = log_error_of(
+        read_file_capped("tests/fixtures/ncu/ncu_no_kernels.txt", std::uint64_t{1} << 20));
     EXPECT_EQ(e.code(), ErrorCode::empty_input);
     const std::string message = e.what();
     EXPECT_NE(message.find("no profiled kernel"), std::string::npos) << message;
