@@ -30,7 +30,7 @@ const std::string kSha(64, 'a');
 const std::string kShaB(64, 'b');
 
 Json schema_file(const std::string& name) {
-    return read_json_file(fs::path(CKO_SOURCE_DIR) / "schemas" / (name + ".json"));
+    return read_json_file(fs::path("schemas") / (name + ".json"));
 }
 
 // Resolves "#/$defs/x" in `root` or "https://cko.dev/schemas/<file>#/$defs/x" in that file.
@@ -41,7 +41,7 @@ std::pair<Json, Json> resolve(const Json& root, const std::string& ref) {
         const std::string prefix = "https://cko.dev/schemas/";
         const auto hash = ref.find('#');
         EXPECT_TRUE(ref.starts_with(prefix)) << ref;
-        doc = read_json_file(fs::path(CKO_SOURCE_DIR) / "schemas" /
+        doc = read_json_file(fs::path("schemas") /
                              ref.substr(prefix.size(), hash - prefix.size()));
         pointer = ref.substr(hash);
     }
