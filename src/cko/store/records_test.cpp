@@ -41,8 +41,7 @@ std::pair<Json, Json> resolve(const Json& root, const std::string& ref) {
         const std::string prefix = "https://cko.dev/schemas/";
         const auto hash = ref.find('#');
         EXPECT_TRUE(ref.starts_with(prefix)) << ref;
-        doc = read_json_file(fs::path("schemas") /
-                             ref.substr(prefix.size(), hash - prefix.size()));
+        doc = read_json_file(fs::path("schemas") / ref.substr(prefix.size(), hash - prefix.size()));
         pointer = ref.substr(hash);
     }
     return {doc, doc.at(Json::json_pointer(pointer.substr(1)))};
