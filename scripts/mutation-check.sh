@@ -167,7 +167,7 @@ lane() {
   for row in "${mutants[@]}"; do
     i=$((i + 1))
     [ $(( (i - 1) % lanes )) -eq "$k" ] || continue
-    mutant "$row"
+    mutant "$row" "$scratch/lane$k.tally"
   done
   # Leave the build as the tree is (a --keep'd copy stays usable).
   # shellcheck disable=SC2086
@@ -175,9 +175,9 @@ lane() {
   echo "lane done" >>"$scratch/lane$k.tally"
 }
 
-# mutant ROW, in a lane's tree: appends its tally and prints its line.
+# mutant ROW TALLY, in a lane's tree: appends its outcome to TALLY and prints its line.
 mutant() {
-  local name file anchor repl targets regex result rc n full_rc t0 tally="$scratch/lane$k.tally"
+  local name file anchor repl targets regex result rc n full_rc t0 tally=$2
   IFS='|' read -r name file anchor repl targets regex <<<"$1"
   if [ "${#only[@]}" -gt 0 ] && ! printf '%s\n' "${only[@]}" | grep -qx "$name"; then return; fi
   cp "$file" "$file.orig"
