@@ -186,6 +186,54 @@ inline std::uint64_t quote_bits(const char* p) noexcept {
 #endif
 }
 
+// Bit i set where p[i] is `c`, for the 64 bytes at p.
+inline std::uint64_t char_bits(const char* p, char c) noexcept {
+#if defined(__SSE2__)
+    const __m128i want = _mm_set1_epi8(c);
+    std::uint64_t bits = 0;
+    for (int i = 0; i < 4; ++i) {
+        const __m128i chunk = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * i));
+        const auto mask =
+            static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(chunk, want)));
+        bits |= std::uint64_t{mask} << (16 * i);
+    }
+    return bits;
+#else
+    std::uint64_t bits = 0;
+    for (int i = 0; i < 64; ++i) {
+        bits |= std::uint64_t{p[i] == c} << i;
+    }
+    return bits;
+#endif
+}
+
+// The cells of a run of `"c","c",...` that start at p (p[0] is a cell's opening quote; the 66
+// bytes at p are readable): bit i set where p[i] closes a cell that `","` follows, for every such
+// cell before the first quote that is neither a cell's opening nor its closing one. A cell found
+// here is exactly the one the tokenizer's cell-by-cell loop takes (the next quote after its
+// opening one, a comma after it), and the next cell opens 2 bytes on. Stops before two separators
+// 2 bytes apart (a cell that is just ",": `",","`, which the loop reads one quote at a time).
+inline std::uint64_t plain_cell_ends(const char* p) noexcept {
+    const std::uint64_t q = char_bits(p, '"');
+    const std::uint64_t c = char_bits(p, ',');
+    const std::uint64_t q64 = p[64] == '"' ? 1 : 0;
+    const std::uint64_t q65 = p[65] == '"' ? 1 : 0;
+    const std::uint64_t c64 = p[64] == ',' ? 1 : 0;
+    // p[0] opens the run's first cell, so it ends none (a cell `","` would look like it).
+    std::uint64_t ends =
+        q & ((c >> 1) | (c64 << 63)) & ((q >> 2) | (q64 << 62) | (q65 << 63)) & ~std::uint64_t{1};
+    // Every quote before the first unexplained one is an opening (p[0], or 2 after an end) or an
+    // end; the ends before it are the cells'.
+    const std::uint64_t unexplained = q & ~(std::uint64_t{1} | ends | (ends << 2));
+    if (unexplained != 0) {
+        ends &= (unexplained & -unexplained) - 1;
+    }
+    if (const std::uint64_t overlap = ends & (ends >> 2); overlap != 0) {
+        ends &= (overlap & -overlap) - 1;
+    }
+    return ends;
+}
+
 // Bit i set where p[i], of the 64 bytes at p, is a control byte no text export holds (below 0x20
 // and not tab, LF, CR, FF or ESC) or, when `high` is set, a byte above 0x7f: the bytes a text
 // check must look at. Lines end in LF, so the plain "any byte below 0x20" test would send every

@@ -5,6 +5,8 @@
 #include "cko/util/error.hpp"
 #include "cko_test_support.hpp"
 
+#include <fmt/format.h>
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -491,6 +493,108 @@ TEST(CsvTokenizer, AgreesWithTheRulesReadPlainlyOnRandomText) {
             return e ? std::string("error ") + std::string(error_code_name(e->code())) : rows;
         };
         ASSERT_EQ(answer(tokenize_fast), answer(tokenize_plainly)) << text;
+    }
+}
+
+// Wide rows (a raw page's: hundreds of cells, read 64 bytes at a time from the 24th cell on,
+// byte_scan::plain_cell_ends) of every kind of cell at every alignment: numbers, empty cells,
+// a cell that is just "," (the last one too), "" escapes, quoted line breaks, cells longer than a
+// block, an unquoted cell, a stray quote; the tokenizer answers as the plain rules do.
+TEST(CsvTokenizer, WideRowsAgreeWithTheRulesReadPlainly) {
+    std::mt19937 random(29);
+    const auto pick = [&](std::size_t n) { return static_cast<std::size_t>(random() % n); };
+    const auto quoted = [](const std::string& inside) {
+        std::string out(1, '"');
+        out += inside;
+        out += '"';
+        return out;
+    };
+    const auto cell = [&](std::size_t odds) -> std::string {
+        switch (pick(odds)) {
+        case 0:
+            return "\"\"";
+        case 1:
+            return "\",\"";
+        case 2:
+            return "\"a\"\"b\"";
+        case 3:
+            return "\"x\ny\"";
+        case 4:
+            return quoted(std::string(60 + pick(80), 'k'));
+        case 5:
+            return "7";
+        case 6:
+            return "\"a\"b\"";
+        case 7:
+            return "\",\",\"\"";
+        case 8:
+            return "\",\"\"x\"";  // ,"x: a comma and an escaped quote first
+        default: {
+            const unsigned long value = random() % 100000;
+            // Now and then with NCU's thousands separator: "12,345".
+            return quoted(pick(3) == 0 && value >= 1000
+                              ? fmt::format("{},{:03}", value / 1000, value % 1000)
+                              : std::to_string(value));
+        }
+        }
+    };
+    for (int round = 0; round < 4000; ++round) {
+        std::string text = pick(4) == 0 ? "==PROF== line\n" : "";
+        const std::size_t rows = 1 + pick(3);
+        for (std::size_t r = 0; r < rows; ++r) {
+            const std::size_t cells = 1 + pick(round % 2 == 0 ? 400 : 60);
+            for (std::size_t c = 0; c < cells; ++c) {
+                text += c == 0 ? "" : ",";
+                // Rare odd cells, frequent ones (so that one starts a block), or numbers only.
+                text += round % 3 == 2 ? quoted(std::to_string(random() % 1000))
+                                       : cell(round % 3 == 0 ? 40 : 9);
+            }
+            if (r + 1 < rows || pick(2) == 0) {
+                text += pick(3) == 0 ? "\r\n" : "\n";
+            }
+        }
+        const std::size_t limit = round % 7 == 0 ? 3 : (round % 7 == 1 ? 100 : 1000);
+        const auto answer = [&](auto tokenize) {
+            std::string out;
+            const test::CaughtError e = test::error_thrown_by([&] { out = tokenize(text, limit); });
+            return e ? std::string("error ") + std::string(error_code_name(e->code())) : out;
+        };
+        ASSERT_EQ(answer(tokenize_fast), answer(tokenize_plainly)) << round << ": " << text;
+    }
+}
+
+// The block check itself: plain_cell_ends marks exactly the cells a one-quote-at-a-time reading
+// takes (the next quote after each opening one, a comma and a quote after it), at every
+// alignment of a run of short cells, up to the first quote it cannot place.
+TEST(PlainCellEnds, MarksTheCellsAQuoteByQuoteReadingTakes) {
+    std::mt19937 random(5);
+    const std::string alphabet = "\"\",,ab";
+    for (int round = 0; round < 20000; ++round) {
+        std::string block = "\"";
+        while (block.size() < 80) {
+            block +=
+                random() % 5 == 0 ? alphabet[random() % alphabet.size()] : "a\",\""[random() % 4];
+        }
+        std::uint64_t expected = 0;
+        for (std::size_t open = 0;;) {
+            const std::size_t close = block.find('"', open + 1);
+            if (close >= 64 || block[close + 1] != ',' || block[close + 2] != '"') {
+                break;
+            }
+            expected |= std::uint64_t{1} << close;
+            open = close + 2;
+            if (open < 64 && (expected & (std::uint64_t{1} << (open - 2))) != 0 &&
+                block.compare(open, 3, "\",\"") == 0) {
+                break;  // `",","`: the block check stops before it, the quote-by-quote reading not
+            }
+        }
+        const std::uint64_t got = byte_scan::plain_cell_ends(block.data());
+        // What the block check marks is a prefix of what the reading takes, and all of it up to
+        // a `",","`.
+        EXPECT_EQ(got & ~expected, 0U) << block;
+        if (block.substr(0, 66).find("\",\",\"") == std::string::npos) {
+            EXPECT_EQ(got, expected) << block;
+        }
     }
 }
 
