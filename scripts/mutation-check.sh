@@ -87,6 +87,9 @@ mutants=(
   "call_file_planted_anywhere_passes|src/cko/run/call_guard.cpp|    return !fs::exists(store.root() / store::layout::invocation_result(invocation));|    return true \p\p fs::exists(store.root() / store::layout::invocation_result(invocation));|run_test|^InvocationTest"
   "nsys_empty_gpu_side_unsaid|src/cko/profile/nsys/timeline_feeder.cpp|        if (gpu_intervals_ == 0) {|        if (false) {|profile_timeline_input_test|^TimelineInput"
   "listing_between_calls_not_carried|src/cko/run/invocation.cpp|    out.store_before = std::exchange(listing_after_last_call_, nullptr);|    out.store_before = nullptr;|run_test|^InvocationTest"
+  # [21] the NCU tokenizer's block run: a wide row's cells 64 bytes at a time, the same cells.
+  "tokenizer_block_opening_quote_ends_a_cell|src/cko/profile/ncu/byte_scan.hpp|(q65 << 63)) & ~std::uint64_t{1};|(q65 << 63));|profile_ncu_test|^(CsvTokenizer|PlainCellEnds)"
+  "tokenizer_block_reads_through_a_comma_cell|src/cko/profile/ncu/byte_scan.hpp|        ends &= (overlap & -overlap) - 1;|        ends &= ~std::uint64_t{0};|profile_ncu_test|^(CsvTokenizer|PlainCellEnds)"
   "racy_window_one_second_again|src/cko/run/call_guard.cpp|    return stamped_here && fine ? kFine : kCoarse;|    return stamped_here && fine ? 50 * kFine : kCoarse;|run_test|^InvocationTest"
 )
 
