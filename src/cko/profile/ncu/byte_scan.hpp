@@ -170,22 +170,6 @@ inline std::uint64_t quote_bits_swar(const char* p) noexcept {
     return bits;
 }
 
-inline std::uint64_t quote_bits(const char* p) noexcept {
-#if defined(__SSE2__)
-    const __m128i quote = _mm_set1_epi8('"');
-    std::uint64_t bits = 0;
-    for (int i = 0; i < 4; ++i) {
-        const __m128i chunk = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * i));
-        const auto mask =
-            static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(chunk, quote)));
-        bits |= std::uint64_t{mask} << (16 * i);
-    }
-    return bits;
-#else
-    return quote_bits_swar(p);
-#endif
-}
-
 // Bit i set where p[i] is `c`, for the 64 bytes at p.
 inline std::uint64_t char_bits(const char* p, char c) noexcept {
 #if defined(__SSE2__)
@@ -204,6 +188,14 @@ inline std::uint64_t char_bits(const char* p, char c) noexcept {
         bits |= std::uint64_t{p[i] == c} << i;
     }
     return bits;
+#endif
+}
+
+inline std::uint64_t quote_bits(const char* p) noexcept {
+#if defined(__SSE2__)
+    return char_bits(p, '"');
+#else
+    return quote_bits_swar(p);
 #endif
 }
 

@@ -151,7 +151,7 @@ void CsvTokenizer::read_row(CsvRow& row) {
         // the cell is known to be one, so anything else (an escape, the row's last cell, an
         // open quote, a long cell) is read below from the same place, as it was.
         while (count != room && pos < size && data[pos] == '"') {
-            if (count >= next_block_run && room - count >= kCellsPerBlock && pos + 66 <= size) {
+            if (count >= next_block_run) {
                 // A wide row's run of common cells, 64 bytes at a time (plain_cell_ends): the
                 // same cells, without the two quote lookups each.
                 const std::size_t from = pos;
