@@ -418,51 +418,6 @@ TEST_F(VerbsTest, BaselineAndDriverRunDoNotRereadTheirOwnInvocation) {
     EXPECT_EQ(baseline_document, status);
 }
 
-// A table of at least 4,096 launches is written in two halves, the second on another thread:
-// the rows come out in launch order, each as the one-thread table of the same launch writes it.
-TEST_F(VerbsTest, ALongNcuTableIsTheShortTablesRowsInLaunchOrder) {
-    const std::string text = read_file_capped(fixture("ncu/ncu_raw.csv"), 1 << 20);
-    const std::size_t header = text.find("\"ID\",");
-    const std::size_t units = text.find('\n', header) + 1;
-    const std::size_t rows = text.find('\n', units) + 1;
-    std::vector<std::string> tails;  // each data row after its ID cell
-    for (std::size_t at = rows; at < text.size() && text[at] == '"';) {
-        const std::size_t end = text.find('\n', at) + 1;
-        const std::size_t close = text.find('"', at + 1);
-        tails.push_back(text.substr(close, end - close));
-        at = end;
-    }
-    ASSERT_EQ(tails.size(), 7U);
-    std::string long_page = text.substr(header, rows - header);
-    constexpr std::size_t kLaunches = 5000;
-    for (std::size_t id = 1; id <= kLaunches; ++id) {
-        long_page += fmt::format("\"{}", id) + tails[(id - 1) % tails.size()];
-    }
-    put(dir_ / "long.csv", long_page);
-    const auto table = [](const std::string& out) {
-        std::vector<std::string> lines;
-        std::size_t at = out.find("\n  id  kernel");
-        at = out.find('\n', at + 1) + 1;
-        // The rows end where the roofline line starts.
-        for (std::size_t end; (end = out.find('\n', at)) != std::string::npos &&
-                              out.compare(at, 9, "roofline ") != 0;
-             at = end + 1) {
-            lines.push_back(out.substr(at, end - at));
-        }
-        return lines;
-    };
-    const std::vector<std::string> short_rows =
-        table(run("profile_ncu", Json{{"file", fixture("ncu/ncu_raw.csv")}}).text);
-    ASSERT_EQ(short_rows.size(), 7U);
-    const std::vector<std::string> long_rows =
-        table(run("profile_ncu", Json{{"file", (dir_ / "long.csv").string()}}).text);
-    ASSERT_EQ(long_rows.size(), kLaunches);
-    for (std::size_t id = 1; id <= kLaunches; ++id) {
-        const std::string& same = short_rows[(id - 1) % short_rows.size()];
-        ASSERT_EQ(long_rows[id - 1], fmt::format("{:>4}", id) + same.substr(4)) << id;
-    }
-}
-
 TEST_F(VerbsTest, ProfileVerbsReadTheirFixtures) {
     const Outcome ncu = run("profile_ncu", Json{{"file", fixture("ncu/ncu_raw.csv")}});
     EXPECT_EQ(ncu.exit_code, 0);
