@@ -4,10 +4,10 @@
 # npm-installed MCP/skills clients, the browser, the one-node cluster) are left to `make test`: their
 # cko calls are the same verbs the CLI suites drive here under the sanitizers. So are the checks of
 # the tree that run no cko (the mutation table's shape, function sizes, include layers). So are four
-# CLI suites whose minutes are their Python drivers' timed pairs (cli_loop_cases, cli_verdict_rules,
-# cli_conclusion, cli_decision_walk: about 480 s of test time here, as long as under gcc): the
-# verdict code they reach runs here through the eval and verbs unit tests and cli_loop,
-# cli_decision and cli_trust, and CI's whole run has a 50-minute goal.
+# CLI suites of verdict rules on synthetic drivers (cli_loop_cases, cli_verdict_rules,
+# cli_conclusion, cli_decision_walk: 134 s of test time here under the sanitizers, 71 s of wall
+# at -j2): the verdict code they reach runs here through the eval and verbs unit tests and
+# cli_loop, cli_decision, cli_trust and cli_session, and CI's whole run has a 50-minute goal.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/fuzz-build.sh

@@ -109,6 +109,7 @@ PY
 # cases_target DIR NAME LAYER [ORIGINAL_MODEL [DRIVER]]: a two-case (a, b) Target folder on the
 # synthetic workload (tests/cli/cases_driver.py unless DRIVER; ORIGINAL_MODEL is the original's
 # model.json, '{"factor": {}}' unless given). Extra spec sections may be appended to DIR/cko.toml.
+# CASES_CAPS=', "session"' adds the session capability (an operation's requests in one process).
 cases_target() {
   local dir=$1 name=$2 layer=$3 original=${4:-'{"factor": {}}'}
   local driver=${5:-"$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/cases_driver.py"}
@@ -126,7 +127,7 @@ dir = "cases"
 ids = ["a", "b"]
 [driver]
 argv = ["python3", "$driver"]
-capabilities = ["single_subject", "paired_in_process"]
+capabilities = ["single_subject", "paired_in_process"${CASES_CAPS:-}]
 env_allow = ["PATH", "PYTHONPATH"]
 [objective]
 primary = { name = "latency_us", unit = "us", direction = "lower", aggregation = "median" }

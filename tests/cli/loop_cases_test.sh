@@ -15,6 +15,9 @@ check() { python3 -c "$1" "$out" || fail "$2"; }   # python over the last output
 model() { mkdir -p "$1"; printf '%s\n' "$2" > "$1/model.json"; }
 
 # target DIR [extra spec lines]: a three-case Target driven by cases_driver.py; max_pairs 40 as the template.
+# The driver serves an operation's requests in one session (protocol v2: a third of this test's time
+# of one process per call); caps= (empty) before the call gives one process per call, as $R below.
+caps=', "session"'
 target() {
   local dir=$1; shift
   model "$dir/original" '{"factor": {}}'
@@ -32,7 +35,7 @@ dir = "cases"
 ids = ["a", "b", "c"]
 [driver]
 argv = ["python3", "driver.py"]
-capabilities = ["single_subject", "paired_in_process"]
+capabilities = ["single_subject", "paired_in_process"$caps]
 identity_paths = ["driver.py"]
 env_allow = ["PATH", "PYTHONPATH"]
 [objective]
@@ -190,10 +193,26 @@ check 'import json,sys; r = json.loads(sys.argv[1])["result"]["outputs"]["reason
 # ... and the same file names the reference when the reference crashes (its original crashes once
 # a file exists: after the freeze's smoke calls): no reference-alone call, an infrastructure failure
 # and no verdict on the candidate.
+# Both on a Target whose driver runs one process per call (the default; $T's serves sessions): the
+# crashing candidate first, then the crashing reference.
 R="$tmp/r"
-target "$R"
+caps='' target "$R"
 model "$R/original" "{\"factor\": {}, \"crash_if_exists\": \"$R/CRASH\"}"
 expect_rc 0 "$CKO" target freeze --spec "$R/cko.toml" --root "$R/art"
+grep -q '"session"' "$R/cko.toml" && fail "$R/cko.toml should not list the session capability"
+model "$R/crash" '{"factor": {"a": 2.0, "b": 2.0, "c": 2.0}, "crash_on": "b"}'
+rcr=$(new_exp "$R/art" "$R/crash")
+expect_rc 1 "$CKO" screen "$rcr" --root "$R/art" --json
+check '
+import json, sys
+o = json.loads(sys.argv[1])["result"]["outputs"]
+assert o["verdict"] == "invalid" and o["infrastructure_failure"] is False, (o.get("verdict"), o)
+assert "crashed" in o["reason"] and "case b" in o["reason"] and "candidate was running" in o["reason"], o["reason"]
+' "a crashing candidate (one process per call) was not invalid"
+rcr_inv=$(printf '%s' "$out" | field 'd["id"]')
+mapfile -t notes < <(find "$R/art/invocations/$rcr_inv" -name cko-running-subject.txt)
+[ "${#notes[@]}" -eq 1 ] && [ "$(cat "${notes[0]}")" = "cko: subject candidate case b" ] ||
+  fail "one process per call: the crash left ${notes[*]}"
 model "$R/fast" '{"factor": {"a": 2.0, "b": 2.0, "c": 2.0}}'
 rc_exp=$(new_exp "$R/art" "$R/fast")
 touch "$R/CRASH"

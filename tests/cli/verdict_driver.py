@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""A synthetic driver for the verdict-rule tests (issue [18]): `verdict_driver.py --request FILE`.
+"""A synthetic driver for the verdict-rule tests (issue [18]): `verdict_driver.py --request FILE`, or
+`verdict_driver.py --session` (protocol v2: every request of an operation in one process).
 
 Each subject directory holds model.json: {"metrics": {metric: {case: value}}, "noise": relative SD,
 "role_bias": {role: relative speed-up}, "metric_role_bias": {role: {metric: relative gain}}}. Every sample of a metric is value * (1 + noise * N(0, 1)),
@@ -15,8 +16,8 @@ import random
 import sys
 
 
-def main():
-    request = json.load(open(sys.argv[sys.argv.index("--request") + 1]))
+def answer(request_path):
+    request = json.load(open(request_path))
     case = request["case"]["id"]
     n = request["samples"]
     objective = request["objective"]
@@ -47,6 +48,24 @@ def main():
     with open(request["result_path"], "w") as f:
         json.dump({"format_version": "cko/driver-result-v1", "subjects": subjects,
                    "environment": {"pid": os.getpid()}, "artifacts": []}, f)
+
+
+def main():
+    if "--session" not in sys.argv:  # v1: one request, one process
+        answer(sys.argv[sys.argv.index("--request") + 1])
+        return
+    # Protocol v2 (docs/PROTOCOL.md): ready, then one notice per request line until the exit line.
+    with open(os.environ["CKO_SESSION_REQUESTS"]) as requests, \
+            open(os.environ["CKO_SESSION_NOTICES"], "w") as notices:
+        notices.write(json.dumps({"ready": True}) + "\n")
+        notices.flush()
+        for line in requests:
+            message = json.loads(line)
+            if message.get("exit"):
+                return
+            answer(message["request"])
+            notices.write(json.dumps({"call": message["call"], "status": "done"}) + "\n")
+            notices.flush()
 
 
 if __name__ == "__main__":
