@@ -11,7 +11,10 @@ the threshold (the driver's own check failed), wrong_if_exists reports a wrong r
 once that file exists (so a subject can pass its baseline and fail later), slow_if_exists makes the
 subject run at half the original's speed on every case once that file exists (so a champion can be
 confirmed improved and then fail its audit), crash_if_exists kills the driver with SIGSEGV while
-that subject runs once that file exists (so an original can pass its freeze and crash later).
+that subject runs once that file exists (so an original can pass its freeze and crash later),
+"hang_after_calls": N with "count_file": path makes the subject's calls after its Nth (counted in
+that file, across processes) sleep an hour in prepare, so that an operation is surely still running
+when a test cancels it.
 """
 import json
 import os
@@ -32,6 +35,12 @@ def prepare(subject, request):
     case = request.case.id
     if model.get("error_on") == case:
         raise RuntimeError("nvcc: kernel.cu(12): error: identifier \"blockDimx\" is undefined")
+    if "hang_after_calls" in model:
+        with open(model["count_file"], "a+") as f:
+            f.write("call\n")
+            f.seek(0)
+            if len(f.readlines()) > model["hang_after_calls"]:
+                time.sleep(3600)
     rng = random.Random(f"{request.seed}/{subject.role}/{case}")
     return {"model": model, "case": case, "rng": rng}
 

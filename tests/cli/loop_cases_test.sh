@@ -245,12 +245,18 @@ expect_rc 1 "$CKO" wait "$inv" --root "$A"
 expect_rc 1 "$CKO" status "$inv" --root "$A"
 
 # 8. A detached comparison shows its progress; 7. wait --timeout expiring is not the operation timing out.
-model "$T/sleepy" '{"factor": {"a": 1.0, "b": 1.0, "c": 1.0}, "sleep_s": 0.05}'
+# The candidate's calls hang after its third (one pair of three cases), so the screen is still
+# running however fast the first pair went: a session serves a call in a few milliseconds.
+model "$T/sleepy" "{\"factor\": {\"a\": 1.0, \"b\": 1.0, \"c\": 1.0}, \"hang_after_calls\": 3, \"count_file\": \"$tmp/sleepy-calls\"}"
 zz=$(new_exp "$A" "$T/sleepy" --base original)
 expect_rc 0 "$CKO" screen "$zz" --root "$A" --detach
 inv=$(printf '%s' "$out" | tr -d '\n')
-expect_rc 5 "$CKO" wait "$inv" --root "$A" --timeout 4 --json
+expect_rc 5 "$CKO" wait "$inv" --root "$A" --timeout 2 --json
 contains "$err" "still_running"
+for _ in $(seq 120); do  # the first pair done (the fourth call has started): at most a minute
+  [ "$(wc -l < "$tmp/sleepy-calls" 2>/dev/null || echo 0)" -ge 4 ] && break
+  sleep 0.5
+done
 expect_rc 0 "$CKO" status "$inv" --root "$A" --json
 check '
 import json, sys
