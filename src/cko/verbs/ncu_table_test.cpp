@@ -61,11 +61,9 @@ TEST_F(NcuTableTest, ALongTableIsTheShortTablesRowsInLaunchOrder) {
         }
         return lines;
     };
-    const std::vector<std::string> short_rows =
-        table(ncu_text("tests/fixtures/ncu/ncu_raw.csv"));
+    const std::vector<std::string> short_rows = table(ncu_text("tests/fixtures/ncu/ncu_raw.csv"));
     ASSERT_EQ(short_rows.size(), 7U);
-    const std::vector<std::string> long_rows =
-        table(ncu_text((dir_ / "long.csv").string()));
+    const std::vector<std::string> long_rows = table(ncu_text((dir_ / "long.csv").string()));
     ASSERT_EQ(long_rows.size(), kLaunches);
     for (std::size_t id = 1; id <= kLaunches; ++id) {
         const std::string& same = short_rows[(id - 1) % short_rows.size()];
