@@ -1,11 +1,15 @@
 // Throughput of the NCU importer in process: a synthetic >= 200 MB details export and a 100 MB raw
-// page, the parse and the tokenizer alone.
+// page, the parse and the tokenizer alone, and the raw page's --json document written.
 #include "cko/profile/ncu/csv_tokenizer.hpp"
 #include "cko/profile/ncu/ncu_csv.hpp"
+#include "cko/profile/ncu/ncu_report.hpp"
+#include "cko/profile/ncu/ncu_roofline.hpp"
 #include "cko/util/files.hpp"
 
 #include <benchmark/benchmark.h>
 
+#include <ostream>
+#include <streambuf>
 #include <string>
 
 namespace {
@@ -116,6 +120,37 @@ void BM_ParseNcuRaw(benchmark::State& state) {
     state.counters["launches"] = static_cast<double>(launches);
 }
 BENCHMARK(BM_ParseNcuRaw)->Unit(benchmark::kMillisecond)->Iterations(3);
+
+// The raw page's `--json` document (cko/ncu-report-v3, with the roofline `profile ncu` adds by
+// default) written to a stream that drops the bytes: the verb's output phase alone, MB/s of the
+// CSV read and of the document written.
+void BM_WriteNcuRawJson(benchmark::State& state) {
+    const std::string& text = synthetic_raw();
+    const cko::profile::ncu::NcuReport report = cko::profile::ncu::parse_ncu_csv(text);
+    cko::profile::ncu::ReportJsonExtras extras;
+    cko::profile::ncu::add_roofline(extras, cko::profile::ncu::choose_roofline(report, {}));
+    struct Counting : std::streambuf {
+        std::size_t bytes = 0;
+        std::streamsize xsputn(const char*, std::streamsize n) override {
+            bytes += static_cast<std::size_t>(n);
+            return n;
+        }
+        int_type overflow(int_type c) override {
+            ++bytes;
+            return traits_type::not_eof(c);
+        }
+    } sink;
+    std::ostream out(&sink);
+    for (auto _ : state) {
+        cko::profile::ncu::write_report_json(report, out, extras);
+    }
+    report_rate(state, text.size());
+    state.counters["document_MB/s"] =
+        benchmark::Counter(static_cast<double>(sink.bytes) / 1e6, benchmark::Counter::kIsRate);
+    state.counters["document_MB"] =
+        static_cast<double>(sink.bytes) / 1e6 / static_cast<double>(state.iterations());
+}
+BENCHMARK(BM_WriteNcuRawJson)->Unit(benchmark::kMillisecond)->Iterations(10);
 
 // The tokenizer alone on the raw page: the quote bitmap (byte_scan.hpp) against cells of a few
 // bytes, where a memchr per cell was slower than the cell.
