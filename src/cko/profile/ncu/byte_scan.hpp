@@ -153,21 +153,25 @@ inline bool copy_json_plain(const char* p, std::size_t n, char* out) noexcept {
 #endif
 }
 
-// Bit i set where byte i of `w` is '"' (exact for every byte).
-inline std::uint64_t quote_bits_of_word(std::uint64_t w) noexcept {
-    const std::uint64_t x = w ^ (kOnes * '"');
+// Bit i set where byte i of `w` is `c` (exact for every byte).
+inline std::uint64_t char_bits_of_word(std::uint64_t w, char c) noexcept {
+    const std::uint64_t x = w ^ (kOnes * static_cast<unsigned char>(c));
     const std::uint64_t nonzero = ((x & ~kHigh) + ~kHigh) | x;  // high bit of each non-zero byte
     const std::uint64_t zero = ~nonzero & kHigh;
     return ((zero >> 7) * 0x0102040810204080ULL) >> 56;  // gathers the 8 high bits
 }
 
-// Bit i set where p[i] is '"', for the 64 bytes at p.
-inline std::uint64_t quote_bits_swar(const char* p) noexcept {
+// Bit i set where p[i] is `c`, for the 64 bytes at p, a word at a time.
+inline std::uint64_t char_bits_swar(const char* p, char c) noexcept {
     std::uint64_t bits = 0;
     for (int i = 0; i < 8; ++i) {
-        bits |= quote_bits_of_word(load(p + 8 * i)) << (8 * i);
+        bits |= char_bits_of_word(load(p + 8 * i), c) << (8 * i);
     }
     return bits;
+}
+
+inline std::uint64_t quote_bits_swar(const char* p) noexcept {
+    return char_bits_swar(p, '"');
 }
 
 // Bit i set where p[i] is `c`, for the 64 bytes at p.
@@ -183,20 +187,12 @@ inline std::uint64_t char_bits(const char* p, char c) noexcept {
     }
     return bits;
 #else
-    std::uint64_t bits = 0;
-    for (int i = 0; i < 64; ++i) {
-        bits |= std::uint64_t{p[i] == c} << i;
-    }
-    return bits;
+    return char_bits_swar(p, c);
 #endif
 }
 
 inline std::uint64_t quote_bits(const char* p) noexcept {
-#if defined(__SSE2__)
     return char_bits(p, '"');
-#else
-    return quote_bits_swar(p);
-#endif
 }
 
 // The cells of a run of `"c","c",...` that start at p (p[0] is a cell's opening quote; the 66
