@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -29,7 +30,15 @@ namespace cko::profile::ncu {
 class JsonStream {
 public:
     explicit JsonStream(std::ostream& out)
-        : out_(out), buffer_(new char[kFlushBytes + kSlack]), capacity_(kFlushBytes + kSlack) {}
+        : out_(&out), buffer_(new char[kFlushBytes + kSlack]), capacity_(kFlushBytes + kSlack) {}
+    // A stream that holds what is written, never flushing, until written_out() sends it on and
+    // clear() starts over: a piece of the document written on one thread and sent on by it in
+    // its turn (ncu_report_json.cpp). The buffer grows as needed and is kept across clear().
+    struct Held {};
+    explicit JsonStream(Held /*tag*/)
+        : buffer_(new char[kFlushBytes + kSlack]),
+          capacity_(kFlushBytes + kSlack),
+          flush_at_(std::size_t(-1)) {}
     ~JsonStream() { flush(); }
     JsonStream(const JsonStream&) = delete;
     JsonStream& operator=(const JsonStream&) = delete;
@@ -37,11 +46,7 @@ public:
     // Room for `bytes` more; the caller then writes through tail() and commit().
     char* reserve(std::size_t bytes) {
         if (size_ + bytes > capacity_) {
-            flush();
-            if (bytes > capacity_) {
-                buffer_.reset(new char[bytes + kSlack]);
-                capacity_ = bytes + kSlack;
-            }
+            make_room(bytes);
         }
         return buffer_.get() + size_;
     }
@@ -142,18 +147,38 @@ public:
     // builds: objects, arrays, numbers and strings that need no escape are written here,
     // anything else goes through nlohmann.
     void dom(const nlohmann::json& value);
+    // A held stream: its bytes so far to `out` (then clear() it); any other: to its own stream.
     void flush() {
-        out_.write(buffer_.get(), static_cast<std::streamsize>(size_));
+        if (out_ != nullptr) {
+            write_to(*out_);
+        }
+    }
+    void write_to(std::ostream& out) {
+        out.write(buffer_.get(), static_cast<std::streamsize>(size_));
         size_ = 0;
     }
+    void clear() noexcept { size_ = 0; }
 
 private:
     static constexpr std::size_t kFlushBytes = std::size_t{1} << 20;
     static constexpr std::size_t kSlack = 64;  // room past a write for fixed-size copies
     static constexpr std::size_t kNumberBytes = 40;
     void maybe_flush() {
-        if (size_ >= kFlushBytes) {
+        if (size_ >= flush_at_) {
             flush();
+        }
+    }
+    // Flushed, or (held, or a write larger than the buffer) a larger buffer that keeps the bytes.
+    void make_room(std::size_t bytes) {
+        if (out_ != nullptr) {
+            flush();
+        }
+        if (size_ + bytes > capacity_) {
+            const std::size_t capacity = std::max(2 * capacity_, size_ + bytes + kSlack);
+            std::unique_ptr<char[]> bigger(new char[capacity]);
+            std::memcpy(bigger.get(), buffer_.get(), size_);
+            buffer_ = std::move(bigger);
+            capacity_ = capacity;
         }
     }
     void escaped(std::string_view text);
@@ -165,10 +190,11 @@ private:
         }
         return out + text.size();
     }
-    std::ostream& out_;
+    std::ostream* out_ = nullptr;  // none: held
     std::unique_ptr<char[]> buffer_;
     std::size_t capacity_;
     std::size_t size_ = 0;
+    std::size_t flush_at_ = kFlushBytes;
 };
 
 }  // namespace cko::profile::ncu

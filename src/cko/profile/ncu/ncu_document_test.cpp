@@ -4,10 +4,13 @@
 #include "cko/profile/ncu/ncu_document.hpp"
 
 #include "cko/profile/ncu/ncu_csv.hpp"
+#include "cko/profile/roofline.hpp"
 #include "cko/util/error.hpp"
 #include "cko_test_support.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <sched.h>
 
 #include <algorithm>
 #include <map>
@@ -186,6 +189,70 @@ TEST(NcuDocument, RawPageAcrossManyOutputFlushes) {
     write_report_json(r, out);
     const nlohmann::json doc = nlohmann::json::parse(out.str());
     EXPECT_EQ(expect_document_matches(r, doc), 250u * 1000u);
+}
+
+// The thread's CPUs, and back on scope exit.
+class PinnedToOneCpu {
+public:
+    PinnedToOneCpu() {
+        CPU_ZERO(&before_);
+        EXPECT_EQ(sched_getaffinity(0, sizeof before_, &before_), 0);
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        for (int c = 0; c < CPU_SETSIZE; ++c) {
+            if (CPU_ISSET(c, &before_)) {
+                CPU_SET(c, &one);
+                break;
+            }
+        }
+        EXPECT_EQ(sched_setaffinity(0, sizeof one, &one), 0);
+    }
+    ~PinnedToOneCpu() { sched_setaffinity(0, sizeof before_, &before_); }
+    PinnedToOneCpu(const PinnedToOneCpu&) = delete;
+    PinnedToOneCpu& operator=(const PinnedToOneCpu&) = delete;
+
+private:
+    cpu_set_t before_;
+};
+
+int cpus_of_this_thread() {
+    cpu_set_t cpus;
+    CPU_ZERO(&cpus);
+    return sched_getaffinity(0, sizeof cpus, &cpus) == 0 ? CPU_COUNT(&cpus) : 1;
+}
+
+TEST(NcuDocument, ManyLaunchesWrittenByTwoThreadsAreTheOneThreadsBytes) {
+    // 1,000 launches of three kernels (so the facts' pieces change from launch to launch), with
+    // stall facts and a roofline: on two CPUs the launches go out in chunks written by two
+    // threads, pinned to one CPU by one thread; the bytes are the same.
+    std::string text =
+        "\"ID\",\"Kernel Name\",\"gpu__time_duration.sum\",\"dram__bytes.sum\","
+        "\"smsp__average_warp_latency_issue_stalled_barrier\",\"m\"\n"
+        "\"\",\"\",\"nsecond\",\"byte\",\"\",\"\"\n";
+    for (int row = 0; row < 1000; ++row) {
+        text += fmt::format("\"{}\",\"k{}\",\"{}.5\",\"{}\",\"{}\",\"v{}\"\n", row, row % 3,
+                            1000 + row, 4096 * row, row % 7, row);
+    }
+    const NcuReport r = parse_ncu_csv(text);
+    ASSERT_EQ(r.launches.size(), 1000u);
+    ReportJsonExtras extras;
+    extras.roofline_device = find_device_peaks("h200-sxm");
+    ASSERT_NE(extras.roofline_device, nullptr);
+    std::ostringstream two;
+    write_report_json(r, two, extras);
+    std::ostringstream one;
+    {
+        const PinnedToOneCpu pinned;
+        ASSERT_EQ(cpus_of_this_thread(), 1);
+        write_report_json(r, one, extras);
+    }
+    EXPECT_GT(one.str().size(), 300'000u);
+    EXPECT_EQ(two.str(), one.str());
+    const nlohmann::json doc = nlohmann::json::parse(two.str());
+    EXPECT_EQ(expect_document_matches(r, doc), 4000u);
+    EXPECT_EQ(doc["launches"][999]["kernel"], "k0");
+    EXPECT_EQ(doc["launches"][999]["values"][3], "v999");
+    EXPECT_TRUE(doc["launches"][999].contains("roofline"));
 }
 
 TEST(NcuDocument, DetailsLaunchesWithTheSameRowsShareAListOfColumns) {

@@ -153,14 +153,13 @@ void mark_counters_not_permitted(NcuReport& report);
 
 [[nodiscard]] nlohmann::json rule_to_json(const RuleFinding& rule);
 
-// What a caller adds to the document: top-level members, each launch's placement on a device's
-// roofline (its `roofline` member, launch_roofline_to_json's bytes, where the launch has the
-// inputs), and other members of each launch object (null for none).
+// What a caller adds to the document: top-level members, and each launch's placement on a
+// device's roofline (its `roofline` member, launch_roofline_to_json's bytes, where the launch has
+// the inputs).
 struct ReportJsonExtras {
     nlohmann::json top = nlohmann::json::object();
     const DevicePeaks* roofline_device = nullptr;
     std::optional<Precision> roofline_precision;
-    std::function<nlohmann::json(std::size_t launch)> launch;
 };
 
 // Writes the `cko/ncu-report-v3` document to `out` as it goes: no DOM of the whole report exists,

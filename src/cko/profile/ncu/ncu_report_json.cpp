@@ -10,12 +10,20 @@
 
 #include <fmt/format.h>
 
+#include <sched.h>
+
 #include <algorithm>
+#include <atomic>
+#include <condition_variable>
 #include <cstdint>
+#include <exception>
+#include <future>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <ostream>
 #include <sstream>
+#include <system_error>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -27,10 +35,11 @@ namespace {
 // [key, unit] of each) and `values` (each value's text as printed), read back from the text with
 // one tokenizer for the whole report. A raw page's launches share the header's columns; a details
 // page's launches are grouped by their (key, unit) sequence, in order of first use.
-class MetricWriter {
+// The lists are found once (MetricColumns); each thread that writes launches reads the values
+// back with its own MetricWriter.
+class MetricColumns {
 public:
-    explicit MetricWriter(const NcuReport& report)
-        : report_(report), tokenizer_(report.text, CsvLimits{report.text.size() + 1}) {
+    explicit MetricColumns(const NcuReport& report) {
         const MetricLayout& layout = report.metric_layout;
         list_of_.reserve(report.launches.size());
         std::map<Columns, std::uint32_t> known;
@@ -77,13 +86,41 @@ public:
         js.put(']');
     }
 
+    [[nodiscard]] std::uint32_t list_of(std::size_t launch) const { return list_of_[launch]; }
+    [[nodiscard]] bool empty(std::uint32_t list) const { return lists_[list].empty(); }
+
+private:
+    using Columns = std::vector<std::pair<std::uint32_t, std::uint32_t>>;
+    static constexpr std::uint32_t kNoList = 0xffffffffU;
+
+    std::uint32_t intern(std::map<Columns, std::uint32_t>& known, const Columns& columns) {
+        const auto [it, added] = known.emplace(columns, static_cast<std::uint32_t>(lists_.size()));
+        if (added) {
+            lists_.push_back(columns);
+        }
+        return it->second;
+    }
+
+    std::vector<Columns> lists_;
+    std::vector<std::uint32_t> list_of_;  // per launch, its list in lists_
+    std::uint32_t header_list_ = kNoList;
+};
+
+class MetricWriter {
+public:
+    MetricWriter(const NcuReport& report, const MetricColumns& columns)
+        : report_(report),
+          columns_(columns),
+          tokenizer_(report.text, CsvLimits{report.text.size() + 1}) {}
+
     // `"columns":G,"values":[...]` of launch i.
     void write(JsonStream& js, std::size_t i) {
         const NcuLaunch& launch = report_.launches[i];
         js.raw("\"columns\":");
-        js.integer(list_of_[i]);
+        const std::uint32_t list = columns_.list_of(i);
+        js.integer(list);
         js.raw(",\"values\":");
-        if (lists_[list_of_[i]].empty()) {
+        if (columns_.empty(list)) {
             js.raw("[]");
             return;
         }
@@ -115,17 +152,6 @@ public:
     }
 
 private:
-    using Columns = std::vector<std::pair<std::uint32_t, std::uint32_t>>;
-    static constexpr std::uint32_t kNoList = 0xffffffffU;
-
-    std::uint32_t intern(std::map<Columns, std::uint32_t>& known, const Columns& columns) {
-        const auto [it, added] = known.emplace(columns, static_cast<std::uint32_t>(lists_.size()));
-        if (added) {
-            lists_.push_back(columns);
-        }
-        return it->second;
-    }
-
     // A raw row whose metric cells are `"v",...,"v"` (the parser saw every cell quoted, none
     // with "" escapes, the metric columns side by side: NcuLaunch::raw_values_at) is already the
     // JSON array's inside unless a value holds a backslash or a control character: copied as it
@@ -170,11 +196,9 @@ private:
     }
 
     const NcuReport& report_;
+    const MetricColumns& columns_;
     CsvTokenizer tokenizer_;
     CsvRow row_;
-    std::vector<Columns> lists_;
-    std::vector<std::uint32_t> list_of_;  // per launch, its list in lists_
-    std::uint32_t header_list_ = kNoList;
 };
 
 // `scope` as scope_to_json(scope).dump() prints it (members in nlohmann's sorted order), without
@@ -379,8 +403,7 @@ private:
 };
 
 void write_launch(JsonStream& js, MetricWriter& metrics, FactPieces& pieces,
-                  const NcuLaunch& launch, std::size_t index, const ReportJsonExtras& extras,
-                  const nlohmann::json& extra) {
+                  const NcuLaunch& launch, std::size_t index, const ReportJsonExtras& extras) {
     js.raw("{\"id\":");
     js.optional_integer(launch.scope.launch_id);
     js.raw(",\"kernel\":");
@@ -447,14 +470,118 @@ void write_launch(JsonStream& js, MetricWriter& metrics, FactPieces& pieces,
             write_roofline(js, *in, *extras.roofline_device);
         }
     }
-    if (extra.is_object()) {
-        for (const auto& [name, value] : extra.items()) {
-            js.put(',');
-            js.key(name);
-            js.dom(value);
+    js.put('}');
+}
+
+// What one thread needs to write launches: its own readers and caches.
+struct LaunchWriter {
+    LaunchWriter(const NcuReport& report, const MetricColumns& columns,
+                 const ReportJsonExtras& extras)
+        : report(report), extras(extras), metrics(report, columns) {}
+    // Launches [begin, end), each after a comma but the first of the report.
+    void write(JsonStream& js, std::size_t begin, std::size_t end) {
+        for (std::size_t i = begin; i < end; ++i) {
+            if (i > 0) {
+                js.put(',');
+            }
+            write_launch(js, metrics, pieces, report.launches[i], i, extras);
         }
     }
-    js.put('}');
+    const NcuReport& report;
+    const ReportJsonExtras& extras;
+    MetricWriter metrics;
+    FactPieces pieces;
+};
+
+// Launches in chunks of kChunk, written by two threads: each takes the next chunk not taken,
+// writes it into its own held stream, and sends it to `out` in its turn (chunk k after chunk
+// k - 1), so the document is the one thread's byte for byte. Two threads balance themselves: the
+// one done first takes the next chunk. A thread that fails stops the other; the first error is
+// rethrown. The held buffers are each thread's own and kept from chunk to chunk: no fresh memory
+// per chunk (new pages cost more than the writing on some hosts).
+class TwoWriters {
+public:
+    static constexpr std::size_t kChunk = 64;
+
+    TwoWriters(const NcuReport& report, const MetricColumns& columns,
+               const ReportJsonExtras& extras, std::ostream& out)
+        : report_(report), columns_(columns), extras_(extras), out_(out) {}
+
+    void run() {
+        std::future<void> second;
+        try {
+            second = std::async(std::launch::async, [this] { work(); });
+        } catch (const std::system_error&) {
+            // No second thread to be had: this one takes every chunk, in order.
+        }
+        work();
+        if (second.valid()) {
+            second.get();
+        }
+        if (error_) {
+            std::rethrow_exception(error_);
+        }
+    }
+
+private:
+    void work() noexcept {
+        try {
+            LaunchWriter writer(report_, columns_, extras_);
+            JsonStream held{JsonStream::Held{}};
+            const std::size_t launches = report_.launches.size();
+            for (;;) {
+                const std::size_t k = next_.fetch_add(1);
+                const std::size_t begin = k * kChunk;
+                if (begin >= launches || stopped()) {
+                    return;
+                }
+                held.clear();
+                writer.write(held, begin, std::min(launches, begin + kChunk));
+                std::unique_lock<std::mutex> lock(mutex_);
+                turn_changed_.wait(lock, [&] { return turn_ == k || stop_; });
+                if (stop_) {
+                    return;
+                }
+                lock.unlock();
+                held.write_to(out_);  // only the thread whose turn it is writes
+                lock.lock();
+                turn_ = k + 1;
+                turn_changed_.notify_all();
+            }
+        } catch (...) {
+            const std::lock_guard<std::mutex> lock(mutex_);
+            if (!error_) {
+                error_ = std::current_exception();
+            }
+            stop_ = true;
+            turn_changed_.notify_all();
+        }
+    }
+    bool stopped() {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        return stop_;
+    }
+
+    const NcuReport& report_;
+    const MetricColumns& columns_;
+    const ReportJsonExtras& extras_;
+    std::ostream& out_;
+    std::atomic<std::size_t> next_{0};
+    std::mutex mutex_;
+    std::condition_variable turn_changed_;
+    std::size_t turn_ = 0;  // the chunk whose bytes go to out_ next
+    bool stop_ = false;
+    std::exception_ptr error_;
+};
+
+// Two threads when there are two CPUs to run them and enough launches to share.
+bool two_writers_pay(std::size_t launches) {
+    if (launches < 4 * TwoWriters::kChunk) {
+        return false;
+    }
+    cpu_set_t cpus;
+    CPU_ZERO(&cpus);
+    return sched_getaffinity(0, sizeof cpus, &cpus) != 0 || CPU_COUNT(&cpus) >= 2;
 }
 
 }  // namespace
@@ -503,17 +630,15 @@ void write_report_json(const NcuReport& report, std::ostream& out, const ReportJ
     text.pop_back();
     js.raw(text);
     js.raw(head.empty() ? "" : ",");
-    MetricWriter metrics(report);
+    const MetricColumns columns(report);
     js.key("metric_columns");
-    metrics.write_columns(js);
+    columns.write_columns(js);
     js.raw(",\"launches\":[");
-    FactPieces pieces;
-    for (std::size_t i = 0; i < report.launches.size(); ++i) {
-        if (i > 0) {
-            js.put(',');
-        }
-        write_launch(js, metrics, pieces, report.launches[i], i, extras,
-                     extras.launch ? extras.launch(i) : nlohmann::json());
+    if (two_writers_pay(report.launches.size())) {
+        js.flush();
+        TwoWriters(report, columns, extras, out).run();
+    } else {
+        LaunchWriter(report, columns, extras).write(js, 0, report.launches.size());
     }
     js.raw("]}\n");
 }

@@ -5,6 +5,9 @@
 
 #include <fmt/format.h>
 
+#include <array>
+#include <string_view>
+
 namespace cko::profile::ncu {
 namespace {
 
@@ -66,41 +69,83 @@ void add_roofline(ReportJsonExtras& extras, const RooflineChoice& choice) {
     }
 }
 
+namespace {
+
+// The facts a roofline reads, each the first of its id (as NcuLaunch::find gives it), found in
+// one pass over the launch's facts: a raw page's --json asks this of every launch.
+struct RooflineFacts {
+    const LaunchFact* duration = nullptr;
+    std::array<const LaunchFact*, 4> flop{};  // by Precision
+    const LaunchFact* bytes = nullptr;
+    const LaunchFact* read = nullptr;
+    const LaunchFact* write = nullptr;
+    const LaunchFact* rate = nullptr;
+
+    explicit RooflineFacts(const NcuLaunch& launch) {
+        const auto first = [](const LaunchFact*& slot, const LaunchFact& f) {
+            if (slot == nullptr) {
+                slot = &f;
+            }
+        };
+        for (const LaunchFact& f : launch.facts) {
+            const std::string_view id = f.id;
+            if (id.starts_with("flop.")) {
+                if (const auto p = precision_from_name(id.substr(5))) {
+                    first(flop[static_cast<std::size_t>(*p)], f);
+                }
+            } else if (id == "duration") {
+                first(duration, f);
+            } else if (id.starts_with("dram.")) {
+                const std::string_view rest = id.substr(5);
+                if (rest == "bytes") {
+                    first(bytes, f);
+                } else if (rest == "bytes_read") {
+                    first(read, f);
+                } else if (rest == "bytes_write") {
+                    first(write, f);
+                } else if (rest == "throughput") {
+                    first(rate, f);
+                }
+            }
+        }
+    }
+};
+
+}  // namespace
+
 std::optional<LaunchRooflineInput> roofline_input(const NcuLaunch& launch,
                                                   std::optional<Precision> precision) {
-    const LaunchFact* duration = launch.find("duration");
+    const RooflineFacts facts(launch);
+    const LaunchFact* duration = facts.duration;
     if (duration == nullptr || duration->value <= 0) {
         return std::nullopt;
     }
     LaunchRooflineInput out;
     out.input.duration_ns = duration->value;
+    const auto flop = [&](Precision p) { return facts.flop[static_cast<std::size_t>(p)]; };
     if (precision) {
         out.input.precision = *precision;
-        if (const LaunchFact* f = launch.find("flop." + std::string(precision_name(*precision)))) {
+        if (const LaunchFact* f = flop(*precision)) {
             out.input.flops = f->value;
         }
     } else {
         for (const Precision p :
              {Precision::fp32, Precision::fp64, Precision::fp16, Precision::bf16}) {
-            const LaunchFact* f = launch.find("flop." + std::string(precision_name(p)));
+            const LaunchFact* f = flop(p);
             if (f != nullptr && (!out.input.flops || f->value > *out.input.flops)) {
                 out.input.flops = f->value;
                 out.input.precision = p;
             }
         }
     }
-    const LaunchFact* bytes = launch.find("dram.bytes");
-    const LaunchFact* read = launch.find("dram.bytes_read");
-    const LaunchFact* write = launch.find("dram.bytes_write");
-    const LaunchFact* rate = launch.find("dram.throughput");
-    if (bytes != nullptr) {
-        out.input.dram_bytes = bytes->value;
+    if (facts.bytes != nullptr) {
+        out.input.dram_bytes = facts.bytes->value;
         out.bytes_from = "dram.bytes";
-    } else if (read != nullptr && write != nullptr) {
-        out.input.dram_bytes = read->value + write->value;
+    } else if (facts.read != nullptr && facts.write != nullptr) {
+        out.input.dram_bytes = facts.read->value + facts.write->value;
         out.bytes_from = "dram.bytes_read + dram.bytes_write";
-    } else if (rate != nullptr) {
-        out.input.dram_bytes = rate->value * duration->value * 1e-9;
+    } else if (facts.rate != nullptr) {
+        out.input.dram_bytes = facts.rate->value * duration->value * 1e-9;
         out.bytes_from = "dram.throughput × duration";
     }
     return out;
@@ -115,7 +160,7 @@ nlohmann::json launch_roofline_to_json(const NcuLaunch& launch, const DevicePeak
     const RooflinePlacement placement = place_on_roofline(in->input, device);
     nlohmann::json roofline = placement_to_json(placement, device);
     roofline["bytes_from"] =
-        in->bytes_from.empty() ? nlohmann::json() : nlohmann::json(in->bytes_from);
+        in->bytes_from.empty() ? nlohmann::json() : nlohmann::json(std::string(in->bytes_from));
     roofline["facts"] = nlohmann::json::array();
     for (const Fact& f : roofline_facts(placement, launch.scope)) {
         roofline["facts"].push_back(

@@ -6,12 +6,14 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace cko::profile::ncu {
 
 struct LaunchRooflineInput {
     RooflineInput input;
-    std::string bytes_from;  // the fact(s) the DRAM bytes came from, or how they were derived
+    // The fact(s) the DRAM bytes came from, or how they were derived (a literal; empty: none).
+    std::string_view bytes_from;
 };
 
 // FLOP: `precision` when given, else the precision with the most FLOP (fp32 when none counted).
