@@ -73,6 +73,15 @@ std::string_view cell(std::span<const std::string_view> cells, std::size_t index
 }
 
 std::optional<std::int64_t> parse_integer(std::string_view text) {
+    // Digits only (IDs, streams, devices: a raw page has several per row): the integer, as below.
+    if (!text.empty() && text.size() <= 15 &&
+        std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+        std::int64_t v = 0;
+        for (const char c : text) {
+            v = v * 10 + (c - '0');
+        }
+        return v;
+    }
     const std::optional<double> v = parse_ncu_number(text);
     if (!v || *v != std::floor(*v) || std::fabs(*v) > 9.0e15) {
         return std::nullopt;

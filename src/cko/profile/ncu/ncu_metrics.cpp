@@ -409,6 +409,14 @@ std::optional<double> parse_ncu_number(std::string_view text) noexcept {
     if (const auto fast = plain_decimal(text)) {
         return fast;
     }
+    // Text ("No-CC", "n/a", a device name): from_chars would take no digit, or only inf or nan,
+    // which are refused below anyway. A raw page has a few such cells per row.
+    const std::size_t plus = text[0] == '+' ? 1 : 0;
+    const std::size_t minus = plus < text.size() && text[plus] == '-' ? 1 : 0;
+    const std::size_t lead = plus + minus;
+    if (lead == text.size() || (text[lead] != '.' && (text[lead] < '0' || text[lead] > '9'))) {
+        return std::nullopt;
+    }
     // Copy without thousands separators; a separator must sit between digits of the integer part.
     std::array<char, 64> buf{};
     std::size_t n = 0;

@@ -26,6 +26,21 @@ TEST(NcuNumber, ReadsThousandsSeparatorsAndRefusesTheRest) {
     EXPECT_FALSE(parse_ncu_number(""));
 }
 
+TEST(NcuNumber, TextIsRefusedBeforeTheGeneralPathAndSignsAndDotsStillRead) {
+    // The early refusal of a cell that cannot start a number keeps what from_chars read.
+    EXPECT_FALSE(parse_ncu_number("No-CC"));
+    EXPECT_FALSE(parse_ncu_number("NVIDIA H200"));
+    EXPECT_FALSE(parse_ncu_number("-nan"));
+    EXPECT_FALSE(parse_ncu_number("+inf"));
+    EXPECT_FALSE(parse_ncu_number("-"));
+    EXPECT_FALSE(parse_ncu_number("+"));
+    EXPECT_FALSE(parse_ncu_number(" 5"));
+    EXPECT_EQ(parse_ncu_number(".5e1"), 5.0);
+    EXPECT_EQ(parse_ncu_number("-.25e1"), -2.5);
+    EXPECT_EQ(parse_ncu_number("+-2e0"), -2.0);
+    EXPECT_EQ(parse_ncu_number("+1,000e0"), 1000.0);
+}
+
 TEST(NcuSemantics, OffersFortyEightNamedFacts) {
     std::set<std::string_view> ids;
     for (const SemanticSource& s : semantic_sources()) {
