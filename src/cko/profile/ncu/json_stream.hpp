@@ -31,7 +31,7 @@ class JsonStream {
 public:
     explicit JsonStream(std::ostream& out)
         : out_(&out), buffer_(new char[kFlushBytes + kSlack]), capacity_(kFlushBytes + kSlack) {}
-    // A stream that holds what is written, never flushing, until written_out() sends it on and
+    // A stream that holds what is written, never flushing, until write_to() sends it on and
     // clear() starts over: a piece of the document written on one thread and sent on by it in
     // its turn (ncu_report_json.cpp). The buffer grows as needed and is kept across clear().
     struct Held {};

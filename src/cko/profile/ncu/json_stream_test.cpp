@@ -81,5 +81,27 @@ TEST(JsonStream, AnEmptyViewWithANullDataIsAnEmptyString) {
     EXPECT_EQ(out.str(), R"(["","","":1])");
 }
 
+// A held stream keeps everything written (past its first megabyte too) until write_to() sends it,
+// keeps nothing after clear(), and sends nothing of its own when it goes.
+TEST(JsonStream, AHeldStreamKeepsItsBytesUntilWrittenOut) {
+    std::ostringstream out;
+    std::string want;
+    {
+        JsonStream held{JsonStream::Held{}};
+        held.raw("gone");
+        held.clear();
+        for (int i = 0; i < 300000; ++i) {  // about 2.4 MB: the buffer grows, twice
+            held.integer(i);
+            held.put(',');
+            want += std::to_string(i) + ",";
+        }
+        EXPECT_EQ(out.str(), "");
+        held.write_to(out);
+        EXPECT_EQ(out.str(), want);
+        held.raw("left");  // never written out
+    }
+    EXPECT_EQ(out.str(), want);
+}
+
 }  // namespace
 }  // namespace cko::profile::ncu
