@@ -27,6 +27,7 @@ mutants=(
   "kineto_event_count|src/cko/profile/kineto/trace_summary.cpp|    ++summary_.events;|    summary_.events += summary_.events == 0 ? 2 : 1;|profile_kineto_test cko|^(KinetoTrace|cli_trace)"
   "kineto_p99_as_p95|src/cko/profile/kineto/trace_summary.cpp|l.p99_ns = nearest_rank(latencies_, 99);|l.p99_ns = nearest_rank(latencies_, 95);|profile_kineto_test|^KinetoTrace"
   "ncu_metrics_cut_to_10|src/cko/profile/ncu/ncu_report_json.cpp|        for (std::size_t r = 0; r < launch.metric_rows.size(); ++r) {|        for (std::size_t r = 0; r < launch.metric_rows.size() && r < 10; ++r) {|cko|^cli_ncu$"
+  "ncu_writers_out_of_turn|src/cko/profile/ncu/ncu_report_json.cpp|turn_changed_.wait(lock, [&] { return turn_ == k \\p\\p stop_; });|turn_changed_.wait(lock, [&] { return true; });|profile_ncu_test|^NcuDocument\\.ManyLaunches"
   "nsys_row_count_plus_one|src/cko/profile/nsys/stats_row.cpp|    row.count = static_cast<std::int64_t>(n);|    row.count = static_cast<std::int64_t>(n) + 1;|profile_nsys_test cko|^(NsysExport|StatsRow|cli_trace)"
   "champion_accepts_any_verdict|src/cko/eval/champion.cpp|    } else if (verdict != \"improved\") {|    } else if (verdict == \"no such verdict\") {|eval_test|^ChampionTest"
   "champion_ignores_staleness|src/cko/eval/champion.cpp|    if (out.at(\"reference\").at(\"digest\") != current.digest) {|    if (false && out.at(\"reference\").at(\"digest\") != current.digest) {|eval_test|^ChampionTest"
@@ -201,7 +202,9 @@ mutant() {
     if [ "$n" -eq 0 ]; then
       result="SURVIVED (no test matched $regex)"
     elif [ "$rc" -ne 0 ]; then
-      result="killed by $(grep -m1 -Eo 'Test +#[0-9]+: [^ ]+ \.*\*+Failed' "$scratch/$name.test.log" | awk '{print $3}')"
+      # A test that fails, crashes (***Exception: SegFault) or times out: its name (a crash once
+      # stopped the lane here, the grep finding no "Failed").
+      result="killed by $( (grep -m1 -Eo 'Test +#[0-9]+: [^ ]+ \.*\*+(Failed|Exception|Timeout)' "$scratch/$name.test.log" || true) | awk '{print $3}')"
     else
       result="SURVIVED ($n tests passed)"
     fi
@@ -214,7 +217,7 @@ mutant() {
       else
         (cd build && ctest -j "$lane_jobs" >"$scratch/$name.full.log" 2>&1) || full_rc=$?
         if [ "$full_rc" -ne 0 ]; then
-          result="killed by the whole suite: $(grep -m1 -Eo 'Test +#[0-9]+: [^ ]+ \.*\*+Failed' "$scratch/$name.full.log" | awk '{print $3}') (widen the row's regex)"
+          result="killed by the whole suite: $( (grep -m1 -Eo 'Test +#[0-9]+: [^ ]+ \.*\*+(Failed|Exception|Timeout)' "$scratch/$name.full.log" || true) | awk '{print $3}') (widen the row's regex)"
         else
           result="$result; the whole suite passed too"
         fi
