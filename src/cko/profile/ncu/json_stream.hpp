@@ -36,9 +36,7 @@ public:
     // its turn (ncu_report_json.cpp). The buffer grows as needed and is kept across clear().
     struct Held {};
     explicit JsonStream(Held /*tag*/)
-        : buffer_(new char[kFlushBytes + kSlack]),
-          capacity_(kFlushBytes + kSlack),
-          flush_at_(std::size_t(-1)) {}
+        : buffer_(new char[kFlushBytes + kSlack]), capacity_(kFlushBytes + kSlack) {}
     ~JsonStream() { flush(); }
     JsonStream(const JsonStream&) = delete;
     JsonStream& operator=(const JsonStream&) = delete;
@@ -164,7 +162,7 @@ private:
     static constexpr std::size_t kSlack = 64;  // room past a write for fixed-size copies
     static constexpr std::size_t kNumberBytes = 40;
     void maybe_flush() {
-        if (size_ >= flush_at_) {
+        if (size_ >= kFlushBytes) {  // a held stream's flush() keeps its bytes
             flush();
         }
     }
@@ -194,7 +192,6 @@ private:
     std::unique_ptr<char[]> buffer_;
     std::size_t capacity_;
     std::size_t size_ = 0;
-    std::size_t flush_at_ = kFlushBytes;
 };
 
 }  // namespace cko::profile::ncu
