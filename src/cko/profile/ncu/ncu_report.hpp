@@ -136,6 +136,8 @@ struct NcuReport {
     std::shared_ptr<const void> text_owner;
     std::shared_ptr<std::deque<std::string>> strings;
     std::shared_ptr<HugePageArena> arena;  // the launches' facts and metric arrays
+    // More of what launches view: the strings and arena of rows read by a second thread.
+    std::vector<std::shared_ptr<const void>> kept;
     MetricLayout metric_layout;
 
     [[nodiscard]] bool counters_permitted() const noexcept;

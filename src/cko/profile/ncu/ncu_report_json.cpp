@@ -6,11 +6,10 @@
 #include "cko/profile/ncu/csv_tokenizer.hpp"
 #include "cko/profile/ncu/json_stream.hpp"
 #include "cko/profile/ncu/ncu_roofline.hpp"
+#include "cko/profile/ncu/row_split.hpp"
 #include "cko/profile/roofline.hpp"
 
 #include <fmt/format.h>
-
-#include <sched.h>
 
 #include <algorithm>
 #include <atomic>
@@ -579,9 +578,7 @@ bool two_writers_pay(std::size_t launches) {
     if (launches < 4 * TwoWriters::kChunk) {
         return false;
     }
-    cpu_set_t cpus;
-    CPU_ZERO(&cpus);
-    return sched_getaffinity(0, sizeof cpus, &cpus) != 0 || CPU_COUNT(&cpus) >= 2;
+    return two_cpus_available();
 }
 
 }  // namespace

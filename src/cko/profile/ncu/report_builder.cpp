@@ -153,6 +153,7 @@ void ReportBuilder::note_unmodeled(std::size_t launch, std::uint32_t key, std::u
         return;
     }
     info.listed_unmodeled = true;
+    unmodeled_keys_.push_back(key);
     Unmodeled u;
     u.name = describe(key);
     u.unit = report_.units[unit];
@@ -329,8 +330,8 @@ void ReportBuilder::order_slots() {
 }
 
 void ReportBuilder::finish_launch(std::size_t li) {
-    if (finished_.size() < report_.launches.size()) {
-        finished_.resize(report_.launches.size(), 0);
+    if (finished_.size() < launch_slots_.size()) {
+        finished_.resize(launch_slots_.size(), 0);
     }
     if (finished_[li] != 0) {
         return;
@@ -415,7 +416,7 @@ const std::vector<LaunchFact>& ReportBuilder::rule_facts(const NcuLaunch& launch
 }
 
 void ReportBuilder::finish() {
-    for (std::size_t li = 0; li < report_.launches.size(); ++li) {
+    for (std::size_t li = 0; li < launch_slots_.size(); ++li) {
         finish_launch(li);
     }
 }

@@ -50,8 +50,17 @@ public:
     // were built from: a raw page's launch is done after its one row, so a raw import never holds
     // more than one launch's slot values. Later calls for that launch do nothing.
     void finish_launch(std::size_t launch);
-    // Builds every launch's facts not built yet.
+    // Builds the facts of every launch added here not built yet.
     void finish();
+
+    // Whether a metric's unmodeled entry is listed (NcuReport::unmodeled lists each once), and the
+    // keys of the entries listed here, in order.
+    [[nodiscard]] bool listed_unmodeled(std::uint32_t key) const noexcept {
+        return key < keys_.size() && keys_[key].listed_unmodeled;
+    }
+    [[nodiscard]] const std::vector<std::uint32_t>& unmodeled_keys() const noexcept {
+        return unmodeled_keys_;
+    }
 
     // A string kept in the report (NcuReport::strings) for LaunchFacts to view, stored once.
     [[nodiscard]] std::string_view intern(std::string_view text);
@@ -129,6 +138,7 @@ private:
     void note_if_not_number(std::size_t launch, std::uint32_t key, std::uint32_t unit,
                             std::string_view value);
     std::unordered_map<std::string, std::string_view, StringHash, std::equal_to<>> interned_;
+    std::vector<std::uint32_t> unmodeled_keys_;
 };
 
 }  // namespace cko::profile::ncu
