@@ -6,23 +6,18 @@
 #include "cko/profile/ncu/csv_tokenizer.hpp"
 #include "cko/profile/ncu/json_stream.hpp"
 #include "cko/profile/ncu/ncu_roofline.hpp"
-#include "cko/profile/ncu/row_split.hpp"
+#include "cko/profile/ncu/two_writers.hpp"
 #include "cko/profile/roofline.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <atomic>
-#include <condition_variable>
 #include <cstdint>
-#include <exception>
-#include <future>
 #include <map>
-#include <mutex>
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <sstream>
-#include <system_error>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -492,95 +487,6 @@ struct LaunchWriter {
     FactPieces pieces;
 };
 
-// Launches in chunks of kChunk, written by two threads: each takes the next chunk not taken,
-// writes it into its own held stream, and sends it to `out` in its turn (chunk k after chunk
-// k - 1), so the document is the one thread's byte for byte. Two threads balance themselves: the
-// one done first takes the next chunk. A thread that fails stops the other; the first error is
-// rethrown. The held buffers are each thread's own and kept from chunk to chunk: no fresh memory
-// per chunk (new pages cost more than the writing on some hosts).
-class TwoWriters {
-public:
-    static constexpr std::size_t kChunk = 64;
-
-    TwoWriters(const NcuReport& report, const MetricColumns& columns,
-               const ReportJsonExtras& extras, std::ostream& out)
-        : report_(report), columns_(columns), extras_(extras), out_(out) {}
-
-    void run() {
-        std::future<void> second;
-        try {
-            second = std::async(std::launch::async, [this] { work(); });
-        } catch (const std::system_error&) {
-            // No second thread to be had: this one takes every chunk, in order.
-        }
-        work();
-        if (second.valid()) {
-            second.get();
-        }
-        if (error_) {
-            std::rethrow_exception(error_);
-        }
-    }
-
-private:
-    void work() noexcept {
-        try {
-            LaunchWriter writer(report_, columns_, extras_);
-            JsonStream held{JsonStream::Held{}};
-            const std::size_t launches = report_.launches.size();
-            for (;;) {
-                const std::size_t k = next_.fetch_add(1);
-                const std::size_t begin = k * kChunk;
-                if (begin >= launches || stopped()) {
-                    return;
-                }
-                held.clear();
-                writer.write(held, begin, std::min(launches, begin + kChunk));
-                std::unique_lock<std::mutex> lock(mutex_);
-                turn_changed_.wait(lock, [&] { return turn_ == k || stop_; });
-                if (stop_) {
-                    return;
-                }
-                lock.unlock();
-                held.write_to(out_);  // only the thread whose turn it is writes
-                lock.lock();
-                turn_ = k + 1;
-                turn_changed_.notify_all();
-            }
-        } catch (...) {
-            const std::lock_guard<std::mutex> lock(mutex_);
-            if (!error_) {
-                error_ = std::current_exception();
-            }
-            stop_ = true;
-            turn_changed_.notify_all();
-        }
-    }
-    bool stopped() {
-        const std::lock_guard<std::mutex> lock(mutex_);
-        return stop_;
-    }
-
-    const NcuReport& report_;
-    const MetricColumns& columns_;
-    const ReportJsonExtras& extras_;
-    std::ostream& out_;
-    std::atomic<std::size_t> next_{0};
-    std::mutex mutex_;
-    std::condition_variable turn_changed_;
-    std::size_t turn_ = 0;  // the chunk whose bytes go to out_ next
-    bool stop_ = false;
-    std::exception_ptr error_;
-};
-
-// Two threads when there are two CPUs to run them and enough launches to share.
-bool two_writers_pay(std::size_t launches) {
-    if (launches < 4 * TwoWriters::kChunk) {
-        return false;
-    }
-    return two_cpus_available();
-}
-
 }  // namespace
 
 void write_report_json(const NcuReport& report, std::ostream& out, const ReportJsonExtras& extras) {
@@ -631,9 +537,15 @@ void write_report_json(const NcuReport& report, std::ostream& out, const ReportJ
     js.key("metric_columns");
     columns.write_columns(js);
     js.raw(",\"launches\":[");
-    if (two_writers_pay(report.launches.size())) {
+    if (TwoWriters::pay(report.launches.size())) {
         js.flush();
-        TwoWriters(report, columns, extras, out).run();
+        const auto make_writer = [&]() -> TwoWriters::WriteRange {
+            auto writer = std::make_shared<LaunchWriter>(report, columns, extras);
+            return [writer](JsonStream& to, std::size_t begin, std::size_t end) {
+                writer->write(to, begin, end);
+            };
+        };
+        TwoWriters(report.launches.size(), make_writer, out).run();
     } else {
         LaunchWriter(report, columns, extras).write(js, 0, report.launches.size());
     }
