@@ -168,6 +168,12 @@ using csv_parse::CsvParser;
 void read_raw_tail(std::string_view text, const NcuParseOptions& options,
                    RowSplit& split) noexcept {
     try {
+        if (split.cancelled()) {  // the main thread is done (or never opened the split)
+            RawTail none;
+            none.cancelled = true;
+            split.deliver(std::move(none));
+            return;
+        }
         split.deliver(CsvParser(text, nullptr, options).read_tail(split));
     } catch (...) {
         split.fail(std::current_exception());

@@ -12,6 +12,8 @@ void RowSplit::open(std::size_t header_offset, std::size_t units_offset,
     units_offset_ = units_offset;
     progress_.store(position, std::memory_order_relaxed);
     open_.store(true, std::memory_order_release);
+    events_.fetch_add(1, std::memory_order_release);
+    events_.notify_all();
     if (wait_for_pick_) {
         for (;;) {
             const unsigned seen = events_.load(std::memory_order_acquire);
@@ -20,6 +22,16 @@ void RowSplit::open(std::size_t header_offset, std::size_t units_offset,
             }
             events_.wait(seen, std::memory_order_acquire);
         }
+    }
+}
+
+void RowSplit::wait_until_open_or_closed() const noexcept {
+    for (;;) {
+        const unsigned seen = events_.load(std::memory_order_acquire);
+        if (is_open() || cancelled()) {
+            return;
+        }
+        events_.wait(seen, std::memory_order_acquire);
     }
 }
 

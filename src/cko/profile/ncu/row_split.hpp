@@ -72,6 +72,8 @@ public:
         return cancelled_.load(std::memory_order_relaxed);
     }
     [[nodiscard]] bool is_open() const noexcept { return open_.load(std::memory_order_acquire); }
+    // Waits until the main thread opens the split or closes it (tests: then pick_at).
+    void wait_until_open_or_closed() const noexcept;
     [[nodiscard]] std::size_t header_offset() const noexcept { return header_offset_; }
     [[nodiscard]] std::size_t units_offset() const noexcept { return units_offset_; }
     [[nodiscard]] std::size_t split() const noexcept {
@@ -90,7 +92,7 @@ private:
     std::atomic<bool> cancelled_{false};
     std::atomic<std::size_t> progress_{0};
     std::atomic<std::size_t> split_{kNone};
-    std::atomic<unsigned> events_{0};  // a pick or a close: what open() waits for (tests)
+    std::atomic<unsigned> events_{0};  // an open, a pick or a close: what the waits wait for
     std::promise<RawTail> tail_;
 };
 

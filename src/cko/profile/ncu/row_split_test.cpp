@@ -69,9 +69,7 @@ std::string document_of(const NcuReport& report) {
 NcuReport parse_split_at(const std::string& text, std::size_t at) {
     RowSplit split(/*wait_for_pick=*/true);
     std::thread tail([&] {
-        while (!split.is_open() && !split.cancelled()) {
-            std::this_thread::yield();
-        }
+        split.wait_until_open_or_closed();
         split.pick_at(at);
         read_raw_tail(text, {}, split);
     });
@@ -179,6 +177,19 @@ TEST(RowSplit, APickTakesARowStartHalfwayThroughWhatIsLeft) {
     EXPECT_FALSE(small.pick(text, text.size()).has_value());  // less left than asked
     small.close();
     EXPECT_FALSE(small.pick(text, 0).has_value());  // closed
+}
+
+TEST(RowSplit, ATailPickedAfterTheMainThreadIsDoneReadsNothing) {
+    // The main thread failed before its header (or finished) and closed the split: a tail the
+    // second thread would read then is delivered empty, not an error about a header it never saw.
+    const std::string text = raw_page();
+    RowSplit split;
+    split.close();
+    split.pick_at(text.find("\"5\","));
+    read_raw_tail(text, {}, split);
+    const RawTail tail = split.wait_tail();
+    EXPECT_TRUE(tail.cancelled);
+    EXPECT_TRUE(tail.report.launches.empty());
 }
 
 TEST(RowSplit, AReadFileOfManyRowsIsTheTextsReport) {
