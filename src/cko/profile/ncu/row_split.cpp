@@ -12,27 +12,19 @@ void RowSplit::open(std::size_t header_offset, std::size_t units_offset,
     units_offset_ = units_offset;
     progress_.store(position, std::memory_order_relaxed);
     open_.store(true, std::memory_order_release);
-    events_.fetch_add(1, std::memory_order_release);
-    events_.notify_all();
+    signal();
     if (wait_for_pick_) {
-        for (;;) {
-            const unsigned seen = events_.load(std::memory_order_acquire);
-            if (split_.load(std::memory_order_acquire) != kNone || cancelled()) {
-                break;
-            }
-            events_.wait(seen, std::memory_order_acquire);
-        }
+        wait_until([&] { return split() != kNone || cancelled(); });
     }
 }
 
 void RowSplit::wait_until_open_or_closed() const noexcept {
-    for (;;) {
-        const unsigned seen = events_.load(std::memory_order_acquire);
-        if (is_open() || cancelled()) {
-            return;
-        }
-        events_.wait(seen, std::memory_order_acquire);
-    }
+    wait_until([&] { return is_open() || cancelled(); });
+}
+
+void RowSplit::signal() noexcept {
+    events_.fetch_add(1, std::memory_order_release);
+    events_.notify_all();
 }
 
 RowSplit::Reached RowSplit::reached(std::size_t position) noexcept {
@@ -53,8 +45,7 @@ RawTail RowSplit::wait_tail() {
 
 void RowSplit::close() noexcept {
     cancelled_.store(true, std::memory_order_relaxed);
-    events_.fetch_add(1, std::memory_order_release);
-    events_.notify_all();
+    signal();
 }
 
 std::optional<std::size_t> RowSplit::pick(std::string_view text, std::size_t min_bytes) noexcept {
@@ -83,8 +74,7 @@ std::optional<std::size_t> RowSplit::pick(std::string_view text, std::size_t min
 
 void RowSplit::pick_at(std::size_t split) noexcept {
     split_.store(split, std::memory_order_release);
-    events_.fetch_add(1, std::memory_order_release);
-    events_.notify_all();
+    signal();
 }
 
 void RowSplit::deliver(RawTail tail) {

@@ -85,6 +85,20 @@ public:
     void fail(std::exception_ptr error);
 
 private:
+    // An open, a pick or a close happened: wakes wait_until.
+    void signal() noexcept;
+    // Blocks until `done()` holds, re-checked after each signal().
+    template <class Done>
+    void wait_until(Done done) const noexcept {
+        for (;;) {
+            const unsigned seen = events_.load(std::memory_order_acquire);
+            if (done()) {
+                return;
+            }
+            events_.wait(seen, std::memory_order_acquire);
+        }
+    }
+
     bool wait_for_pick_ = false;
     std::size_t header_offset_ = kNone;
     std::size_t units_offset_ = kNone;
