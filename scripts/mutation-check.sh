@@ -29,6 +29,7 @@ mutants=(
   "ncu_metrics_cut_to_10|src/cko/profile/ncu/ncu_report_json.cpp|        for (std::size_t r = 0; r < launch.metric_rows.size(); ++r) {|        for (std::size_t r = 0; r < launch.metric_rows.size() && r < 10; ++r) {|cko|^cli_ncu$"
   "ncu_writers_out_of_turn|src/cko/profile/ncu/two_writers.cpp|turn_changed_.wait(lock, [&] { return turn_ == k \\p\\p stop_; });|turn_changed_.wait(lock, [&] { return true; });|profile_ncu_test|^NcuDocument\\.ManyLaunches"
   "ncu_tail_unmodeled_twice|src/cko/profile/ncu/ncu_csv_raw.cpp|        if (!builder_.listed_unmodeled(tail.unmodeled_keys[i])) {|        if (true) {|profile_ncu_test|^RowSplit\\."
+  "ncu_tail_durations_dropped|src/cko/profile/ncu/ncu_csv_raw.cpp|    tail_without_duration_ = tail.without_duration;|    tail_without_duration_ = 0;|profile_ncu_test|^RowSplit\\."
   "ncu_tail_where_no_row_starts|src/cko/profile/ncu/row_split.cpp|    if (position == at) {|    if (position >= at) {|profile_ncu_test|^RowSplit\\."
   "nsys_row_count_plus_one|src/cko/profile/nsys/stats_row.cpp|    row.count = static_cast<std::int64_t>(n);|    row.count = static_cast<std::int64_t>(n) + 1;|profile_nsys_test cko|^(NsysExport|StatsRow|cli_trace)"
   "champion_accepts_any_verdict|src/cko/eval/champion.cpp|    } else if (verdict != \"improved\") {|    } else if (verdict == \"no such verdict\") {|eval_test|^ChampionTest"

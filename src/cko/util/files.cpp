@@ -381,12 +381,21 @@ std::shared_ptr<const MappedFile> MappedFile::open(const fs::path& path, std::ui
     if (size == 0) {  // mmap refuses a length of 0
         return std::shared_ptr<const MappedFile>(new MappedFile(nullptr, 0));
     }
-    // MAP_POPULATE: the whole file is read anyway; mapping it in one call costs less than faults.
-    void* data = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd.get(), 0);
+    // Not populated here (see populate()): the caller chooses the thread that pays for it.
+    void* data = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd.get(), 0);
     if (data == MAP_FAILED) {
         throw_errno(errno, "cannot map", path);
     }
     return std::shared_ptr<const MappedFile>(new MappedFile(static_cast<const char*>(data), size));
+}
+
+void MappedFile::populate() const noexcept {
+#ifdef MADV_POPULATE_READ
+    if (data_ != nullptr) {
+        // Advice: an error (EINVAL before Linux 5.14) leaves the pages to fault in on first touch.
+        (void)::madvise(const_cast<char*>(data_), size_, MADV_POPULATE_READ);
+    }
+#endif
 }
 
 MappedFile::~MappedFile() {

@@ -85,6 +85,11 @@ public:
     MappedFile& operator=(const MappedFile&) = delete;
 
     [[nodiscard]] std::string_view bytes() const noexcept { return {data_, size_}; }
+    // Maps every page of the file now (MADV_POPULATE_READ, Linux 5.14+), in one call rather than
+    // a fault per few pages. open() does not: mapping 100 MB takes 3-4 ms, so a reader populates
+    // on the thread that reads every byte first while another starts on the first pages (which
+    // fault in as usual). Nothing happens on an older kernel: the pages fault in on first touch.
+    void populate() const noexcept;
 
 private:
     MappedFile(const char* data, std::size_t size) : data_(data), size_(size) {}

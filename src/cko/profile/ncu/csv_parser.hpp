@@ -141,6 +141,7 @@ private:
     bool seen_banner_ = false;
     RowSplit* split_ = nullptr;  // while the main thread's rows may end where a tail starts
     std::vector<std::string_view> tail_other_lines_;
+    std::size_t tail_without_duration_ = 0;  // the merged tail's launches with no duration
 };
 
 }  // namespace cko::profile::ncu::csv_parse

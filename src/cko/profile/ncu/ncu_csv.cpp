@@ -389,9 +389,7 @@ void CsvParser::note_dialect_and_missing_durations() {
             "l2.throughput_pct, 'SOL TEX' as l1.throughput_pct, 'Memory Frequency' as "
             "clock.dram");
     }
-    const std::size_t without = static_cast<std::size_t>(
-        std::count_if(report_.launches.begin(), report_.launches.end(),
-                      [](const NcuLaunch& l) { return l.find("duration") == nullptr; }));
+    const std::size_t without = builder_.without_duration() + tail_without_duration_;
     if (without > 0) {
         report_.notes.push_back(fmt::format(
             "{} of {} launches have no duration: no gpu__time_duration.sum and no Duration "
@@ -479,6 +477,7 @@ NcuReport read_ncu_report(const std::filesystem::path& path, NcuParseOptions opt
     auto screen = std::async(std::launch::async, [file, split, share_rows, options] {
         Screened out;
         const std::string_view bytes = file->bytes();
+        file->populate();  // here, not before the parse starts (MappedFile::populate)
         out.scan = scan_text(bytes);
         out.valid_utf8 = out.scan.binary != std::string_view::npos ||
                          out.scan.non_ascii == std::string_view::npos ||

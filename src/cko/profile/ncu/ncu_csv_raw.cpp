@@ -113,6 +113,7 @@ void CsvParser::merge_tail(RawTail& tail) {
         }
     }
     tail_other_lines_ = std::move(tail.other_lines);
+    tail_without_duration_ = tail.without_duration;
     report_.kept.push_back(part.strings);  // what the tail's launches and facts view
     report_.kept.push_back(part.arena);
 }
@@ -144,6 +145,7 @@ RawTail CsvParser::read_tail(const RowSplit& split) {
     const auto& lines = tokenizer_.other_lines();
     tail.other_lines.assign(lines.begin() + static_cast<std::ptrdiff_t>(lines_before), lines.end());
     tail.unmodeled_keys = builder_.unmodeled_keys();
+    tail.without_duration = builder_.without_duration();
     tail.report = std::move(report_);
     return tail;
 }

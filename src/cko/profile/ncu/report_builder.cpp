@@ -389,6 +389,9 @@ void ReportBuilder::finish_launch(std::size_t li) {
     close_flop();
     // Rule facts (details page), sorted by id and merged in.
     set_launch_facts(launch, *report_.arena, facts, rule_facts(launch));
+    if (launch.find("duration") == nullptr) {
+        ++without_duration_;
+    }
     ArenaVector<SlotValue>().swap(launch_slots_[li]);  // done with it: memory back now
 }
 

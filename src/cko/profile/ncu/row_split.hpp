@@ -32,6 +32,7 @@ struct RawTail {
     // metric it listed none of (a metric is listed once, at its first row).
     std::vector<std::uint32_t> unmodeled_keys;
     std::vector<std::string_view> other_lines;  // the lines that were not CSV, in order
+    std::size_t without_duration = 0;           // its launches with no duration fact
     bool cancelled = false;                     // stopped early: nothing in it counts
 };
 

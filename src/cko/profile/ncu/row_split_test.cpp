@@ -23,7 +23,8 @@ namespace {
 
 // 40 launches of a raw page with what a tail can hold: tool lines between rows, a cell with ""
 // escapes, an unquoted cell, metrics whose first text value comes early, late, or both, and a
-// kernel name holding a line break followed by a quote (where a tail cannot start).
+// kernel name holding a line break followed by a quote (where a tail cannot start), and two
+// launches with no duration.
 std::string raw_page(int bad_row = -1) {
     std::string text =
         "==PROF== Connected to process 1\n"
@@ -52,8 +53,11 @@ std::string raw_page(int bad_row = -1) {
                                 1000 + row, 4096 * row, early, late, both);
             continue;
         }
-        text += fmt::format("\"{}\",\"{}\",\"{}.5\",\"{}\",\"{}\",\"{}\",\"{}\"\n", row, kernel,
-                            1000 + row, 4096 * row, early, late, both);
+        // Rows 7 and 25 have no duration: the note counts them on both threads.
+        const std::string duration =
+            row == 7 || row == 25 ? std::string("n/a") : fmt::format("{}.5", 1000 + row);
+        text += fmt::format("\"{}\",\"{}\",\"{}\",\"{}\",\"{}\",\"{}\",\"{}\"\n", row, kernel,
+                            duration, 4096 * row, early, late, both);
     }
     text += "==PROF== Disconnected from process 1\n";
     return text;
@@ -103,7 +107,9 @@ TEST(RowSplit, ATailAtEveryRowGivesTheOneThreadDocument) {
     const std::string one = document_of(parse_ncu_csv(text));
     const NcuReport reference = parse_ncu_csv(text);
     ASSERT_EQ(reference.launches.size(), 40u);
-    ASSERT_EQ(reference.unmodeled.size(), 3u);             // early, late, both: once each
+    ASSERT_EQ(reference.unmodeled.size(), 3u);  // early, late, both: once each
+    ASSERT_EQ(reference.notes.size(), 1u);
+    ASSERT_TRUE(reference.notes[0].starts_with("2 of 40 launches have no duration"));
     const std::size_t inside = text.find("k\n\"\"x") + 2;  // the next test's
     std::size_t merged = 0;
     for (const std::size_t at : row_starts(text)) {
