@@ -153,6 +153,24 @@ inline bool copy_json_plain(const char* p, std::size_t n, char* out) noexcept {
 #endif
 }
 
+// The same with AVX-512BW, 64 bytes at a time (byte_scan_avx512.cpp): on the H100 hosts 100 MB of
+// 4 KB spans took 11-13 ms against 16-19 ms 16 bytes at a time, nearly memcpy's 10.5-11.5 ms.
+// Call only where avx512bw_available() (elsewhere it is copy_json_plain).
+bool copy_json_plain_avx512(const char* p, std::size_t n, char* out) noexcept;
+// From `from`, stepping 64 bytes, the first block whose unusual_text_bits(block, high) is not 0,
+// or the first offset with fewer than 64 bytes left; with AVX-512BW (byte_scan_avx512.cpp: 8 mask
+// operations a block against ~45 SSE2 ones). Call only where avx512bw_available().
+std::size_t skip_usual_blocks_avx512(const char* p, std::size_t from, std::size_t size,
+                                     bool high) noexcept;
+// Whether this CPU runs AVX-512BW (and the OS keeps its registers).
+bool avx512bw_available() noexcept;
+
+// copy_json_plain with the widest check this CPU has, chosen once per process.
+inline bool copy_json_plain_widest(const char* p, std::size_t n, char* out) noexcept {
+    static const bool wide = avx512bw_available();
+    return wide ? copy_json_plain_avx512(p, n, out) : copy_json_plain(p, n, out);
+}
+
 // Bit i set where byte i of `w` is `c` (exact for every byte).
 inline std::uint64_t char_bits_of_word(std::uint64_t w, char c) noexcept {
     const std::uint64_t x = w ^ (kOnes * static_cast<unsigned char>(c));

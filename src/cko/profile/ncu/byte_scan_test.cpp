@@ -67,29 +67,70 @@ TEST(FindJsonSpecial, SixteenByteCheckAgreesWithTheSearch) {
 }
 
 // copy_json_plain copies a span exactly when no byte of it is a backslash or a control byte,
-// whatever its length and wherever the byte is, and never writes past the span.
+// whatever its length and wherever the byte is, and never writes past the span: the word-wide,
+// SSE2 and (where the CPU has it) AVX-512BW versions, at lengths past two 64-byte blocks.
 TEST(CopyJsonPlain, CopiesExactlyTheSpansWithoutBackslashesOrControlBytes) {
-    for (std::size_t n = 0; n <= 40; ++n) {
+    using Copy = bool (*)(const char*, std::size_t, char*) noexcept;
+    std::vector<std::pair<const char*, Copy>> versions = {
+        {"word", &byte_scan::copy_json_plain_swar}, {"vector", &byte_scan::copy_json_plain}};
+    if (byte_scan::avx512bw_available()) {
+        versions.emplace_back("avx512", &byte_scan::copy_json_plain_avx512);
+    }
+    ::testing::Test::RecordProperty("avx512bw", byte_scan::avx512bw_available() ? 1 : 0);
+    for (std::size_t n = 0; n <= 160; ++n) {
         for (std::size_t at = 0; at <= n; ++at) {  // at == n: no special byte
             for (const char special : {'\\', '\n', '\t', '\x01', '\x1f'}) {
                 std::string text(n, 'a');
                 for (std::size_t i = 0; i < n; ++i) {
-                    text[i] = "\",0123456789,\"xy"[i % 16];
+                    text[i] = "\",0123456789,\"xy\x7f\x80\xff "[i % 19];
                 }
                 if (at < n) {
                     text[at] = special;
                 }
-                for (const bool vector : {false, true}) {
+                for (const auto& [name, copy] : versions) {
                     std::string out(n + 8, '#');
-                    const bool copied =
-                        vector ? byte_scan::copy_json_plain(text.data(), n, out.data())
-                               : byte_scan::copy_json_plain_swar(text.data(), n, out.data());
-                    EXPECT_EQ(copied, at == n) << n << " " << at << " " << vector;
+                    const bool copied = copy(text.data(), n, out.data());
+                    EXPECT_EQ(copied, at == n) << n << " " << at << " " << name;
                     if (copied) {
-                        EXPECT_EQ(out.substr(0, n), text);
+                        EXPECT_EQ(out.substr(0, n), text) << name;
                     }
-                    EXPECT_EQ(out.substr(n), std::string(8, '#')) << n << " " << vector;
+                    EXPECT_EQ(out.substr(n), std::string(8, '#')) << n << " " << name;
                 }
+            }
+        }
+    }
+}
+
+// The text check's AVX-512BW block loop stops at the block the SSE2 check flags, for every byte
+// value at every position, with and without the bytes above 0x7f counted.
+TEST(SkipUsualBlocks, StopsWhereTheBlockCheckFlags) {
+    if (!byte_scan::avx512bw_available()) {
+        ::testing::Test::RecordProperty("avx512bw", 0);  // nothing to compare on this CPU
+        return;
+    }
+    ::testing::Test::RecordProperty("avx512bw", 1);
+    const std::string plain = "\"ID\",\"Kernel\",\"1,024.5\"\t\r\n\f\x1b xyz 0123456789";
+    std::string text(64 * 5 + 17, ' ');
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        text[i] = plain[i % plain.size()];
+    }
+    const auto expected = [](const std::string& t, bool high) {
+        std::size_t i = 0;
+        while (i + 64 <= t.size() && byte_scan::unusual_text_bits(t.data() + i, high) == 0) {
+            i += 64;
+        }
+        return i;
+    };
+    for (const bool high : {false, true}) {
+        EXPECT_EQ(byte_scan::skip_usual_blocks_avx512(text.data(), 0, text.size(), high),
+                  text.size() - 17);  // all usual: to the last whole block's end
+        for (int byte = 0; byte < 256; ++byte) {
+            for (const std::size_t at : {0UL, 63UL, 64UL, 130UL, 255UL, 319UL, 320UL, 336UL}) {
+                std::string t = text;
+                t[at] = static_cast<char>(byte);
+                EXPECT_EQ(byte_scan::skip_usual_blocks_avx512(t.data(), 0, t.size(), high),
+                          expected(t, high))
+                    << "byte " << byte << " at " << at << " high " << high;
             }
         }
     }

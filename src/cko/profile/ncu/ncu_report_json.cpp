@@ -157,7 +157,8 @@ private:
     // A raw row whose metric cells are `"v",...,"v"` (the parser saw every cell quoted, none
     // with "" escapes, the metric columns side by side: NcuLaunch::raw_values_at) is already the
     // JSON array's inside unless a value holds a backslash or a control character: copied as it
-    // stands, 16 bytes at a time, with that check on the way. False: not such a row.
+    // stands, 64 bytes at a time where the CPU has AVX-512BW, else 16, with that check on the way.
+    // False: not such a row.
     bool copy_raw_values(JsonStream& js, const NcuLaunch& launch) {
         if (launch.raw_values_at == NcuLaunch::kValueAtUnknown || launch.metric_rows.size() != 1) {
             return false;
@@ -169,7 +170,7 @@ private:
         }
         char* out = js.reserve(size + 2);
         *out = '[';
-        if (!byte_scan::copy_json_plain(report_.text.data() + at, size, out + 1)) {
+        if (!byte_scan::copy_json_plain_widest(report_.text.data() + at, size, out + 1)) {
             return false;  // nothing committed: the slow path writes over it
         }
         out += size + 1;
