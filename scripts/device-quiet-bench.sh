@@ -42,7 +42,9 @@ run() {  # run NAME ARGS...: one bench program, pinned, its console output kept
 }
 run bench_request_cost --benchmark_filter='BM_ScreenRequestCost'
 run bench_ncu_verb --benchmark_filter='100MB'
-# 96 MB and 510 MB generated traces (gen_kineto_trace.py), the verb as a child process.
+# 96 MB and 510 MB generated traces (gen_kineto_trace.py), the verb as a child process, each run
+# beside Python's json.load of the same trace (the floor on HTA's time, bench/kineto_bench.cpp;
+# about a minute at 510 MB on the H100 hosts; CKO_KINETO_BENCH_FLOOR=0 skips it).
 kineto() {  # kineto NAME TRACE: the verb on TRACE, this build (and BEFORE's, alternating)
   local builds=(after)
   [ -n "${BEFORE:-}" ] && builds=(after before after before)
