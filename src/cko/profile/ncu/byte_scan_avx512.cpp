@@ -71,7 +71,9 @@ __attribute__((target("avx512f,avx512bw"))) std::size_t skip_usual_blocks_avx512
 
 bool avx512bw_available() noexcept {
     // libgcc's (and compiler-rt's) CPU model also checks that the OS saves the AVX-512 state.
-    return __builtin_cpu_supports("avx512f") != 0 && __builtin_cpu_supports("avx512bw") != 0;
+    static const bool available =
+        __builtin_cpu_supports("avx512f") != 0 && __builtin_cpu_supports("avx512bw") != 0;
+    return available;
 }
 
 #else
@@ -82,11 +84,7 @@ bool copy_json_plain_avx512(const char* p, std::size_t n, char* out) noexcept {
 
 std::size_t skip_usual_blocks_avx512(const char* p, std::size_t from, std::size_t size,
                                      bool high) noexcept {
-    std::size_t i = from;
-    while (i + 64 <= size && unusual_text_bits(p + i, high) == 0) {
-        i += 64;
-    }
-    return i;
+    return skip_usual_blocks_narrow(p, from, size, high);
 }
 
 bool avx512bw_available() noexcept {

@@ -263,23 +263,19 @@ TextScan scan_text(std::string_view text) {
         }
         return false;
     };
-    // Blocks with nothing unusual are passed over 64 bytes at a time, with AVX-512BW where the CPU
-    // has it (chosen once per process).
-    static const bool wide = byte_scan::avx512bw_available();
+    // Blocks with nothing unusual are passed over 64 bytes at a time (with AVX-512BW where the CPU
+    // has it); a block with something is looked at byte by byte.
     std::size_t i = 0;
-    for (; i + 64 <= text.size(); i += 64) {
-        const bool high = out.non_ascii == std::string_view::npos;
-        if (wide) {
-            i = byte_scan::skip_usual_blocks_avx512(text.data(), i, text.size(), high);
-            if (i + 64 > text.size()) {
-                break;
-            }
-        } else if (byte_scan::unusual_text_bits(text.data() + i, high) == 0) {
-            continue;
+    for (;;) {
+        i = byte_scan::skip_usual_blocks(text.data(), i, text.size(),
+                                         out.non_ascii == std::string_view::npos);
+        if (i + 64 > text.size()) {
+            break;
         }
         if (look(i, i + 64)) {
             return out;
         }
+        i += 64;
     }
     look(i, text.size());
     return out;
