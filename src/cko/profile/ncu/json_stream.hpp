@@ -91,7 +91,7 @@ public:
     // A double as fmt's shortest form (the facts' spelling since v2), null when not finite. An
     // integral value of magnitude below 1e15 (counts, bytes, nanoseconds) is its digits in fmt's
     // form too (fixed notation up to 1e16, and such a double is the integer exactly), written
-    // without the float formatting.
+    // without the float formatting; so is a short decimal (short_decimal).
     void number(double v) {
         if (!std::isfinite(v)) {
             raw("null");  // as nlohmann writes non-finite numbers
@@ -102,8 +102,16 @@ public:
             commit(std::to_chars(out, out + kNumberBytes, static_cast<std::int64_t>(v)).ptr);
             return;
         }
+        if (char* end = short_decimal(v, out)) {
+            commit(end);
+            return;
+        }
         commit(fmt::format_to(out, FMT_COMPILE("{}"), v));
     }
+    // Writes v at `out` as fmt's "{}" would and returns the end, when v is the double of a decimal
+    // of at most 15 significant digits in fixed notation ("52.88", "-0.0123", an export's cells),
+    // |v| in [1e-4, 1e15); otherwise writes nothing and returns nullptr. At most 20 bytes.
+    static char* short_decimal(double v, char* out) noexcept;
     // A double as nlohmann's dump() writes it (members that came from DOMs in v2: scope, rules,
     // roofline): its own Grisu2 to_chars ("100.0", "3.88e+12").
     void dom_number(double v) {

@@ -3,7 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <sstream>
@@ -59,6 +62,67 @@ TEST(JsonStream, NumbersAreSpelledAsFmtSpellsThem) {
     }
     EXPECT_EQ(written({std::numeric_limits<double>::infinity(), std::nan("")}),
               (std::vector<std::string>{"null", "null"}));
+}
+
+// Short decimals (an export's "52.88", "0.0123") take short_decimal, fmt's spelling without fmt: it
+// must give fmt's bytes for every decimal of 1 to 15 significant digits at every scale, at the
+// bounds of its range (1e-4, 1e15), and leave to fmt what it cannot write (a 16th or 17th digit,
+// results of arithmetic like 7/3, values outside the range).
+TEST(JsonStream, ShortDecimalsAreSpelledAsFmtSpellsThem) {
+    std::vector<double> values = {1e-4,
+                                  -1e-4,
+                                  std::nextafter(1e-4, 0.0),
+                                  std::nextafter(1e-4, 1.0),
+                                  9.99e-5,
+                                  0.1,
+                                  0.2,
+                                  0.3,
+                                  0.7,
+                                  1.1,
+                                  2.675,
+                                  1e15 - 0.5,
+                                  1e15 - 0.25,
+                                  999999999999999.9,
+                                  99999999999999.99,
+                                  0.000123456789012345,
+                                  0.10000000000000001,
+                                  123456789012.345,
+                                  52.88,
+                                  -1978863004.21};
+    std::mt19937_64 rng(11);
+    for (int i = 0; i < 150000; ++i) {
+        const int digits = 1 + static_cast<int>(rng() % 15);
+        const auto mantissa =
+            static_cast<double>(rng() % static_cast<std::uint64_t>(std::pow(10.0, digits)));
+        const double v = mantissa / std::pow(10.0, static_cast<double>(rng() % 20));
+        values.push_back(i % 3 == 0 ? -v : v);
+        values.push_back(std::nextafter(v, 2 * v + 1));  // mostly not a short decimal
+        values.push_back(v * 7 / 3);
+    }
+    for (int i = 0; i < 20000; ++i) {  // any bit pattern of a double in [1e-5, 1e16)
+        double v = 0;
+        const std::uint64_t bits = (rng() & 0x000fffffffffffffULL) | ((1006ULL + rng() % 48) << 52);
+        std::memcpy(&v, &bits, sizeof v);
+        values.push_back(v);
+    }
+    const std::vector<std::string> got = written(values);
+    ASSERT_EQ(got.size(), values.size());
+    std::size_t short_written = 0;
+    std::array<char, 40> buffer{};
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        ASSERT_EQ(got[i], fmt::format("{}", values[i])) << i;
+        if (char* end = JsonStream::short_decimal(values[i], buffer.data())) {
+            ++short_written;
+            EXPECT_EQ(std::string(buffer.data(), end), got[i]);
+        }
+    }
+    // The fast path is taken, not only agreed with: the random short decimals in range (about 70%
+    // of the first third of the values) are written by it.
+    EXPECT_GT(short_written, values.size() / 5);
+    EXPECT_EQ(JsonStream::short_decimal(7.0 / 3, buffer.data()), nullptr);
+    EXPECT_EQ(JsonStream::short_decimal(1e15, buffer.data()), nullptr);
+    EXPECT_EQ(JsonStream::short_decimal(-0.0, buffer.data()), nullptr);
+    EXPECT_EQ(JsonStream::short_decimal(9.99e-5, buffer.data()), nullptr);
 }
 
 // A view of no bytes may have a null data() (a Rule Type column the export lacks gives one): it is
