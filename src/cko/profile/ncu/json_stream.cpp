@@ -9,9 +9,8 @@ namespace cko::profile::ncu {
 // k: at the right k, v * 10^k is D's digits within 0.03 (two roundings of relative 2^-53 on an
 // integer below 10^15), and the check is exact: digits / 10^k, both exact doubles, is one correctly
 // rounded division, the double a parser gives for D. No k passes when no such D exists (fmt writes
-// v). fmt writes fixed notation while the leading digit's power of ten is in [-4, 16). About 4x
-// faster than fmt's Dragonbox on an export's two-decimal values, a fifth of a raw page's --json
-// writing.
+// v). fmt writes fixed notation while the leading digit's power of ten is in [-4, 16). On a raw
+// page's values, half the instructions of fmt's path (callgrind, a 10 MB page: 12.2 -> 6.1 M).
 char* JsonStream::short_decimal(double v, char* out) noexcept {
     static constexpr std::array<double, 16> kPow10 = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
                                                       1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
