@@ -11,6 +11,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -120,19 +121,42 @@ void BM_KinetoPhase4Summarize(benchmark::State& state) {
 }
 BENCHMARK(BM_KinetoPhase4Summarize)->Unit(benchmark::kMillisecond)->UseRealTime();
 
-// A floor on the anchor's time (issue 21: the 510 MB trace at <= 0.045x HTA's). HTA is not
-// installable here (no PyPI), but its trace parser's default backend ("json",
-// hta/common/trace_parser.py) reads the whole file with Python's json.load before it builds its
-// DataFrames, so json.load alone takes less time than HTA does. x_json_load_floor = the verb's
-// wall / json.load's wall (medians): at or under 0.045 the goal holds against HTA a fortiori;
-// over it, the comparison says nothing. Run beside every run of the verb, in the same process
-// tree, so that the machine's load falls on both alike. CKO_KINETO_BENCH_FLOOR=0 skips it (a
-// 510 MB json.load takes seconds and several GB).
+// The anchor, HTA, and a floor on its time (issue 21: the 510 MB trace at <= 0.045x HTA's), each
+// run beside every run of the verb, in the same process tree, so that the machine's load falls on
+// all alike; x_... = the verb's wall / theirs (medians).
+// - The floor, json.load: HTA's trace parser's default backend ("json",
+//   hta/common/trace_parser.py) reads the whole file with Python's json.load before it builds its
+//   DataFrames, so json.load alone takes less time than HTA does: at or under 0.045 the goal holds
+//   a fortiori. CKO_KINETO_BENCH_FLOOR=0 skips it (a 510 MB json.load takes seconds and GBs).
+// - HTA itself, where a copy of its source is at hand (no PyPI here): CKO_KINETO_BENCH_HTA=DIR,
+//   DIR holding its `hta` package; bench/hta_load.py loads the trace as TraceAnalysis does for
+//   one rank (the parse and the symbol table, no analyzer).
 const char* const kJsonLoad = "import json,sys; json.load(open(sys.argv[1], 'rb'))";
 
-bool floor_wanted() {
-    const char* env = std::getenv("CKO_KINETO_BENCH_FLOOR");
-    return env == nullptr || std::string_view(env) != "0";
+struct Yardstick {
+    std::string name;   // counter NAME_s: its wall (median)
+    std::string ratio;  // counter: the verb's wall / its wall
+    std::vector<std::string> argv;
+    std::vector<double> wall;
+};
+
+// Both in one interpreter: CKO_KINETO_BENCH_PYTHON (where the one with pandas is not /usr/bin's).
+std::vector<Yardstick> yardsticks(const fs::path& trace) {
+    const char* env = std::getenv("CKO_KINETO_BENCH_PYTHON");
+    const std::string python = env != nullptr && *env != 0 ? env : "/usr/bin/python3";
+    std::vector<Yardstick> out;
+    const char* floor = std::getenv("CKO_KINETO_BENCH_FLOOR");
+    if (floor == nullptr || std::string_view(floor) != "0") {
+        out.push_back(
+            {"json_load", "x_json_load_floor", {python, "-c", kJsonLoad, trace.string()}, {}});
+    }
+    if (const char* hta = std::getenv("CKO_KINETO_BENCH_HTA"); hta != nullptr && *hta != 0) {
+        out.push_back({"hta",
+                       "x_hta",
+                       {python, CKO_SOURCE_DIR "/bench/hta_load.py", "--hta", hta, trace.string()},
+                       {}});
+    }
+    return out;
 }
 
 // The verb a user runs, whole: `cko profile torch FILE [--json]` as a child process, stdout to
@@ -149,11 +173,9 @@ void BM_ProfileTorchVerb(benchmark::State& state) {
     if (state.range(0) != 0) {
         args.emplace_back("--json");
     }
-    const std::vector<std::string> floor = {"/usr/bin/python3", "-c", kJsonLoad, path.string()};
-    const bool with_floor = floor_wanted();
+    std::vector<Yardstick> sticks = yardsticks(path);
     std::vector<double> cpu;
     std::vector<double> wall;
-    std::vector<double> floor_wall;
     long rss_kb = 0;
     for (auto _ : state) {
         const cko::bench::ChildRun r = cko::bench::run_child(args);
@@ -165,20 +187,20 @@ void BM_ProfileTorchVerb(benchmark::State& state) {
         cpu.push_back(r.cpu_seconds);
         wall.push_back(r.seconds);
         rss_kb = std::max(rss_kb, r.max_rss_kb);
-        if (with_floor) {
-            const cko::bench::ChildRun y = cko::bench::run_child(floor);
-            if (y.status != 0) {
-                state.SkipWithError(
-                    "python3 json.load failed (python3 missing, or out of memory?)");
+        for (Yardstick& y : sticks) {
+            const cko::bench::ChildRun yr = cko::bench::run_child(y.argv);
+            if (yr.status != 0) {
+                state.SkipWithError((y.name + " failed (python3 or its modules missing, or out "
+                                              "of memory?)")
+                                        .c_str());
                 return;
             }
-            floor_wall.push_back(y.seconds);
+            y.wall.push_back(yr.seconds);
         }
     }
-    if (with_floor) {
-        state.counters["json_load_s"] = cko::bench::median(floor_wall);
-        state.counters["x_json_load_floor"] =
-            cko::bench::median(wall) / cko::bench::median(floor_wall);
+    for (const Yardstick& y : sticks) {
+        state.counters[y.name + "_s"] = cko::bench::median(y.wall);
+        state.counters[y.ratio] = cko::bench::median(wall) / cko::bench::median(y.wall);
     }
     const auto bytes = static_cast<double>(fs::file_size(path));
     const double cpu_median = cko::bench::median(cpu);
@@ -189,12 +211,20 @@ void BM_ProfileTorchVerb(benchmark::State& state) {
     state.counters["peak_RSS_MB"] = static_cast<double>(rss_kb) * 1024 / 1e6;
     state.counters["RSS_ratio"] = static_cast<double>(rss_kb) * 1024 / bytes;
 }
+
+// Five runs each; CKO_KINETO_BENCH_RUNS=N fewer or more (HTA takes minutes on a 510 MB trace).
+std::int64_t verb_runs() {
+    const char* env = std::getenv("CKO_KINETO_BENCH_RUNS");
+    const long n = env == nullptr ? 0 : std::strtol(env, nullptr, 10);
+    return n > 0 ? n : 5;
+}
+
 BENCHMARK(BM_ProfileTorchVerb)
     ->ArgName("json")
     ->Arg(0)
     ->Arg(1)
     ->Unit(benchmark::kMillisecond)
     ->UseManualTime()
-    ->Iterations(5);
+    ->Iterations(verb_runs());
 
 }  // namespace

@@ -11,6 +11,9 @@
 # BEFORE=FILE (another build's portable cko): bench_kineto reads each trace with both builds,
 # alternating, so that a change compares on one quiet host. REAL_TRACE=1 (a GPU and PyTorch):
 # a real trace recorded by bench/record_torch_trace.py is read too, beside the generated ones.
+# CKO_KINETO_BENCH_HTA=DIR (a copy of HTA's source, its `hta` package in DIR, and pandas):
+# bench_kineto times HTA loading each trace too (bench/hta_load.py), the anchor of the 510 MB goal;
+# CKO_KINETO_BENCH_RUNS=1 then keeps a 510 MB round to minutes.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
