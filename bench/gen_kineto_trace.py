@@ -6,6 +6,12 @@ with shape args, cuda_runtime launches, kernels with launch args, ac2g flow pair
 memset, annotations, python_function rows and metadata, in the same indented layout.
 
     python3 bench/gen_kineto_trace.py --size-mb 512 --out /tmp/kineto_512mb.json [--rank 0]
+        [--ops-per-step N]
+
+A ProfilerStep#k annotation spans each 64 launches (--ops-per-step, a multiple of 64): far more
+steps than a real profile window holds (torch.profiler's schedule records a few active steps).
+cko's time does not depend on it; HTA's does (add_iteration scans every step for each event), so
+its benchmark also times a trace of a few steps (bench/kineto_bench.cpp).
 
 Prints the event counts it wrote (JSON) so a benchmark can check what it parsed.
 """
@@ -78,12 +84,19 @@ def python_fn(ts, dur, n):
     )
 
 
+def profiler_step(corr, start, end):
+    return ('  {\n    "ph": "X", "cat": "user_annotation", "name": "ProfilerStep#%d", '
+            '"pid": 968, "tid": 968,\n    "ts": %.3f, "dur": %.3f,\n    "args": {\n'
+            '      "External id": %d\n    }\n  }' % (corr, start, end - start, corr))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--size-mb", type=float, default=512)
     ap.add_argument("--out", required=True)
     ap.add_argument("--rank", type=int, default=None)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--ops-per-step", type=int, default=64)
     args = ap.parse_args()
     rng = random.Random(args.seed)
     target = int(args.size_mb * 1e6)
@@ -104,9 +117,12 @@ def main():
         ts = 5122375887118.662
         corr = 1
         first = True
+        if args.ops_per_step < 64 or args.ops_per_step % 64 != 0:
+            sys.exit("--ops-per-step: a multiple of 64")
+        blocks = 0
+        step_start = ts
         while written < target:
             block = []
-            step_start = ts
             for _ in range(64):
                 ext = corr
                 block.append(python_fn(ts, 40.25, corr)); counts["python_function"] += 1
@@ -122,13 +138,18 @@ def main():
                     counts["ac2g_f"] += 1
                 corr += 1
                 ts += 41.0
-            block.append(
-                '  {\n    "ph": "X", "cat": "user_annotation", "name": "ProfilerStep#%d", '
-                '"pid": 968, "tid": 968,\n    "ts": %.3f, "dur": %.3f,\n    "args": {\n'
-                '      "External id": %d\n    }\n  }' % (corr, step_start, ts - step_start, corr))
-            counts["user_annotation"] += 1
+            blocks += 1
+            if blocks % (args.ops_per_step // 64) == 0:
+                block.append(profiler_step(corr, step_start, ts))
+                step_start = ts
+                counts["user_annotation"] += 1
             text = (",\n" if not first else "") + ",\n".join(block)
             first = False
+            out.write(text)
+            written += len(text)
+        if blocks % (args.ops_per_step // 64) != 0:  # the last step, cut short by the size
+            text = ",\n" + profiler_step(corr, step_start, ts)
+            counts["user_annotation"] += 1
             out.write(text)
             written += len(text)
         tail = ('\n  ],\n  "traceName": "%s"\n}\n' % args.out)
