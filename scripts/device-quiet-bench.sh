@@ -12,8 +12,12 @@
 # alternating, so that a change compares on one quiet host. REAL_TRACE=1 (a GPU and PyTorch):
 # a real trace recorded by bench/record_torch_trace.py is read too, beside the generated ones.
 # CKO_KINETO_BENCH_HTA=DIR (a copy of HTA's source, its `hta` package in DIR, and pandas):
-# bench_kineto times HTA loading each trace too (bench/hta_load.py), the anchor of the 510 MB goal;
-# CKO_KINETO_BENCH_RUNS=1 then keeps a 510 MB round to minutes.
+# bench_kineto times HTA loading each trace too (bench/hta_load.py), the anchor of the 510 MB goal,
+# with the first python3 that has pandas (the GPU hosts': /opt/torch/.venv) unless
+# CKO_KINETO_BENCH_PYTHON names one; CKO_KINETO_BENCH_RUNS=1 keeps a 510 MB round to minutes.
+# HTA's time depends on the trace's ProfilerStep count (docs/profile-traces.md): time it on a
+# generated trace of a few steps (OPS_PER_STEP=32768, passed to gen_kineto_trace.py --ops-per-step)
+# or the real one.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
@@ -23,6 +27,11 @@ mkdir -p "$OUT"
 bin=$repo/build-portable/bench
 [ -d "$bin" ] || { echo "device-quiet-bench: no $bin (run scripts/bench-carry.sh first)" >&2; exit 2; }
 export CKO_BENCH_BINARY=$repo/build-portable/cko
+if [ -n "${CKO_KINETO_BENCH_HTA:-}" ] && [ -z "${CKO_KINETO_BENCH_PYTHON:-}" ]; then
+  for p in /opt/torch/.venv/bin/python3 $(which -a python3); do
+    "$p" -c 'import pandas' 2>/dev/null && { export CKO_KINETO_BENCH_PYTHON=$p; break; }
+  done
+fi
 # The benches find the SDK, the fixtures and the trace generator under the source folder compiled
 # into them (the development machine's); point that path at this copy of the repository.
 src=$(cat "$bin/source_dir")
@@ -63,7 +72,8 @@ kineto() {  # kineto NAME TRACE: the verb on TRACE, this build (and BEFORE's, al
 }
 tmp=$(mktemp -d)
 for mb in 96 510; do
-  python3 "$repo/bench/gen_kineto_trace.py" --size-mb "$mb" --out "$tmp/trace_${mb}mb.json" >/dev/null
+  python3 "$repo/bench/gen_kineto_trace.py" --size-mb "$mb" --ops-per-step "${OPS_PER_STEP:-64}" \
+    --out "$tmp/trace_${mb}mb.json" >/dev/null
   kineto "${mb}mb" "$tmp/trace_${mb}mb.json"
   rm -f "$tmp/trace_${mb}mb.json"
 done
