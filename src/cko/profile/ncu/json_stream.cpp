@@ -6,7 +6,7 @@ namespace cko::profile::ncu {
 // Why this is fmt's form: two decimals of at most 15 significant digits never round to the same
 // double (DBL_DIG), so when one, D, rounds to v it is the only decimal that short to do so, and
 // fmt's shortest round-trip digits (Dragonbox) are D's. The loop finds D's fewest fraction digits
-// k: at the right k, v * 10^k is D's digits within 0.03 (two roundings of relative 2^-53 on an
+// k: at the right k, v * 10^k is D's digits within 0.25 (two roundings of relative 2^-53 on an
 // integer below 10^15), and the check is exact: digits / 10^k, both exact doubles, is one correctly
 // rounded division, the double a parser gives for D. No k passes when no such D exists (fmt writes
 // v). fmt writes fixed notation while the leading digit's power of ten is in [-4, 16). On a raw
