@@ -99,8 +99,8 @@ TEST(JsonStream, ShortDecimalsAreSpelledAsFmtSpellsThem) {
         values.push_back(std::nextafter(v, 2 * v + 1));  // mostly not a short decimal
         values.push_back(v * 7 / 3);
     }
-    for (int i = 0; i < 20000;
-         ++i) {  // any bit pattern of a double in [2^-17, 2^53): 7.6e-6 to 9e15
+    // Any bit pattern of a double in [2^-17, 2^53): 7.6e-6 to 9e15.
+    for (int i = 0; i < 20000; ++i) {
         double v = 0;
         const std::uint64_t bits = (rng() & 0x000fffffffffffffULL) | ((1006ULL + rng() % 70) << 52);
         std::memcpy(&v, &bits, sizeof v);
