@@ -130,7 +130,9 @@ BENCHMARK(BM_KinetoPhase4Summarize)->Unit(benchmark::kMillisecond)->UseRealTime(
 //   a fortiori. CKO_KINETO_BENCH_FLOOR=0 skips it (a 510 MB json.load takes seconds and GBs).
 // - HTA itself, where a copy of its source is at hand (no PyPI here): CKO_KINETO_BENCH_HTA=DIR,
 //   DIR holding its `hta` package; bench/hta_load.py loads the trace as TraceAnalysis does for
-//   one rank (the parse and the symbol table, no analyzer).
+//   one rank (Trace.load_traces: the parse, the DataFrame, the symbol table, add_iteration; no
+//   analyzer). Its time grows with the trace's ProfilerSteps (add_iteration scans them all for
+//   each event): time it on a trace of a few (gen_kineto_trace.py --ops-per-step 32768).
 const char* const kJsonLoad = "import json,sys; json.load(open(sys.argv[1], 'rb'))";
 
 struct Yardstick {
