@@ -16,12 +16,13 @@ minus the analyzers (which pull in plotly):
         -> global symbol-table re-encode -> align_and_filter_trace -> set_index
 
 The shims below fill gaps between files of different HTA versions (a copy put together from
-stored files); each is applied only when the name is really missing, and none of them is on the
-hot path of parsing. One is on it, and makes HTA faster, never slower: where HTA's
-normalize_gpu_stream_numbers is the row-by-row DataFrame.apply of its older versions, it is
-replaced by the vectorized pd.to_numeric of its later ones (same values: a stream that is not a
-number becomes -1), so that the anchor's time is not inflated by code HTA has since sped up. HTA's own log lines (HTA's logging
-config writes to stdout) are moved to stderr so stdout holds one line.
+stored files), each applied only when the name is really missing: three are not used while a trace
+loads (psutil, a grouping pattern, a dict lookup called once); the fourth is, and can only make
+HTA faster: where HTA's normalize_gpu_stream_numbers is the row-by-row DataFrame.apply of its
+older versions, it is replaced by the vectorized pd.to_numeric of its later ones (same values: a
+stream that is not a number becomes -1), so that the anchor's time is not inflated by code HTA
+has since sped up. HTA's log lines (its logging config writes to stdout) go to stderr, so stdout
+holds one line.
 """
 import logging
 import os
@@ -29,7 +30,6 @@ import re
 import sys
 import time
 import types
-
 
 
 def _install_shims() -> list:
