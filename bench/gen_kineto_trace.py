@@ -98,6 +98,9 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--ops-per-step", type=int, default=64)
     args = ap.parse_args()
+    if args.ops_per_step < 64 or args.ops_per_step % 64 != 0:
+        sys.exit("--ops-per-step: a multiple of 64")
+    blocks_per_step = args.ops_per_step // 64
     rng = random.Random(args.seed)
     target = int(args.size_mb * 1e6)
     counts = {"events": 0, "kernel": 0, "cuda_runtime": 0, "ac2g_s": 0, "ac2g_f": 0,
@@ -117,8 +120,6 @@ def main():
         ts = 5122375887118.662
         corr = 1
         first = True
-        if args.ops_per_step < 64 or args.ops_per_step % 64 != 0:
-            sys.exit("--ops-per-step: a multiple of 64")
         blocks = 0
         step_start = ts
         while written < target:
@@ -139,7 +140,7 @@ def main():
                 corr += 1
                 ts += 41.0
             blocks += 1
-            if blocks % (args.ops_per_step // 64) == 0:
+            if blocks % blocks_per_step == 0:
                 block.append(profiler_step(corr, step_start, ts))
                 step_start = ts
                 counts["user_annotation"] += 1
@@ -147,7 +148,7 @@ def main():
             first = False
             out.write(text)
             written += len(text)
-        if blocks % (args.ops_per_step // 64) != 0:  # the last step, cut short by the size
+        if blocks % blocks_per_step != 0:  # the last step, cut short by the size
             text = ",\n" + profiler_step(corr, step_start, ts)
             counts["user_annotation"] += 1
             out.write(text)
