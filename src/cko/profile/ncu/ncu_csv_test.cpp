@@ -60,7 +60,20 @@ TEST(NcuRawPage, DurationsInNanosecondsMatchTheCsv) {
     const std::array<double, 7> want = {203488, 130720, 203232, 132704, 203392, 131424, 414368};
     for (std::size_t i = 0; i < 7; ++i) {
         EXPECT_DOUBLE_EQ(fact(raw_report().launches[i], "duration"), want[i]);
-        EXPECT_EQ(raw_report().launches[i].find("duration")->metric, "gpu__time_duration.sum");
+        EXPECT_EQ(raw_report().launches[i].find("duration")->metric(), "gpu__time_duration.sum");
+    }
+}
+
+TEST(NcuRawPage, LaunchesShareTheNameOfOneFact) {
+    static_assert(sizeof(LaunchFact) == 16, "a fact is its value and its name's address");
+    const NcuReport& r = raw_report();
+    const LaunchFact* first = r.launches[0].find("duration");
+    ASSERT_NE(first, nullptr);
+    for (const NcuLaunch& l : r.launches) {
+        const LaunchFact* f = l.find("duration");
+        ASSERT_NE(f, nullptr);
+        EXPECT_EQ(f->name, first->name);  // kept once in the report, not once per launch
+        EXPECT_EQ(f->unit(), BaseUnit::ns);
     }
 }
 
@@ -96,7 +109,7 @@ TEST(NcuRawPage, ReadsThousandsSeparatorsAndConvertsUnits) {
 TEST(NcuRawPage, ScaleVec4ReadsDramAtMostOfItsPeak) {
     const NcuLaunch& vec4 = raw_report().launches[1];
     EXPECT_DOUBLE_EQ(fact(vec4, "dram.throughput_pct"), 81.91);
-    EXPECT_EQ(vec4.find("dram.throughput_pct")->metric,
+    EXPECT_EQ(vec4.find("dram.throughput_pct")->metric(),
               "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed");
     EXPECT_DOUBLE_EQ(fact(vec4, "occupancy.achieved_pct"), 95.69);
     EXPECT_DOUBLE_EQ(fact(vec4, "occupancy.theoretical_pct"), 100);
@@ -155,7 +168,7 @@ TEST(NcuDetailsPage, DurationsInMicrosecondsBecomeNanoseconds) {
     for (std::size_t i = 0; i < 7; ++i) {
         EXPECT_NEAR(fact(details_report().launches[i], "duration"), want[i], 1e-6);
     }
-    EXPECT_EQ(details_report().launches[1].find("duration")->metric,
+    EXPECT_EQ(details_report().launches[1].find("duration")->metric(),
               "GPU Speed Of Light Throughput: Duration");
 }
 
@@ -211,7 +224,7 @@ TEST(NcuDetailsPage, Ncu2020SpeedOfLightNamesGiveDurationDramAndSmFacts) {
     EXPECT_DOUBLE_EQ(fact(saxpy, "clock.sm"), 1410000000);
     EXPECT_DOUBLE_EQ(fact(saxpy, "cycles.elapsed"), 17400);
     ASSERT_NE(saxpy.find("dram.throughput_pct"), nullptr);
-    EXPECT_EQ(saxpy.find("dram.throughput_pct")->metric, "GPU Speed Of Light: SOL FB");
+    EXPECT_EQ(saxpy.find("dram.throughput_pct")->metric(), "GPU Speed Of Light: SOL FB");
     const NcuLaunch& reduce = r.launches[1];
     EXPECT_DOUBLE_EQ(fact(reduce, "duration"), 1250000);  // 1.25 msecond
     EXPECT_DOUBLE_EQ(fact(reduce, "sm.throughput_pct"), 83.10);

@@ -28,15 +28,15 @@ std::optional<double> relative_delta(double a, double b) {
 std::vector<FactDelta> fact_deltas(const NcuLaunch& a, const NcuLaunch& b) {
     std::map<std::string, FactDelta> by_id;
     for (const LaunchFact& f : a.facts) {
-        FactDelta& d = by_id[std::string(f.id)];
-        d.id = f.id;
-        d.unit = f.unit;
+        FactDelta& d = by_id[std::string(f.id())];
+        d.id = f.id();
+        d.unit = f.unit();
         d.a = f.value;
     }
     for (const LaunchFact& f : b.facts) {
-        FactDelta& d = by_id[std::string(f.id)];
-        d.id = f.id;
-        d.unit = f.unit;
+        FactDelta& d = by_id[std::string(f.id())];
+        d.id = f.id();
+        d.unit = f.unit();
         d.b = f.value;
     }
     std::vector<FactDelta> out;

@@ -15,12 +15,12 @@ std::string_view layout_name(NcuLayout layout) noexcept {
 const LaunchFact* NcuLaunch::find(std::string_view fact_id) const noexcept {
     const auto it =
         std::lower_bound(facts.begin(), facts.end(), fact_id,
-                         [](const LaunchFact& f, std::string_view id) { return f.id < id; });
-    return it != facts.end() && it->id == fact_id ? &*it : nullptr;
+                         [](const LaunchFact& f, std::string_view id) { return f.id() < id; });
+    return it != facts.end() && it->id() == fact_id ? &*it : nullptr;
 }
 
 Fact NcuLaunch::to_fact(const LaunchFact& fact) const {
-    return Fact{std::string(fact.id), fact.value, fact.unit, scope, std::string(fact.metric)};
+    return Fact{std::string(fact.id()), fact.value, fact.unit(), scope, std::string(fact.metric())};
 }
 
 void for_each_metric(const NcuReport& report, const NcuLaunch& launch,

@@ -48,14 +48,25 @@ struct MetricView {
     std::uint32_t unit_index = 0;  // index into NcuReport::units
 };
 
-// One fact of one launch: its scope is the launch's. `id` and `metric` view strings the report
-// owns (NcuReport::strings), so a fact costs 48 bytes, not a Fact with its own Scope copy: a
-// 100 MB export holds millions of them (see docs/profile-ncu.md, Speed).
-struct LaunchFact {
+// What one fact is, apart from its value and scope: its id, the tool's metric(s) it came from
+// and its unit. `id` and `metric` view strings the report owns (NcuReport::strings); a report
+// keeps each name once, in its arena (NcuReport::arena), and its facts point at them.
+struct FactName {
     std::string_view id;
-    double value = 0;
+    std::string_view metric;
     BaseUnit unit = BaseUnit::count;
-    std::string_view metric;  // the tool's metric(s) it came from
+};
+
+// One fact of one launch: its scope is the launch's. 16 bytes, not a Fact with its own Scope and
+// strings: a 100 MB raw page holds 740,000 of them, and on a virtual machine the first touch of
+// their memory cost more than building them (see docs/profile-ncu.md, Speed).
+struct LaunchFact {
+    const FactName* name = nullptr;  // never null in a report
+    double value = 0;
+
+    [[nodiscard]] std::string_view id() const noexcept { return name->id; }
+    [[nodiscard]] std::string_view metric() const noexcept { return name->metric; }
+    [[nodiscard]] BaseUnit unit() const noexcept { return name->unit; }
 };
 
 // A rule result of the details page: a fact about the report, never advice of ours.

@@ -332,9 +332,9 @@ void write_roofline(JsonStream& js, const LaunchRooflineInput& in, const DeviceP
 }
 
 // A fact is `{"id":ID,"value":` + its number + `,"unit":UNIT,"metric":METRIC}`; the two pieces
-// around the number are formatted once per (id, unit, metric), not once per launch (a 100 MB raw
-// page has 750,000 facts of a few dozen kinds). Ids and metrics are interned by the report, so a
-// piece is found by the strings' addresses.
+// around the number are formatted once per name (id, unit, metric), not once per launch (a 100 MB
+// raw page has 750,000 facts of a few dozen kinds). A report keeps each name once (FactName), so
+// a piece is found by the name's address.
 class FactPieces {
 public:
     struct Pieces {
@@ -345,53 +345,32 @@ public:
 
     // The pieces of a launch's fact number `i`: launches of one kernel (every launch of a raw
     // page) have the same facts in the same order, so the previous launch's i-th fact is tried
-    // first, by its strings' addresses, before the map.
+    // first, before the map.
     const Pieces& of(const LaunchFact& f, std::size_t i) {
-        const Key key{f.id.data(), f.id.size(), f.metric.data(), f.metric.size(), f.unit};
-        if (i < recent_.size() && recent_[i].first == key) {
+        if (i < recent_.size() && recent_[i].first == f.name) {
             return *recent_[i].second;
         }
-        const Pieces& p = lookup(key, f);
+        const Pieces& p = lookup(*f.name);
         if (i >= recent_.size()) {
-            recent_.resize(i + 1, {Key{}, nullptr});
+            recent_.resize(i + 1, {nullptr, nullptr});
         }
-        recent_[i] = {key, &p};
+        recent_[i] = {f.name, &p};
         return p;
     }
 
 private:
-    struct Key {
-        const char* id = nullptr;
-        std::size_t id_size = 0;
-        const char* metric = nullptr;
-        std::size_t metric_size = 0;
-        BaseUnit unit = BaseUnit::count;
-        bool operator==(const Key&) const = default;
-    };
-    const Pieces& lookup(const Key& key, const LaunchFact& f) {
-        const auto it = pieces_.find(key);
+    const Pieces& lookup(const FactName& name) {
+        const auto it = pieces_.find(&name);
         if (it != pieces_.end()) {
             return it->second;
         }
         Pieces p;
-        p.before = R"({"id":)" + json_string(f.id) + R"(,"value":)";
-        p.after = R"(,"unit":)" + json_string(base_unit_name(f.unit)) + R"(,"metric":)" +
-                  json_string(f.metric) + "}";
-        p.stall = f.id.starts_with("stall.");
-        return pieces_.emplace(key, std::move(p)).first->second;  // node-based: stays put
+        p.before = R"({"id":)" + json_string(name.id) + R"(,"value":)";
+        p.after = R"(,"unit":)" + json_string(base_unit_name(name.unit)) + R"(,"metric":)" +
+                  json_string(name.metric) + "}";
+        p.stall = name.id.starts_with("stall.");
+        return pieces_.emplace(&name, std::move(p)).first->second;  // node-based: stays put
     }
-    struct KeyHash {
-        std::size_t operator()(const Key& k) const noexcept {
-            const auto mix = [](std::size_t h, std::size_t v) {
-                return h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2));
-            };
-            std::size_t h = std::hash<const void*>{}(k.id);
-            h = mix(h, k.id_size);
-            h = mix(h, std::hash<const void*>{}(k.metric));
-            h = mix(h, k.metric_size);
-            return mix(h, static_cast<std::size_t>(k.unit));
-        }
-    };
     // The same escaping as JsonStream::string, through one held stream for every piece: a
     // stream's buffer is a megabyte, and one per piece was most of a small report's --json under
     // AddressSanitizer (the fuzz target).
@@ -403,8 +382,9 @@ private:
         return out.str();
     }
     JsonStream held_{JsonStream::Held{}};
-    std::unordered_map<Key, Pieces, KeyHash> pieces_;
-    std::vector<std::pair<Key, const Pieces*>> recent_;  // the last launch's, by fact number
+    std::unordered_map<const FactName*, Pieces> pieces_;
+    std::vector<std::pair<const FactName*, const Pieces*>>
+        recent_;  // the last launch's, by fact number
 };
 
 void write_launch(JsonStream& js, MetricWriter& metrics, FactPieces& pieces,
@@ -450,7 +430,7 @@ void write_launch(JsonStream& js, MetricWriter& metrics, FactPieces& pieces,
     for (std::size_t i = 0; i < stalls.size() && i < 3; ++i) {
         js.raw(i == 0 ? "{" : ",{");
         js.key("id");
-        js.string(stalls[i]->id);
+        js.string(stalls[i]->id());
         js.put(',');
         js.key("value");
         js.number(stalls[i]->value);

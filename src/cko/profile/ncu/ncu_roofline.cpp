@@ -88,7 +88,7 @@ struct RooflineFacts {
             }
         };
         for (const LaunchFact& f : launch.facts) {
-            const std::string_view id = f.id;
+            const std::string_view id = f.id();
             if (id.starts_with("flop.")) {
                 if (const auto p = precision_from_name(id.substr(5))) {
                     first(flop[static_cast<std::size_t>(*p)], f);

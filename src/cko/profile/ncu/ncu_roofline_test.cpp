@@ -17,7 +17,7 @@ TEST(NcuRoofline, CountedFlopAndDramBytesPlaceTheLaunch) {
     const NcuReport r = read_ncu_report("tests/fixtures/ncu/ncu_flops_raw.csv");
     const NcuLaunch& gemm = r.launches[0];
     EXPECT_DOUBLE_EQ(gemm.find("flop.fp32")->value, 2.5e9);  // 2 × 1e9 FFMA + 5e8 FMUL
-    EXPECT_EQ(gemm.find("flop.fp32")->metric,
+    EXPECT_EQ(gemm.find("flop.fp32")->metric(),
               "sm__sass_thread_inst_executed_op_fadd_pred_on.sum+"
               "sm__sass_thread_inst_executed_op_ffma_pred_on.sum+"
               "sm__sass_thread_inst_executed_op_fmul_pred_on.sum");

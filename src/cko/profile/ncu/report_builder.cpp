@@ -25,7 +25,7 @@ bool compatible(BaseUnit expected, BaseUnit got) {
 }
 
 // Whether fact a comes before fact b: the order of a launch's facts.
-constexpr auto by_id = [](const LaunchFact& a, const LaunchFact& b) { return a.id < b.id; };
+constexpr auto by_id = [](const LaunchFact& a, const LaunchFact& b) { return a.id() < b.id(); };
 
 // Sets a launch's facts: its slot facts (sorted by id) and its rule facts (sorted by id), merged
 // into the report's arena.
@@ -60,6 +60,30 @@ std::string_view ReportBuilder::intern(std::string_view text) {
     const std::string_view kept = report_.strings->emplace_back(text);  // deque: never moves
     interned_.emplace(std::string(text), kept);
     return kept;
+}
+
+std::size_t ReportBuilder::FactNameHash::operator()(const FactNameKey& k) const noexcept {
+    const auto mix = [](std::size_t h, std::size_t v) {
+        return h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2));
+    };
+    std::size_t h = std::hash<const void*>{}(k.id);
+    h = mix(h, k.id_size);
+    h = mix(h, std::hash<const void*>{}(k.metric));
+    h = mix(h, k.metric_size);
+    return mix(h, static_cast<std::size_t>(k.unit));
+}
+
+const FactName* ReportBuilder::fact_name(std::string_view id, std::string_view metric,
+                                         BaseUnit unit) {
+    const FactNameKey key{id.data(), id.size(), metric.data(), metric.size(), unit};
+    const auto it = fact_names_.find(key);
+    if (it != fact_names_.end()) {
+        return it->second;
+    }
+    FactName* const name = report_.arena->allocate<FactName>(1);
+    *name = FactName{intern(id), intern(metric), unit};
+    fact_names_.emplace(key, name);
+    return name;
 }
 
 std::uint32_t ReportBuilder::key(std::string_view section, std::string_view name) {
@@ -353,11 +377,11 @@ void ReportBuilder::finish_launch(std::size_t li) {
             return;
         }
         // The metrics of a FLOP fact are nearly always the same string launch after launch.
-        std::string_view& metrics = last_flop_metrics_[flop_id];
-        if (metrics != flop_metrics) {
-            metrics = intern(flop_metrics);
+        const FactName*& name = last_flop_name_[flop_id];
+        if (name == nullptr || name->metric != flop_metrics) {
+            name = fact_name(flop_id, intern(flop_metrics), BaseUnit::flop);
         }
-        facts.push_back(LaunchFact{flop_id, flop_value, BaseUnit::flop, metrics});
+        facts.push_back(LaunchFact{name, flop_value});
         flop_id = {};
     };
     for (const std::uint32_t s : ordered_slots_) {
@@ -371,7 +395,10 @@ void ReportBuilder::finish_launch(std::size_t li) {
         }
         if (m.kind != MetricMeaning::Kind::flop) {
             close_flop();
-            facts.push_back(LaunchFact{slot_ids_[s], values[s].value, m.unit, key.description});
+            if (key.fact == nullptr) {
+                key.fact = fact_name(slot_ids_[s], key.description, m.unit);
+            }
+            facts.push_back(LaunchFact{key.fact, values[s].value});
             continue;
         }
         if (flop_id != slot_ids_[s]) {
@@ -405,11 +432,12 @@ const std::vector<LaunchFact>& ReportBuilder::rule_facts(const NcuLaunch& launch
         // Several findings of one rule: the fact is the largest estimate the report states.
         rule_id_.assign("rule.").append(rule.name).append(".estimated_speedup_pct");
         const auto it = std::find_if(rules.begin(), rules.end(),
-                                     [&](const LaunchFact& f) { return f.id == rule_id_; });
+                                     [&](const LaunchFact& f) { return f.id() == rule_id_; });
         if (it == rules.end()) {
-            rules.push_back(
-                LaunchFact{intern(rule_id_), *rule.estimated_speedup_pct, BaseUnit::percent,
-                           intern(std::string(rule.section) + ": " + std::string(rule.name))});
+            const FactName* name = fact_name(
+                intern(rule_id_), intern(std::string(rule.section) + ": " + std::string(rule.name)),
+                BaseUnit::percent);
+            rules.push_back(LaunchFact{name, *rule.estimated_speedup_pct});
         } else {
             it->value = std::max(it->value, *rule.estimated_speedup_pct);
         }

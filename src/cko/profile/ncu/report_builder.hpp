@@ -67,6 +67,10 @@ public:
 
     // A string kept in the report (NcuReport::strings) for LaunchFacts to view, stored once.
     [[nodiscard]] std::string_view intern(std::string_view text);
+    // A fact's name kept in the report's arena, stored once per (id, metric, unit); `id` and
+    // `metric` are interned strings (intern), so they are told apart by their addresses.
+    [[nodiscard]] const FactName* fact_name(std::string_view id, std::string_view metric,
+                                            BaseUnit unit);
 
 private:
     struct StringHash {
@@ -85,7 +89,8 @@ private:
         // last time is checked before hashing (kNoKey: none yet).
         std::uint32_t next = kNoKey;
         std::uint32_t last_unit = kNoKey;
-        std::string_view description;  // interned describe(key), once a fact needs it
+        std::string_view description;    // interned describe(key), once a fact needs it
+        const FactName* fact = nullptr;  // the name of the fact it gives (not a FLOP one)
     };
     static constexpr std::uint32_t kNoKey = 0xffffffffU;
     // One fact a launch can have (a flop slot is one op of one precision).
@@ -127,7 +132,20 @@ private:
     std::vector<std::uint32_t> ordered_slots_;  // slot indices by fact id (order_slots)
     std::vector<std::string_view> slot_ids_;    // interned fact id of each slot
     std::vector<std::uint8_t> finished_;        // per launch: facts built
-    std::unordered_map<std::string_view, std::string_view> last_flop_metrics_;
+    // Per FLOP fact id, the name its last launch had (its metrics are nearly always the same).
+    std::unordered_map<std::string_view, const FactName*> last_flop_name_;
+    struct FactNameKey {
+        const char* id = nullptr;
+        std::size_t id_size = 0;
+        const char* metric = nullptr;
+        std::size_t metric_size = 0;
+        BaseUnit unit = BaseUnit::count;
+        bool operator==(const FactNameKey&) const = default;
+    };
+    struct FactNameHash {
+        std::size_t operator()(const FactNameKey& k) const noexcept;
+    };
+    std::unordered_map<FactNameKey, const FactName*, FactNameHash> fact_names_;
     std::vector<LaunchFact> scratch_facts_;
     std::vector<LaunchFact> scratch_rules_;
     std::string scratch_metrics_;
