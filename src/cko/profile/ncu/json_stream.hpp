@@ -67,13 +67,9 @@ public:
     void string(std::string_view text) {
         if (needs_escape(text)) {
             escaped(text);
-            return;
+        } else {
+            quoted(text);
         }
-        char* out = reserve(text.size() + 2);
-        *out++ = '"';
-        out = copy(out, text);
-        *out++ = '"';
-        commit(out);
     }
     // A string as nlohmann's dump() writes it (\b and \f as such): for members that v2 printed
     // from DOMs (scope, rules, extras), so they keep their bytes.
@@ -81,7 +77,7 @@ public:
         if (needs_escape(text)) {
             raw(nlohmann::json(std::string(text)).dump());
         } else {
-            string(text);
+            quoted(text);  // not string(): the text was just checked (rule descriptions are long)
         }
     }
     [[nodiscard]] static bool needs_escape(std::string_view text) noexcept {
@@ -188,6 +184,14 @@ private:
         }
     }
     void escaped(std::string_view text);
+    // `text` in quotes, as it stands: for a text that needs no escape.
+    void quoted(std::string_view text) {
+        char* out = reserve(text.size() + 2);
+        *out++ = '"';
+        out = copy(out, text);
+        *out++ = '"';
+        commit(out);
+    }
     // text's bytes at out, and the end of them. An empty view copies nothing: its data() may be
     // null (a column the export lacks), and memcpy's source must not be, even for no bytes.
     static char* copy(char* out, std::string_view text) noexcept {
