@@ -142,6 +142,9 @@ private:
     RowSplit* split_ = nullptr;  // while the main thread's rows may end where a tail starts
     std::vector<std::string_view> tail_other_lines_;
     std::size_t tail_without_duration_ = 0;  // the merged tail's launches with no duration
+    // The most rule rows a launch has had: a launch's rules are reserved that many at its first
+    // (launches of one kernel state the same rules), so the vector is not grown rule by rule.
+    std::size_t most_rules_ = 0;
 };
 
 }  // namespace cko::profile::ncu::csv_parse

@@ -305,7 +305,12 @@ void CsvParser::read_rule(std::size_t launch, std::string_view section) {
                         {{"line", line()}, {"rule", std::string(name)}});
         }
     }
-    report_.launches[launch].rules.push_back(std::move(rule));
+    std::vector<RuleFinding>& rules = report_.launches[launch].rules;
+    if (rules.empty()) {
+        rules.reserve(most_rules_);
+    }
+    rules.push_back(std::move(rule));
+    most_rules_ = std::max(most_rules_, rules.size());
 }
 
 void CsvParser::read_other_lines() {

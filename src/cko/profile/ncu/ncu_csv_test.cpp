@@ -252,6 +252,34 @@ TEST(NcuDetailsPage, LaunchesWithoutADurationAreCountedInANote) {
     EXPECT_TRUE(noted) << "no note counts the launches without a duration";
 }
 
+// A rule fact's name is reused from the launch before when its section and rule name are the
+// same; "A: B" + "C" and "A" + "B: C" make one "Section: Name" string but two rules.
+TEST(NcuDetailsPage, RuleFactsOfRulesWhoseNamesReadAlikeStayApart) {
+    const std::string head =
+        "\"ID\",\"Kernel Name\",\"Section Name\",\"Metric Name\",\"Metric Unit\","
+        "\"Metric Value\",\"Rule Name\",\"Rule Type\",\"Rule Description\","
+        "\"Estimated Speedup Type\",\"Estimated Speedup\"\n";
+    const NcuReport r =
+        parse_ncu_csv(head +
+                      "\"0\",\"k\",\"A: B\",\"\",\"\",\"\",\"C\",\"OPT\",\"d\",\"local\",\"10\"\n"
+                      "\"1\",\"k\",\"A: B\",\"\",\"\",\"\",\"C\",\"OPT\",\"d\",\"local\",\"11\"\n"
+                      "\"2\",\"k\",\"A\",\"\",\"\",\"\",\"B: C\",\"OPT\",\"d\",\"local\",\"20\"\n"
+                      "\"3\",\"k\",\"A: B\",\"\",\"\",\"\",\"D\",\"OPT\",\"d\",\"local\",\"30\"\n");
+    ASSERT_EQ(r.launches.size(), 4u);
+    const auto only_fact = [](const NcuLaunch& l) {
+        EXPECT_EQ(l.facts.size(), 1u);
+        return l.facts.empty()
+                   ? std::string()
+                   : std::string(l.facts[0].id()) + " | " + std::string(l.facts[0].metric());
+    };
+    EXPECT_EQ(only_fact(r.launches[0]), "rule.C.estimated_speedup_pct | A: B: C");
+    EXPECT_EQ(only_fact(r.launches[1]), "rule.C.estimated_speedup_pct | A: B: C");
+    EXPECT_EQ(r.launches[1].facts[0].name, r.launches[0].facts[0].name);
+    EXPECT_EQ(only_fact(r.launches[2]), "rule.B: C.estimated_speedup_pct | A: B: C");
+    EXPECT_EQ(only_fact(r.launches[3]), "rule.D.estimated_speedup_pct | A: B: D");
+    EXPECT_DOUBLE_EQ(r.launches[1].facts[0].value, 11);
+}
+
 TEST(NcuDetailsPage, KeepsEveryMetricRow) {
     std::size_t metrics = 0;
     std::size_t rules = 0;

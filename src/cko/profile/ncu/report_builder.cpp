@@ -422,21 +422,46 @@ void ReportBuilder::finish_launch(std::size_t li) {
     ArenaVector<SlotValue>().swap(launch_slots_[li]);  // done with it: memory back now
 }
 
+const FactName* ReportBuilder::rule_fact_name(const RuleFinding& rule, std::size_t i) {
+    // Launches of one kernel state the same rules in the same order: the i-th rule's name from
+    // the last launch is checked first ("Section: Name" against the two cells), before strings
+    // are built and looked up.
+    constexpr std::string_view kPrefix = "rule.";
+    constexpr std::string_view kSuffix = ".estimated_speedup_pct";
+    if (i < recent_rule_names_.size()) {
+        // The id gives the name and the metric then the section: "A: B" + "C" and "A" + "B: C"
+        // have one metric but two ids.
+        const std::string_view id = recent_rule_names_[i]->id;
+        const std::string_view metric = recent_rule_names_[i]->metric;
+        if (id.size() == kPrefix.size() + rule.name.size() + kSuffix.size() &&
+            id.substr(kPrefix.size(), rule.name.size()) == rule.name &&
+            metric.size() == rule.section.size() + 2 + rule.name.size() &&
+            metric.starts_with(rule.section) && metric.ends_with(rule.name) &&
+            metric.substr(rule.section.size(), 2) == ": ") {
+            return recent_rule_names_[i];
+        }
+    } else {
+        recent_rule_names_.resize(i + 1);
+    }
+    rule_id_.assign(kPrefix).append(rule.name).append(kSuffix);
+    rule_metric_.assign(rule.section).append(": ").append(rule.name);
+    recent_rule_names_[i] = fact_name(intern(rule_id_), intern(rule_metric_), BaseUnit::percent);
+    return recent_rule_names_[i];
+}
+
 const std::vector<LaunchFact>& ReportBuilder::rule_facts(const NcuLaunch& launch) {
     std::vector<LaunchFact>& rules = scratch_rules_;
     rules.clear();
+    std::size_t i = 0;
     for (const RuleFinding& rule : launch.rules) {
         if (!rule.estimated_speedup_pct) {
             continue;
         }
+        const FactName* name = rule_fact_name(rule, i++);
         // Several findings of one rule: the fact is the largest estimate the report states.
-        rule_id_.assign("rule.").append(rule.name).append(".estimated_speedup_pct");
         const auto it = std::find_if(rules.begin(), rules.end(),
-                                     [&](const LaunchFact& f) { return f.id() == rule_id_; });
+                                     [&](const LaunchFact& f) { return f.id() == name->id; });
         if (it == rules.end()) {
-            const FactName* name = fact_name(
-                intern(rule_id_), intern(std::string(rule.section) + ": " + std::string(rule.name)),
-                BaseUnit::percent);
             rules.push_back(LaunchFact{name, *rule.estimated_speedup_pct});
         } else {
             it->value = std::max(it->value, *rule.estimated_speedup_pct);

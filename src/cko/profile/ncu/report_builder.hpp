@@ -129,9 +129,12 @@ private:
     // A launch's rule facts (details page), sorted by id: per rule, the largest estimated speedup
     // its findings state. The vector is scratch, valid until the next launch.
     const std::vector<LaunchFact>& rule_facts(const NcuLaunch& launch);
-    std::vector<std::uint32_t> ordered_slots_;  // slot indices by fact id (order_slots)
-    std::vector<std::string_view> slot_ids_;    // interned fact id of each slot
-    std::vector<std::uint8_t> finished_;        // per launch: facts built
+    // The name of the fact of a launch's i-th rule with an estimated speedup.
+    const FactName* rule_fact_name(const RuleFinding& rule, std::size_t i);
+    std::vector<const FactName*> recent_rule_names_;  // the last launch's, by rule number
+    std::vector<std::uint32_t> ordered_slots_;        // slot indices by fact id (order_slots)
+    std::vector<std::string_view> slot_ids_;          // interned fact id of each slot
+    std::vector<std::uint8_t> finished_;              // per launch: facts built
     // Per FLOP fact id, the name its last launch had (its metrics are nearly always the same).
     std::unordered_map<std::string_view, const FactName*> last_flop_name_;
     struct FactNameKey {
@@ -150,6 +153,7 @@ private:
     std::vector<LaunchFact> scratch_rules_;
     std::string scratch_metrics_;
     std::string rule_id_;
+    std::string rule_metric_;  // scratch: "Section: Name" of a rule fact
     // Raw page, per metric column: 1 where the semantic layer does not use the metric and its
     // unit is known, so the value needs only a number check (set_raw_layout).
     std::vector<std::uint8_t> raw_plain_;
