@@ -66,22 +66,19 @@ std::size_t ReportBuilder::FactNameHash::operator()(const FactNameKey& k) const 
     const auto mix = [](std::size_t h, std::size_t v) {
         return h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2));
     };
-    std::size_t h = std::hash<const void*>{}(k.id);
-    h = mix(h, k.id_size);
-    h = mix(h, std::hash<const void*>{}(k.metric));
-    h = mix(h, k.metric_size);
+    const std::size_t h = mix(std::hash<const void*>{}(k.id), std::hash<const void*>{}(k.metric));
     return mix(h, static_cast<std::size_t>(k.unit));
 }
 
 const FactName* ReportBuilder::fact_name(std::string_view id, std::string_view metric,
                                          BaseUnit unit) {
-    const FactNameKey key{id.data(), id.size(), metric.data(), metric.size(), unit};
+    const FactNameKey key{id.data(), metric.data(), unit};
     const auto it = fact_names_.find(key);
     if (it != fact_names_.end()) {
         return it->second;
     }
     FactName* const name = report_.arena->allocate<FactName>(1);
-    *name = FactName{intern(id), intern(metric), unit};
+    *name = FactName{id, metric, unit};
     fact_names_.emplace(key, name);
     return name;
 }

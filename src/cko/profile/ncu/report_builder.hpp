@@ -137,11 +137,10 @@ private:
     std::vector<std::uint8_t> finished_;              // per launch: facts built
     // Per FLOP fact id, the name its last launch had (its metrics are nearly always the same).
     std::unordered_map<std::string_view, const FactName*> last_flop_name_;
+    // An interned string is known by its address alone (one copy per content).
     struct FactNameKey {
         const char* id = nullptr;
-        std::size_t id_size = 0;
         const char* metric = nullptr;
-        std::size_t metric_size = 0;
         BaseUnit unit = BaseUnit::count;
         bool operator==(const FactNameKey&) const = default;
     };
